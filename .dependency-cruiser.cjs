@@ -1,0 +1,66 @@
+// The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
+//   util <- model <- controller
+//                 <- envoyfilter <- plugins  (plugins: model, util, envoyfilter/patch-builders only)
+//                 <- xds-rds
+//   everything <- app.ts <- cmd/
+const layer = (from, allowed) => ({
+  name: `${from}-imports`,
+  severity: 'error',
+  comment: `src/${from} may import only: ${allowed.join(', ') || 'nothing in src'}`,
+  from: { path: `^src/${from}/` },
+  to: {
+    path: '^src/',
+    pathNot: [`^src/${from}/`, ...allowed.map((a) => `^src/${a}`)],
+  },
+});
+
+module.exports = {
+  forbidden: [
+    layer('util', []),
+    layer('model', ['util/']),
+    layer('controller', ['util/', 'model/']),
+    layer('xds-rds', ['util/', 'model/']),
+    layer('envoyfilter', ['util/', 'model/']),
+    {
+      name: 'plugins-imports',
+      severity: 'error',
+      comment: 'plugins import model, util and envoyfilter/patch-builders only; never another plugin',
+      from: { path: '^src/plugins/([^/]+)/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/plugins/$1/', '^src/util/', '^src/model/', '^src/envoyfilter/patch-builders'],
+      },
+    },
+    {
+      name: 'registry-imports',
+      severity: 'error',
+      from: { path: '^src/plugins/registry\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/plugins/', '^src/model/', '^src/util/'] },
+    },
+    {
+      name: 'no-src-to-cmd',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^cmd/' },
+    },
+    {
+      name: 'only-app-imports-everything',
+      severity: 'error',
+      comment: 'app.ts is the composition root; nothing in src imports it',
+      from: { path: '^src/', pathNot: '^src/app\\.ts$' },
+      to: { path: '^src/app\\.ts$' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,43 @@
+// @ts-check
+import eslint from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'bin/**', '.dependency-cruiser.cjs'] },
+  eslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only cmd/ reads the environment.' },
+        { object: 'process', property: 'argv', message: 'Only cmd/ reads argv.' },
+      ],
+    },
+  },
+  {
+    files: ['cmd/**', 'test/**', 'bench/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    // node:test's describe/it return promises that the runner tracks itself.
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);

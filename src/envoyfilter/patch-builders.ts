@@ -1,0 +1,123 @@
+/**
+ * The EnvoyFilter patch shapes every protocol plugin shares (Aeraki envoyfilter/network_filter.go): a REPLACE
+ * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>`, or on `virtualInbound` for the
+ * service port, with the proxy config wrapped in a udpa TypedStruct.
+ */
+import { MANAGED_LABELS, TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../model/constants.ts';
+import type { FilterDraft } from '../model/generator.ts';
+import { gatewayFilterName, inboundFilterName, outboundFilterName } from '../model/names.ts';
+import type {
+  EnvoyFilterObject,
+  EnvoyFilterPatch,
+  Gateway,
+  ServiceEntry,
+  ServicePort,
+} from '../model/objects.ts';
+import { fail, issue, ok, type Result } from '../model/result.ts';
+
+export type PatchOperation = 'REPLACE' | 'INSERT_BEFORE';
+
+/** The network filter that replaces tcp_proxy: its name, the proto type of its config and the config (proto3 JSON). */
+export interface NetworkFilter {
+  readonly filterName: string;
+  readonly typeUrl: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly operation?: PatchOperation;
+}
+
+export function patchValue(filter: NetworkFilter): Record<string, unknown> {
+  return {
+    name: filter.filterName,
+    typed_config: { '@type': TYPED_STRUCT_TYPE, type_url: filter.typeUrl, value: filter.config },
+  };
+}
+
+function networkFilterPatch(listener: Record<string, unknown>, filter: NetworkFilter): EnvoyFilterPatch {
+  return {
+    applyTo: 'NETWORK_FILTER',
+    match: { listener },
+    patch: { operation: filter.operation ?? 'REPLACE', value: patchValue(filter) },
+  };
+}
+
+/** Listener match of an outbound listener `<address>_<port>`. */
+export function outboundPatch(address: string, port: number, filter: NetworkFilter): EnvoyFilterPatch {
+  return networkFilterPatch(
+    { name: `${address}_${port}`, filterChain: { filter: { name: TCP_PROXY_FILTER } } },
+    filter,
+  );
+}
+
+export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
+  return networkFilterPatch(
+    { name: 'virtualInbound', filterChain: { destinationPort: port, filter: { name: TCP_PROXY_FILTER } } },
+    filter,
+  );
+}
+
+/** One outbound filter per address of the ServiceEntry (none without addresses), named after `hosts[0]`. */
+export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: NetworkFilter): FilterDraft[] {
+  const host = se.spec.hosts[0] ?? '';
+  return se.spec.addresses.map((address) => ({
+    name: outboundFilterName(host, address, port.number),
+    spec: { configPatches: [outboundPatch(address, port.number, filter)] },
+  }));
+}
+
+/**
+ * The workload selector of the inbound filter: `spec.workloadSelector.labels` when non-empty, else the
+ * `workloadSelector` annotation (`value` -> {app: value}, `key:value` -> {key: value}, spaces removed).
+ * undefined when there is neither (deviation D2: no inbound filter then); more than one `:` is an input error.
+ */
+export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<string, string>> | undefined> {
+  const labels = se.spec.workloadSelector?.labels;
+  if (labels && Object.keys(labels).length > 0) return ok(labels);
+  const annotation = se.metadata.annotations['workloadSelector'];
+  if (annotation === undefined) return ok(undefined);
+  const parts = annotation.replace(/\s+/g, '').split(':');
+  const ref = { kind: 'ServiceEntry', namespace: se.metadata.namespace, name: se.metadata.name };
+  if (parts.length === 1) return ok({ app: parts[0] ?? '' });
+  if (parts.length === 2) return ok({ [parts[0] ?? '']: parts[1] ?? '' });
+  return fail([
+    issue(
+      ref,
+      'metadata.annotations.workloadSelector',
+      `"${annotation}" has more than one ':' (want "value" or "key:value")`,
+    ),
+  ]);
+}
+
+/** The inbound filter of a port, or undefined when the ServiceEntry selects no workloads (D2). */
+export function inboundDraft(
+  se: ServiceEntry,
+  port: ServicePort,
+  filter: NetworkFilter,
+): Result<FilterDraft | undefined> {
+  const selector = workloadSelectorOf(se);
+  if (!selector.ok) return selector;
+  if (selector.value === undefined) return ok(undefined);
+  return ok({
+    name: inboundFilterName(se.spec.hosts[0] ?? '', port.number),
+    spec: {
+      workloadSelector: { labels: selector.value },
+      configPatches: [inboundPatch(port.number, filter)],
+    },
+  });
+}
+
+/** Gateway filter: in the gateway's namespace, selecting the gateway's workloads, on listener `0.0.0.0_<port>`. */
+export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFilter): EnvoyFilterObject {
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'EnvoyFilter',
+    metadata: {
+      name: gatewayFilterName(gateway.metadata.name, gateway.metadata.namespace, port),
+      namespace: gateway.metadata.namespace,
+      labels: MANAGED_LABELS,
+    },
+    spec: {
+      workloadSelector: { labels: gateway.spec.selector },
+      configPatches: [outboundPatch('0.0.0.0', port, filter)],
+    },
+  };
+}

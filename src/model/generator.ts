@@ -1,0 +1,65 @@
+import type { Protocol } from './protocol.ts';
+import type {
+  DestinationRule,
+  EnvoyFilterSpec,
+  Gateway,
+  GatewayServer,
+  MeshConfig,
+  MetaRouter,
+  OutputObject,
+  ServiceEntry,
+  ServicePort,
+  VirtualService,
+} from './objects.ts';
+import type { Result } from './result.ts';
+
+/**
+ * The resolved context of one port of one ServiceEntry, handed to the generator of that port's protocol
+ * (deviation D4: every port by its own protocol's generator, with its own number).
+ */
+export interface SidecarContext {
+  readonly mode: 'sidecar';
+  readonly serviceEntry: ServiceEntry;
+  readonly port: ServicePort;
+  /** Index of `port` in `serviceEntry.spec.ports`, for issue paths (`spec.ports[<i>].name`). */
+  readonly portIndex: number;
+  readonly protocol: Protocol;
+  readonly virtualService: VirtualService | undefined;
+  readonly destinationRule: DestinationRule | undefined;
+  readonly metaRouter: MetaRouter | undefined;
+  readonly mesh: MeshConfig;
+  codecFor(applicationProtocol: string): string | undefined;
+}
+
+/** One MetaProtocol server port of a Gateway and one MetaRouter bound to that gateway which routes to that port. */
+export interface GatewayContext {
+  readonly mode: 'gateway';
+  readonly gateway: Gateway;
+  readonly server: GatewayServer;
+  readonly serverIndex: number;
+  readonly metaRouter: MetaRouter;
+  readonly mesh: MeshConfig;
+  codecFor(applicationProtocol: string): string | undefined;
+}
+
+/**
+ * A sidecar EnvoyFilter before placement: the namespace (root, ServiceEntry namespace or exportTo targets) is
+ * decided by the caller, and so is name sanitising (D7).
+ */
+export interface FilterDraft {
+  readonly name: string;
+  readonly spec: EnvoyFilterSpec;
+}
+
+/**
+ * A generator is a pure function of its context: no I/O, no logging, no clock. Same context, same output.
+ * Errors in user config are returned as issues naming the object and the field, never thrown.
+ */
+export interface Generator {
+  readonly name: string;
+  /** The L7 protocols whose ports this generator handles. */
+  readonly protocols: readonly Protocol[];
+  generateSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]>;
+  /** Gateway mode (MetaProtocol only): complete objects (EnvoyFilters and the gateway VirtualService). */
+  generateGateway?(ctx: GatewayContext): Result<readonly OutputObject[]>;
+}

@@ -1,0 +1,43 @@
+import { CLUSTER_DOMAIN } from './constants.ts';
+
+/** Istio cluster names (pilot/pkg/model/service.go BuildSubsetKey). */
+export function outboundClusterName(port: number, subset: string | undefined, host: string): string {
+  return `outbound|${port}|${subset ?? ''}|${host}`;
+}
+
+export function inboundClusterName(port: number): string {
+  return `inbound|${port}||`;
+}
+
+/** Name of a MetaProtocol RDS resource: `<host>_<port>`. */
+export function routeConfigName(host: string, port: number): string {
+  return `${host}_${port}`;
+}
+
+/**
+ * FQDN normalisation for lookups (deviation D6): a name without a dot in namespace `ns` means
+ * `<name>.<ns>.svc.cluster.local`; names with a dot are used as written.
+ */
+export function normalizeHost(host: string, namespace: string): string {
+  return host.includes('.') ? host : `${host}.${namespace}.svc.${CLUSTER_DOMAIN}`;
+}
+
+export function outboundFilterName(host: string, address: string, port: number): string {
+  return `aeraki-outbound-${host}-${address}-${port}`;
+}
+
+export function inboundFilterName(host: string, port: number): string {
+  return `aeraki-inbound-${host}-${port}`;
+}
+
+export function gatewayFilterName(gatewayName: string, gatewayNamespace: string, port: number): string {
+  return `aeraki-gateway-outbound-${gatewayName}.${gatewayNamespace}-${port}`;
+}
+
+export function gatewayVirtualServiceName(
+  gatewayNamespace: string,
+  gatewayName: string,
+  port: number,
+): string {
+  return `aeraki-vs-${gatewayNamespace}.${gatewayName}-${port}`;
+}

@@ -1,0 +1,292 @@
+/**
+ * Typed shapes of the Istio and Aeraki objects the controller reads and writes. Field names follow the
+ * Kubernetes JSON form (lowerCamelCase). Every object is immutable once parsed (see parse.ts); optional fields
+ * that were absent in the input stay undefined.
+ */
+
+export interface ObjectMeta {
+  readonly name: string;
+  /** '' for cluster-scoped kinds (ApplicationProtocol). */
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  /** RFC 3339, as the API server writes it; '' when unknown. */
+  readonly creationTimestamp: string;
+  readonly resourceVersion: string;
+  readonly generation?: number;
+  readonly uid?: string;
+}
+
+export interface KubeObject<K extends string, S> {
+  readonly apiVersion: string;
+  readonly kind: K;
+  readonly metadata: ObjectMeta;
+  readonly spec: S;
+}
+
+// ---------------------------------------------------------------- networking.istio.io (v1alpha3 = v1beta1 = v1)
+
+export interface StringMatch {
+  readonly exact?: string;
+  readonly prefix?: string;
+  readonly regex?: string;
+}
+
+export interface PortSelector {
+  readonly number?: number;
+}
+
+export interface Destination {
+  readonly host: string;
+  readonly subset?: string;
+  readonly port?: PortSelector;
+}
+
+export interface ServicePort {
+  readonly number: number;
+  readonly protocol?: string;
+  readonly name: string;
+  readonly targetPort?: number;
+}
+
+export interface WorkloadSelector {
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface ServiceEntrySpec {
+  readonly hosts: readonly string[];
+  readonly addresses: readonly string[];
+  readonly ports: readonly ServicePort[];
+  readonly location?: string;
+  readonly resolution?: string;
+  readonly exportTo?: readonly string[];
+  readonly workloadSelector?: WorkloadSelector;
+}
+export type ServiceEntry = KubeObject<'ServiceEntry', ServiceEntrySpec>;
+
+export interface HTTPMatchRequest {
+  readonly name?: string;
+  readonly method?: StringMatch;
+  readonly headers?: Readonly<Record<string, StringMatch>>;
+  readonly port?: number;
+}
+
+export interface HTTPRouteDestination {
+  readonly destination: Destination;
+  readonly weight?: number;
+}
+
+export interface HTTPRoute {
+  readonly name?: string;
+  readonly match: readonly HTTPMatchRequest[];
+  readonly route: readonly HTTPRouteDestination[];
+}
+
+export interface L4MatchAttributes {
+  readonly port?: number;
+}
+
+export interface RouteDestination {
+  readonly destination: Destination;
+  readonly weight?: number;
+}
+
+export interface TCPRoute {
+  readonly match: readonly L4MatchAttributes[];
+  readonly route: readonly RouteDestination[];
+}
+
+export interface VirtualServiceSpec {
+  readonly hosts: readonly string[];
+  readonly gateways: readonly string[];
+  readonly http: readonly HTTPRoute[];
+  readonly tcp: readonly TCPRoute[];
+  readonly exportTo?: readonly string[];
+}
+export type VirtualService = KubeObject<'VirtualService', VirtualServiceSpec>;
+
+export interface ConsistentHashLB {
+  readonly httpHeaderName?: string;
+  readonly useSourceIp?: boolean;
+  readonly httpQueryParameterName?: string;
+}
+
+export interface LoadBalancerSettings {
+  readonly simple?: string;
+  readonly consistentHash?: ConsistentHashLB;
+}
+
+export interface TrafficPolicy {
+  readonly loadBalancer?: LoadBalancerSettings;
+}
+
+export interface Subset {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly trafficPolicy?: TrafficPolicy;
+}
+
+export interface DestinationRuleSpec {
+  readonly host: string;
+  readonly trafficPolicy?: TrafficPolicy;
+  readonly subsets: readonly Subset[];
+  readonly exportTo?: readonly string[];
+}
+export type DestinationRule = KubeObject<'DestinationRule', DestinationRuleSpec>;
+
+export interface GatewayPort {
+  readonly number: number;
+  readonly protocol?: string;
+  readonly name: string;
+  readonly targetPort?: number;
+}
+
+export interface GatewayServer {
+  readonly port: GatewayPort;
+  readonly hosts: readonly string[];
+  readonly name?: string;
+}
+
+export interface GatewaySpec {
+  readonly servers: readonly GatewayServer[];
+  readonly selector: Readonly<Record<string, string>>;
+}
+export type Gateway = KubeObject<'Gateway', GatewaySpec>;
+
+// ---------------------------------------------------------------- metaprotocol.aeraki.io/v1alpha1
+
+export interface MetaRouteMatch {
+  /** attribute name -> match; `null` (or `regex: "*"`) means "present". Iterate in sorted key order (D5). */
+  readonly attributes: Readonly<Record<string, StringMatch | null>>;
+}
+
+export interface MetaRouteDestination {
+  readonly destination: Destination;
+  readonly weight?: number;
+}
+
+export interface KeyValue {
+  readonly key: string;
+  readonly value: string;
+}
+
+export interface MetaRoute {
+  readonly name?: string;
+  readonly match?: MetaRouteMatch;
+  readonly route: readonly MetaRouteDestination[];
+  readonly mirror?: Destination;
+  readonly mirrorPercentage?: { readonly value?: number };
+  readonly requestMutation: readonly KeyValue[];
+  readonly responseMutation: readonly KeyValue[];
+}
+
+/** Durations are kept as proto3 JSON strings (`"60s"`, `"0.100s"`), already validated. */
+export interface TokenBucket {
+  readonly maxTokens: number;
+  readonly tokensPerFill: number;
+  readonly fillInterval: string;
+}
+
+export interface LocalRateLimitCondition {
+  readonly match?: MetaRouteMatch;
+  readonly tokenBucket?: TokenBucket;
+}
+
+export interface LocalRateLimit {
+  readonly tokenBucket?: TokenBucket;
+  readonly conditions: readonly LocalRateLimitCondition[];
+}
+
+export interface RateLimitDescriptor {
+  readonly property: string;
+  readonly descriptorKey: string;
+}
+
+export interface GlobalRateLimit {
+  readonly match?: MetaRouteMatch;
+  readonly domain: string;
+  /** proto3 JSON duration, absent when not given (D8). */
+  readonly requestTimeout?: string;
+  readonly denyOnFail?: boolean;
+  readonly rateLimitService: string;
+  readonly descriptors: readonly RateLimitDescriptor[];
+}
+
+export interface MetaRouterSpec {
+  readonly hosts: readonly string[];
+  readonly gateways: readonly string[];
+  readonly exportTo: readonly string[];
+  readonly routes: readonly MetaRoute[];
+  readonly localRateLimit?: LocalRateLimit;
+  readonly globalRateLimit?: GlobalRateLimit;
+}
+export type MetaRouter = KubeObject<'MetaRouter', MetaRouterSpec>;
+
+export interface ApplicationProtocolSpec {
+  readonly protocol: string;
+  readonly codec: string;
+}
+export type ApplicationProtocol = KubeObject<'ApplicationProtocol', ApplicationProtocolSpec>;
+
+// ---------------------------------------------------------------- Istio MeshConfig (the fields that matter)
+
+export interface MeshConfig {
+  readonly accessLogFile: string;
+  /** 'TEXT' or 'JSON' */
+  readonly accessLogEncoding: 'TEXT' | 'JSON';
+  readonly accessLogFormat: string;
+  readonly enableTracing: boolean;
+  /** undefined when defaultConfig.tracing is absent; Istio's defaults have it with sampling 0. */
+  readonly tracingSampling: number | undefined;
+  readonly rootNamespace: string;
+}
+
+// ---------------------------------------------------------------- output: EnvoyFilter (and gateway VirtualService)
+
+export interface EnvoyFilterPatch {
+  readonly applyTo: string;
+  readonly match: Readonly<Record<string, unknown>>;
+  readonly patch: { readonly operation: string; readonly value: Readonly<Record<string, unknown>> };
+}
+
+export interface EnvoyFilterSpec {
+  readonly workloadSelector?: { readonly labels: Readonly<Record<string, string>> };
+  readonly configPatches: readonly EnvoyFilterPatch[];
+}
+
+/** What the controller writes: exactly the fields it owns. */
+export interface OutputMeta {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+}
+
+export interface EnvoyFilterObject {
+  readonly apiVersion: 'networking.istio.io/v1alpha3';
+  readonly kind: 'EnvoyFilter';
+  readonly metadata: OutputMeta;
+  readonly spec: EnvoyFilterSpec;
+}
+
+export interface GatewayVirtualServiceObject {
+  readonly apiVersion: 'networking.istio.io/v1alpha3';
+  readonly kind: 'VirtualService';
+  readonly metadata: OutputMeta;
+  readonly spec: Readonly<Record<string, unknown>>;
+}
+
+export type OutputObject = EnvoyFilterObject | GatewayVirtualServiceObject;
+
+export type IstioConfig = ServiceEntry | VirtualService | DestinationRule | Gateway;
+export type AerakiConfig = MetaRouter | ApplicationProtocol;
+export type ConfigObject = IstioConfig | AerakiConfig;
+export type ConfigKind = ConfigObject['kind'];
+export const CONFIG_KINDS: readonly ConfigKind[] = [
+  'ServiceEntry',
+  'VirtualService',
+  'DestinationRule',
+  'Gateway',
+  'MetaRouter',
+  'ApplicationProtocol',
+];

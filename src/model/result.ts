@@ -1,0 +1,47 @@
+/**
+ * Bad user config is data, not an exception. A ConfigIssue names the object (`Kind namespace/name`) and the
+ * field path inside it (`spec.ports[1].name`), so one bad object can be reported and skipped while every
+ * other object is still served.
+ */
+export interface ObjectRef {
+  readonly kind: string;
+  /** Empty for cluster-scoped objects. */
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export interface ConfigIssue {
+  readonly ref: ObjectRef;
+  /** Dotted field path inside the object, e.g. `spec.ports[1].name`; empty when the whole object is meant. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * `ok: true` may still carry issues: they concern parts that were dropped (for example a VirtualService that
+ * could not be honoured) while the value itself is usable. `ok: false` means there is no value.
+ */
+export type Result<T> =
+  | { readonly ok: true; readonly value: T; readonly issues: readonly ConfigIssue[] }
+  | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
+
+export function ok<T>(value: T, issues: readonly ConfigIssue[] = []): Result<T> {
+  return { ok: true, value, issues };
+}
+
+export function fail<T = never>(issues: readonly ConfigIssue[]): Result<T> {
+  return { ok: false, issues };
+}
+
+export function issue(ref: ObjectRef, path: string, message: string): ConfigIssue {
+  return { ref, path, message };
+}
+
+export function refString(ref: ObjectRef): string {
+  return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+}
+
+/** `ServiceEntry shop/three-colons: metadata.annotations.workloadSelector: more than one ':'` */
+export function formatIssue(i: ConfigIssue): string {
+  return i.path ? `${refString(i.ref)}: ${i.path}: ${i.message}` : `${refString(i.ref)}: ${i.message}`;
+}

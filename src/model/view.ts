@@ -1,0 +1,56 @@
+import type {
+  ApplicationProtocol,
+  ConfigKind,
+  ConfigObject,
+  DestinationRule,
+  Gateway,
+  MeshConfig,
+  MetaRouter,
+  ServiceEntry,
+  VirtualService,
+} from './objects.ts';
+
+/**
+ * Read-only view of everything the controller knows, as generators and the route builder see it.
+ *
+ * Contract:
+ * - list methods return objects ordered by namespace, then name; the arrays must not be mutated;
+ * - `*ForHost` lookups compare hosts after FQDN normalisation (normalizeHost) on both sides; when several
+ *   objects match, the oldest by metadata.creationTimestamp wins, then the first in namespace/name order (D6);
+ * - lookups are O(1) in the number of objects (indexes, never a scan per service).
+ */
+export interface ConfigView {
+  readonly rootNamespace: string;
+  mesh(): MeshConfig;
+  list<K extends ConfigKind>(kind: K): readonly Extract<ConfigObject, { kind: K }>[];
+  get<K extends ConfigKind>(
+    kind: K,
+    namespace: string,
+    name: string,
+  ): Extract<ConfigObject, { kind: K }> | undefined;
+
+  serviceEntries(): readonly ServiceEntry[];
+  gateways(): readonly Gateway[];
+  /** The VirtualService with any host equal to `host` (normalised in `namespace`, the ServiceEntry's). */
+  virtualServiceForHost(host: string, namespace: string): VirtualService | undefined;
+  destinationRuleForHost(host: string, namespace: string): DestinationRule | undefined;
+  /** The MetaRouter with any host equal to `host`; MetaRouters are mesh-scoped (any namespace). */
+  metaRouterForHost(host: string, namespace: string): MetaRouter | undefined;
+  /** MetaRouters whose `gateways` name `<namespace>/<name>` (a bare entry is qualified with the MetaRouter's namespace). */
+  metaRoutersForGateway(gatewayNamespace: string, gatewayName: string): readonly MetaRouter[];
+  /** Codec of a MetaProtocol application protocol (exact case): built in for dubbo and thrift, else from ApplicationProtocols. */
+  codecFor(applicationProtocol: string): string | undefined;
+  applicationProtocols(): readonly ApplicationProtocol[];
+}
+
+export type ConfigEventType = 'added' | 'updated' | 'deleted';
+
+/** Emitted by the store after it changed. `old` is set for updated and deleted, `object` for added and updated. */
+export interface ConfigEvent {
+  readonly type: ConfigEventType;
+  readonly kind: ConfigKind | 'MeshConfig';
+  readonly namespace: string;
+  readonly name: string;
+  readonly old?: ConfigObject | MeshConfig;
+  readonly object?: ConfigObject | MeshConfig;
+}

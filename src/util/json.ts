@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+
+/** A JSON value as produced by JSON.parse. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * JSON with object keys sorted recursively: identical content always gives identical bytes, whatever the
+ * insertion order of the keys. `undefined` members are left out, as JSON.stringify does.
+ */
+export function stableStringify(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Hex SHA-256 of the stable JSON of a value. */
+export function contentHash(value: unknown): string {
+  return sha256Hex(stableStringify(value));
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

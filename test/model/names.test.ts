@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isDns1123Subdomain, sanitizeObjectName } from '../../src/util/names.ts';
+import { normalizeHost, outboundClusterName, routeConfigName } from '../../src/model/names.ts';
+import { applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
+
+describe('names', () => {
+  it('keeps valid names exactly', () => {
+    const n = 'aeraki-outbound-org.apache.dubbo.samples.basic.api.demoservice-240.240.0.1-20880';
+    assert.equal(sanitizeObjectName(n), n);
+  });
+  it('sanitises invalid names (D7)', () => {
+    assert.equal(
+      sanitizeObjectName('aeraki-outbound-Foo.Bar-10.0.0.0/8-9090'),
+      'aeraki-outbound-foo.bar-10.0.0.0-8-9090',
+    );
+    assert.equal(sanitizeObjectName('aeraki-inbound-*.example.com-80'), 'aeraki-inbound.example.com-80');
+    assert.equal(sanitizeObjectName('-a-.-b-'), 'a.b');
+    const long = `aeraki-outbound-${'x'.repeat(300)}-1.2.3.4-80`;
+    const s = sanitizeObjectName(long);
+    assert.equal(s.length, 253);
+    assert.ok(isDns1123Subdomain(s));
+    assert.match(s, /-[0-9a-f]{12}$/);
+  });
+  it('builds cluster and route names', () => {
+    assert.equal(outboundClusterName(20880, 'v1', 'h'), 'outbound|20880|v1|h');
+    assert.equal(outboundClusterName(20880, undefined, 'h'), 'outbound|20880||h');
+    assert.equal(routeConfigName('h.ns', 80), 'h.ns_80');
+  });
+  it('normalises hosts (D6)', () => {
+    assert.equal(normalizeHost('foo', 'ns'), 'foo.ns.svc.cluster.local');
+    assert.equal(normalizeHost('foo.bar', 'ns'), 'foo.bar');
+  });
+});
+
+describe('protocol detection', () => {
+  const cases: [string, string | undefined][] = [
+    ['tcp-dubbo', 'dubbo'],
+    ['tcp-Dubbo', 'dubbo'],
+    ['tcp-Dubbo-28001', 'dubbo'],
+    ['Dubbo', undefined],
+    ['tcp-unknown', undefined],
+    ['tcp-metaprotocol', 'metaprotocol'],
+    ['tcp', undefined],
+    ['http', undefined],
+    ['metaprotocol-thrift', 'thrift'],
+    ['udp-thrift', 'thrift'],
+    ['tcp--dubbo', undefined],
+    ['', undefined],
+    ['grpc-metaprotocol-thrift', 'metaprotocol'],
+    ['tcp-MetaProtocol-Dubbo', 'metaprotocol'],
+  ];
+  for (const [name, want] of cases) {
+    it(`"${name}" -> ${want ?? 'none'}`, () => assert.equal(detectProtocol(name), want));
+  }
+  it('reads the application protocol, case kept (D1 errors)', () => {
+    assert.deepEqual(applicationProtocolOf('tcp-metaprotocol-Dubbo-v2'), { ok: true, appProtocol: 'Dubbo' });
+    assert.equal(applicationProtocolOf('tcp-metaprotocol').ok, false);
+    assert.equal(applicationProtocolOf('tcp-metaprotocol-').ok, false);
+  });
+});
