@@ -1,0 +1,97 @@
+// Typed objects for unit tests, with every required field defaulted. Prefer parseConfigObject on YAML where the
+// parsing itself matters; these are for tests of generators and builders that start from the typed model.
+import type {
+  DestinationRule,
+  DestinationRuleSpec,
+  Gateway,
+  GatewaySpec,
+  MetaRouter,
+  MetaRouterSpec,
+  ObjectMeta,
+  ServiceEntry,
+  ServiceEntrySpec,
+  VirtualService,
+  VirtualServiceSpec,
+} from '../../src/model/objects.ts';
+
+export function meta(namespace: string, name: string, extra: Partial<ObjectMeta> = {}): ObjectMeta {
+  return {
+    name,
+    namespace,
+    labels: {},
+    annotations: {},
+    creationTimestamp: '2026-01-01T00:00:00Z',
+    resourceVersion: '1',
+    ...extra,
+  };
+}
+
+export function serviceEntry(
+  ns: string,
+  name: string,
+  spec: Partial<ServiceEntrySpec>,
+  m: Partial<ObjectMeta> = {},
+): ServiceEntry {
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'ServiceEntry',
+    metadata: meta(ns, name, m),
+    spec: { hosts: [], addresses: [], ports: [], ...spec },
+  };
+}
+
+export function virtualService(
+  ns: string,
+  name: string,
+  spec: Partial<VirtualServiceSpec>,
+  m: Partial<ObjectMeta> = {},
+): VirtualService {
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'VirtualService',
+    metadata: meta(ns, name, m),
+    spec: { hosts: [], gateways: [], http: [], tcp: [], ...spec },
+  };
+}
+
+export function destinationRule(
+  ns: string,
+  name: string,
+  spec: Partial<DestinationRuleSpec>,
+  m: Partial<ObjectMeta> = {},
+): DestinationRule {
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'DestinationRule',
+    metadata: meta(ns, name, m),
+    spec: { host: '', subsets: [], ...spec },
+  };
+}
+
+export function gateway(
+  ns: string,
+  name: string,
+  spec: Partial<GatewaySpec>,
+  m: Partial<ObjectMeta> = {},
+): Gateway {
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'Gateway',
+    metadata: meta(ns, name, m),
+    spec: { servers: [], selector: {}, ...spec },
+  };
+}
+
+export function metaRouter(
+  ns: string,
+  name: string,
+  spec: Partial<MetaRouterSpec>,
+  m: Partial<ObjectMeta> = {},
+): MetaRouter {
+  return {
+    apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+    kind: 'MetaRouter',
+    metadata: meta(ns, name, m),
+    spec: { hosts: [], gateways: [], exportTo: [], routes: [], ...spec },
+  };
+}
