@@ -35,3 +35,9 @@ export const BUILTIN_CODECS: Readonly<Record<string, string>> = Object.freeze({
   dubbo: 'aeraki.meta_protocol.codec.dubbo',
   thrift: 'aeraki.meta_protocol.codec.thrift',
 });
+
+/**
+ * Annotation on every generated object naming the config object it was generated from (`ServiceEntry/<ns>/<name>`
+ * or `Gateway/<ns>/<name>`), so the reconciler can keep the output of a source whose generation failed.
+ */
+export const SOURCE_ANNOTATION = 'aeraki.io/source';
