@@ -1,0 +1,59 @@
+/** The Kubernetes resources the controller reads, and the choice between networking.istio.io v1 and v1alpha3. */
+import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { ConfigKind } from '../../model/objects.ts';
+
+export interface KindResource {
+  readonly kind: ConfigKind;
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly clusterScoped: boolean;
+}
+
+export const AERAKI_GROUP = 'metaprotocol.aeraki.io';
+export const ISTIO_GROUP = 'networking.istio.io';
+
+export const AERAKI_RESOURCES: readonly KindResource[] = [
+  { kind: 'MetaRouter', group: AERAKI_GROUP, version: 'v1alpha1', plural: 'metarouters', clusterScoped: false },
+  {
+    kind: 'ApplicationProtocol',
+    group: AERAKI_GROUP,
+    version: 'v1alpha1',
+    plural: 'applicationprotocols',
+    clusterScoped: true,
+  },
+];
+
+export type IstioApiVersion = 'v1' | 'v1alpha3';
+
+const ISTIO_PLURALS: readonly (readonly [ConfigKind, string])[] = [
+  ['ServiceEntry', 'serviceentries'],
+  ['VirtualService', 'virtualservices'],
+  ['DestinationRule', 'destinationrules'],
+  ['Gateway', 'gateways'],
+];
+
+export function istioResources(version: IstioApiVersion): KindResource[] {
+  return ISTIO_PLURALS.map(([kind, plural]) => ({ kind, group: ISTIO_GROUP, version, plural, clusterScoped: false }));
+}
+
+/** Watch path of all objects of a resource, in all namespaces. */
+export function resourcePath(r: Pick<KindResource, 'group' | 'version' | 'plural'>): string {
+  return r.group === '' ? `/api/${r.version}/${r.plural}` : `/apis/${r.group}/${r.version}/${r.plural}`;
+}
+
+/**
+ * networking.istio.io/v1 when the API server serves every Istio kind the controller reads in v1 (Istio 1.22+),
+ * else v1alpha3 (served by every release). Discovery failures other than 404 are thrown (the caller retries).
+ */
+export async function detectIstioApiVersion(kc: KubeConfig): Promise<IstioApiVersion> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  try {
+    const list = await api.getAPIResources({ group: ISTIO_GROUP, version: 'v1' });
+    const served = new Set(list.resources.map((r) => r.name));
+    return ISTIO_PLURALS.every(([, plural]) => served.has(plural)) ? 'v1' : 'v1alpha3';
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return 'v1alpha3';
+    throw err;
+  }
+}

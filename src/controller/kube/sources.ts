@@ -1,0 +1,210 @@
+/**
+ * Config sources read from the Kubernetes API through resilient informers, into the store:
+ * - the controller's own CRDs (MetaRouter, ApplicationProtocol) and the mesh ConfigMap (`istio` in the root
+ *   namespace, key `mesh`);
+ * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
+ *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served.
+ * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues)
+ * without touching any other object. `synced` turns true once every informer has listed once.
+ */
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../../model/logger.ts';
+import { errorFields } from '../../model/logger.ts';
+import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
+import type { ConfigKind, ConfigObject, MeshConfig } from '../../model/objects.ts';
+import { meshConfigFromConfigMap, parseConfigObject } from '../../model/parse.ts';
+import { formatIssue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
+import { systemClock, type Clock } from '../../util/clock.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { ResilientInformer } from './informer.ts';
+import {
+  AERAKI_RESOURCES,
+  detectIstioApiVersion,
+  istioResources,
+  resourcePath,
+  type IstioApiVersion,
+  type KindResource,
+} from './resources.ts';
+
+/** The part of the ConfigStore (src/controller/store.ts) the sources write to. */
+export interface StoreTarget {
+  upsert(obj: ConfigObject): boolean;
+  delete(kind: ConfigKind, namespace: string, name: string): boolean;
+  setMesh(mesh: MeshConfig): void;
+  reject(ref: ObjectRef, issues: readonly ConfigIssue[]): void;
+}
+
+export interface KubeSourceOptions {
+  readonly kc: KubeConfig;
+  readonly store: StoreTarget;
+  readonly rootNamespace: string;
+  /** MetaRouter, ApplicationProtocol and the mesh ConfigMap (default true). */
+  readonly aeraki?: boolean;
+  /** The Istio kinds: a fixed version, 'auto' (v1 if served, else v1alpha3), or false (default: MCP serves them). */
+  readonly istio?: IstioApiVersion | 'auto' | false;
+  readonly meshConfigMapName?: string;
+  readonly backoff?: BackoffOptions;
+  readonly minWatchIntervalMs?: number;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+}
+
+export class KubeSource {
+  private readonly o: KubeSourceOptions;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly informers: ResilientInformer[] = [];
+  private stopped = false;
+  private started: Promise<void> | undefined;
+  /** The Istio API version in use once detected. */
+  istioVersion: IstioApiVersion | undefined;
+
+  constructor(options: KubeSourceOptions) {
+    this.o = options;
+    this.log = options.logger.child({ component: 'kube-source' });
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** Starts every informer; resolves once they are started (not synced: see whenSynced). */
+  start(): Promise<void> {
+    this.started ??= this.startAll();
+    return this.started;
+  }
+
+  get synced(): boolean {
+    return this.started !== undefined && this.informers.length > 0 && this.informers.every((i) => i.synced);
+  }
+
+  async whenSynced(): Promise<void> {
+    await this.start();
+    await Promise.all(this.informers.map((i) => i.whenSynced()));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.informers.map((i) => i.stop()));
+  }
+
+  /** Informer restarts after errors, summed (tests, metrics). */
+  get restarts(): number {
+    return this.informers.reduce((n, i) => n + i.restarts, 0);
+  }
+
+  private async startAll(): Promise<void> {
+    const resources: KindResource[] = [];
+    if (this.o.aeraki ?? true) resources.push(...AERAKI_RESOURCES);
+    const istio = this.o.istio ?? false;
+    if (istio !== false) {
+      this.istioVersion = istio === 'auto' ? await this.detectWithRetry() : istio;
+      if (this.stopped) return;
+      this.log.info('reading Istio config from the Kubernetes API', { version: this.istioVersion });
+      resources.push(...istioResources(this.istioVersion));
+    }
+    for (const r of resources) this.informers.push(this.crdInformer(r));
+    if (this.o.aeraki ?? true) this.informers.push(this.meshInformer());
+    for (const i of this.informers) i.start();
+  }
+
+  private async detectWithRetry(): Promise<IstioApiVersion> {
+    const backoff = new Backoff({ initialMs: 500, maxMs: 30_000, ...this.o.backoff });
+    for (;;) {
+      try {
+        return await detectIstioApiVersion(this.o.kc);
+      } catch (err) {
+        if (this.stopped) return 'v1alpha3';
+        const delay = backoff.next();
+        this.log.warn('Istio API discovery failed, retrying', { delayMs: delay, ...errorFields(err) });
+        await new Promise<void>((r) => this.clock.setTimeout(r, delay));
+      }
+    }
+  }
+
+  private informer(
+    path: string,
+    list: () => Promise<KubernetesListObject<KubernetesObject>>,
+    handlers: { upsert(o: KubernetesObject): void; delete(o: KubernetesObject): void },
+    fieldSelector?: string,
+  ): ResilientInformer {
+    return new ResilientInformer({
+      kc: this.o.kc,
+      path,
+      list,
+      handlers,
+      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
+      ...(this.o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: this.o.minWatchIntervalMs } : {}),
+      clock: this.clock,
+      logger: this.log,
+    });
+  }
+
+  private crdInformer(r: KindResource): ResilientInformer {
+    const api = this.o.kc.makeApiClient(CustomObjectsApi);
+    const apiVersion = `${r.group}/${r.version}`;
+    const list = async () =>
+      (await api.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural })) as KubernetesListObject<KubernetesObject>;
+    return this.informer(resourcePath(r), list, {
+      upsert: (obj) => {
+        this.applyObject(withTypeMeta(obj, apiVersion, r.kind));
+      },
+      delete: (obj) => {
+        const ns = r.clusterScoped ? '' : (obj.metadata?.namespace ?? '');
+        this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
+      },
+    });
+  }
+
+  private applyObject(raw: Record<string, unknown>): void {
+    const res = parseConfigObject(raw);
+    if (res === undefined) return;
+    if (res.ok) {
+      this.o.store.upsert(res.value);
+      for (const i of res.issues) this.log.warn('config issue', { issue: formatIssue(i) });
+    } else {
+      const first = res.issues[0];
+      if (first) this.o.store.reject(first.ref, res.issues);
+      for (const i of res.issues) this.log.warn('invalid config', { issue: formatIssue(i) });
+    }
+  }
+
+  private meshInformer(): ResilientInformer {
+    const core = this.o.kc.makeApiClient(CoreV1Api);
+    const ns = this.o.rootNamespace;
+    const name = this.o.meshConfigMapName ?? 'istio';
+    const fieldSelector = `metadata.name=${name}`;
+    const list = async () =>
+      (await core.listNamespacedConfigMap({ namespace: ns, fieldSelector })) as KubernetesListObject<KubernetesObject>;
+    const apply = (obj: KubernetesObject) => {
+      const raw = withTypeMeta(obj, 'v1', 'ConfigMap');
+      // parse-mesh recognises the ConfigMap named `istio`; another name is read as if it were that one.
+      const md = raw['metadata'] as Record<string, unknown>;
+      const res = meshConfigFromConfigMap({ ...raw, metadata: { ...md, name: 'istio' } }, ns);
+      if (res === undefined) return;
+      if (res.ok) this.o.store.setMesh(res.value);
+      else {
+        this.o.store.reject({ kind: 'ConfigMap', namespace: ns, name }, res.issues);
+        for (const i of res.issues) this.log.warn('invalid mesh config', { issue: formatIssue(i) });
+      }
+    };
+    return this.informer(
+      `/api/v1/namespaces/${ns}/configmaps`,
+      list,
+      {
+        upsert: apply,
+        delete: () => {
+          this.o.store.setMesh({ ...DEFAULT_MESH_CONFIG, rootNamespace: ns });
+        },
+      },
+      fieldSelector,
+    );
+  }
+}
+
+/** Typed clients may return list items without apiVersion/kind; the parser needs them. */
+function withTypeMeta(obj: KubernetesObject, apiVersion: string, kind: string): Record<string, unknown> {
+  const raw = isPlainObject(obj) ? { ...obj } : {};
+  if (typeof raw['apiVersion'] !== 'string') raw['apiVersion'] = apiVersion;
+  if (typeof raw['kind'] !== 'string') raw['kind'] = kind;
+  return raw;
+}

@@ -1,0 +1,255 @@
+import type { StatusObject } from '@grpc/grpc-js';
+import { errorFields, type Logger } from '../../model/logger.ts';
+import { parseConfigObject } from '../../model/parse.ts';
+import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
+import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
+import type { ParseFn } from './decode.ts';
+import { buildNode, type NodeIdentity } from './node.ts';
+import { loadMcpProtos, type McpProtos } from './protos.ts';
+import { McpState, type McpStoreSink } from './state.ts';
+import { McpStatus, type McpStatusSnapshot } from './status.ts';
+import {
+  AdsTransport,
+  type AdsStream,
+  type DiscoveryRequestObject,
+  type DiscoveryResponseMessage,
+  type ReadFileFn,
+  type TransportOptions,
+} from './transport.ts';
+import { subscribedTypeUrls, type IstioApiMode, type McpTypeUrl } from './type-urls.ts';
+
+export interface McpClientOptions extends TransportOptions {
+  /** `--istio-api-version`: auto subscribes to v1 and v1alpha3 and unions them. */
+  readonly apiVersion: IstioApiMode;
+  /** `--revision`: configs labelled `istio.io/rev` with another value are ignored ('' = default revision). */
+  readonly revision: string;
+  readonly node: NodeIdentity;
+  /** Reconnect backoff; default 0.5 s to 60 s, ×1.5, ±50 % jitter. */
+  readonly backoff?: BackoffOptions;
+}
+
+export interface McpClientDeps {
+  readonly store: McpStoreSink;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly parse?: ParseFn;
+  readonly readFile?: ReadFileFn;
+  readonly protos?: McpProtos;
+}
+
+const INVALID_ARGUMENT = 3;
+
+/**
+ * The istiod MCP-over-xDS client (SotW ADS, Aeraki's node identity). Applies every full answer to the store
+ * (see McpState), ACKs with the response's nonce and version (NACKs when resources were undecodable, after
+ * applying the rest), and reconnects with capped jittered backoff, reset once a stream has answered every
+ * subscribed type. The store is never cleared on disconnect.
+ *
+ * Contract: `start()` once; `stop()` ends the stream and the channel, idempotent. `whenSynced()` resolves
+ * once every subscribed type URL has received one full answer (it never rejects; it stays pending if istiod is
+ * never reached).
+ */
+export class McpClient {
+  private readonly protos: McpProtos;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly urls: readonly McpTypeUrl[];
+  private readonly byUrl: ReadonlyMap<string, McpTypeUrl>;
+  private readonly state: McpState;
+  private readonly statusTracker: McpStatus;
+  private readonly transport: AdsTransport;
+  private readonly backoff: Backoff;
+  private stream: AdsStream | undefined;
+  private generation = 0;
+  private timer: TimerHandle | undefined;
+  private stopped = false;
+  private started = false;
+  private answeredOnStream = new Set<string>();
+  private syncedResolve: (() => void) | undefined;
+  private readonly syncedPromise: Promise<void>;
+
+  constructor(
+    private readonly options: McpClientOptions,
+    deps: McpClientDeps,
+  ) {
+    this.protos = deps.protos ?? loadMcpProtos();
+    this.clock = deps.clock ?? systemClock;
+    this.log = deps.logger.child({ component: 'mcp' });
+    this.urls = subscribedTypeUrls(options.apiVersion);
+    this.byUrl = new Map(this.urls.map((u) => [u.url, u]));
+    this.state = new McpState(this.protos, deps.store, deps.parse ?? parseConfigObject, options.revision, this.urls);
+    this.statusTracker = new McpStatus(this.urls.map((u) => u.url));
+    this.transport = new AdsTransport(options, this.protos, deps.readFile);
+    this.backoff = new Backoff({ initialMs: 500, maxMs: 60_000, ...options.backoff });
+    this.syncedPromise = new Promise((resolve) => (this.syncedResolve = resolve));
+  }
+
+  get synced(): boolean {
+    return this.statusTracker.synced;
+  }
+
+  whenSynced(): Promise<void> {
+    return this.syncedPromise;
+  }
+
+  status(): McpStatusSnapshot {
+    return this.statusTracker.snapshot();
+  }
+
+  /** Called synchronously after every status change (state, responses, ACK/NACK, reconnects). */
+  onStatus(listener: (s: McpStatusSnapshot) => void): () => void {
+    return this.statusTracker.subscribe(listener);
+  }
+
+  /** The type URLs requested, in request order. */
+  typeUrls(): readonly string[] {
+    return this.urls.map((u) => u.url);
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.log.info('connecting to istiod', {
+      address: this.options.address,
+      tls: this.transport.tls,
+      typeUrls: this.typeUrls(),
+    });
+    this.connect();
+  }
+
+  stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.generation++;
+      if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+      this.stream?.cancel();
+      this.stream = undefined;
+      this.transport.close();
+      this.setState('stopped');
+    }
+    return Promise.resolve();
+  }
+
+  private setState(s: McpStatus['state']): void {
+    if (this.statusTracker.state === s) return;
+    this.statusTracker.state = s;
+    this.statusTracker.changed();
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const gen = ++this.generation;
+    this.answeredOnStream = new Set();
+    this.setState('connecting');
+    this.transport.open().then(
+      (stream) => this.onOpen(gen, stream),
+      (err: unknown) => this.onStreamEnd(gen, 'cannot open the stream', err),
+    );
+  }
+
+  private onOpen(gen: number, stream: AdsStream): void {
+    if (gen !== this.generation) {
+      stream.cancel();
+      return;
+    }
+    this.stream = stream;
+    stream.on('data', (resp: DiscoveryResponseMessage) => this.onResponse(gen, resp));
+    stream.on('error', () => {}); // the 'status' event below carries the same information
+    stream.on('status', (s: StatusObject) => {
+      this.onStreamEnd(gen, `stream closed: ${s.code} ${s.details}`);
+    });
+    const node = buildNode(this.options.node);
+    this.urls.forEach((u, i) => {
+      // istiod treats a request for a type without a watch as an initial request whatever its nonce.
+      this.send(gen, { typeUrl: u.url, ...(i === 0 ? { node } : {}), resourceNames: [] });
+    });
+    this.setState('connected');
+  }
+
+  private send(gen: number, req: DiscoveryRequestObject): void {
+    if (gen !== this.generation || !this.stream) return;
+    this.stream.write(req);
+  }
+
+  private onResponse(gen: number, resp: DiscoveryResponseMessage): void {
+    if (gen !== this.generation) return;
+    const url = resp.typeUrl ?? '';
+    const type = this.byUrl.get(url);
+    const ts = this.statusTracker.type(url);
+    if (!type || !ts) {
+      this.log.warn('response for a type URL that was not requested; ignored', { typeUrl: url });
+      return;
+    }
+    const version = resp.versionInfo ?? '';
+    const nonce = resp.nonce ?? '';
+    let nack: string | undefined;
+    try {
+      const out = this.state.applyResponse(type, resp.resources ?? []);
+      ts.resources = out.valid;
+      ts.invalid = out.invalid;
+      ts.undecodable += out.undecodable;
+      if (out.undecodable > 0) {
+        nack = `${out.undecodable} undecodable resource(s): ${out.reasons.join('; ')}`;
+        this.log.warn('skipped undecodable resources', {
+          typeUrl: url,
+          count: out.undecodable,
+          reasons: out.reasons,
+          partial: out.partial,
+        });
+      }
+      this.log.debug('applied response', { typeUrl: url, version, ...out });
+    } catch (err) {
+      // A bug in a store listener, not bad input: report it to istiod and in the log; keep the stream.
+      nack = `internal error: ${(err as Error).message}`;
+      this.log.error('applying a response failed', { typeUrl: url, ...errorFields(err) });
+    }
+    ts.responses++;
+    ts.lastPushTime = this.clock.now();
+    ts.answered = true;
+    if (nack === undefined) {
+      ts.version = version;
+      this.statusTracker.acksSent++;
+      this.send(gen, { typeUrl: url, versionInfo: version, responseNonce: nonce, resourceNames: [] });
+    } else {
+      ts.nacks++;
+      this.statusTracker.nacksSent++;
+      this.send(gen, {
+        typeUrl: url,
+        versionInfo: ts.version,
+        responseNonce: nonce,
+        resourceNames: [],
+        errorDetail: { code: INVALID_ARGUMENT, message: nack },
+      });
+    }
+    this.answeredOnStream.add(url);
+    if (this.answeredOnStream.size === this.urls.length) this.backoff.reset();
+    if (this.statusTracker.synced && this.syncedResolve) {
+      this.syncedResolve();
+      this.syncedResolve = undefined;
+      this.log.info('synced with istiod', { typeUrls: this.urls.length });
+    }
+    this.statusTracker.changed();
+  }
+
+  private onStreamEnd(gen: number, reason: string, err?: unknown): void {
+    if (gen !== this.generation || this.stopped) return;
+    this.generation++;
+    this.stream?.cancel();
+    this.stream = undefined;
+    const delay = this.backoff.next();
+    this.statusTracker.reconnects++;
+    this.statusTracker.lastError = err === undefined ? reason : `${reason}: ${(err as Error).message}`;
+    this.log.warn('istiod stream ended; reconnecting', {
+      reason,
+      delayMs: delay,
+      attempt: this.backoff.attempts,
+      ...(err !== undefined ? errorFields(err) : {}),
+    });
+    this.setState('backoff');
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.connect();
+    }, delay);
+  }
+}

@@ -1,0 +1,162 @@
+import type { ConfigObject } from '../../model/objects.ts';
+import type { ConfigIssue, ObjectRef, Result } from '../../model/result.ts';
+import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from './protos.ts';
+import type { McpTypeUrl } from './type-urls.ts';
+
+/**
+ * The parser: one `google.protobuf.Any` of a DiscoveryResponse → an Istio config object. Pure: no I/O, no
+ * logging. The Kubernetes-JSON-shaped object handed to `parse` mirrors what `kubectl get -o json` shows
+ * (apiVersion of the subscribed type URL, metadata from the MCP Metadata, spec = proto3 JSON of the body).
+ */
+
+export const REVISION_LABEL = 'istio.io/rev';
+
+/** A protobuf Any as protobufjs decodes it (field names of the built-in any.proto). */
+export interface AnyMessage {
+  readonly type_url?: string;
+  readonly value?: Uint8Array;
+}
+
+export type ParseFn = (raw: unknown) => Result<ConfigObject> | undefined;
+
+/** What became of one resource of a response. */
+export type DecodedResource =
+  /** Parsed and valid. */
+  | { readonly status: 'ok'; readonly key: string; readonly version: string; readonly object: ConfigObject }
+  /** Decoded but rejected by validation: user config error, reported against the object. */
+  | {
+      readonly status: 'invalid';
+      readonly key: string;
+      readonly version: string;
+      readonly ref: ObjectRef;
+      readonly issues: readonly ConfigIssue[];
+    }
+  /** Deliberately ignored (another revision, a name that is not `<ns>/<name>`). */
+  | { readonly status: 'skipped'; readonly key?: string; readonly reason: string }
+  /** Not decodable. `key` is set when at least the metadata could be read. */
+  | { readonly status: 'undecodable'; readonly key?: string; readonly reason: string };
+
+/** Decodes only the MCP envelope; returns the name key and version without touching the body. */
+export interface Envelope {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly version: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly createTime: string;
+  readonly body: AnyMessage | undefined;
+}
+
+interface TimestampMessage {
+  readonly seconds?: number | { toNumber(): number };
+  readonly nanos?: number;
+}
+
+interface MetadataMessage {
+  readonly name?: string;
+  readonly createTime?: TimestampMessage;
+  readonly version?: string;
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+}
+
+interface ResourceMessage {
+  readonly metadata?: MetadataMessage;
+  readonly body?: AnyMessage;
+}
+
+/** RFC 3339 with second precision, as the Kubernetes API server writes creationTimestamp. */
+export function formatTimestamp(ts: TimestampMessage | undefined): string {
+  if (!ts || ts.seconds === undefined) return '';
+  const seconds = typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber();
+  if (!Number.isFinite(seconds)) return '';
+  const d = new Date(seconds * 1000);
+  if (Number.isNaN(d.getTime())) return '';
+  const iso = d.toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ for years 0..9999
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso;
+}
+
+export function decodeEnvelope(
+  protos: McpProtos,
+  any: AnyMessage,
+): { ok: true; envelope: Envelope } | { ok: false; key?: string; reason: string } {
+  if (any.type_url !== MCP_RESOURCE_TYPE_URL) {
+    return { ok: false, reason: `unexpected resource type ${JSON.stringify(any.type_url ?? '')}` };
+  }
+  let res: ResourceMessage;
+  try {
+    res = protos.Resource.decode(any.value ?? new Uint8Array()) as ResourceMessage;
+  } catch (err) {
+    return { ok: false, reason: `cannot decode istio.mcp.v1alpha1.Resource: ${(err as Error).message}` };
+  }
+  const md = res.metadata ?? {};
+  const full = md.name ?? '';
+  const parts = full.split('/');
+  if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
+    return { ok: false, reason: `metadata.name ${JSON.stringify(full)} is not <namespace>/<name>` };
+  }
+  return {
+    ok: true,
+    envelope: {
+      key: full,
+      namespace: parts[0] ?? '',
+      name: parts[1] ?? '',
+      version: md.version ?? '',
+      labels: md.labels ?? {},
+      annotations: md.annotations ?? {},
+      createTime: formatTimestamp(md.createTime),
+      body: res.body,
+    },
+  };
+}
+
+const TO_OBJECT = { enums: String, longs: Number, bytes: String } as const;
+
+/** Decodes the body of an envelope and parses the whole object. */
+export function decodeBody(protos: McpProtos, type: McpTypeUrl, env: Envelope, parse: ParseFn): DecodedResource {
+  const expected = BODY_TYPE_PREFIX + type.kind;
+  const bodyType = env.body?.type_url ?? '';
+  if (bodyType !== expected) {
+    return { status: 'undecodable', key: env.key, reason: `body type ${JSON.stringify(bodyType)}, want ${expected}` };
+  }
+  const messageType = protos.bodies.get(expected);
+  if (!messageType) return { status: 'undecodable', key: env.key, reason: `no proto for ${expected}` };
+  let spec: Record<string, unknown>;
+  try {
+    spec = messageType.toObject(messageType.decode(env.body?.value ?? new Uint8Array()), TO_OBJECT);
+  } catch (err) {
+    return { status: 'undecodable', key: env.key, reason: `cannot decode ${expected}: ${(err as Error).message}` };
+  }
+  const raw = {
+    apiVersion: type.apiVersion,
+    kind: type.kind,
+    metadata: {
+      name: env.name,
+      namespace: env.namespace,
+      labels: env.labels,
+      annotations: env.annotations,
+      creationTimestamp: env.createTime,
+      resourceVersion: env.version,
+    },
+    spec,
+  };
+  const parsed = parse(raw);
+  if (parsed === undefined) {
+    return { status: 'undecodable', key: env.key, reason: `kind ${type.kind} not recognised by the parser` };
+  }
+  if (parsed.ok) return { status: 'ok', key: env.key, version: env.version, object: parsed.value };
+  return {
+    status: 'invalid',
+    key: env.key,
+    version: env.version,
+    ref: { kind: type.kind, namespace: env.namespace, name: env.name },
+    issues: parsed.issues,
+  };
+}
+
+/** True when the object belongs to this controller's revision (istio pkg/config/model.go ObjectInRevision). */
+export function inRevision(labels: Readonly<Record<string, string>>, revision: string): boolean {
+  const rev = labels[REVISION_LABEL];
+  return rev === undefined || rev === revision;
+}

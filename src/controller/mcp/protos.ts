@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+/**
+ * The protobuf types the MCP client needs, loaded by reflection (protobufjs) from the Envoy protos shipped in
+ * `@grpc/grpc-js-xds` (deps/) and the Istio protos of this repo (protos/). Field names are lowerCamelCase
+ * (protobufjs default), which is the proto3 JSON / Kubernetes JSON naming of Istio specs.
+ */
+export interface McpProtos {
+  readonly root: protobuf.Root;
+  readonly DiscoveryRequest: protobuf.Type;
+  readonly DiscoveryResponse: protobuf.Type;
+  readonly Resource: protobuf.Type;
+  readonly Any: protobuf.Type;
+  /** Body message types by Any type URL (`type.googleapis.com/istio.networking.v1alpha3.ServiceEntry`, ...). */
+  readonly bodies: ReadonlyMap<string, protobuf.Type>;
+}
+
+export const MCP_RESOURCE_TYPE_URL = 'type.googleapis.com/istio.mcp.v1alpha1.Resource';
+export const BODY_TYPE_PREFIX = 'type.googleapis.com/istio.networking.v1alpha3.';
+const BODY_MESSAGES = ['ServiceEntry', 'VirtualService', 'DestinationRule', 'Gateway'] as const;
+
+const ISTIO_FILES = [
+  'istio/mcp/v1alpha1/resource.proto',
+  'istio/networking/v1alpha3/service_entry.proto',
+  'istio/networking/v1alpha3/virtual_service.proto',
+  'istio/networking/v1alpha3/destination_rule.proto',
+  'istio/networking/v1alpha3/gateway.proto',
+];
+const ENVOY_FILES = ['envoy/service/discovery/v3/discovery.proto'];
+
+function findProtosDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'protos');
+    if (existsSync(path.join(candidate, 'istio/mcp/v1alpha1/resource.proto'))) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('protos/istio not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+function includeDirs(): string[] {
+  const require = createRequire(import.meta.url);
+  const xds = path.dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
+  const deps = path.join(xds, 'deps');
+  return [
+    findProtosDir(),
+    path.join(deps, 'envoy-api'),
+    path.join(deps, 'xds'),
+    path.join(deps, 'googleapis'),
+    path.join(deps, 'protoc-gen-validate'),
+  ];
+}
+
+let cached: McpProtos | undefined;
+
+/** Loads (once per process) and returns the MCP protos. Throws only if the installation is broken. */
+export function loadMcpProtos(): McpProtos {
+  if (cached) return cached;
+  const require = createRequire(import.meta.url);
+  const dirs = includeDirs();
+  const root = new protobuf.Root();
+  root.resolvePath = (origin, target) => {
+    if (target in protobuf.common) return target;
+    if (target === 'google/protobuf/descriptor.proto') {
+      return require.resolve('protobufjs/google/protobuf/descriptor.proto');
+    }
+    if (path.isAbsolute(target) && existsSync(target)) return target;
+    for (const dir of dirs) {
+      const full = path.join(dir, target);
+      if (existsSync(full)) return full;
+    }
+    return protobuf.util.path.resolve(origin, target);
+  };
+  root.loadSync([...ENVOY_FILES, ...ISTIO_FILES]);
+  root.resolveAll();
+  const bodies = new Map<string, protobuf.Type>();
+  for (const m of BODY_MESSAGES) {
+    bodies.set(BODY_TYPE_PREFIX + m, root.lookupType(`istio.networking.v1alpha3.${m}`));
+  }
+  cached = {
+    root,
+    DiscoveryRequest: root.lookupType('envoy.service.discovery.v3.DiscoveryRequest'),
+    DiscoveryResponse: root.lookupType('envoy.service.discovery.v3.DiscoveryResponse'),
+    Resource: root.lookupType('istio.mcp.v1alpha1.Resource'),
+    Any: root.lookupType('google.protobuf.Any'),
+    bodies,
+  };
+  return cached;
+}

@@ -1,0 +1,135 @@
+import type { ConfigKind, ConfigObject } from '../../model/objects.ts';
+import type { ConfigIssue, ObjectRef } from '../../model/result.ts';
+import { decodeBody, decodeEnvelope, inRevision, type AnyMessage, type DecodedResource, type ParseFn } from './decode.ts';
+import type { McpProtos } from './protos.ts';
+import type { IstioKind, McpTypeUrl } from './type-urls.ts';
+
+/**
+ * The part of the ConfigStore (src/controller/store.ts) the MCP client writes to. Calls are synchronous;
+ * `replaceKind` is a full-state replacement of one kind (events only for real changes). ConfigStore fits.
+ */
+export interface McpStoreSink {
+  /** `rejected` replaces the recorded rejections (invalid objects with their issues) of that kind. */
+  replaceKind(kind: ConfigKind, objects: readonly ConfigObject[], rejected: readonly RejectedObject[]): void;
+}
+
+/** An object the source holds but that failed validation (same shape as the store's RejectedObject). */
+export interface RejectedObject {
+  readonly ref: ObjectRef;
+  readonly issues: readonly ConfigIssue[];
+}
+
+type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }>;
+
+/** Outcome of one DiscoveryResponse, for the ACK/NACK decision, logs and metrics. */
+export interface ResponseOutcome {
+  readonly valid: number;
+  readonly invalid: number;
+  readonly skipped: number;
+  /** Resources that could not be decoded (reasons, deduplicated, at most 10). */
+  readonly undecodable: number;
+  readonly reasons: readonly string[];
+  /** True when an undecodable resource had no readable name, so nothing could be deleted safely. */
+  readonly partial: boolean;
+}
+
+/**
+ * Per-type-URL state of the MCP stream (the "stream state" part; no I/O). Each response replaces the state of
+ * its type URL; a kind's objects in the store are the union over its type URLs (v1 wins over v1alpha3 for the
+ * same namespace/name), so an empty answer to one URL never deletes what the other provides.
+ *
+ * Undecodable resources never cause deletions: one whose name is readable keeps its previous state; one
+ * without a readable name makes the answer partial, and a partial answer adds and updates but deletes nothing.
+ * State survives reconnects: the first full answer per URL after a reconnect reconciles it.
+ */
+export class McpState {
+  private readonly byUrl = new Map<string, Map<string, Entry>>();
+
+  constructor(
+    private readonly protos: McpProtos,
+    private readonly sink: McpStoreSink,
+    private readonly parse: ParseFn,
+    private readonly revision: string,
+    private readonly urls: readonly McpTypeUrl[],
+  ) {}
+
+  /** Number of valid and invalid resources held for a type URL. */
+  counts(url: string): { valid: number; invalid: number } {
+    let valid = 0;
+    let invalid = 0;
+    for (const e of this.byUrl.get(url)?.values() ?? []) {
+      if (e.status === 'ok') valid++;
+      else invalid++;
+    }
+    return { valid, invalid };
+  }
+
+  /** Replaces the state of `type` with a full answer and applies the kind's union to the store. */
+  applyResponse(type: McpTypeUrl, resources: readonly AnyMessage[]): ResponseOutcome {
+    const previous = this.byUrl.get(type.url) ?? new Map<string, Entry>();
+    const next = new Map<string, Entry>();
+    const reasons = new Set<string>();
+    let skipped = 0;
+    let undecodable = 0;
+    let partial = false;
+    for (const any of resources) {
+      const d = this.decodeOne(type, any, previous);
+      switch (d.status) {
+        case 'ok':
+        case 'invalid':
+          next.set(d.key, d);
+          break;
+        case 'skipped':
+          skipped++;
+          break;
+        case 'undecodable': {
+          undecodable++;
+          if (reasons.size < 10) reasons.add(d.key ? `${d.key}: ${d.reason}` : d.reason);
+          const keep = d.key !== undefined ? previous.get(d.key) : undefined;
+          if (d.key === undefined) partial = true;
+          else if (keep) next.set(d.key, keep);
+          break;
+        }
+      }
+    }
+    if (partial) {
+      for (const [key, e] of previous) if (!next.has(key)) next.set(key, e);
+    }
+    this.byUrl.set(type.url, next);
+    this.applyKind(type.kind);
+    const c = this.counts(type.url);
+    return { ...c, skipped, undecodable, reasons: [...reasons], partial };
+  }
+
+  private decodeOne(type: McpTypeUrl, any: AnyMessage, previous: Map<string, Entry>): DecodedResource {
+    const env = decodeEnvelope(this.protos, any);
+    if (!env.ok) {
+      const bad = /is not <namespace>\/<name>/.test(env.reason);
+      return bad ? { status: 'skipped', reason: env.reason } : { status: 'undecodable', reason: env.reason };
+    }
+    const e = env.envelope;
+    if (!inRevision(e.labels, this.revision)) {
+      return { status: 'skipped', key: e.key, reason: `revision ${e.labels['istio.io/rev'] ?? ''}` };
+    }
+    // Same non-empty resourceVersion: the object is unchanged (adsc dedupes the same way).
+    const prev = previous.get(e.key);
+    if (prev && e.version !== '' && prev.version === e.version) return prev;
+    return decodeBody(this.protos, type, e, this.parse);
+  }
+
+  /** Writes the union of a kind's type URLs to the store, with the invalid ones as its rejections. */
+  private applyKind(kind: IstioKind): void {
+    const valid = new Map<string, ConfigObject>();
+    const rejected = new Map<string, RejectedObject>();
+    // Subscription order puts v1 first: its entry wins a namespace/name present in both.
+    for (const t of this.urls) {
+      if (t.kind !== kind) continue;
+      for (const [key, e] of this.byUrl.get(t.url) ?? []) {
+        if (valid.has(key) || rejected.has(key)) continue;
+        if (e.status === 'ok') valid.set(key, e.object);
+        else rejected.set(key, { ref: e.ref, issues: e.issues });
+      }
+    }
+    this.sink.replaceKind(kind, [...valid.values()], [...rejected.values()]);
+  }
+}

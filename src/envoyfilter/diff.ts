@@ -1,0 +1,170 @@
+/**
+ * The pure half of reconciliation: `diff(desired, existing)` plans which managed objects to create, update and
+ * delete. No I/O; the plan is applied by the reconciler through a sink.
+ */
+import { CONTENT_HASH_ANNOTATION, SOURCE_ANNOTATION } from '../model/constants.ts';
+import type { OutputObject } from '../model/objects.ts';
+import { contentHash } from '../util/json.ts';
+
+export type ManagedKind = OutputObject['kind'];
+
+/** A managed object as it exists in the sink (only the fields the controller compares or needs to write). */
+export interface ExistingObject {
+  readonly kind: ManagedKind;
+  readonly namespace: string;
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+  readonly spec: unknown;
+}
+
+export interface PlannedUpdate {
+  readonly desired: OutputObject;
+  readonly existing: ExistingObject;
+}
+
+/** Every list is ordered by kind, namespace, name. `desired` objects in the plan carry the content-hash annotation. */
+export interface Plan {
+  readonly creates: readonly OutputObject[];
+  readonly updates: readonly PlannedUpdate[];
+  readonly deletes: readonly ExistingObject[];
+  /** Existing objects that are not desired but kept because their source failed (or could not be known). */
+  readonly kept: readonly ExistingObject[];
+  readonly unchanged: number;
+}
+
+export interface DiffOptions {
+  /** SOURCE_ANNOTATION values of sources whose generation failed (or that are invalid right now). */
+  readonly failedSources: ReadonlySet<string>;
+  /** Optional memo of existing-object hashes (key includes the resourceVersion), shared across runs. */
+  readonly hashMemo?: Map<string, string>;
+}
+
+export function objectKey(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}
+
+function pick(
+  from: Readonly<Record<string, string>>,
+  keys: readonly string[],
+): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const k of keys) out[k] = from[k];
+  return out;
+}
+
+function ownedAnnotationKeys(obj: OutputObject): string[] {
+  return Object.keys(obj.metadata.annotations ?? {})
+    .filter((k) => k !== CONTENT_HASH_ANNOTATION)
+    .sort();
+}
+
+/**
+ * Hash of the fields the controller owns: kind, its labels, its annotations (without the hash itself) and the
+ * whole spec. Foreign labels and annotations on an existing object are not compared (and are preserved on update).
+ */
+export function desiredHash(obj: OutputObject): string {
+  const labelKeys = Object.keys(obj.metadata.labels).sort();
+  const annotationKeys = ownedAnnotationKeys(obj);
+  return contentHash({
+    kind: obj.kind,
+    labels: pick(obj.metadata.labels, labelKeys),
+    annotations: pick(obj.metadata.annotations ?? {}, annotationKeys),
+    spec: obj.spec,
+  });
+}
+
+function existingHash(e: ExistingObject, labelKeys: string[], annotationKeys: string[]): string {
+  return contentHash({
+    kind: e.kind,
+    labels: pick(e.labels, labelKeys),
+    annotations: pick(e.annotations, annotationKeys),
+    spec: e.spec,
+  });
+}
+
+/** The desired object with CONTENT_HASH_ANNOTATION set to desiredHash. */
+export function withContentHash(obj: OutputObject, hash = desiredHash(obj)): OutputObject {
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      annotations: { ...(obj.metadata.annotations ?? {}), [CONTENT_HASH_ANNOTATION]: hash },
+    },
+  } as OutputObject;
+}
+
+function isUnchanged(desired: OutputObject, hash: string, e: ExistingObject, memo?: Map<string, string>): boolean {
+  // The annotation alone is not enough: a person may edit the spec and keep the annotation (drift).
+  if (e.annotations[CONTENT_HASH_ANNOTATION] !== hash) return false;
+  const labelKeys = Object.keys(desired.metadata.labels).sort();
+  const annotationKeys = ownedAnnotationKeys(desired);
+  const memoKey = `${objectKey(e.kind, e.namespace, e.name)}@${e.resourceVersion}#${labelKeys.join(',')}#${annotationKeys.join(',')}`;
+  let actual = e.resourceVersion ? memo?.get(memoKey) : undefined;
+  if (actual === undefined) {
+    actual = existingHash(e, labelKeys, annotationKeys);
+    if (memo && e.resourceVersion) memo.set(memoKey, actual);
+  }
+  return actual === hash;
+}
+
+/**
+ * Plans the writes that turn `existing` into `desired`.
+ * - desired and absent: create; desired and present with different owned content: update (in place, which is how
+ *   filters written by Aeraki itself are adopted); desired and equal: nothing;
+ * - present and not desired: delete only on positive absence of its source: the source annotation names a
+ *   source that is not in `failedSources`. An object without source annotation (written by Aeraki or an older
+ *   install) is deleted only when no source failed in this run; otherwise it is kept.
+ * Duplicate desired keys: the first one wins.
+ */
+export function diff(
+  desired: readonly OutputObject[],
+  existing: readonly ExistingObject[],
+  options: DiffOptions,
+): Plan {
+  const existingByKey = new Map<string, ExistingObject>();
+  for (const e of existing) existingByKey.set(objectKey(e.kind, e.namespace, e.name), e);
+
+  const creates: OutputObject[] = [];
+  const updates: PlannedUpdate[] = [];
+  const seen = new Set<string>();
+  let unchanged = 0;
+  for (const d of sortObjects(desired, (o) => [o.kind, o.metadata.namespace, o.metadata.name])) {
+    const key = objectKey(d.kind, d.metadata.namespace, d.metadata.name);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const hash = desiredHash(d);
+    const e = existingByKey.get(key);
+    if (e === undefined) creates.push(withContentHash(d, hash));
+    else if (isUnchanged(d, hash, e, options.hashMemo)) unchanged++;
+    else updates.push({ desired: withContentHash(d, hash), existing: e });
+  }
+
+  const deletes: ExistingObject[] = [];
+  const kept: ExistingObject[] = [];
+  for (const e of sortObjects(existing, (o) => [o.kind, o.namespace, o.name])) {
+    if (seen.has(objectKey(e.kind, e.namespace, e.name))) continue;
+    const source = e.annotations[SOURCE_ANNOTATION];
+    const deletable =
+      source === undefined ? options.failedSources.size === 0 : !options.failedSources.has(source);
+    (deletable ? deletes : kept).push(e);
+  }
+  return { creates, updates, deletes, kept, unchanged };
+}
+
+function sortObjects<T>(items: readonly T[], key: (t: T) => readonly string[]): T[] {
+  return items
+    .map((item) => ({ item, k: key(item) }))
+    .sort((a, b) => compareKeys(a.k, b.k))
+    .map((x) => x.item);
+}
+
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] ?? '';
+    const y = b[i] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}

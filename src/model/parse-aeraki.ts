@@ -1,0 +1,161 @@
+/**
+ * Specs of the metaprotocol.aeraki.io/v1alpha1 kinds. Besides types, the MetaRouter checks the rules whose
+ * absence would crash or silently corrupt generation (D8: every token bucket needs fillInterval, tokensPerFill
+ * and maxTokens; globalRateLimit needs domain and rateLimitService; requestTimeout is optional).
+ */
+import type {
+  ApplicationProtocolSpec,
+  GlobalRateLimit,
+  KeyValue,
+  LocalRateLimit,
+  LocalRateLimitCondition,
+  MetaRoute,
+  MetaRouteDestination,
+  MetaRouteMatch,
+  MetaRouterSpec,
+  RateLimitDescriptor,
+  StringMatch,
+  TokenBucket,
+} from './objects.ts';
+import { readDestination, readDestinationField, readStringMatch } from './parse-common.ts';
+import { describe, type Fields, type Raw } from './parse-fields.ts';
+import { isPlainObject } from '../util/json.ts';
+
+function readMatch(f: Fields, parent: Raw, key: string, path: string): MetaRouteMatch | undefined {
+  const o = f.object(parent, key, path);
+  if (!o) return undefined;
+  const attrs = f.object(o, 'attributes', `${path}.attributes`);
+  const attributes: Record<string, StringMatch | null> = {};
+  for (const name of Object.keys(attrs ?? {}).sort()) {
+    const v = attrs?.[name];
+    const p = `${path}.attributes.${name}`;
+    if (v === null || v === undefined) attributes[name] = null;
+    else if (isPlainObject(v)) attributes[name] = readStringMatch(f, v, p);
+    else f.error(p, `expected an object, got ${describe(v)}`);
+  }
+  return { attributes };
+}
+
+function readKeyValue(f: Fields, o: Raw, path: string): KeyValue | undefined {
+  const key = f.requiredString(o, 'key', `${path}.key`);
+  const value = f.requiredString(o, 'value', `${path}.value`);
+  return key !== undefined && value !== undefined ? { key, value } : undefined;
+}
+
+function readRouteDestination(f: Fields, o: Raw, path: string): MetaRouteDestination | undefined {
+  const destination = readDestinationField(f, o, 'destination', `${path}.destination`);
+  const weight = f.uint32(o, 'weight', `${path}.weight`);
+  if (!destination) return undefined;
+  return { destination, ...(weight !== undefined ? { weight } : {}) };
+}
+
+function readRoute(f: Fields, o: Raw, path: string): MetaRoute {
+  const name = f.string(o, 'name', `${path}.name`);
+  const match = readMatch(f, o, 'match', `${path}.match`);
+  const mirrorObj = f.object(o, 'mirror', `${path}.mirror`);
+  const mirror = mirrorObj ? readDestination(f, mirrorObj, `${path}.mirror`) : undefined;
+  const mp = f.object(o, 'mirrorPercentage', `${path}.mirrorPercentage`);
+  const mpValue = mp ? f.number(mp, 'value', `${path}.mirrorPercentage.value`) : undefined;
+  return {
+    ...(name !== undefined ? { name } : {}),
+    ...(match ? { match } : {}),
+    route: f.objectList(o, 'route', `${path}.route`, (r, p) => readRouteDestination(f, r, p)),
+    ...(mirror ? { mirror } : {}),
+    ...(mp ? { mirrorPercentage: mpValue !== undefined ? { value: mpValue } : {} } : {}),
+    requestMutation: f.objectList(o, 'requestMutation', `${path}.requestMutation`, (kv, p) =>
+      readKeyValue(f, kv, p),
+    ),
+    responseMutation: f.objectList(o, 'responseMutation', `${path}.responseMutation`, (kv, p) =>
+      readKeyValue(f, kv, p),
+    ),
+  };
+}
+
+/** D8: all three fields are required. */
+function readTokenBucket(f: Fields, parent: Raw, path: string): TokenBucket | undefined {
+  const o = f.object(parent, 'tokenBucket', path);
+  if (!o) return undefined;
+  const maxTokens = f.uint32(o, 'maxTokens', `${path}.maxTokens`);
+  const tokensPerFill = f.uint32(o, 'tokensPerFill', `${path}.tokensPerFill`);
+  const fillInterval = f.duration(o, 'fillInterval', `${path}.fillInterval`);
+  for (const [key, value] of [
+    ['maxTokens', maxTokens],
+    ['tokensPerFill', tokensPerFill],
+    ['fillInterval', fillInterval],
+  ] as const) {
+    if (value === undefined && (o[key] === undefined || o[key] === null)) {
+      f.error(
+        `${path}.${key}`,
+        'required field is missing (a token bucket needs maxTokens, tokensPerFill and fillInterval)',
+      );
+    }
+  }
+  if (maxTokens === undefined || tokensPerFill === undefined || fillInterval === undefined) return undefined;
+  return { maxTokens, tokensPerFill, fillInterval };
+}
+
+function readLocalRateLimit(f: Fields, spec: Raw): LocalRateLimit | undefined {
+  const o = f.object(spec, 'localRateLimit', 'spec.localRateLimit');
+  if (!o) return undefined;
+  const tokenBucket = readTokenBucket(f, o, 'spec.localRateLimit.tokenBucket');
+  const conditions = f.objectList(o, 'conditions', 'spec.localRateLimit.conditions', (c, p) => {
+    const match = readMatch(f, c, 'match', `${p}.match`);
+    const bucket = readTokenBucket(f, c, `${p}.tokenBucket`);
+    const cond: LocalRateLimitCondition = {
+      ...(match ? { match } : {}),
+      ...(bucket ? { tokenBucket: bucket } : {}),
+    };
+    return cond;
+  });
+  return { ...(tokenBucket ? { tokenBucket } : {}), conditions };
+}
+
+function readGlobalRateLimit(f: Fields, spec: Raw): GlobalRateLimit | undefined {
+  const o = f.object(spec, 'globalRateLimit', 'spec.globalRateLimit');
+  if (!o) return undefined;
+  const p = 'spec.globalRateLimit';
+  const match = readMatch(f, o, 'match', `${p}.match`);
+  const domain = f.requiredString(o, 'domain', `${p}.domain`) ?? '';
+  const requestTimeout = f.duration(o, 'requestTimeout', `${p}.requestTimeout`);
+  const denyOnFail = f.boolean(o, 'denyOnFail', `${p}.denyOnFail`);
+  const rateLimitService = f.requiredString(o, 'rateLimitService', `${p}.rateLimitService`) ?? '';
+  const descriptors = f.objectList(
+    o,
+    'descriptors',
+    `${p}.descriptors`,
+    (d, dp): RateLimitDescriptor | undefined => {
+      const property = f.requiredString(d, 'property', `${dp}.property`);
+      const descriptorKey = f.requiredString(d, 'descriptorKey', `${dp}.descriptorKey`);
+      return property !== undefined && descriptorKey !== undefined ? { property, descriptorKey } : undefined;
+    },
+  );
+  return {
+    ...(match ? { match } : {}),
+    domain,
+    ...(requestTimeout !== undefined ? { requestTimeout } : {}),
+    ...(denyOnFail !== undefined ? { denyOnFail } : {}),
+    rateLimitService,
+    descriptors,
+  };
+}
+
+export function readMetaRouterSpec(f: Fields, spec: Raw): MetaRouterSpec {
+  const localRateLimit = readLocalRateLimit(f, spec);
+  const globalRateLimit = readGlobalRateLimit(f, spec);
+  return {
+    hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
+    gateways: f.stringList(spec, 'gateways', 'spec.gateways'),
+    exportTo: f.stringList(spec, 'exportTo', 'spec.exportTo'),
+    routes: f.objectList(spec, 'routes', 'spec.routes', (o, p) => readRoute(f, o, p)),
+    ...(localRateLimit ? { localRateLimit } : {}),
+    ...(globalRateLimit ? { globalRateLimit } : {}),
+  };
+}
+
+export function readApplicationProtocolSpec(f: Fields, spec: Raw): ApplicationProtocolSpec {
+  const protocol = f.requiredString(spec, 'protocol', 'spec.protocol') ?? '';
+  const codec = f.requiredString(spec, 'codec', 'spec.codec') ?? '';
+  if (spec['protocol'] === '') f.error('spec.protocol', 'must not be empty');
+  if (spec['codec'] === '') f.error('spec.codec', 'must not be empty');
+  return { protocol, codec };
+}

@@ -1,0 +1,18 @@
+/**
+ * Native Dubbo plugin: Envoy's dubbo_proxy on `tcp-dubbo` ports.
+ * https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/filters/network/dubbo_proxy/v3/dubbo_proxy.proto
+ */
+import type { Generator } from '../../model/generator.ts';
+import { generateDubboSidecar, type DubboGeneratorOptions } from './generator.ts';
+
+export type { DubboGeneratorOptions } from './generator.ts';
+export type { DubboFilter } from './filters.ts';
+export { DUBBO_RBAC_FILTER, DUBBO_ROUTER_FILTER } from './filters.ts';
+
+export function createDubboGenerator(options: DubboGeneratorOptions = {}): Generator {
+  return {
+    name: 'dubbo',
+    protocols: ['dubbo'],
+    generateSidecar: (ctx) => generateDubboSidecar(ctx, options),
+  } satisfies Generator;
+}

@@ -1,0 +1,159 @@
+/**
+ * Dubbo route configuration (envoy.extensions.filters.network.dubbo_proxy.v3.RouteConfiguration, proto3 JSON) from
+ * the resolved VirtualService (Aeraki internal/plugin/dubbo/route.go).
+ *
+ * One route per `http` entry, in order; only `match[0]` of an entry is read (as Aeraki does). The method matcher comes
+ * from `match[0].method` (exact / prefix / safeRegex, match-all `.*` regex when absent); header matchers from
+ * `match[0].headers`, sorted by header name (D5). Clusters use the ServiceEntry host and this port's number with the
+ * destination subset; destination host and port are not used. One destination gives `cluster`, several give
+ * `weightedClusters` with `totalWeight` (the sum).
+ *
+ * Inputs Envoy cannot take make the whole VirtualService an input error (one issue per problem, on the
+ * VirtualService), and the service is then routed as if it had no VirtualService:
+ * - an `http` entry without destinations (Envoy requires a cluster; Aeraki indexes `route[0]` and panics);
+ * - a split whose weights sum to 0 or overflow uint32 (Envoy requires a positive total);
+ * - a header matcher with an empty name (HeaderMatcher.name has min_len 1).
+ * Where Istio's meaning is clear and Envoy only lacks the spelling, it is translated instead:
+ * - method `prefix: ""` matches every method: written as the match-all regex (StringMatcher.prefix has min_len 1);
+ * - a header with no exact/prefix/regex, or `prefix: ""`, means "header present" (Istio): `presentMatch: true`
+ *   (Aeraki drops such a header matcher, which silently widens the route).
+ * A VirtualService without `http` entries routes like no VirtualService (Aeraki would write no routes at all).
+ */
+import { outboundClusterName } from '../../model/names.ts';
+import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
+import { issue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+
+export type StringMatcher =
+  | { readonly exact: string }
+  | { readonly prefix: string }
+  | { readonly safeRegex: { readonly googleRe2: Record<string, never>; readonly regex: string } };
+
+export type HeaderMatcher = { readonly name: string } & (
+  | { readonly exactMatch: string }
+  | { readonly prefixMatch: string }
+  | { readonly safeRegexMatch: { readonly googleRe2: Record<string, never>; readonly regex: string } }
+  | { readonly presentMatch: true }
+);
+
+export type RouteAction =
+  | { readonly cluster: string }
+  | {
+      readonly weightedClusters: {
+        readonly clusters: readonly { readonly name: string; readonly weight: number }[];
+        readonly totalWeight: number;
+      };
+    };
+
+export type DubboRoute = {
+  readonly match: {
+    readonly method: { readonly name: StringMatcher };
+    readonly headers?: readonly HeaderMatcher[];
+  };
+  readonly route: RouteAction;
+};
+
+export type DubboRouteConfiguration = {
+  readonly name: string;
+  readonly interface: string;
+  readonly routes: readonly DubboRoute[];
+};
+
+const MAX_UINT32 = 4294967295;
+
+function regex(value: string): StringMatcher {
+  return { safeRegex: { googleRe2: {}, regex: value } };
+}
+
+/** The match-all method matcher Aeraki uses wherever no method is given (dubbo_proxy needs one). */
+export const MATCH_ALL_METHOD: StringMatcher = regex('.*');
+
+export function defaultRoute(cluster: string): DubboRoute {
+  return { match: { method: { name: MATCH_ALL_METHOD } }, route: { cluster } };
+}
+
+export interface OutboundRoutes {
+  readonly routes: readonly DubboRoute[];
+  /** Problems of the VirtualService; when non-empty, `routes` is the default route (the VS was ignored). */
+  readonly issues: readonly ConfigIssue[];
+}
+
+/** Routes of the outbound route configuration of `host:port`. */
+export function outboundRoutes(vs: VirtualService | undefined, host: string, port: number): OutboundRoutes {
+  const fallback = [defaultRoute(outboundClusterName(port, undefined, host))];
+  if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
+  const ref: ObjectRef = { kind: 'VirtualService', namespace: vs.metadata.namespace, name: vs.metadata.name };
+  const problems: { path: string; message: string }[] = [];
+  const routes = vs.spec.http.map((http, i) => {
+    const path = `spec.http[${i}]`;
+    const headers = headerMatchers(http, `${path}.match[0].headers`, problems);
+    const route = routeAction(http, host, port, path, problems);
+    return {
+      match: {
+        method: { name: methodMatcher(http.match[0]?.method) },
+        ...(headers.length > 0 ? { headers } : {}),
+      },
+      route,
+    };
+  });
+  if (problems.length === 0) return { routes, issues: [] };
+  const suffix = `; the VirtualService is ignored for dubbo service ${host}:${port}`;
+  return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
+}
+
+function methodMatcher(m: StringMatch | undefined): StringMatcher {
+  if (m?.exact !== undefined) return { exact: m.exact };
+  if (m?.prefix !== undefined && m.prefix !== '') return { prefix: m.prefix };
+  if (m?.regex !== undefined) return regex(m.regex);
+  return MATCH_ALL_METHOD;
+}
+
+function headerMatchers(
+  http: HTTPRoute,
+  path: string,
+  problems: { path: string; message: string }[],
+): HeaderMatcher[] {
+  const headers = http.match[0]?.headers ?? {};
+  return Object.keys(headers)
+    .sort()
+    .map((name) => {
+      if (name === '') problems.push({ path, message: 'a header name is empty' });
+      return headerMatcher(name, headers[name] ?? {});
+    });
+}
+
+/** envoy.config.route.v3.HeaderMatcher with the `*Match` fields Aeraki writes (deprecated in Envoy, still accepted). */
+function headerMatcher(name: string, m: StringMatch): HeaderMatcher {
+  if (m.exact !== undefined) return { name, exactMatch: m.exact };
+  if (m.prefix !== undefined && m.prefix !== '') return { name, prefixMatch: m.prefix };
+  if (m.regex !== undefined) return { name, safeRegexMatch: { googleRe2: {}, regex: m.regex } };
+  return { name, presentMatch: true };
+}
+
+function routeAction(
+  http: HTTPRoute,
+  host: string,
+  port: number,
+  path: string,
+  problems: { path: string; message: string }[],
+): RouteAction {
+  const [first, ...rest] = http.route;
+  if (first === undefined) {
+    problems.push({ path: `${path}.route`, message: 'has no destination (Envoy needs a cluster per route)' });
+    return { cluster: outboundClusterName(port, undefined, host) };
+  }
+  if (rest.length === 0) return { cluster: outboundClusterName(port, first.destination.subset, host) };
+  const clusters = http.route.map((d) => ({
+    name: outboundClusterName(port, d.destination.subset, host),
+    weight: d.weight ?? 0,
+  }));
+  const totalWeight = clusters.reduce((sum, c) => sum + c.weight, 0);
+  if (totalWeight === 0) {
+    problems.push({ path: `${path}.route`, message: 'the weights of the split sum to 0' });
+  } else if (totalWeight > MAX_UINT32) {
+    problems.push({
+      path: `${path}.route`,
+      message: `the weights of the split sum to more than ${MAX_UINT32}`,
+    });
+  }
+  return { weightedClusters: { clusters, totalWeight } };
+}

@@ -1,0 +1,159 @@
+/**
+ * The MetaProtocol filter chain (Aeraki internal/plugin/metaprotocol/filters.go): rate-limit filters on inbound,
+ * then metadata_exchange, istio_stats and router. Configs are proto3 JSON (lowerCamelCase, defaults omitted,
+ * Any = {'@type', ...fields}).
+ */
+import type {
+  GlobalRateLimit,
+  LocalRateLimit,
+  MetaRouteMatch,
+  MetaRouter,
+  StringMatch,
+  TokenBucket,
+} from '../../model/objects.ts';
+import { fail, issue, ok, type ConfigIssue, type ObjectRef, type Result } from '../../model/result.ts';
+
+export const METADATA_EXCHANGE_FILTER = 'aeraki.meta_protocol.filters.metadata_exchange';
+export const ISTIO_STATS_FILTER = 'aeraki.meta_protocol.filters.istio_stats';
+export const ROUTER_FILTER = 'aeraki.meta_protocol.filters.router';
+export const LOCAL_RATE_LIMIT_FILTER = 'aeraki.meta_protocol.filters.local_ratelimit';
+export const GLOBAL_RATE_LIMIT_FILTER = 'aeraki.meta_protocol.filters.ratelimit';
+
+const ISTIO_STATS_TYPE =
+  'type.googleapis.com/aeraki.meta_protocol_proxy.filters.istio_stats.v1alpha.IstioStats';
+const LOCAL_RATE_LIMIT_TYPE =
+  'type.googleapis.com/aeraki.meta_protocol_proxy.filters.local_ratelimit.v1alpha.LocalRateLimit';
+const GLOBAL_RATE_LIMIT_TYPE =
+  'type.googleapis.com/aeraki.meta_protocol_proxy.filters.ratelimit.v1alpha.RateLimit';
+
+/** One entry of `metaProtocolFilters` (aeraki.meta_protocol_proxy.v1alpha.MetaProtocolFilter). */
+export interface MetaProtocolFilter {
+  readonly name: string;
+  readonly config?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * One envoy.config.route.v3.HeaderMatcher (proto3 JSON) per attribute, sorted by attribute name (D5). A `null`
+ * match or regex `*` means "present"; a match with none of exact/prefix/regex set is skipped, as in Aeraki
+ * (internal/xds/utils.go MetaMatch2HttpHeaderMatch).
+ */
+export function headerMatchers(match: MetaRouteMatch | undefined): Record<string, unknown>[] {
+  const attributes = match?.attributes ?? {};
+  const out: Record<string, unknown>[] = [];
+  for (const name of Object.keys(attributes).sort()) {
+    const matcher = headerMatcher(name, attributes[name] ?? null);
+    if (matcher) out.push(matcher);
+  }
+  return out;
+}
+
+function headerMatcher(name: string, m: StringMatch | null): Record<string, unknown> | undefined {
+  if (m === null || m.regex === '*') return { name, presentMatch: true };
+  if (m.exact !== undefined) return { name, exactMatch: m.exact };
+  if (m.prefix !== undefined) return { name, prefixMatch: m.prefix };
+  if (m.regex !== undefined) return { name, safeRegexMatch: { googleRe2: {}, regex: m.regex } };
+  return undefined;
+}
+
+/** aeraki.meta_protocol_proxy.config.route.v1alpha.RouteMatch: always set, `{}` when nothing matches on. */
+function routeMatch(match: MetaRouteMatch | undefined): Record<string, unknown> {
+  const metadata = headerMatchers(match);
+  return metadata.length > 0 ? { metadata } : {};
+}
+
+/** metadata_exchange, istio_stats (destinationService = host), router. */
+export function commonFilters(host: string): MetaProtocolFilter[] {
+  return [
+    { name: METADATA_EXCHANGE_FILTER },
+    { name: ISTIO_STATS_FILTER, config: { '@type': ISTIO_STATS_TYPE, destinationService: host } },
+    { name: ROUTER_FILTER },
+  ];
+}
+
+/** envoy.type.v3.TokenBucket: zero maxTokens / tokensPerFill omitted, fillInterval always written. */
+function tokenBucket(tb: TokenBucket): Record<string, unknown> {
+  return {
+    ...(tb.maxTokens ? { maxTokens: tb.maxTokens } : {}),
+    ...(tb.tokensPerFill ? { tokensPerFill: tb.tokensPerFill } : {}),
+    fillInterval: tb.fillInterval || '0s',
+  };
+}
+
+function localRateLimitFilter(
+  ref: ObjectRef,
+  statPrefix: string,
+  lrl: LocalRateLimit,
+): Result<MetaProtocolFilter> {
+  const conditions = lrl.conditions ?? [];
+  if (lrl.tokenBucket === undefined && conditions.length === 0) {
+    return fail([issue(ref, 'spec.localRateLimit', 'either tokenBucket or conditions must be given')]);
+  }
+  // Conditions without a token bucket are dropped (Aeraki crd2Conditions).
+  const built = conditions.flatMap((c) =>
+    c.tokenBucket ? [{ match: routeMatch(c.match), tokenBucket: tokenBucket(c.tokenBucket) }] : [],
+  );
+  const config: Record<string, unknown> = {
+    '@type': LOCAL_RATE_LIMIT_TYPE,
+    ...(statPrefix ? { statPrefix } : {}),
+    ...(lrl.tokenBucket ? { tokenBucket: tokenBucket(lrl.tokenBucket) } : {}),
+    ...(built.length > 0 ? { conditions: built } : {}),
+  };
+  return ok({ name: LOCAL_RATE_LIMIT_FILTER, config });
+}
+
+function globalRateLimitFilter(ref: ObjectRef, grl: GlobalRateLimit): Result<MetaProtocolFilter> {
+  const descriptors = grl.descriptors ?? [];
+  if (descriptors.length === 0) {
+    return fail([
+      issue(ref, 'spec.globalRateLimit.descriptors', 'a global rate limit needs at least one descriptor'),
+    ]);
+  }
+  const config: Record<string, unknown> = {
+    '@type': GLOBAL_RATE_LIMIT_TYPE,
+    match: routeMatch(grl.match),
+    ...(grl.domain ? { domain: grl.domain } : {}),
+    // D8: no requestTimeout, no timeout key.
+    ...(grl.requestTimeout !== undefined ? { timeout: grl.requestTimeout } : {}),
+    ...(grl.denyOnFail ? { failureModeDeny: true } : {}),
+    rateLimitService: {
+      grpcService: { envoyGrpc: grl.rateLimitService ? { clusterName: grl.rateLimitService } : {} },
+    },
+    descriptors: descriptors.map((d) => ({
+      ...(d.property ? { property: d.property } : {}),
+      ...(d.descriptorKey ? { descriptorKey: d.descriptorKey } : {}),
+    })),
+  };
+  return ok({ name: GLOBAL_RATE_LIMIT_FILTER, config });
+}
+
+/**
+ * The inbound filter chain: local then global rate limit (when the MetaRouter has them), then the common
+ * filters for `host`. Rate-limit config errors are issues on the MetaRouter.
+ */
+export function inboundFilters(
+  metaRouter: MetaRouter | undefined,
+  host: string,
+): Result<MetaProtocolFilter[]> {
+  const filters: MetaProtocolFilter[] = [];
+  const issues: ConfigIssue[] = [];
+  if (metaRouter) {
+    const ref = {
+      kind: 'MetaRouter',
+      namespace: metaRouter.metadata.namespace,
+      name: metaRouter.metadata.name,
+    };
+    const { localRateLimit, globalRateLimit } = metaRouter.spec;
+    if (localRateLimit) {
+      const local = localRateLimitFilter(ref, metaRouter.spec.hosts[0] ?? '', localRateLimit);
+      if (local.ok) filters.push(local.value);
+      issues.push(...local.issues);
+    }
+    if (globalRateLimit) {
+      const global = globalRateLimitFilter(ref, globalRateLimit);
+      if (global.ok) filters.push(global.value);
+      issues.push(...global.issues);
+    }
+  }
+  if (issues.length > 0) return fail(issues);
+  return ok([...filters, ...commonFilters(host)]);
+}

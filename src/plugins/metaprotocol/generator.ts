@@ -1,0 +1,95 @@
+/**
+ * The MetaProtocol generator (Aeraki internal/plugin/metaprotocol/generator.go): per MetaProtocol port, an
+ * outbound filter per address (RDS) and an inbound filter (static route, rate limits); per gateway server, a
+ * gateway filter plus the VirtualService that makes istiod build the `0.0.0.0_<port>` listener.
+ */
+import { MANAGED_LABELS } from '../../model/constants.ts';
+import type { FilterDraft, GatewayContext, SidecarContext } from '../../model/generator.ts';
+import { gatewayVirtualServiceName } from '../../model/names.ts';
+import type { GatewayVirtualServiceObject, ObjectMeta, OutputObject } from '../../model/objects.ts';
+import { applicationProtocolOf } from '../../model/protocol.ts';
+import { fail, issue, ok, type ObjectRef, type Result } from '../../model/result.ts';
+import { gatewayFilter, inboundDraft, outboundDrafts } from '../../envoyfilter/patch-builders.ts';
+import { commonFilters, inboundFilters } from './filters.ts';
+import { inboundProxy, metaProtocolNetworkFilter, outboundProxy, type ProxyBasics } from './proxy.ts';
+
+function refOf(kind: string, meta: ObjectMeta): ObjectRef {
+  return { kind, namespace: meta.namespace, name: meta.name };
+}
+
+/** Application protocol (third port-name segment, D1) and its codec; errors name `ref` at `path`. */
+function protocolBasics(
+  portName: string,
+  ctx: Pick<SidecarContext | GatewayContext, 'codecFor' | 'mesh'>,
+  ref: ObjectRef,
+  path: string,
+): Result<ProxyBasics> {
+  const app = applicationProtocolOf(portName);
+  if (!app.ok) return fail([issue(ref, path, app.message)]);
+  const codec = ctx.codecFor(app.appProtocol);
+  if (!codec) {
+    return fail([
+      issue(
+        ref,
+        path,
+        `no codec for application protocol "${app.appProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
+      ),
+    ]);
+  }
+  return ok({ applicationProtocol: app.appProtocol, codec, mesh: ctx.mesh });
+}
+
+/** Sidecar filters of `ctx.port` (D4: this port, its own number): outbound per address, then inbound (D2). */
+export function generateSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]> {
+  const se = ctx.serviceEntry;
+  const ref = refOf('ServiceEntry', se.metadata);
+  const host = se.spec.hosts[0];
+  if (host === undefined) return fail([issue(ref, 'spec.hosts', 'no hosts')]);
+  const basics = protocolBasics(ctx.port.name, ctx, ref, `spec.ports[${ctx.portIndex}].name`);
+  if (!basics.ok) return basics;
+  const filters = inboundFilters(ctx.metaRouter, host);
+  if (!filters.ok) return filters;
+
+  const port = ctx.port.number;
+  const outbound = metaProtocolNetworkFilter(outboundProxy(host, port, basics.value, commonFilters(host)));
+  const inbound = metaProtocolNetworkFilter(inboundProxy(port, basics.value, filters.value));
+  const inboundResult = inboundDraft(se, ctx.port, inbound);
+  if (!inboundResult.ok) return inboundResult;
+  const drafts = outboundDrafts(se, ctx.port, outbound);
+  if (inboundResult.value) drafts.push(inboundResult.value);
+  return ok(drafts);
+}
+
+/**
+ * Gateway objects for one MetaProtocol server of a Gateway and one MetaRouter bound to it: the gateway filter
+ * (listener `0.0.0.0_<port>`, host = the MetaRouter's hosts[0]) and the synthetic VirtualService (spec 6.4).
+ */
+export function generateGateway(ctx: GatewayContext): Result<readonly OutputObject[]> {
+  const gw = ctx.gateway;
+  const mr = ctx.metaRouter;
+  const host = mr.spec.hosts[0];
+  if (host === undefined) return fail([issue(refOf('MetaRouter', mr.metadata), 'spec.hosts', 'no hosts')]);
+  const path = `spec.servers[${ctx.serverIndex}].port.name`;
+  const basics = protocolBasics(ctx.server.port.name, ctx, refOf('Gateway', gw.metadata), path);
+  if (!basics.ok) return basics;
+
+  const port = ctx.server.port.number;
+  const proxy = outboundProxy(host, port, basics.value, commonFilters(host));
+  const filter = gatewayFilter(gw, port, metaProtocolNetworkFilter(proxy));
+  const withLabels = { ...filter, metadata: { ...filter.metadata, labels: MANAGED_LABELS } };
+  return ok([withLabels, gatewayVirtualService(ctx, host, port)]);
+}
+
+function gatewayVirtualService(ctx: GatewayContext, host: string, port: number): GatewayVirtualServiceObject {
+  const { name, namespace } = ctx.gateway.metadata;
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'VirtualService',
+    metadata: { name: gatewayVirtualServiceName(namespace, name, port), namespace, labels: MANAGED_LABELS },
+    spec: {
+      hosts: [host],
+      gateways: [`${namespace}/${name}`],
+      tcp: [{ match: [{ port }], route: [{ destination: { host, port: { number: port } } }] }],
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import type { Generator } from '../../model/generator.ts';
+import { generateGateway, generateSidecar } from './generator.ts';
+
+/** The MetaProtocol generator: ports named `<x>-metaprotocol-<app>[-...]`, sidecar and gateway mode. */
+export function createMetaProtocolGenerator(): Generator {
+  return {
+    name: 'metaprotocol',
+    protocols: ['metaprotocol'],
+    generateSidecar,
+    generateGateway,
+  } satisfies Generator;
+}

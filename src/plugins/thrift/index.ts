@@ -1,0 +1,16 @@
+/**
+ * Native Thrift plugin: Envoy's thrift_proxy on `tcp-thrift` ports.
+ * https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/filters/network/thrift_proxy/v3/thrift_proxy.proto
+ */
+import type { Generator } from '../../model/generator.ts';
+import { generateThriftSidecar } from './generator.ts';
+
+export { THRIFT_ROUTER_FILTER } from './generator.ts';
+
+export function createThriftGenerator(): Generator {
+  return {
+    name: 'thrift',
+    protocols: ['thrift'],
+    generateSidecar: generateThriftSidecar,
+  } satisfies Generator;
+}

@@ -1,0 +1,137 @@
+/**
+ * Thrift route configuration (envoy.extensions.filters.network.thrift_proxy.v3.RouteConfiguration, proto3 JSON)
+ * from the resolved VirtualService (Aeraki internal/plugin/thrift/route.go, with D9).
+ *
+ * One route per `http` entry, in order; only `match[0]` of an entry is read. D9: `match[0].method.exact` becomes
+ * `match.methodName`; without a method match `methodName` is "" (any method; also for `prefix: ""`, which matches
+ * every method). Header matchers come from `match[0].headers`, sorted by name (D5); Envoy evaluates them against
+ * Thrift headers, which only header-carrying transports/protocols send (THeader), so such a route never matches
+ * plain framed/unframed requests (Aeraki ignores VirtualService headers for Thrift). Clusters use the ServiceEntry
+ * host and this port's number with the destination subset; one destination gives `cluster`, several give
+ * `weightedClusters` without `totalWeight` (thrift_proxy's own WeightedCluster has none). Destinations of a split
+ * with weight 0 (or none) are left out: they receive no traffic, and thrift_proxy rejects weights below 1.
+ *
+ * Inputs thrift_proxy cannot take make the whole VirtualService an input error (one issue per problem, on the
+ * VirtualService), and the service is then routed as if it had no VirtualService:
+ * - a `prefix` or `regex` method match (thrift_proxy matches exact method names only; D9);
+ * - an `http` entry without destinations, or a split whose weights are all 0;
+ * - a header matcher with an empty name.
+ * A VirtualService without `http` entries routes like no VirtualService.
+ */
+import { outboundClusterName } from '../../model/names.ts';
+import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
+import { issue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+
+export type HeaderMatcher = { readonly name: string } & (
+  | { readonly exactMatch: string }
+  | { readonly prefixMatch: string }
+  | { readonly safeRegexMatch: { readonly googleRe2: Record<string, never>; readonly regex: string } }
+  | { readonly presentMatch: true }
+);
+
+export type RouteAction =
+  | { readonly cluster: string }
+  | {
+      readonly weightedClusters: {
+        readonly clusters: readonly { readonly name: string; readonly weight: number }[];
+      };
+    };
+
+export type ThriftRoute = {
+  readonly match: { readonly methodName: string; readonly headers?: readonly HeaderMatcher[] };
+  readonly route: RouteAction;
+};
+
+export type ThriftRouteConfiguration = {
+  readonly name: string;
+  readonly routes: readonly ThriftRoute[];
+};
+
+type Problem = { readonly path: string; readonly message: string };
+
+/** `methodName: ""` matches any method. */
+export function defaultRoute(cluster: string): ThriftRoute {
+  return { match: { methodName: '' }, route: { cluster } };
+}
+
+export interface OutboundRoutes {
+  readonly routes: readonly ThriftRoute[];
+  /** Problems of the VirtualService; when non-empty, `routes` is the default route (the VS was ignored). */
+  readonly issues: readonly ConfigIssue[];
+}
+
+/** Routes of the outbound route configuration of `host:port`. */
+export function outboundRoutes(vs: VirtualService | undefined, host: string, port: number): OutboundRoutes {
+  const fallback = [defaultRoute(outboundClusterName(port, undefined, host))];
+  if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
+  const ref: ObjectRef = { kind: 'VirtualService', namespace: vs.metadata.namespace, name: vs.metadata.name };
+  const problems: Problem[] = [];
+  const routes = vs.spec.http.map((http, i): ThriftRoute => {
+    const path = `spec.http[${i}]`;
+    const methodName = methodNameOf(http.match[0]?.method, `${path}.match[0].method`, problems);
+    const headers = headerMatchers(http, `${path}.match[0].headers`, problems);
+    return {
+      match: { methodName, ...(headers.length > 0 ? { headers } : {}) },
+      route: routeAction(http, host, port, path, problems),
+    };
+  });
+  if (problems.length === 0) return { routes, issues: [] };
+  const suffix = `; the VirtualService is ignored for thrift service ${host}:${port}`;
+  return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
+}
+
+function methodNameOf(m: StringMatch | undefined, path: string, problems: Problem[]): string {
+  if (m?.exact !== undefined) return m.exact;
+  if (m?.prefix !== undefined && m.prefix !== '') {
+    problems.push({
+      path,
+      message: `prefix "${m.prefix}" cannot be expressed: Envoy thrift_proxy matches exact method names only`,
+    });
+  } else if (m?.regex !== undefined) {
+    problems.push({
+      path,
+      message: `regex "${m.regex}" cannot be expressed: Envoy thrift_proxy matches exact method names only`,
+    });
+  }
+  return '';
+}
+
+function headerMatchers(http: HTTPRoute, path: string, problems: Problem[]): HeaderMatcher[] {
+  const headers = http.match[0]?.headers ?? {};
+  return Object.keys(headers)
+    .sort()
+    .map((name) => {
+      if (name === '') problems.push({ path, message: 'a header name is empty' });
+      return headerMatcher(name, headers[name] ?? {});
+    });
+}
+
+/** A header with no exact/prefix/regex (or `prefix: ""`) means "present", as in Istio. */
+function headerMatcher(name: string, m: StringMatch): HeaderMatcher {
+  if (m.exact !== undefined) return { name, exactMatch: m.exact };
+  if (m.prefix !== undefined && m.prefix !== '') return { name, prefixMatch: m.prefix };
+  if (m.regex !== undefined) return { name, safeRegexMatch: { googleRe2: {}, regex: m.regex } };
+  return { name, presentMatch: true };
+}
+
+function routeAction(
+  http: HTTPRoute,
+  host: string,
+  port: number,
+  path: string,
+  problems: Problem[],
+): RouteAction {
+  const [first, ...rest] = http.route;
+  if (first === undefined) {
+    problems.push({ path: `${path}.route`, message: 'has no destination (Envoy needs a cluster per route)' });
+    return { cluster: outboundClusterName(port, undefined, host) };
+  }
+  if (rest.length === 0) return { cluster: outboundClusterName(port, first.destination.subset, host) };
+  const clusters = http.route
+    .filter((d) => (d.weight ?? 0) > 0)
+    .map((d) => ({ name: outboundClusterName(port, d.destination.subset, host), weight: d.weight ?? 0 }));
+  if (clusters.length === 0) {
+    problems.push({ path: `${path}.route`, message: 'the weights of the split are all 0' });
+  }
+  return { weightedClusters: { clusters } };
+}

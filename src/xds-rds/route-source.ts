@@ -1,0 +1,68 @@
+import type { ConfigEvent, ConfigView } from '../model/view.ts';
+import { formatIssue } from '../model/result.ts';
+import type { Logger } from '../model/logger.ts';
+import { createDebouncer, type Debouncer } from '../util/debounce.ts';
+import { buildRouteConfigurations } from './routes.ts';
+import type { SnapshotCache } from './snapshot.ts';
+
+/** Kinds whose changes can change MetaProtocol routes (VirtualService and Gateway never do). */
+const RELEVANT = new Set<ConfigEvent['kind']>(['ServiceEntry', 'DestinationRule', 'MetaRouter', 'ApplicationProtocol']);
+
+export interface RouteSourceOptions {
+  readonly quietMs?: number;
+  readonly maxWaitMs?: number;
+  readonly logger: Logger;
+}
+
+/**
+ * Feeds the snapshot cache from the store: `onEvent` (wired by app.ts to the store's events) marks the routes
+ * dirty; a debounced rebuild (default 100 ms quiet, 1 s at most) runs the route builder over the whole view and
+ * hands the result to the cache, which pushes only what changed. Never blocks the caller; runs on every replica.
+ */
+export class RouteSource {
+  private readonly debouncer: Debouncer;
+  private lastIssues = new Set<string>();
+  rebuilds = 0;
+
+  constructor(
+    private readonly view: ConfigView,
+    private readonly cache: SnapshotCache,
+    private readonly options: RouteSourceOptions,
+  ) {
+    this.debouncer = createDebouncer(() => this.rebuild(), {
+      quietMs: options.quietMs ?? 100,
+      maxWaitMs: options.maxWaitMs ?? 1000,
+    });
+  }
+
+  onEvent(event: ConfigEvent): void {
+    if (RELEVANT.has(event.kind)) this.debouncer.trigger();
+  }
+
+  /** Rebuilds now; returns the names of the resources that changed. */
+  rebuild(): string[] {
+    this.rebuilds++;
+    const { routes, issues } = buildRouteConfigurations(this.view);
+    const now = new Set(issues.map(formatIssue));
+    for (const text of now) if (!this.lastIssues.has(text)) this.options.logger.warn(`rds: ${text}`);
+    this.lastIssues = now;
+    const changed = this.cache.setRoutes(routes);
+    if (changed.length > 0) {
+      this.options.logger.info('rds: routes updated', {
+        version: this.cache.snapshot().version,
+        changed: changed.length,
+        total: routes.length,
+      });
+    }
+    return changed;
+  }
+
+  /** Runs a pending rebuild now. */
+  flush(): void {
+    this.debouncer.flush();
+  }
+
+  stop(): void {
+    this.debouncer.cancel();
+  }
+}

@@ -1,0 +1,153 @@
+import protobuf from 'protobufjs';
+import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
+import { sha256Hex, stableStringify } from '../util/json.ts';
+import { loadRdsProtos, proto3JsonToObject, type RdsProtos } from './protos.ts';
+import type { RouteConfigurationJson } from './route-json.ts';
+
+/**
+ * One RouteConfiguration, encoded once per content version; the byte buffers are shared by every stream that
+ * receives this version. Immutable.
+ */
+export interface EncodedResource {
+  readonly name: string;
+  /** Hex content hash (16 characters) of the proto3 JSON. */
+  readonly version: string;
+  readonly json: RouteConfigurationJson;
+  /** `DiscoveryResponse.resources` entry: tag 2 + length + Any{type_url, value}. */
+  readonly sotwEntry: Buffer;
+  /** `DeltaDiscoveryResponse.resources` entry: tag 2 + length + Resource{version, resource: Any, name}. */
+  readonly deltaEntry: Buffer;
+}
+
+/** Immutable: every resource by name, and a version that is a hash of the names and resource versions. */
+export interface Snapshot {
+  readonly version: string;
+  readonly resources: ReadonlyMap<string, EncodedResource>;
+}
+
+export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({ version: sha256Hex('').slice(0, 16), resources: new Map() });
+
+/** Counts of encoding work, for metrics and the benchmark. */
+export interface EncodeStats {
+  resourceEncodes: number;
+  resourceBytes: number;
+}
+
+function lengthDelimited(fieldNumber: number, bytes: Uint8Array): Buffer {
+  const w = protobuf.Writer.create();
+  w.uint32((fieldNumber << 3) | 2).bytes(bytes);
+  return Buffer.from(w.finish());
+}
+
+export function encodeResource(
+  json: RouteConfigurationJson,
+  version: string,
+  protos: RdsProtos = loadRdsProtos(),
+): EncodedResource {
+  const msg = protos.RouteConfiguration.fromObject(
+    proto3JsonToObject(protos.RouteConfiguration, json) as Record<string, unknown>,
+  );
+  const body = protos.RouteConfiguration.encode(msg).finish();
+  // protobufjs defines google.protobuf.Any from its bundled JSON, where the field keeps its proto name `type_url`.
+  const any = { type_url: ROUTE_CONFIGURATION_TYPE, value: body };
+  const anyBytes = protos.Any.encode(protos.Any.fromObject(any)).finish();
+  const resourceBytes = protos.Resource.encode(
+    protos.Resource.fromObject({ version, resource: any, name: json.name }),
+  ).finish();
+  return {
+    name: json.name,
+    version,
+    json,
+    sotwEntry: lengthDelimited(2, anyBytes),
+    deltaEntry: lengthDelimited(2, resourceBytes),
+  };
+}
+
+/**
+ * Builds the next snapshot from a complete set of routes, reusing the encoding of every resource whose content
+ * did not change. Returns the previous snapshot object itself when nothing changed.
+ */
+export function nextSnapshot(
+  previous: Snapshot,
+  routes: readonly RouteConfigurationJson[],
+  stats?: EncodeStats,
+): { snapshot: Snapshot; changed: string[] } {
+  const resources = new Map<string, EncodedResource>();
+  const changed: string[] = [];
+  for (const json of [...routes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const version = sha256Hex(stableStringify(json)).slice(0, 16);
+    const old = previous.resources.get(json.name);
+    if (old !== undefined && old.version === version) {
+      resources.set(json.name, old);
+      continue;
+    }
+    const enc = encodeResource(json, version);
+    if (stats) {
+      stats.resourceEncodes++;
+      stats.resourceBytes += enc.sotwEntry.length + enc.deltaEntry.length;
+    }
+    resources.set(json.name, enc);
+    changed.push(json.name);
+  }
+  for (const name of previous.resources.keys()) if (!resources.has(name)) changed.push(name);
+  if (changed.length === 0) return { snapshot: previous, changed };
+  const version = sha256Hex([...resources.values()].map((r) => `${r.name}@${r.version}`).join('\n')).slice(
+    0,
+    16,
+  );
+  return { snapshot: Object.freeze({ version, resources }), changed: changed.sort() };
+}
+
+/** Something that wants to hear about changes to the resources it watches. */
+export interface ResourceWatcher {
+  /** Called once per snapshot change with the watched names that changed (added, modified or removed), sorted. */
+  onResourcesChanged(snapshot: Snapshot, changed: readonly string[]): void;
+}
+
+/**
+ * The current snapshot plus an index from resource name to its watchers, so a change to one route reaches only
+ * the streams subscribed to it (O(changed × subscribers), not O(streams)).
+ */
+export class SnapshotCache {
+  private current: Snapshot = EMPTY_SNAPSHOT;
+  private readonly watchers = new Map<string, Set<ResourceWatcher>>();
+  readonly stats: EncodeStats = { resourceEncodes: 0, resourceBytes: 0 };
+
+  snapshot(): Snapshot {
+    return this.current;
+  }
+
+  /** Replaces the whole resource set; notifies the watchers of changed names. Returns the changed names. */
+  setRoutes(routes: readonly RouteConfigurationJson[]): string[] {
+    const { snapshot, changed } = nextSnapshot(this.current, routes, this.stats);
+    if (snapshot === this.current) return [];
+    this.current = snapshot;
+    const byWatcher = new Map<ResourceWatcher, string[]>();
+    for (const name of changed) {
+      for (const w of this.watchers.get(name) ?? []) {
+        const list = byWatcher.get(w);
+        if (list) list.push(name);
+        else byWatcher.set(w, [name]);
+      }
+    }
+    for (const [w, names] of byWatcher) w.onResourcesChanged(snapshot, names);
+    return changed;
+  }
+
+  watch(name: string, w: ResourceWatcher): void {
+    let set = this.watchers.get(name);
+    if (!set) this.watchers.set(name, (set = new Set()));
+    set.add(w);
+  }
+
+  unwatch(name: string, w: ResourceWatcher): void {
+    const set = this.watchers.get(name);
+    if (!set) return;
+    set.delete(w);
+    if (set.size === 0) this.watchers.delete(name);
+  }
+
+  watcherCount(name: string): number {
+    return this.watchers.get(name)?.size ?? 0;
+  }
+}

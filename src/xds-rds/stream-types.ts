@@ -1,0 +1,50 @@
+import type { Logger } from '../model/logger.ts';
+import type { RdsMetrics } from './metrics.ts';
+import type { SnapshotCache } from './snapshot.ts';
+
+/** google.rpc.Status as carried in `error_detail`. */
+export interface ErrorDetail {
+  readonly code: number;
+  readonly message: string;
+}
+
+/** The fields of envoy.service.discovery.v3.DiscoveryRequest the server reads. */
+export interface SotwRequest {
+  readonly versionInfo: string;
+  /** `node.id`; '' when the request carries no node (only the first one must). */
+  readonly nodeId: string;
+  readonly resourceNames: readonly string[];
+  readonly typeUrl: string;
+  readonly responseNonce: string;
+  readonly errorDetail?: ErrorDetail;
+}
+
+/** The fields of envoy.service.discovery.v3.DeltaDiscoveryRequest the server reads. */
+export interface DeltaRequest {
+  readonly nodeId: string;
+  readonly typeUrl: string;
+  readonly subscribe: readonly string[];
+  readonly unsubscribe: readonly string[];
+  readonly initialResourceVersions: Readonly<Record<string, string>>;
+  readonly responseNonce: string;
+  readonly errorDetail?: ErrorDetail;
+}
+
+/** Where a stream writes. The gRPC call in production, a recorder in tests. */
+export interface StreamSink {
+  /** One encoded response message (DiscoveryResponse or DeltaDiscoveryResponse). */
+  send(bytes: Buffer): void;
+  /** Ends the stream with a gRPC status code (e.g. 3 INVALID_ARGUMENT) and message. */
+  fail(code: number, message: string): void;
+}
+
+export interface StreamDeps {
+  readonly cache: SnapshotCache;
+  readonly sink: StreamSink;
+  readonly logger: Logger;
+  readonly metrics: RdsMetrics;
+  /** Identity of the peer certificate (SPIFFE URI SAN or CN), `unauthenticated` without TLS. */
+  readonly peer: string;
+}
+
+export const STATUS_INVALID_ARGUMENT = 3;

@@ -1,0 +1,58 @@
+// The shared corpus of the conformance and generative suites: every fixture input under ../shared, as raw objects.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import assert from 'node:assert/strict';
+import { parseAllDocuments } from 'yaml';
+import type { ConfigIssue } from '../../src/model/result.ts';
+
+export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../shared/fixtures/render');
+
+export interface FixtureInput {
+  readonly name: string;
+  readonly raws: unknown[];
+  readonly args: string[];
+}
+
+export function loadCorpus(): FixtureInput[] {
+  return readdirSync(FIXTURES_DIR, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .map((name) => {
+      const dir = join(FIXTURES_DIR, name);
+      const text = readFileSync(join(dir, 'input.yaml'), 'utf8');
+      const raws: unknown[] = [];
+      for (const doc of parseAllDocuments(text)) {
+        const value: unknown = doc.toJS();
+        if (value && typeof value === 'object' && (value as { kind?: unknown }).kind === 'List') {
+          raws.push(...((value as { items?: unknown[] }).items ?? []));
+        } else if (value !== null && value !== undefined) {
+          raws.push(value);
+        }
+      }
+      let args: string[] = [];
+      try {
+        args = readFileSync(join(dir, 'args'), 'utf8').trim().split(/\s+/).filter(Boolean);
+      } catch {
+        // no args file
+      }
+      return { name, raws, args };
+    });
+}
+
+/** Deep-freezes a value, so any mutation of input by code under test throws (ESM is strict mode). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Every issue names its object (kind, name) and, for config objects, the field. */
+export function assertIssueShape(i: ConfigIssue): void {
+  assert.ok(i.ref.kind, `issue without kind: ${JSON.stringify(i)}`);
+  assert.ok(i.ref.name, `issue without object name: ${JSON.stringify(i)}`);
+  assert.ok(i.message, `issue without message: ${JSON.stringify(i)}`);
+  if (i.ref.kind !== 'File') assert.ok(i.path, `issue without field path: ${JSON.stringify(i)}`);
+}

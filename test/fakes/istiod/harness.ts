@@ -1,0 +1,83 @@
+// Test wiring: a fake istiod, a ConfigStore with an event recorder, and an McpClient on a manual clock.
+import { McpClient, type McpClientOptions } from '../../../src/controller/mcp/client.ts';
+import type { McpStatusSnapshot } from '../../../src/controller/mcp/status.ts';
+import { ConfigStore } from '../../../src/controller/store.ts';
+import { silentLogger } from '../../../src/model/logger.ts';
+import type { ConfigEvent } from '../../../src/model/view.ts';
+import { ManualClock } from '../../../src/util/clock.ts';
+import { FakeIstiod, type FakeIstiodOptions } from './server.ts';
+
+export const TEST_NODE = { podName: 'aeraki-7d9f-abcde', namespace: 'istio-system', podIp: '10.244.0.15' };
+
+export interface Pair {
+  readonly fake: FakeIstiod;
+  readonly client: McpClient;
+  readonly store: ConfigStore;
+  readonly clock: ManualClock;
+  readonly events: ConfigEvent[];
+  close(): Promise<void>;
+}
+
+export async function startPair(
+  fakeOptions: FakeIstiodOptions = {},
+  clientOptions: Partial<McpClientOptions> = {},
+  setup?: (fake: FakeIstiod) => void,
+): Promise<Pair> {
+  const fake = await FakeIstiod.start(fakeOptions);
+  setup?.(fake);
+  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const events: ConfigEvent[] = [];
+  store.subscribe((e) => events.push(e));
+  const clock = new ManualClock(1_000_000);
+  const client = new McpClient(
+    {
+      address: fake.address,
+      tls: false,
+      apiVersion: 'auto',
+      revision: '',
+      node: TEST_NODE,
+      backoff: { random: () => 0.5 },
+      ...clientOptions,
+    },
+    { store, logger: silentLogger, clock },
+  );
+  return {
+    fake,
+    client,
+    store,
+    clock,
+    events,
+    async close() {
+      await client.stop();
+      await fake.close();
+    },
+  };
+}
+
+/** Resolves when the client's status satisfies `predicate` (checked now and after every status change). */
+export function waitForStatus(
+  client: McpClient,
+  predicate: (s: McpStatusSnapshot) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<McpStatusSnapshot> {
+  const now = client.status();
+  if (predicate(now)) return Promise.resolve(now);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`timed out waiting for client status: ${what}`));
+    }, timeoutMs);
+    const off = client.onStatus((s) => {
+      if (!predicate(s)) return;
+      clearTimeout(timer);
+      off();
+      resolve(s);
+    });
+  });
+}
+
+/** Waits until every response sent so far for `typeUrl` (or all) has been ACKed or NACKed by the client. */
+export function settled(pair: Pair): Promise<void> {
+  return pair.fake.waitFor(() => pair.fake.allAnswered(), 'client to answer every response');
+}

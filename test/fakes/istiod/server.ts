@@ -1,0 +1,327 @@
+// An in-process istiod that answers MCP-over-xDS like its `api` generator (pilot/pkg/networking/apigen): SotW
+// ADS, per-type full-state responses of MCP Resources, a fresh nonce per response, ACK/NACK tracking by nonce
+// (pilot/pkg/xds/ads.go shouldRespond), pushes of every watched type on change. Fault controls below.
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { ADS_METHOD } from '../../../src/controller/mcp/transport.ts';
+import { loadMcpProtos, type McpProtos } from '../../../src/controller/mcp/protos.ts';
+import type { IstioConfig } from '../../../src/model/objects.ts';
+import { encodeResource, fromConfig, type AnyBytes, type FakeResource } from './encode.ts';
+
+export type ServedVersions = 'v1' | 'v1alpha3' | 'both';
+
+export interface FakeIstiodOptions {
+  /** Which type URL version holds the config (istiod >= 1.24: v1); the other is answered with an empty list. */
+  readonly serve?: ServedVersions;
+  /** Require `authorization: Bearer <token>` (ENABLE_XDS_API_GENERATOR_AUTH); else UNAUTHENTICATED. */
+  readonly requireToken?: string;
+  /** Serve TLS with this key pair instead of plaintext. */
+  readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
+}
+
+export type RequestKind = 'init' | 'ack' | 'nack' | 'stale';
+
+export interface RecordedRequest {
+  readonly stream: number;
+  readonly kind: RequestKind;
+  readonly typeUrl: string;
+  readonly versionInfo: string;
+  readonly responseNonce: string;
+  readonly nodeId: string | undefined;
+  readonly nodeMetadata: Readonly<Record<string, string>> | undefined;
+  readonly errorMessage: string | undefined;
+}
+
+export interface RecordedStream {
+  readonly id: number;
+  readonly authorization: string | undefined;
+  open: boolean;
+}
+
+interface Req {
+  typeUrl?: string;
+  versionInfo?: string;
+  responseNonce?: string;
+  node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } };
+  errorDetail?: { code?: number; message?: string };
+}
+
+interface StreamState {
+  readonly id: number;
+  readonly call: grpc.ServerDuplexStream<Req, Buffer>;
+  readonly lastNonce: Map<string, string>;
+  nodeSeen: boolean;
+}
+
+const KEY = (kind: string, ns: string, name: string): string => `${kind}/${ns}/${name}`;
+
+export class FakeIstiod extends EventEmitter {
+  readonly protos: McpProtos = loadMcpProtos();
+  readonly requests: RecordedRequest[] = [];
+  readonly streams: RecordedStream[] = [];
+  /** Versions holding config; change at any time (takes effect on the next response). */
+  serve: ServedVersions;
+  requireToken: string | undefined;
+  /** Delay before each response, ms. */
+  delayMs = 0;
+  /** Refuse this many new streams with UNAVAILABLE (Infinity: until reset). */
+  refuseStreams = 0;
+  /** During the next push, close each stream with UNAVAILABLE after this many responses. */
+  dropAfterResponses: number | undefined;
+  private readonly server = new grpc.Server();
+  private readonly config = new Map<string, AnyBytes>();
+  private readonly raw = new Map<string, AnyBytes[]>();
+  private readonly live = new Map<number, StreamState>();
+  private nextStream = 1;
+  private pushVersion = 0;
+  private nonceCounter = 0;
+  port = 0;
+
+  constructor(options: FakeIstiodOptions = {}) {
+    super();
+    this.serve = options.serve ?? 'v1';
+    this.requireToken = options.requireToken;
+    const { DiscoveryRequest, DiscoveryResponse } = this.protos;
+    this.server.addService(
+      {
+        StreamAggregatedResources: {
+          path: ADS_METHOD,
+          requestStream: true,
+          responseStream: true,
+          requestSerialize: (r: Req) => Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
+          requestDeserialize: (b: Buffer) => DiscoveryRequest.decode(b) as Req,
+          responseSerialize: (b: Buffer) => b,
+          responseDeserialize: (b: Buffer) => DiscoveryResponse.decode(b),
+          originalName: 'streamAggregatedResources',
+        },
+      },
+      { StreamAggregatedResources: (call: grpc.ServerDuplexStream<Req, Buffer>) => this.onStream(call) },
+    );
+  }
+
+  static async start(options: FakeIstiodOptions = {}): Promise<FakeIstiod> {
+    const f = new FakeIstiod(options);
+    const creds = options.tls
+      ? grpc.ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }], false)
+      : grpc.ServerCredentials.createInsecure();
+    f.port = await new Promise<number>((resolve, reject) =>
+      f.server.bindAsync('127.0.0.1:0', creds, (err, port) => (err ? reject(err) : resolve(port))),
+    );
+    return f;
+  }
+
+  get address(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.live.values()) s.call.end();
+    this.server.forceShutdown();
+    await Promise.resolve();
+  }
+
+  // ------------------------------------------------------------------ config
+
+  /** Replaces the whole state of the kinds present in `objects` and pushes. */
+  set(objects: readonly (IstioConfig | FakeResource)[], opts: { push?: boolean } = {}): void {
+    for (const o of objects) this.put(o);
+    if (opts.push !== false) this.push();
+  }
+
+  /** Adds or replaces one config and pushes. */
+  upsert(obj: IstioConfig | FakeResource, opts: { push?: boolean } = {}): void {
+    this.put(obj);
+    if (opts.push !== false) this.push();
+  }
+
+  remove(kind: string, namespace: string, name: string, opts: { push?: boolean } = {}): void {
+    this.config.delete(KEY(kind, namespace, name));
+    if (opts.push !== false) this.push();
+  }
+
+  clear(kind?: string): void {
+    for (const k of [...this.config.keys()]) if (kind === undefined || k.startsWith(`${kind}/`)) this.config.delete(k);
+    if (kind === undefined) this.raw.clear();
+    else this.raw.delete(kind);
+  }
+
+  /** Serves extra resources as given (undecodable ones, wrong body types) among the kind's answer. */
+  setRaw(kind: string, resources: readonly AnyBytes[]): void {
+    this.raw.set(kind, [...resources]);
+  }
+
+  private put(o: IstioConfig | FakeResource): void {
+    const r = 'metadata' in o ? fromConfig(o) : o;
+    this.config.set(KEY(r.kind, r.namespace, r.name), encodeResource(this.protos, r));
+  }
+
+  /** The resources answered for a type URL. */
+  resourcesFor(typeUrl: string): AnyBytes[] {
+    const [group, version, kind] = typeUrl.split('/');
+    if (group !== 'networking.istio.io' || kind === undefined) return [];
+    if (this.serve !== 'both' && version !== this.serve) return [];
+    if (version !== 'v1' && version !== 'v1alpha3') return [];
+    const out: AnyBytes[] = [];
+    for (const [k, v] of this.config) if (k.startsWith(`${kind}/`)) out.push(v);
+    out.push(...(this.raw.get(kind) ?? []));
+    return out;
+  }
+
+  /** A full push: every watched type of every stream gets a new full answer. */
+  push(): void {
+    this.pushVersion++;
+    const drop = this.dropAfterResponses;
+    this.dropAfterResponses = undefined;
+    for (const s of this.live.values()) {
+      let sent = 0;
+      for (const url of s.lastNonce.keys()) {
+        if (drop !== undefined && sent >= drop) {
+          this.endStream(s, grpc.status.UNAVAILABLE, 'fake: dropped mid-push');
+          break;
+        }
+        this.respond(s, url);
+        sent++;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ streams
+
+  private onStream(call: grpc.ServerDuplexStream<Req, Buffer>): void {
+    const id = this.nextStream++;
+    const auth = call.metadata.get('authorization')[0];
+    const rec: RecordedStream = { id, authorization: typeof auth === 'string' ? auth : undefined, open: true };
+    this.streams.push(rec);
+    const s: StreamState = { id, call, lastNonce: new Map(), nodeSeen: false };
+    call.on('error', () => {});
+    call.on('close', () => this.closed(s, rec));
+    call.on('end', () => this.closed(s, rec));
+    this.emit('stream', rec);
+    if (this.refuseStreams > 0) {
+      this.refuseStreams--;
+      this.endStream(s, grpc.status.UNAVAILABLE, 'fake: connection refused');
+      return;
+    }
+    if (this.requireToken !== undefined && rec.authorization !== `Bearer ${this.requireToken}`) {
+      this.endStream(s, grpc.status.UNAUTHENTICATED, 'authentication failure');
+      return;
+    }
+    this.live.set(id, s);
+    call.on('data', (req: Req) => this.onRequest(s, req));
+  }
+
+  private closed(s: StreamState, rec: RecordedStream): void {
+    if (!rec.open) return;
+    rec.open = false;
+    this.live.delete(s.id);
+    this.emit('change');
+  }
+
+  private endStream(s: StreamState, code: grpc.status, details: string): void {
+    this.live.delete(s.id);
+    s.call.emit('error', { code, details });
+  }
+
+  private onRequest(s: StreamState, req: Req): void {
+    const typeUrl = req.typeUrl ?? '';
+    if (!s.nodeSeen) {
+      if (!req.node?.id) return this.endStream(s, grpc.status.INVALID_ARGUMENT, 'missing node information');
+      const parts = req.node.id.split('~');
+      if (parts.length !== 4 || parts[0] !== 'sidecar') {
+        return this.endStream(s, grpc.status.INVALID_ARGUMENT, `invalid node id ${req.node.id}`);
+      }
+      if (req.node.metadata?.fields?.['GENERATOR']?.stringValue !== 'api') {
+        return this.endStream(s, grpc.status.INVALID_ARGUMENT, 'fake istiod serves only the api generator');
+      }
+      s.nodeSeen = true;
+    }
+    const nonce = req.responseNonce ?? '';
+    let kind: RequestKind;
+    if (req.errorDetail && (req.errorDetail.code ?? 0) !== 0) kind = 'nack';
+    else if (nonce === '' || !s.lastNonce.has(typeUrl)) kind = 'init';
+    else if (s.lastNonce.get(typeUrl) !== nonce) kind = 'stale';
+    else kind = 'ack';
+    const md = req.node?.metadata?.fields;
+    this.requests.push({
+      stream: s.id,
+      kind,
+      typeUrl,
+      versionInfo: req.versionInfo ?? '',
+      responseNonce: nonce,
+      nodeId: req.node?.id || undefined,
+      nodeMetadata: md ? Object.fromEntries(Object.entries(md).map(([k, v]) => [k, v.stringValue ?? ''])) : undefined,
+      errorMessage: req.errorDetail?.message || undefined,
+    });
+    if (kind === 'init') {
+      s.lastNonce.set(typeUrl, '');
+      this.respond(s, typeUrl);
+    }
+    this.emit('change');
+  }
+
+  private respond(s: StreamState, typeUrl: string): void {
+    const nonce = `${++this.nonceCounter}-${randomBytes(4).toString('hex')}`;
+    s.lastNonce.set(typeUrl, nonce);
+    const bytes = this.protos.DiscoveryResponse.encode(
+      this.protos.DiscoveryResponse.fromObject({
+        versionInfo: `v${this.pushVersion}`,
+        typeUrl,
+        nonce,
+        controlPlane: { identifier: '{"Component":"istiod","ID":"fake"}' },
+      }),
+    );
+    // Resources are already-encoded Anys: append them as field 2 without re-encoding.
+    for (const any of this.resourcesFor(typeUrl)) {
+      bytes.uint32(18).fork();
+      bytes.uint32(10).string(any.type_url);
+      bytes.uint32(18).bytes(any.value);
+      bytes.ldelim();
+    }
+    const out = Buffer.from(bytes.finish());
+    const write = (): void => {
+      if (this.live.has(s.id)) s.call.write(out);
+    };
+    if (this.delayMs > 0) setTimeout(write, this.delayMs);
+    else write();
+  }
+
+  /** Resolves when `predicate` holds (checked now and after every request or stream change). */
+  waitFor(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        if (!predicate()) return;
+        cleanup();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`fake istiod: timed out waiting for ${what}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.off('change', check);
+        this.off('stream', check);
+      };
+      this.on('change', check);
+      this.on('stream', check);
+    });
+  }
+
+  /** True when every open stream has ACKed or NACKed the last response of every watched type. */
+  allAnswered(): boolean {
+    for (const s of this.live.values()) {
+      for (const [url, nonce] of s.lastNonce) {
+        if (nonce === '' || !this.requests.some((r) => r.stream === s.id && r.typeUrl === url && r.responseNonce === nonce))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  /** Requests of one kind, optionally for one type URL. */
+  filter(kind: RequestKind, typeUrl?: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.kind === kind && (typeUrl === undefined || r.typeUrl === typeUrl));
+  }
+}

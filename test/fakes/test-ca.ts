@@ -1,0 +1,56 @@
+// Test certificates from the project's own dev-certs module, generated once per process (key generation is the
+// slow part), written to a temp directory when a test needs files.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateDevCertificates, type DevCertPems } from '../../src/xds-rds/dev-certs.ts';
+
+let main: DevCertPems | undefined;
+let foreign: DevCertPems | undefined;
+
+/** The mesh CA with a server and a client certificate. */
+export function testCa(): DevCertPems {
+  return (main ??= generateDevCertificates());
+}
+
+/** Another, unrelated CA (its client certificate must be refused). */
+export function foreignCa(): DevCertPems {
+  return (foreign ??= generateDevCertificates({ caCommonName: 'Foreign CA', clientCommonName: 'intruder' }));
+}
+
+export interface CertDir {
+  readonly dir: string;
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+  /** Overwrites the server certificate and key (rotation). */
+  writeServer(cert: string, key: string): void;
+  remove(): void;
+}
+
+export function writeCertDir(pems: DevCertPems = testCa()): CertDir {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rds-certs-'));
+  const f = (n: string) => path.join(dir, n);
+  writeFileSync(f('ca.crt'), pems.ca);
+  writeFileSync(f('server.crt'), pems.serverCert);
+  writeFileSync(f('server.key'), pems.serverKey);
+  writeFileSync(f('client.crt'), pems.clientCert);
+  writeFileSync(f('client.key'), pems.clientKey);
+  return {
+    dir,
+    caFile: f('ca.crt'),
+    certFile: f('server.crt'),
+    keyFile: f('server.key'),
+    clientCertFile: f('client.crt'),
+    clientKeyFile: f('client.key'),
+    writeServer(cert, key) {
+      writeFileSync(f('server.crt'), cert);
+      writeFileSync(f('server.key'), key);
+    },
+    remove() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// Offline validation of everything users apply: `kubectl kustomize manifests/` must build, every object must
+// validate against the Kubernetes schemas (kubernetes-models), the CRD schemas must be structural and accept every
+// MetaRouter/ApplicationProtocol of the fixtures, and every EnvoyFilter the generators write must validate against
+// Istio's EnvoyFilter schema (@kubernetes-models/istio).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { Ajv } from 'ajv';
+import { parseAllDocuments } from 'yaml';
+import { EnvoyFilter } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/EnvoyFilter';
+import { VirtualService } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/VirtualService';
+import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
+import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
+import { ConfigStore } from '../../src/controller/store.ts';
+import { generateAll } from '../../src/envoyfilter/generate-all.ts';
+import { createGenerators } from '../../src/plugins/registry.ts';
+import { loadCorpus } from '../conformance/corpus.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+type Model = new (data: any) => { validate(): void };
+const MODELS: Record<string, Model> = {
+  Namespace,
+  ServiceAccount,
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+  Service,
+  Deployment,
+  CustomResourceDefinition,
+};
+
+function kustomize(): Record<string, any>[] {
+  const out = execFileSync('kubectl', ['kustomize', resolve(ROOT, 'manifests')], { encoding: 'utf8', timeout: 60_000 });
+  return parseAllDocuments(out).map((d) => d.toJS() as Record<string, any>);
+}
+
+/** A structural schema (apiextensions v1): every node states its type, except where unknown fields are preserved. */
+function assertStructural(schema: Record<string, any>, path: string): void {
+  if (schema['x-kubernetes-preserve-unknown-fields'] === true && !schema.properties) return;
+  assert.ok(typeof schema.type === 'string', `${path}: no type`);
+  for (const [k, v] of Object.entries<Record<string, any>>(schema.properties ?? {})) assertStructural(v, `${path}.${k}`);
+  if (schema.items) assertStructural(schema.items, `${path}[]`);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+    assertStructural(schema.additionalProperties, `${path}{}`);
+  }
+}
+
+describe('manifests', () => {
+  const objects = kustomize();
+
+  it('kustomize builds the whole install', () => {
+    const kinds = objects.map((o) => o.kind).sort();
+    for (const k of ['CustomResourceDefinition', 'Deployment', 'Service', 'ServiceAccount', 'ClusterRole']) {
+      assert.ok(kinds.includes(k), `missing ${k}`);
+    }
+  });
+
+  it('every object validates against the Kubernetes schemas', () => {
+    for (const o of objects) {
+      const model = MODELS[o.kind];
+      assert.ok(model, `no schema for ${o.kind}`);
+      new model(o).validate();
+    }
+  });
+
+  it('grants no access to Secrets and runs non-root on a read-only root filesystem', () => {
+    for (const o of objects.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
+      for (const rule of o.rules) assert.ok(!rule.resources.includes('secrets') && !rule.resources.includes('*'));
+    }
+    const deploy = objects.find((o) => o.kind === 'Deployment')!;
+    assert.equal(deploy.spec.replicas, 2);
+    const c = deploy.spec.template.spec.containers[0];
+    assert.equal(c.securityContext.readOnlyRootFilesystem, true);
+    assert.equal(deploy.spec.template.spec.securityContext.runAsNonRoot, true);
+    assert.ok(c.readinessProbe && c.livenessProbe && c.resources.requests);
+  });
+
+  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+  const schemaOf = (kind: string) =>
+    crds.find((c) => c.spec.names.kind === kind)!.spec.versions[0].schema.openAPIV3Schema as Record<string, any>;
+
+  it('CRD schemas are structural and complete', () => {
+    for (const crd of crds) assertStructural(crd.spec.versions[0].schema.openAPIV3Schema, crd.metadata.name);
+    const spec = schemaOf('MetaRouter').properties.spec.properties;
+    for (const f of ['hosts', 'gateways', 'exportTo', 'routes', 'localRateLimit', 'globalRateLimit']) assert.ok(spec[f], f);
+    const route = spec.routes.items.properties;
+    for (const f of ['name', 'match', 'route', 'mirror', 'mirrorPercentage', 'requestMutation', 'responseMutation']) {
+      assert.ok(route[f], `routes[].${f}`);
+    }
+    assert.equal(crds.find((c) => c.spec.names.kind === 'ApplicationProtocol')!.spec.scope, 'Cluster');
+  });
+
+  it('CRD schemas accept every MetaRouter and ApplicationProtocol of the fixtures', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const validators = { MetaRouter: ajv.compile(schemaOf('MetaRouter')), ApplicationProtocol: ajv.compile(schemaOf('ApplicationProtocol')) };
+    let checked = 0;
+    for (const input of loadCorpus()) {
+      for (const raw of input.raws as Record<string, any>[]) {
+        const validate = validators[raw.kind as keyof typeof validators];
+        if (!validate) continue;
+        assert.ok(validate(raw), `${input.name} ${raw.kind} ${raw.metadata?.name}: ${ajv.errorsText(validate.errors)}`);
+        checked++;
+      }
+    }
+    assert.ok(checked > 10);
+  });
+
+  it('every generated EnvoyFilter and VirtualService validates against Istio schemas', () => {
+    let checked = 0;
+    for (const input of loadCorpus()) {
+      const store = new ConfigStore({ rootNamespace: 'istio-system' });
+      fillStore(store, parseRawObjects(input.raws, 'istio-system'));
+      for (const o of generateAll(store, createGenerators(), { namespaceScope: false }).objects) {
+        if (o.kind === 'EnvoyFilter') new EnvoyFilter(o as never).validate();
+        else new VirtualService(o).validate();
+        checked++;
+      }
+    }
+    assert.ok(checked > 30);
+  });
+});

@@ -1,0 +1,119 @@
+// Reads the `aeraki render` acceptance cases from ../shared/fixtures/render (in place, never copied) and
+// compares an output with a case's expectations as the fixtures README ("How output is compared") says.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/render');
+
+export interface FixtureCase {
+  readonly name: string;
+  readonly dir: string;
+  readonly input: string;
+  readonly args: string[];
+  readonly routes: boolean;
+  readonly expected: unknown;
+  readonly exit: number;
+  readonly stderr: string[];
+}
+
+function readOptional(file: string): string | undefined {
+  return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+}
+
+export function loadCases(): FixtureCase[] {
+  if (!existsSync(fixturesDir)) return [];
+  return readdirSync(fixturesDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+    .map((name) => {
+      const dir = path.join(fixturesDir, name);
+      const args = (readOptional(path.join(dir, 'args')) ?? '').trim().split(/\s+/).filter(Boolean);
+      const routes = args.includes('--routes');
+      const expectedFile = path.join(dir, routes ? 'expected-routes.json' : 'expected-envoyfilters.json');
+      const stderr = (readOptional(path.join(dir, 'expected-stderr.txt')) ?? '')
+        .split('\n')
+        .map((l) => l.trimEnd())
+        .filter((l) => l !== '');
+      return {
+        name,
+        dir,
+        input: path.join(dir, 'input.yaml'),
+        args,
+        routes,
+        expected: JSON.parse(readFileSync(expectedFile, 'utf8')) as unknown,
+        exit: Number((readOptional(path.join(dir, 'expected-exit')) ?? '0').trim()),
+        stderr,
+      };
+    });
+}
+
+type Item = Record<string, any>;
+
+function itemsOf(doc: unknown, kind: string): Item[] {
+  const d = doc as Item | null;
+  assert.equal(d?.['kind'], kind, `top-level kind must be ${kind}`);
+  assert.ok(Array.isArray(d['items']), 'items must be a list');
+  return d['items'] as Item[];
+}
+
+function byKey(items: Item[], key: (i: Item) => string): Map<string, Item> {
+  const m = new Map<string, Item>();
+  for (const i of items) {
+    const k = key(i);
+    assert.ok(!m.has(k), `duplicate item ${k}`);
+    m.set(k, i);
+  }
+  return m;
+}
+
+/** Asserts that `stdout` matches the case's expected file under the README's comparison rules. */
+export function assertOutputMatches(c: FixtureCase, stdout: string): void {
+  const actual: unknown = JSON.parse(stdout);
+  if (c.routes) {
+    const got = byKey(itemsOf(actual, 'RouteConfigurationList'), (i) => String(i['name']));
+    const want = byKey(itemsOf(c.expected, 'RouteConfigurationList'), (i) => String(i['name']));
+    assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), 'route names');
+    for (const [name, w] of want) assert.deepEqual(got.get(name), w, `route ${name}`);
+    return;
+  }
+  const efKey = (i: Item): string => `${i['metadata']?.namespace}/${i['metadata']?.name}`;
+  const onlyFilters = (doc: unknown): Item[] =>
+    itemsOf(doc, 'List').filter((i) => i['kind'] === 'EnvoyFilter');
+  const got = byKey(onlyFilters(actual), efKey);
+  const want = byKey(onlyFilters(c.expected), efKey);
+  assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort(), 'EnvoyFilter namespace/names');
+  for (const [key, w] of want) {
+    const g = got.get(key)!;
+    const pick = (i: Item): unknown => ({
+      apiVersion: i['apiVersion'],
+      kind: i['kind'],
+      name: i['metadata']?.name,
+      namespace: i['metadata']?.namespace,
+      labels: i['metadata']?.labels,
+      spec: i['spec'],
+    });
+    assert.deepEqual(pick(g), pick(w), `EnvoyFilter ${key}`);
+  }
+}
+
+export function assertStderr(c: FixtureCase, stderr: string): void {
+  for (const line of c.stderr) assert.ok(stderr.includes(line), `stderr lacks "${line}":\n${stderr}`);
+}
+
+/** The fixture's extra flags as render options (the only flags the cases use). */
+export function optionsOf(c: FixtureCase): {
+  routes: boolean;
+  rootNamespace: string;
+  namespaceScope: boolean;
+} {
+  const i = c.args.indexOf('--root-namespace');
+  return {
+    routes: c.routes,
+    namespaceScope: c.args.includes('--namespace-scope'),
+    rootNamespace: i >= 0 ? (c.args[i + 1] ?? '') : 'istio-system',
+  };
+}

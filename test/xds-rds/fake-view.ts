@@ -1,0 +1,65 @@
+// A small ConfigView over in-memory objects for route-builder tests (lookups scan; fine for tests).
+import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
+import { normalizeHost } from '../../src/model/names.ts';
+import type {
+  ApplicationProtocol,
+  ConfigKind,
+  ConfigObject,
+  DestinationRule,
+  Gateway,
+  MetaRouter,
+  ServiceEntry,
+  VirtualService,
+} from '../../src/model/objects.ts';
+import type { ConfigView } from '../../src/model/view.ts';
+
+function byAge<T extends ConfigObject>(list: T[]): T | undefined {
+  return [...list].sort((a, b) => {
+    const ta = a.metadata.creationTimestamp;
+    const tb = b.metadata.creationTimestamp;
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    const ka = `${a.metadata.namespace}/${a.metadata.name}`;
+    const kb = `${b.metadata.namespace}/${b.metadata.name}`;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  })[0];
+}
+
+export function fakeView(objects: readonly ConfigObject[]): ConfigView {
+  const sorted = [...objects].sort((a, b) => {
+    const ka = `${a.metadata.namespace}/${a.metadata.name}`;
+    const kb = `${b.metadata.namespace}/${b.metadata.name}`;
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+  const list = <K extends ConfigKind>(kind: K) =>
+    sorted.filter((o) => o.kind === kind) as Extract<ConfigObject, { kind: K }>[];
+  return {
+    rootNamespace: 'istio-system',
+    mesh: () => DEFAULT_MESH_CONFIG,
+    list,
+    get: (kind, namespace, name) =>
+      list(kind).find((o) => o.metadata.namespace === namespace && o.metadata.name === name),
+    serviceEntries: () => list('ServiceEntry') as ServiceEntry[],
+    gateways: () => list('Gateway') as Gateway[],
+    virtualServiceForHost: (host, ns) =>
+      byAge(
+        (list('VirtualService') as VirtualService[]).filter((v) =>
+          v.spec.hosts.some((h) => normalizeHost(h, v.metadata.namespace) === normalizeHost(host, ns)),
+        ),
+      ),
+    destinationRuleForHost: (host, ns) =>
+      byAge(
+        (list('DestinationRule') as DestinationRule[]).filter(
+          (d) => normalizeHost(d.spec.host, d.metadata.namespace) === normalizeHost(host, ns),
+        ),
+      ),
+    metaRouterForHost: (host, ns) =>
+      byAge(
+        (list('MetaRouter') as MetaRouter[]).filter((m) =>
+          m.spec.hosts.some((h) => normalizeHost(h, m.metadata.namespace) === normalizeHost(host, ns)),
+        ),
+      ),
+    metaRoutersForGateway: () => [],
+    codecFor: () => undefined,
+    applicationProtocols: () => list('ApplicationProtocol') as ApplicationProtocol[],
+  };
+}
