@@ -2,7 +2,8 @@
 //   util <- model <- controller
 //                 <- envoyfilter <- plugins  (plugins: model, util, envoyfilter/patch-builders only)
 //                 <- xds-rds
-//   everything <- app.ts <- cmd/
+//                 <- ops
+//   everything <- app.ts, app/ <- cmd/
 const layer = (from, allowed) => ({
   name: `${from}-imports`,
   severity: 'error',
@@ -21,6 +22,8 @@ module.exports = {
     layer('controller', ['util/', 'model/']),
     layer('xds-rds', ['util/', 'model/']),
     layer('envoyfilter', ['util/', 'model/']),
+    // ops: the admin HTTP server and the metrics; wired to the components in app.ts through injected providers.
+    layer('ops', ['util/', 'model/']),
     {
       name: 'plugins-imports',
       severity: 'error',
@@ -46,9 +49,9 @@ module.exports = {
     {
       name: 'only-app-imports-everything',
       severity: 'error',
-      comment: 'app.ts is the composition root; nothing in src imports it',
-      from: { path: '^src/', pathNot: '^src/app\\.ts$' },
-      to: { path: '^src/app\\.ts$' },
+      comment: 'src/app.ts and src/app/ are the composition root; nothing else in src imports them',
+      from: { path: '^src/', pathNot: '^src/app(\\.ts$|/)' },
+      to: { path: '^src/app(\\.ts$|/)' },
     },
     {
       name: 'no-circular',

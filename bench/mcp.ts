@@ -23,17 +23,6 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function time(fn: () => void, runs: number): number {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    gc();
-    const t0 = performance.now();
-    fn();
-    times.push(performance.now() - t0);
-  }
-  return median(times);
-}
-
 function buildResponse(protos: McpProtos): Uint8Array {
   const resources = [];
   for (let i = 0; i < COUNT; i++) {
@@ -62,58 +51,120 @@ function buildResponse(protos: McpProtos): Uint8Array {
       }),
     );
   }
-  const msg = protos.DiscoveryResponse.fromObject({ versionInfo: 'v1', typeUrl: 'networking.istio.io/v1/ServiceEntry', nonce: 'n1' });
+  const msg = protos.DiscoveryResponse.fromObject({
+    versionInfo: 'v1',
+    typeUrl: 'networking.istio.io/v1/ServiceEntry',
+    nonce: 'n1',
+  });
   (msg as unknown as { resources: unknown[] }).resources = resources.map((r) => protos.Any.create(r));
   return protos.DiscoveryResponse.encode(msg).finish();
 }
 
+/** Runs every case once per round, interleaved, so load changes on a shared machine hit all cases alike. */
+function interleaved(cases: Record<string, () => void>, rounds: number): Record<string, number> {
+  const times: Record<string, number[]> = {};
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, fn] of Object.entries(cases)) {
+      gc();
+      const t0 = performance.now();
+      fn();
+      (times[name] ??= []).push(performance.now() - t0);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+}
+
+function responseResources(
+  protos: McpProtos,
+  bytes: Uint8Array,
+): NonNullable<DiscoveryResponseMessage['resources']> {
+  return (protos.DiscoveryResponse.decode(bytes) as DiscoveryResponseMessage).resources ?? [];
+}
+
 export async function benchMcp(): Promise<Record<string, unknown>> {
+  await new Promise((resolve) => setImmediate(resolve)); // let earlier benchmarks' pending I/O settle
   const protos = loadMcpProtos();
   const bytes = buildResponse(protos);
   const bodyType = protos.bodies.get('type.googleapis.com/istio.networking.v1alpha3.ServiceEntry');
   if (!bodyType) throw new Error('no ServiceEntry type');
   const type = typeUrlFor('ServiceEntry', 'v1');
   const urls = subscribedTypeUrls('v1');
-  const runs = 7;
+  const noStore = { replaceKind: () => {} };
+  const noParse = (raw: unknown) => ({ ok: true as const, value: raw as never, issues: [] });
 
-  const protobufOnly = time(() => {
-    const resp = protos.DiscoveryResponse.decode(bytes) as DiscoveryResponseMessage;
-    for (const any of resp.resources ?? []) {
-      const r = protos.Resource.decode(any.value ?? new Uint8Array()) as { body?: { value?: Uint8Array } };
-      bodyType.decode(r.body?.value ?? new Uint8Array());
-    }
-  }, runs);
+  // The objects handed to parseConfigObject, to time validation alone.
+  const rawObjects: unknown[] = [];
+  new McpState(protos, noStore, (raw) => (rawObjects.push(raw), noParse(raw)), '', urls).applyResponse(
+    type,
+    responseResources(protos, bytes),
+  );
 
   let applied = 0;
-  const cold = time(() => {
-    const store = new ConfigStore({ rootNamespace: 'istio-system' });
-    const state = new McpState(protos, store, parseConfigObject, '', urls);
-    const resp = protos.DiscoveryResponse.decode(bytes) as DiscoveryResponseMessage;
-    state.applyResponse(type, resp.resources ?? []);
-    applied = store.list('ServiceEntry').length;
-  }, runs);
+  const repeatStore = new ConfigStore({ rootNamespace: 'istio-system' });
+  const repeatState = new McpState(protos, repeatStore, parseConfigObject, '', urls);
+  repeatState.applyResponse(type, responseResources(protos, bytes));
+
+  const t = interleaved(
+    {
+      // protobufjs alone: the response, every MCP Resource and every ServiceEntry body.
+      protobufOnly: () => {
+        for (const any of responseResources(protos, bytes)) {
+          const r = protos.Resource.decode(any.value ?? new Uint8Array()) as {
+            body?: { value?: Uint8Array };
+          };
+          bodyType.decode(r.body?.value ?? new Uint8Array());
+        }
+      },
+      // The whole receive path into an empty store.
+      decodeAndApply: () => {
+        const store = new ConfigStore({ rootNamespace: 'istio-system' });
+        new McpState(protos, store, parseConfigObject, '', urls).applyResponse(
+          type,
+          responseResources(protos, bytes),
+        );
+        applied = store.list('ServiceEntry').length;
+      },
+      // The client's own share: decode + proto3 JSON + union, validation and store stubbed out.
+      clientOnly: () => {
+        new McpState(protos, noStore, noParse, '', urls).applyResponse(
+          type,
+          responseResources(protos, bytes),
+        );
+      },
+      parseOnly: () => {
+        for (const o of rawObjects) parseConfigObject(o);
+      },
+      // The same answer again (istiod re-sends every watched type on each full push): deduped by version.
+      repeatedPush: () => {
+        repeatState.applyResponse(type, responseResources(protos, bytes));
+      },
+    },
+    9,
+  );
   if (applied !== COUNT) throw new Error(`applied ${applied} of ${COUNT}`);
 
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  const state = new McpState(protos, store, parseConfigObject, '', urls);
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
-  state.applyResponse(type, (protos.DiscoveryResponse.decode(bytes) as DiscoveryResponseMessage).resources ?? []);
+  const held = new ConfigStore({ rootNamespace: 'istio-system' });
+  const heldState = new McpState(protos, held, parseConfigObject, '', urls);
+  heldState.applyResponse(type, responseResources(protos, bytes));
   gc();
   const heapHeldMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-  const repeat = time(() => {
-    state.applyResponse(type, (protos.DiscoveryResponse.decode(bytes) as DiscoveryResponseMessage).resources ?? []);
-  }, runs);
 
+  const base = t['protobufOnly'] ?? NaN;
   const figures = {
     serviceEntries: COUNT,
     responseBytes: bytes.length,
-    protobufOnlyDecodeMs: round(protobufOnly),
-    decodeAndApplyMs: round(cold),
-    ratio: round(cold / protobufOnly),
-    repeatedPushMs: round(repeat),
-    repeatedPushRatio: round(repeat / protobufOnly),
+    protobufOnlyDecodeMs: round(base),
+    decodeAndApplyMs: round(t['decodeAndApply'] ?? NaN),
+    ratio: round((t['decodeAndApply'] ?? NaN) / base),
+    clientOnlyMs: round(t['clientOnly'] ?? NaN),
+    clientOnlyRatio: round((t['clientOnly'] ?? NaN) / base),
+    parseConfigObjectMs: round(t['parseOnly'] ?? NaN),
+    repeatedPushMs: round(t['repeatedPush'] ?? NaN),
+    repeatedPushRatio: round((t['repeatedPush'] ?? NaN) / base),
     heapHeldMb: round(heapHeldMb),
+    heldObjects: held.list('ServiceEntry').length + heldState.counts(type.url).invalid,
     rssMb: round(process.memoryUsage().rss / 2 ** 20),
   };
   console.log(JSON.stringify(figures, null, 2));

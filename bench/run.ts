@@ -1,14 +1,29 @@
 // `npm run bench`: every benchmark in one process (never part of npm test). Pass names to run a subset:
-// `npm run bench -- generate rds`.
+// `npm run bench -- generate rds`. Figures are medians and ratios; the machines are shared and noisy.
 import { benchGenerate } from './generate.ts';
+import { benchMcp } from './mcp.ts';
+import { benchRds } from './rds.ts';
+import { benchReconcile } from './reconcile.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   generate: benchGenerate,
+  reconcile: benchReconcile,
+  mcp: benchMcp,
+  rds: benchRds,
 };
 
 const selected = process.argv.slice(2);
+const unknown = selected.filter((s) => !(s in benches));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`);
+  process.exit(2);
+}
+const results: Record<string, unknown> = {};
 for (const [name, run] of Object.entries(benches)) {
   if (selected.length > 0 && !selected.includes(name)) continue;
   console.log(`# bench ${name}`);
-  await run();
+  results[name] = await run();
 }
+console.log('# summary');
+console.log(JSON.stringify(results, null, 2));
+process.exit(0);

@@ -1,18 +1,26 @@
 /**
- * Process entry: `aeraki render` and `aeraki version`. The only module that touches process (argv, env, exit
- * code, stdout/stderr). Exit code 0 when the input is valid, 1 for input errors (everything valid is still
- * rendered) or bad flags.
+ * Process entry: `aeraki render | serve | certs | routes | version`. The only module that touches process
+ * (argv, env, signals, exit code, stdout/stderr). Exit codes: render 0 valid / 1 input errors or bad flags;
+ * serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
-import { render } from '../src/app.ts';
+import { Command, type CommanderError } from 'commander';
+import { ensureDevCertificates, render, startServe, watchRoutes } from '../src/app.ts';
 import { formatIssue } from '../src/model/result.ts';
 import { addOptions, ConfigError, RENDER_ROWS, renderConfig } from './config.ts';
+import { printServeBanner, printSyncedBanner } from './banner.ts';
+import { routesConfig, ROUTES_ROWS } from './routes-config.ts';
+import { SERVE_ROWS, serveConfig } from './serve-config.ts';
 
 function packageVersion(): string {
   const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   const v = (pkg as { version?: unknown }).version;
   return typeof v === 'string' ? v : 'unknown';
+}
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`error: ${message}\n`);
+  process.exit(code);
 }
 
 const program = new Command('aeraki')
@@ -42,6 +50,105 @@ const renderCommand = addOptions(
   process.exitCode = result.issues.length > 0 ? 1 : 0;
 });
 
+const serveCommand = addOptions(
+  program
+    .command('serve')
+    .description('run the controller: config source, EnvoyFilter reconciler, RDS server, admin server'),
+  SERVE_ROWS,
+)
+  // A bad option value (commander's own parse error) exits 2, like a ConfigError below; help exits 0.
+  .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
+  .action(async () => {
+    let options;
+    try {
+      options = serveConfig(serveCommand, process.env, packageVersion());
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      fail(err.message, 2);
+    }
+    let running;
+    try {
+      running = await startServe(options);
+    } catch (err) {
+      fail(err instanceof Error ? err.message : String(err), 1);
+    }
+    const server = running;
+    let signalled = false;
+    const shutdown = (signal: string) => {
+      if (signalled) return;
+      signalled = true;
+      process.stderr.write(`received ${signal}, stopping\n`);
+      const force = setTimeout(() => fail('graceful stop took longer than 20 s', 1), 20_000);
+      force.unref();
+      server.stop().then(
+        () => process.exit(0),
+        (err: unknown) => fail(`stop failed: ${String(err)}`, 1),
+      );
+    };
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    printServeBanner(options, server, (s) => process.stdout.write(s));
+    await server.synced;
+    printSyncedBanner(options, server, (s) => process.stdout.write(s));
+  });
+
+const certsCommand = program
+  .command('certs')
+  .description('write development certificates for the RDS server (CA, server and client pairs)')
+  .requiredOption('--out <dir>', 'output directory')
+  .option(
+    '--namespace <ns>',
+    "namespace of the controller's Service (server certificate SANs)",
+    'istio-system',
+  )
+  .action(async () => {
+    const opts = certsCommand.opts<{ out: string; namespace: string }>();
+    const { paths } = await ensureDevCertificates(opts.out, { namespace: opts.namespace, force: true });
+    for (const [what, file] of Object.entries(paths)) process.stdout.write(`${what}: ${file}\n`);
+  });
+
+const routesCommand = addOptions(
+  program
+    .command('routes')
+    .description(
+      'watch MetaProtocol routes on an RDS server, as a proxy would (prints each response as JSON)',
+    )
+    .argument('<route-name...>', 'RouteConfiguration names to subscribe to'),
+  ROUTES_ROWS,
+)
+  .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
+  .action((names: string[]) => {
+    let o;
+    try {
+      o = routesConfig(routesCommand, process.env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      fail(err.message, 2);
+    }
+    let seen = 0;
+    const read = (file: string) => readFileSync(file);
+    const watcher = watchRoutes({
+      address: o.rdsAddress,
+      tls: o.insecure ? 'insecure' : { ca: read(o.ca), cert: read(o.cert), key: read(o.key) },
+      names,
+      ...(o.serverName ? { serverName: o.serverName } : {}),
+      onResponse: (r) => {
+        const routes = r.resources.map((res) => res.json);
+        process.stdout.write(`${JSON.stringify({ version: r.versionInfo, routes }, null, 2)}\n`);
+        seen++;
+        if (o.count > 0 && seen >= o.count) {
+          watcher.close();
+          process.exit(0);
+        }
+      },
+      onEnd: (status) => fail(`stream ended: ${status.code} ${status.details}`, 1),
+    });
+    process.on('SIGINT', () => {
+      watcher.close();
+      process.exit(0);
+    });
+  });
+
 program
   .command('version')
   .description('print the version')
@@ -49,4 +156,4 @@ program
     process.stdout.write(`aeraki ${packageVersion()}\n`);
   });
 
-program.parse(process.argv);
+await program.parseAsync(process.argv);

@@ -96,7 +96,8 @@ function isSwitch(row: AnyRow): boolean {
 export function addOptions(command: Command, rows: readonly AnyRow[]): Command {
   for (const row of rows) {
     const env = row.env ? ` [env: ${row.env}]` : '';
-    const shown = Array.isArray(row.default) ? '' : ` (default: ${String(row.default)})`;
+    const hidden = Array.isArray(row.default) || row.default === undefined || row.default === '';
+    const shown = hidden ? '' : ` (default: ${String(row.default)})`;
     const option = new Option(row.flag, `${row.description}${shown}${env}`);
     if (!isSwitch(row)) option.argParser((raw: string, prev: unknown) => row.parse(raw, prev));
     command.addOption(option);

@@ -1,70 +1,10 @@
 /**
  * Composition root: wires sources, the store, the generator registry and the outputs. `render` is the offline
- * path: files → ConfigStore → generateAll (or the MetaProtocol route builder) → one sorted, deterministic
- * document. Identical input gives byte-identical output.
+ * path (src/app/render.ts); `startServe` runs the whole controller in one process (src/app/serve.ts).
+ * cmd/ imports only this module.
  */
-import { stringify as toYaml } from 'yaml';
-import { fillStore, loadConfigFiles } from './controller/file-source.ts';
-import { ConfigStore } from './controller/store.ts';
-import { generateAll } from './envoyfilter/generate-all.ts';
-import { formatIssue, type ConfigIssue } from './model/result.ts';
-import { createGenerators } from './plugins/registry.ts';
-import { sortKeys } from './util/json.ts';
-import { buildRouteConfigurations } from './xds-rds/routes.ts';
-
-export type OutputFormat = 'yaml' | 'json';
-
-export interface RenderOptions {
-  readonly files: readonly string[];
-  readonly output: OutputFormat;
-  /** Render the MetaProtocol RDS RouteConfigurations instead of the EnvoyFilters. */
-  readonly routes: boolean;
-  readonly rootNamespace: string;
-  readonly namespaceScope: boolean;
-}
-
-export interface RenderResult {
-  /** The whole document, newline-terminated. */
-  readonly stdout: string;
-  /** Every input problem, in order: files and objects first, then generation. Non-empty means exit code 1. */
-  readonly issues: ConfigIssue[];
-}
-
-/** Loads `options.files` into a fresh store. */
-export function loadStore(
-  files: readonly string[],
-  rootNamespace: string,
-): { store: ConfigStore; issues: ConfigIssue[] } {
-  const loaded = loadConfigFiles(files, { rootNamespace });
-  const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh });
-  fillStore(store, loaded);
-  return { store, issues: [...loaded.issues] };
-}
-
-export function render(options: RenderOptions): RenderResult {
-  const { store, issues } = loadStore(options.files, options.rootNamespace);
-  let document: unknown;
-  if (options.routes) {
-    const built = buildRouteConfigurations(store);
-    issues.push(...built.issues);
-    document = { kind: 'RouteConfigurationList', items: built.routes };
-  } else {
-    const generated = generateAll(store, createGenerators(), { namespaceScope: options.namespaceScope });
-    issues.push(...generated.issues);
-    document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
-  }
-  const sorted = sortKeys(document);
-  const stdout =
-    options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : toYaml(sorted, { lineWidth: 0 });
-  return { stdout, issues: dedupe(issues) };
-}
-
-function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const k = formatIssue(i);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
+export { loadStore, render, type OutputFormat, type RenderOptions, type RenderResult } from './app/render.ts';
+export { startServe, type ServeDeps, type RunningServe } from './app/serve.ts';
+export { needsKube, type ServeOptions, type ConfigSourceKind, type OutputKind } from './app/options.ts';
+export { ensureDevCertificates, type DevCertPaths } from './app/dev-certs.ts';
+export { watchRoutes, type WatchRoutesOptions } from './xds-rds/client.ts';

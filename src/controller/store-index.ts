@@ -4,30 +4,7 @@
  */
 import type { ConfigObject } from '../model/objects.ts';
 
-/** Code-unit order of namespace, then name (never locale-dependent). */
-export function compareByName(a: ConfigObject, b: ConfigObject): number {
-  const an = a.metadata.namespace;
-  const bn = b.metadata.namespace;
-  if (an !== bn) return an < bn ? -1 : 1;
-  const am = a.metadata.name;
-  const bm = b.metadata.name;
-  return am < bm ? -1 : am > bm ? 1 : 0;
-}
-
-function timestampMs(o: ConfigObject): number {
-  const t = o.metadata.creationTimestamp;
-  if (t === '') return Number.POSITIVE_INFINITY;
-  const ms = Date.parse(t);
-  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
-}
-
-/** D6 tie-break: oldest creationTimestamp first (unknown = newest), then namespace/name. */
-export function compareOldestFirst(a: ConfigObject, b: ConfigObject): number {
-  const ta = timestampMs(a);
-  const tb = timestampMs(b);
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  return compareByName(a, b);
-}
+export { compareByName, compareOldestFirst } from '../model/order.ts';
 
 export function objectKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;

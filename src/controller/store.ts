@@ -58,7 +58,7 @@ export class ConfigStore implements ConfigView {
     this.rejects.delete(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
     const objects = this.objectsOf(obj.kind);
     const old = objects.get(key);
-    if (old !== undefined && (old === obj || stableStringify(old) === stableStringify(obj))) return false;
+    if (old !== undefined && (old === obj || fingerprint(old) === fingerprint(obj))) return false;
     if (old !== undefined) this.unindex(old);
     objects.set(key, obj);
     this.index(obj);
@@ -249,6 +249,18 @@ export class ConfigStore implements ConfigView {
   private emit(e: ConfigEvent): void {
     for (const l of [...this.listeners]) l(e);
   }
+}
+
+/** Content fingerprints, computed once per (immutable) object. */
+const fingerprints = new WeakMap<ConfigObject, string>();
+
+function fingerprint(obj: ConfigObject): string {
+  let f = fingerprints.get(obj);
+  if (f === undefined) {
+    f = stableStringify(obj);
+    fingerprints.set(obj, f);
+  }
+  return f;
 }
 
 function rejectKey(kind: string, namespace: string, name: string): string {

@@ -32,7 +32,11 @@ interface Op {
   readonly run: Task;
 }
 
-export async function applyPlan(plan: Plan, sink: EnvoyFilterSink, options: ApplyOptions): Promise<ApplyResult> {
+export async function applyPlan(
+  plan: Plan,
+  sink: EnvoyFilterSink,
+  options: ApplyOptions,
+): Promise<ApplyResult> {
   const ops: Op[] = [
     ...plan.creates.map((o) => ({
       op: 'create' as const,

@@ -92,10 +92,15 @@ export function withContentHash(obj: OutputObject, hash = desiredHash(obj)): Out
       ...obj.metadata,
       annotations: { ...(obj.metadata.annotations ?? {}), [CONTENT_HASH_ANNOTATION]: hash },
     },
-  } as OutputObject;
+  };
 }
 
-function isUnchanged(desired: OutputObject, hash: string, e: ExistingObject, memo?: Map<string, string>): boolean {
+function isUnchanged(
+  desired: OutputObject,
+  hash: string,
+  e: ExistingObject,
+  memo?: Map<string, string>,
+): boolean {
   // The annotation alone is not enough: a person may edit the spec and keep the annotation (drift).
   if (e.annotations[CONTENT_HASH_ANNOTATION] !== hash) return false;
   const labelKeys = Object.keys(desired.metadata.labels).sort();

@@ -57,7 +57,9 @@ export function createDirSink(dir: string): EnvoyFilterSink {
       let namespaces: string[];
       try {
         await mkdir(dir, { recursive: true });
-        namespaces = (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+        namespaces = (await readdir(dir, { withFileTypes: true }))
+          .filter((d) => d.isDirectory())
+          .map((d) => d.name);
       } catch (err) {
         throw ioError(`list ${dir}`, err);
       }
@@ -86,7 +88,11 @@ export function createDirSink(dir: string): EnvoyFilterSink {
       const file = fileOf(obj.kind, obj.metadata.namespace, obj.metadata.name);
       try {
         if ((await readIfExists(file)) !== undefined) {
-          throw new SinkError(`create ${file}: already exists`, { transient: true, code: 409, reason: 'AlreadyExists' });
+          throw new SinkError(`create ${file}: already exists (not managed by Aeraki)`, {
+            transient: false,
+            code: 409,
+            reason: 'AlreadyExists',
+          });
         }
         await atomicWrite(file, render(obj));
       } catch (err) {
@@ -98,7 +104,11 @@ export function createDirSink(dir: string): EnvoyFilterSink {
       try {
         const current = await readIfExists(file);
         if (current === undefined || sha256Hex(current) !== existing.resourceVersion) {
-          throw new SinkError(`update ${file}: changed since listed`, { transient: true, code: 409, reason: 'Conflict' });
+          throw new SinkError(`update ${file}: changed since listed`, {
+            transient: true,
+            code: 409,
+            reason: 'Conflict',
+          });
         }
         const body = updateBody(obj, existing);
         const md = body['metadata'] as Record<string, unknown>;

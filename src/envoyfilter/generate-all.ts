@@ -8,6 +8,7 @@ import type { Generator } from '../model/generator.ts';
 import type { OutputObject, ServiceEntry } from '../model/objects.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue, issue, type ConfigIssue, type ObjectRef, type Result } from '../model/result.ts';
+import { creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
@@ -121,34 +122,36 @@ function generateGateways(
   return out;
 }
 
-function timestampMs(t: string): number {
-  const ms = t === '' ? NaN : Date.parse(t);
-  return Number.isNaN(ms) ? Number.POSITIVE_INFINITY : ms;
+/**
+ * A string key whose code-unit order is the order of its parts (NUL sorts below every other character), so a
+ * plain sort of keys orders by namespace, then name, then kind.
+ */
+function tupleKey(...parts: string[]): string {
+  return parts.join('\u0000');
 }
 
 /** Oldest source first, then namespace, name, kind: the order in which sources claim object names. */
-function compareSources(a: SourceOutput, b: SourceOutput): number {
-  const ta = timestampMs(a.creationTimestamp);
-  const tb = timestampMs(b.creationTimestamp);
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  for (const [x, y] of [
-    [a.ref.namespace, b.ref.namespace],
-    [a.ref.name, b.ref.name],
-    [a.ref.kind, b.ref.kind],
-  ] as const) {
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
+function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
+  const decorated = sources.map((s) => ({
+    s,
+    t: creationTimeMs(s.creationTimestamp),
+    k: tupleKey(s.ref.namespace, s.ref.name, s.ref.kind),
+  }));
+  decorated.sort((a, b) => (a.t !== b.t ? (a.t < b.t ? -1 : 1) : a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  return decorated.map((d) => d.s);
 }
 
 function objectId(o: OutputObject): string {
-  return `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`;
+  return tupleKey(o.metadata.namespace, o.metadata.name, o.kind);
 }
 
-/** Keeps the first claim of every kind/namespace/name; identical duplicates collapse, others become issues. */
-function resolveCollisions(sources: SourceOutput[], issues: ConfigIssue[]): OutputObject[] {
+/**
+ * Keeps the first claim of every namespace/name/kind; identical duplicates collapse, others become issues. The
+ * result is sorted by namespace, then name, then kind.
+ */
+function resolveCollisions(sources: readonly SourceOutput[], issues: ConfigIssue[]): OutputObject[] {
   const claimed = new Map<string, { source: SourceOutput; object: OutputObject }>();
-  for (const source of [...sources].sort(compareSources)) {
+  for (const source of claimOrder(sources)) {
     for (const object of source.objects) {
       const id = objectId(object);
       const prev = claimed.get(id);
@@ -169,18 +172,8 @@ function resolveCollisions(sources: SourceOutput[], issues: ConfigIssue[]): Outp
       }
     }
   }
-  return [...claimed.values()].map((c) => c.object).sort(compareOutput);
-}
-
-function compareOutput(a: OutputObject, b: OutputObject): number {
-  for (const [x, y] of [
-    [a.metadata.namespace, b.metadata.namespace],
-    [a.metadata.name, b.metadata.name],
-    [a.kind, b.kind],
-  ] as const) {
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
+  const ids = [...claimed.keys()].sort();
+  return ids.map((id) => (claimed.get(id) as { object: OutputObject }).object);
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

@@ -13,12 +13,17 @@ import { isTransientStatus, SinkError, type EnvoyFilterSink } from './sink.ts';
 export const FIELD_MANAGER = 'aeraki';
 const GROUP = 'networking.istio.io';
 const VERSION = 'v1alpha3';
-const PLURALS: Readonly<Record<ManagedKind, string>> = { EnvoyFilter: 'envoyfilters', VirtualService: 'virtualservices' };
+const PLURALS: Readonly<Record<ManagedKind, string>> = {
+  EnvoyFilter: 'envoyfilters',
+  VirtualService: 'virtualservices',
+};
 const KINDS: readonly ManagedKind[] = ['EnvoyFilter', 'VirtualService'];
 
 export interface KubeSinkOptions {
   /** Kinds to list; default both (EnvoyFilter and the gateway VirtualService). */
   readonly kinds?: readonly ManagedKind[];
+  /** List page size (default 500). */
+  readonly pageSize?: number;
 }
 
 /** Converts anything client-node throws into a SinkError (ApiException.body is the raw JSON string of a Status). */
@@ -26,12 +31,18 @@ export function toSinkError(op: string, err: unknown): SinkError {
   if (err instanceof ApiException) {
     const code = err.code;
     const reason = statusReason(err.body);
-    return new SinkError(`${op}: HTTP ${code}${reason ? ` ${reason}` : ''}`, {
-      transient: isTransientStatus(code),
-      code,
-      ...(reason ? { reason } : {}),
-      cause: err,
-    });
+    // AlreadyExists on create: an object of that name exists without the `manager: Aeraki` label (else it
+    // would have been listed and updated). It is not ours to overwrite; retrying cannot help.
+    const foreign = reason === 'AlreadyExists';
+    return new SinkError(
+      `${op}: HTTP ${code}${reason ? ` ${reason}` : ''}${foreign ? ' (not managed by Aeraki)' : ''}`,
+      {
+        transient: isTransientStatus(code) && !foreign,
+        code,
+        ...(reason ? { reason } : {}),
+        cause: err,
+      },
+    );
   }
   // Network failures (FetchError, ECONNREFUSED, resets) are transient.
   const message = err instanceof Error ? err.message : String(err);
@@ -86,22 +97,31 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
     async list() {
       const out: ExistingObject[] = [];
       for (const kind of kinds) {
-        let list: unknown;
-        try {
-          list = await api.listClusterCustomObject({
-            group: GROUP,
-            version: VERSION,
-            plural: PLURALS[kind],
-            labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE}`,
-          });
-        } catch (err) {
-          throw toSinkError(`list ${PLURALS[kind]}`, err);
-        }
-        const items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
-        for (const item of items) {
-          const e = toExisting(kind, item);
-          if (e) out.push(e);
-        }
+        // Paged (limit/continue) to spare a real API server; a server that ignores limit answers in one page.
+        let next: string | undefined;
+        do {
+          let list: unknown;
+          try {
+            list = await api.listClusterCustomObject({
+              group: GROUP,
+              version: VERSION,
+              plural: PLURALS[kind],
+              labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE}`,
+              limit: options.pageSize ?? 500,
+              ...(next ? { _continue: next } : {}),
+            });
+          } catch (err) {
+            throw toSinkError(`list ${PLURALS[kind]}`, err);
+          }
+          const items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+          for (const item of items) {
+            const e = toExisting(kind, item);
+            if (e) out.push(e);
+          }
+          const md = isPlainObject(list) ? list['metadata'] : undefined;
+          const token = isPlainObject(md) ? md['continue'] : undefined;
+          next = typeof token === 'string' && token !== '' ? token : undefined;
+        } while (next !== undefined);
       }
       return out;
     },
@@ -133,7 +153,9 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
         await api.deleteNamespacedCustomObject({
           ...ref(existing.kind, existing.namespace),
           name: existing.name,
-          body: existing.resourceVersion ? { preconditions: { resourceVersion: existing.resourceVersion } } : {},
+          body: existing.resourceVersion
+            ? { preconditions: { resourceVersion: existing.resourceVersion } }
+            : {},
         });
       } catch (err) {
         if (err instanceof ApiException && err.code === 404) return;

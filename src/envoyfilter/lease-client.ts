@@ -1,5 +1,11 @@
 /** The Kubernetes adapter of LeaseClient: a coordination.k8s.io/v1 Lease read and written with client-node. */
-import { ApiException, CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoordinationV1Api,
+  V1MicroTime,
+  type KubeConfig,
+  type V1Lease,
+} from '@kubernetes/client-node';
 import type { LeaseClient, LeaseRecord, ObservedLease } from './leader-election.ts';
 
 function toMs(v: unknown): number | undefined {

@@ -4,10 +4,12 @@
  * applies the plan. Runs never overlap; a trigger during a run causes one more run after it.
  *
  * Safety: nothing is written before `isSynced()`; nothing is written unless `isLeader()` right before the write;
+ * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
+ * soon after the gate opens (calling trigger() then is still useful: it skips the wait);
  * the output of a failed or currently invalid source is kept (diff.ts). Transient write failures are retried
  * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change.
  */
-import type { ConfigIssue } from '../model/result.ts';
+import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import { formatIssue } from '../model/result.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { Logger } from '../model/logger.ts';
@@ -17,6 +19,7 @@ import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { createDebouncer, type Debouncer } from '../util/debounce.ts';
 import { applyPlan } from './apply.ts';
 import { diff } from './diff.ts';
+import { sourceKey } from './placement.ts';
 import { SinkError, type EnvoyFilterSink, type WriteFailure } from './sink.ts';
 
 /** What generateAll returns (src/envoyfilter/generate-all.ts); structural so tests can inject anything. */
@@ -32,9 +35,9 @@ export interface ReconcilerOptions {
   readonly desired: () => DesiredSet;
   /** Source keys (`ServiceEntry/<ns>/<name>`) that are invalid right now (store rejections): output kept. */
   readonly heldSources?: () => Iterable<string>;
-  /** Every source has synced once. Call trigger() when it turns true. */
+  /** Every source has synced once (re-checked every quietMs while false). */
   readonly isSynced: () => boolean;
-  /** Leadership, checked before each write (default: always leader). Call trigger() on becoming leader. */
+  /** Leadership, checked before each write (default: always leader; re-checked every quietMs while false). */
   readonly isLeader?: () => boolean;
   readonly quietMs?: number;
   readonly maxWaitMs?: number;
@@ -58,6 +61,21 @@ export interface RunReport {
   readonly failures: readonly WriteFailure[];
   readonly interrupted: boolean;
   readonly issues: number;
+  /** Wall time of the run by the reconciler's clock (planning and writes; 0 for skipped runs). */
+  readonly durationMs?: number;
+}
+
+/**
+ * Source keys of the ServiceEntries and Gateways a store currently rejects as invalid (ConfigStore.rejected()):
+ * pass as `heldSources` so their previous output is kept.
+ */
+export function heldSourceKeys(rejected: readonly { readonly ref: ObjectRef }[]): string[] {
+  const out: string[] = [];
+  for (const { ref } of rejected) {
+    if (ref.kind === 'ServiceEntry' || ref.kind === 'Gateway')
+      out.push(sourceKey(ref.kind, ref.namespace, ref.name));
+  }
+  return out;
 }
 
 const EMPTY: Omit<RunReport, 'skipped'> = {
@@ -77,6 +95,7 @@ export class Reconciler {
   private readonly log: Logger;
   private readonly debouncer: Debouncer;
   private readonly backoff: Backoff;
+  private readonly pollMs: number;
   private readonly hashMemo = new Map<string, string>();
   private readonly listeners: ((r: RunReport) => void)[] = [];
   private running: Promise<void> | undefined;
@@ -96,6 +115,7 @@ export class Reconciler {
       quietMs: options.quietMs ?? 1000,
       maxWaitMs: options.maxWaitMs ?? 10_000,
     });
+    this.pollMs = options.quietMs ?? 1000;
     this.backoff = new Backoff({ initialMs: 500, maxMs: 30_000, ...options.retry });
   }
 
@@ -148,7 +168,9 @@ export class Reconciler {
     try {
       do {
         this.rerun = false;
-        this.afterRun(await this.runOnce().catch((err: unknown) => this.failedRun(err)));
+        const started = this.clock.now();
+        const report = await this.runOnce().catch((err: unknown) => this.failedRun(err));
+        this.afterRun({ ...report, durationMs: report.skipped ? 0 : this.clock.now() - started });
       } while (this.rerun && !this.stopped);
     } finally {
       // Synchronously after the last check of `rerun`: a kick() from now on starts a new loop.
@@ -164,17 +186,22 @@ export class Reconciler {
     this.totals.failures += report.failures.length;
     if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
-    const transient =
-      report.skipped === 'desired-failed' || report.failures.some((f) => f.error.transient);
-    if (transient && !this.stopped) {
-      const delay = this.backoff.next();
+    const transient = report.skipped === 'desired-failed' || report.failures.some((f) => f.error.transient);
+    let delay: number | undefined;
+    if (transient) {
+      delay = this.backoff.next();
       this.log.warn('reconcile incomplete, retrying', { delayMs: delay, failures: report.failures.length });
+    } else if (report.skipped === 'not-synced' || report.skipped === 'not-leader' || report.interrupted) {
+      // Cheap re-check (no list happens before both gates pass): converges even if nobody calls trigger().
+      delay = this.pollMs;
+    } else if (report.failures.length === 0) {
+      this.backoff.reset();
+    }
+    if (delay !== undefined && !this.stopped) {
       this.retryTimer = this.clock.setTimeout(() => {
         this.retryTimer = undefined;
         this.kick();
       }, delay);
-    } else if (!report.skipped && report.failures.length === 0 && !report.interrupted) {
-      this.backoff.reset();
     }
     for (const l of [...this.listeners]) l(report);
   }
@@ -214,7 +241,13 @@ export class Reconciler {
       logger: this.log,
     });
     for (const f of result.failures) {
-      this.log.warn('write failed', { op: f.op, kind: f.kind, namespace: f.namespace, name: f.name, ...errorFields(f.error) });
+      this.log.warn('write failed', {
+        op: f.op,
+        kind: f.kind,
+        namespace: f.namespace,
+        name: f.name,
+        ...errorFields(f.error),
+      });
     }
     if (result.interrupted) this.log.warn('writes stopped: no longer leader');
     const report: RunReport = {
@@ -238,7 +271,8 @@ export class Reconciler {
   /** A run that could not plan (list failed, or a bug): retried with backoff. */
   private failedRun(err: unknown): RunReport {
     this.log.error('reconcile: cannot compute or list', errorFields(err));
-    const error = err instanceof SinkError ? err : new SinkError(String(err), { transient: true, cause: err });
+    const error =
+      err instanceof SinkError ? err : new SinkError(String(err), { transient: true, cause: err });
     return {
       ...EMPTY,
       skipped: 'desired-failed',

@@ -56,10 +56,24 @@ function readRoute(f: Fields, o: Raw, path: string): MetaRoute {
   const mirror = mirrorObj ? readDestination(f, mirrorObj, `${path}.mirror`) : undefined;
   const mp = f.object(o, 'mirrorPercentage', `${path}.mirrorPercentage`);
   const mpValue = mp ? f.number(mp, 'value', `${path}.mirrorPercentage.value`) : undefined;
+  if (mpValue !== undefined && !(mpValue >= 0 && mpValue <= 100)) {
+    f.error(`${path}.mirrorPercentage.value`, `must be between 0 and 100, got ${mpValue}`);
+  }
+  if (mirror && mirror.host === '') f.error(`${path}.mirror.host`, 'a mirror host is required');
+  const route = f.objectList(o, 'route', `${path}.route`, (r, p) => readRouteDestination(f, r, p));
+  const rawRoute = o['route'];
+  if (route.length === 0 && !(Array.isArray(rawRoute) && rawRoute.length > 0)) {
+    f.error(`${path}.route`, 'at least one destination is required');
+  }
+  route.forEach((d, j) => {
+    if (d.destination.host === '') {
+      f.error(`${path}.route[${j}].destination.host`, 'a destination host is required');
+    }
+  });
   return {
     ...(name !== undefined ? { name } : {}),
     ...(match ? { match } : {}),
-    route: f.objectList(o, 'route', `${path}.route`, (r, p) => readRouteDestination(f, r, p)),
+    route,
     ...(mirror ? { mirror } : {}),
     ...(mp ? { mirrorPercentage: mpValue !== undefined ? { value: mpValue } : {} } : {}),
     requestMutation: f.objectList(o, 'requestMutation', `${path}.requestMutation`, (kv, p) =>

@@ -124,9 +124,13 @@ function readResourceVersion(f: Fields, v: unknown): string {
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  } else {
+    const o = value as Record<string, unknown>;
+    for (const k in o) deepFreeze(o[k]);
   }
   return value;
 }

@@ -77,7 +77,8 @@ export class ManualClock implements Clock {
     for (;;) {
       let due: ManualTimer | undefined;
       for (const t of this.timers.values()) {
-        if (t.at <= target && (due === undefined || t.at < due.at || (t.at === due.at && t.id < due.id))) due = t;
+        if (t.at <= target && (due === undefined || t.at < due.at || (t.at === due.at && t.id < due.id)))
+          due = t;
       }
       if (due === undefined) break;
       this.timers.delete(due.id);

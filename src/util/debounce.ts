@@ -3,7 +3,7 @@ import debounce from 'lodash.debounce';
 /**
  * Coalesces bursts of calls: `fn` runs once `quietMs` passed without a `trigger()`, and at the latest `maxWaitMs`
  * after the first trigger of a burst (lodash.debounce with `maxWait`, trailing edge only).
- * `fn` runs on a timer, never inside `trigger()`.
+ * `fn` runs on a timer, never inside `trigger()`. A `maxWaitMs` below `quietMs` is raised to `quietMs` (as lodash does).
  */
 export interface Debouncer {
   trigger(): void;

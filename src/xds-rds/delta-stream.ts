@@ -42,7 +42,11 @@ export class DeltaStream implements ResourceWatcher {
     if (req.nodeId) this.nodeId = req.nodeId;
     if (req.typeUrl !== ROUTE_CONFIGURATION_TYPE && !(this.started && req.typeUrl === '')) {
       metrics.rejectedTypeUrls++;
-      logger.warn('rds: unknown type URL', { proxy: this.nodeId, peer: this.deps.peer, typeUrl: req.typeUrl });
+      logger.warn('rds: unknown type URL', {
+        proxy: this.nodeId,
+        peer: this.deps.peer,
+        typeUrl: req.typeUrl,
+      });
       this.close();
       this.deps.sink.fail(STATUS_INVALID_ARGUMENT, `unsupported type URL "${req.typeUrl}"`);
       return;

@@ -140,11 +140,7 @@ export function generateDevCertificates(opts: DevCertOptions = {}): DevCertPems 
   const serverKey = newKey(bits);
   const serverCert = leaf(
     `${svc}.${ns}.svc`,
-    [
-      ...dnsNames.map((value) => ({ type: 2, value })),
-      { type: 7, ip: '127.0.0.1' },
-      { type: 7, ip: '::1' },
-    ],
+    [...dnsNames.map((value) => ({ type: 2, value })), { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }],
     true,
     serverKey,
   );

@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import protobuf from 'protobufjs';
+import { envoyProtoDirs, loadProtoRoot } from '../util/protos.ts';
 
 /**
  * The Envoy messages of the RDS server, loaded by reflection (protobufjs) from the protos shipped in
@@ -24,34 +22,12 @@ const FILES = [
   'envoy/service/route/v3/rds.proto',
 ];
 
-function includeDirs(): string[] {
-  const require = createRequire(import.meta.url);
-  const deps = path.join(path.dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
-  return ['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((d) => path.join(deps, d));
-}
-
 let cached: RdsProtos | undefined;
 
 /** Loads (once) and returns the RDS protos. Throws only if the installation is broken. */
 export function loadRdsProtos(): RdsProtos {
   if (cached) return cached;
-  const require = createRequire(import.meta.url);
-  const dirs = includeDirs();
-  const root = new protobuf.Root();
-  root.resolvePath = (origin, target) => {
-    if (target in protobuf.common) return target;
-    if (target === 'google/protobuf/descriptor.proto') {
-      return require.resolve('protobufjs/google/protobuf/descriptor.proto');
-    }
-    if (path.isAbsolute(target) && existsSync(target)) return target;
-    for (const dir of dirs) {
-      const full = path.join(dir, target);
-      if (existsSync(full)) return full;
-    }
-    return protobuf.util.path.resolve(origin, target);
-  };
-  root.loadSync(FILES);
-  root.resolveAll();
+  const root = loadProtoRoot(FILES, envoyProtoDirs());
   const t = (name: string) => root.lookupType(name);
   cached = {
     root,

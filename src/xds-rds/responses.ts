@@ -1,38 +1,70 @@
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
-import { loadRdsProtos } from './protos.ts';
 import type { EncodedResource } from './snapshot.ts';
 
 /**
- * Response encoding: the small per-stream fields are encoded here and the pre-encoded resource entries are
- * appended as they are (protobuf allows repeated fields anywhere in a message), so a push costs one copy of the
- * shared bytes per stream and no re-encoding.
+ * Response encoding: the small per-stream fields are hand-encoded here (string fields of DiscoveryResponse /
+ * DeltaDiscoveryResponse) and the pre-encoded resource entries are appended as they are (protobuf allows repeated
+ * fields anywhere in a message), so a push costs one copy of the shared bytes per stream and no re-encoding.
+ * Field numbers: wire-formats.md 4.1.
  */
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
+
+/** A length-delimited string field; empty strings are left out (proto3 default). */
+function stringField(field: number, value: string): Buffer {
+  if (value === '') return Buffer.alloc(0);
+  const bytes = Buffer.from(value, 'utf8');
+  return Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length)]), bytes]);
+}
+
+const SOTW_TYPE_URL = stringField(4, ROUTE_CONFIGURATION_TYPE);
+const DELTA_TYPE_URL = stringField(4, ROUTE_CONFIGURATION_TYPE);
+
+let lastVersion = '';
+let lastVersionField: Buffer = Buffer.alloc(0);
+
+/** Field 1 (version_info / system_version_info), memoised: one push encodes it once for all streams. */
+function versionField(version: string): Buffer {
+  if (version !== lastVersion) {
+    lastVersion = version;
+    lastVersionField = stringField(1, version);
+  }
+  return lastVersionField;
+}
+
+/** DiscoveryResponse{version_info=1, resources=2, type_url=4, nonce=5}. */
 export function encodeSotwResponse(
   versionInfo: string,
   nonce: string,
   resources: readonly EncodedResource[],
 ): Buffer {
-  const p = loadRdsProtos();
-  const head = p.DiscoveryResponse.encode(
-    p.DiscoveryResponse.fromObject({ versionInfo, typeUrl: ROUTE_CONFIGURATION_TYPE, nonce }),
-  ).finish();
-  return Buffer.concat([head, ...resources.map((r) => r.sotwEntry)]);
+  return Buffer.concat([
+    versionField(versionInfo),
+    SOTW_TYPE_URL,
+    stringField(5, nonce),
+    ...resources.map((r) => r.sotwEntry),
+  ]);
 }
 
+/** DeltaDiscoveryResponse{system_version_info=1, resources=2, type_url=4, nonce=5, removed_resources=6}. */
 export function encodeDeltaResponse(
   systemVersionInfo: string,
   nonce: string,
   resources: readonly EncodedResource[],
   removedResources: readonly string[],
 ): Buffer {
-  const p = loadRdsProtos();
-  const head = p.DeltaDiscoveryResponse.encode(
-    p.DeltaDiscoveryResponse.fromObject({
-      systemVersionInfo,
-      typeUrl: ROUTE_CONFIGURATION_TYPE,
-      nonce,
-      removedResources: [...removedResources],
-    }),
-  ).finish();
-  return Buffer.concat([head, ...resources.map((r) => r.deltaEntry)]);
+  return Buffer.concat([
+    versionField(systemVersionInfo),
+    DELTA_TYPE_URL,
+    stringField(5, nonce),
+    ...removedResources.map((n) => stringField(6, n)),
+    ...resources.map((r) => r.deltaEntry),
+  ]);
 }

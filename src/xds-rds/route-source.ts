@@ -6,7 +6,12 @@ import { buildRouteConfigurations } from './routes.ts';
 import type { SnapshotCache } from './snapshot.ts';
 
 /** Kinds whose changes can change MetaProtocol routes (VirtualService and Gateway never do). */
-const RELEVANT = new Set<ConfigEvent['kind']>(['ServiceEntry', 'DestinationRule', 'MetaRouter', 'ApplicationProtocol']);
+const RELEVANT = new Set<ConfigEvent['kind']>([
+  'ServiceEntry',
+  'DestinationRule',
+  'MetaRouter',
+  'ApplicationProtocol',
+]);
 
 export interface RouteSourceOptions {
   readonly quietMs?: number;

@@ -5,19 +5,19 @@
 import type {
   DestinationRule,
   MetaRoute,
-  MetaRouteMatch,
   MetaRouter,
   ServiceEntry,
   ServicePort,
   TrafficPolicy,
 } from '../model/objects.ts';
+import { attributeMatchers } from '../model/matchers.ts';
+import { compareOldestFirst } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
 import { formatIssue, issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import type {
   HashPolicyJson,
-  HeaderMatcherJson,
   HeaderValueOptionJson,
   RouteActionJson,
   RouteConfigurationJson,
@@ -44,7 +44,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   for (const se of view.serviceEntries()) {
     for (const route of routesOfServiceEntry(view, se, issues)) {
       const prev = byName.get(route.name);
-      if (prev === undefined || isOlder(se, prev.se)) byName.set(route.name, { se, route });
+      if (prev === undefined || compareOldestFirst(se, prev.se) < 0) byName.set(route.name, { se, route });
     }
   }
   const routes = [...byName.keys()]
@@ -64,25 +64,28 @@ class IssueSet {
   }
 }
 
-function isOlder(a: ServiceEntry, b: ServiceEntry): boolean {
-  const ta = a.metadata.creationTimestamp;
-  const tb = b.metadata.creationTimestamp;
-  return ta !== '' && tb !== '' && ta < tb;
-}
-
 function refOf(o: ServiceEntry | MetaRouter): ObjectRef {
   return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
 }
 
-function routesOfServiceEntry(view: ConfigView, se: ServiceEntry, issues: IssueSet): RouteConfigurationJson[] {
-  const ports: { port: ServicePort; index: number }[] = [];
+function routesOfServiceEntry(
+  view: ConfigView,
+  se: ServiceEntry,
+  issues: IssueSet,
+): RouteConfigurationJson[] {
+  const ports: ServicePort[] = [];
+  let invalid = false;
   se.spec.ports.forEach((port, index) => {
     if (detectProtocol(port.name) !== 'metaprotocol') return;
     const app = applicationProtocolOf(port.name);
-    if (!app.ok) issues.add(issue(refOf(se), `spec.ports[${index}].name`, app.message));
-    else ports.push({ port, index });
+    if (app.ok) ports.push(port);
+    else {
+      issues.add(issue(refOf(se), `spec.ports[${index}].name`, app.message));
+      invalid = true;
+    }
   });
-  if (ports.length === 0) return [];
+  // D1: a ServiceEntry with an invalid MetaProtocol port is rendered not at all, as its EnvoyFilters are not.
+  if (invalid || ports.length === 0) return [];
   const host = se.spec.hosts[0];
   if (host === undefined || host === '') {
     issues.add(issue(refOf(se), 'spec.hosts', 'a MetaProtocol service needs at least one host'));
@@ -92,12 +95,7 @@ function routesOfServiceEntry(view: ConfigView, se: ServiceEntry, issues: IssueS
   const dr = view.destinationRuleForHost(host, ns);
   let metaRouter = view.metaRouterForHost(host, ns);
   if (metaRouter !== undefined && metaRouter.spec.routes.length === 0) metaRouter = undefined;
-  if (metaRouter !== undefined) {
-    const problems = validateMetaRouter(metaRouter);
-    problems.forEach((p) => issues.add(p));
-    if (problems.length > 0) metaRouter = undefined;
-  }
-  return ports.map(({ port }) => {
+  return ports.map((port) => {
     const routes = metaRouter
       ? metaRouter.spec.routes.map((r) => buildRoute(r, port.number, dr))
       : [defaultRoute(host, port.number, dr)];
@@ -108,51 +106,28 @@ function routesOfServiceEntry(view: ConfigView, se: ServiceEntry, issues: IssueS
   });
 }
 
-/** Problems that would make a route unusable by the proxy; any of them makes the whole MetaRouter count as absent. */
-function validateMetaRouter(mr: MetaRouter): ConfigIssue[] {
-  const out: ConfigIssue[] = [];
-  mr.spec.routes.forEach((r, i) => {
-    const path = `spec.routes[${i}]`;
-    if (r.route.length === 0) out.push(issue(refOf(mr), `${path}.route`, 'at least one destination is required'));
-    r.route.forEach((d, j) => {
-      if (!d.destination.host) {
-        out.push(issue(refOf(mr), `${path}.route[${j}].destination.host`, 'a destination host is required'));
-      }
-    });
-    if (r.mirror !== undefined && !r.mirror.host) {
-      out.push(issue(refOf(mr), `${path}.mirror.host`, 'a mirror host is required'));
-    }
-    const pct = r.mirrorPercentage?.value;
-    if (pct !== undefined && !(Number.isFinite(pct) && pct >= 0 && pct <= 100)) {
-      out.push(issue(refOf(mr), `${path}.mirrorPercentage.value`, `must be between 0 and 100, got ${pct}`));
-    }
-  });
-  return out;
-}
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+// The builders below assign optional fields imperatively instead of spreading conditional objects: route
+// building is on the hot path of every rebuild, and the spreads cost more than the whole JSON encoding.
 
 function defaultRoute(host: string, port: number, dr: DestinationRule | undefined): RouteJson {
+  const action: Mutable<RouteActionJson> = { cluster: outboundClusterName(port, undefined, host) };
   const hash = hashHeaderOf(dr, undefined);
-  return {
-    name: 'default',
-    match: { prefix: '/' },
-    route: {
-      cluster: outboundClusterName(port, undefined, host),
-      ...(hash !== undefined ? { hashPolicy: [hashPolicy(hash)] } : {}),
-    },
-  };
+  if (hash !== undefined) action.hashPolicy = [hashPolicy(hash)];
+  return { name: 'default', match: { prefix: '/' }, route: action };
 }
 
 function buildRoute(r: MetaRoute, sePort: number, dr: DestinationRule | undefined): RouteJson {
-  const headers = headerMatchers(r.match);
-  const requestHeaders = headerValues(r.requestMutation);
-  const responseHeaders = headerValues(r.responseMutation);
-  return {
-    ...(r.name ? { name: r.name } : {}),
+  const headers = attributeMatchers(r.match);
+  const route: Mutable<RouteJson> = {
     match: headers.length > 0 ? { prefix: '/', headers } : { prefix: '/' },
     route: routeAction(r, sePort, dr),
-    ...(requestHeaders.length > 0 ? { requestHeadersToAdd: requestHeaders } : {}),
-    ...(responseHeaders.length > 0 ? { responseHeadersToAdd: responseHeaders } : {}),
   };
+  if (r.name) route.name = r.name;
+  if (r.requestMutation.length > 0) route.requestHeadersToAdd = headerValues(r.requestMutation);
+  if (r.responseMutation.length > 0) route.responseHeadersToAdd = headerValues(r.responseMutation);
+  return route;
 }
 
 function clusterOf(d: { host: string; subset?: string; port?: { number?: number } }, sePort: number): string {
@@ -161,43 +136,37 @@ function clusterOf(d: { host: string; subset?: string; port?: { number?: number 
 }
 
 function routeAction(r: MetaRoute, sePort: number, dr: DestinationRule | undefined): RouteActionJson {
+  const action: Mutable<RouteActionJson> = {};
   const hashes: HashPolicyJson[] = [];
-  let target: Pick<RouteActionJson, 'cluster' | 'weightedClusters'>;
   const [only] = r.route;
   if (r.route.length === 1 && only !== undefined) {
-    target = { cluster: clusterOf(only.destination, sePort) };
+    action.cluster = clusterOf(only.destination, sePort);
     const h = hashHeaderOf(dr, only.destination.subset);
     if (h !== undefined) hashes.push(hashPolicy(h));
   } else {
     let totalWeight = 0;
-    const clusters = r.route.map((d) => {
+    const clusters: { name: string; weight: number }[] = [];
+    for (const d of r.route) {
       const weight = d.weight ?? 0;
       totalWeight += weight;
       const h = hashHeaderOf(dr, d.destination.subset);
       if (h !== undefined) hashes.push(hashPolicy(h));
-      return { name: clusterOf(d.destination, sePort), weight };
-    });
-    target = { weightedClusters: { clusters, totalWeight } };
+      clusters.push({ name: clusterOf(d.destination, sePort), weight });
+    }
+    action.weightedClusters = { clusters, totalWeight };
   }
-  const mirror = r.mirror;
-  const percent = r.mirrorPercentage?.value ? r.mirrorPercentage.value : 100;
-  return {
-    ...target,
-    ...(hashes.length > 0 ? { hashPolicy: hashes } : {}),
-    ...(mirror !== undefined
-      ? {
-          requestMirrorPolicies: [
-            {
-              cluster: clusterOf(mirror, sePort),
-              // Aeraki: uint32(percent * 10000) over MILLION (truncated, as Go converts).
-              runtimeFraction: {
-                defaultValue: { numerator: Math.trunc(percent * 10000), denominator: 'MILLION' as const },
-              },
-            },
-          ],
-        }
-      : {}),
-  };
+  if (hashes.length > 0) action.hashPolicy = hashes;
+  if (r.mirror !== undefined) {
+    const percent = r.mirrorPercentage?.value ? r.mirrorPercentage.value : 100;
+    action.requestMirrorPolicies = [
+      {
+        cluster: clusterOf(r.mirror, sePort),
+        // Aeraki: uint32(percent * 10000) over MILLION (truncated, as Go converts).
+        runtimeFraction: { defaultValue: { numerator: Math.trunc(percent * 10000), denominator: 'MILLION' } },
+      },
+    ];
+  }
+  return action;
 }
 
 function hashPolicy(headerName: string): HashPolicyJson {
@@ -212,20 +181,6 @@ function hashHeaderOf(dr: DestinationRule | undefined, subset: string | undefine
   else policy = dr.spec.subsets.find((s) => s.name === subset)?.trafficPolicy;
   const header = policy?.loadBalancer?.consistentHash?.httpHeaderName;
   return header ? header : undefined;
-}
-
-/** Attributes in sorted key order (D5); `null` or regex `*` means "present"; an empty match is skipped (as Aeraki). */
-function headerMatchers(match: MetaRouteMatch | undefined): HeaderMatcherJson[] {
-  if (match === undefined) return [];
-  const out: HeaderMatcherJson[] = [];
-  for (const name of Object.keys(match.attributes).sort()) {
-    const m = match.attributes[name];
-    if (m === null || m === undefined || m.regex === '*') out.push({ name, presentMatch: true });
-    else if (m.exact !== undefined) out.push({ name, exactMatch: m.exact });
-    else if (m.prefix !== undefined) out.push({ name, prefixMatch: m.prefix });
-    else if (m.regex !== undefined) out.push({ name, safeRegexMatch: { googleRe2: {}, regex: m.regex } });
-  }
-  return out;
 }
 
 function headerValues(kvs: readonly { key: string; value: string }[]): HeaderValueOptionJson[] {

@@ -59,7 +59,11 @@ export class RdsServer {
     } else {
       this.provider = new FileCertificateProvider(tls, logger, tls.pollIntervalMs);
       // grpc-js passes its first argument on as the identity provider; ours serves both roles.
-      creds = grpc.experimental.createCertificateProviderServerCredentials(this.provider, this.provider, true);
+      creds = grpc.experimental.createCertificateProviderServerCredentials(
+        this.provider,
+        this.provider,
+        true,
+      );
     }
     const address = `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
@@ -91,7 +95,10 @@ export class RdsServer {
       close(): void;
     },
   ): void {
-    const peer = 'insecure' in this.options.tls ? 'unauthenticated' : peerIdentity(call.getAuthContext().sslPeerCertificate);
+    const peer =
+      'insecure' in this.options.tls
+        ? 'unauthenticated'
+        : peerIdentity(call.getAuthContext().sslPeerCertificate);
     const logger = this.options.logger.child({ peer });
     const sink: StreamSink = {
       send: (bytes) => {

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
 import { loadRdsProtos, messageToProto3Json, proto3JsonToObject } from './protos.ts';
 import type { DeltaRequest, ErrorDetail, SotwRequest } from './stream-types.ts';
 

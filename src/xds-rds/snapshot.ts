@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs';
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
-import { sha256Hex, stableStringify } from '../util/json.ts';
+import { sha256Hex } from '../util/json.ts';
 import { loadRdsProtos, proto3JsonToObject, type RdsProtos } from './protos.ts';
 import type { RouteConfigurationJson } from './route-json.ts';
 
@@ -13,6 +13,8 @@ export interface EncodedResource {
   /** Hex content hash (16 characters) of the proto3 JSON. */
   readonly version: string;
   readonly json: RouteConfigurationJson;
+  /** JSON.stringify of `json`: the builder emits keys in a fixed order, so equal content gives equal text. */
+  readonly text: string;
   /** `DiscoveryResponse.resources` entry: tag 2 + length + Any{type_url, value}. */
   readonly sotwEntry: Buffer;
   /** `DeltaDiscoveryResponse.resources` entry: tag 2 + length + Resource{version, resource: Any, name}. */
@@ -25,7 +27,10 @@ export interface Snapshot {
   readonly resources: ReadonlyMap<string, EncodedResource>;
 }
 
-export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({ version: sha256Hex('').slice(0, 16), resources: new Map() });
+export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
+  version: sha256Hex('').slice(0, 16),
+  resources: new Map(),
+});
 
 /** Counts of encoding work, for metrics and the benchmark. */
 export interface EncodeStats {
@@ -41,9 +46,10 @@ function lengthDelimited(fieldNumber: number, bytes: Uint8Array): Buffer {
 
 export function encodeResource(
   json: RouteConfigurationJson,
-  version: string,
+  text: string = JSON.stringify(json),
   protos: RdsProtos = loadRdsProtos(),
 ): EncodedResource {
+  const version = sha256Hex(text).slice(0, 16);
   const msg = protos.RouteConfiguration.fromObject(
     proto3JsonToObject(protos.RouteConfiguration, json) as Record<string, unknown>,
   );
@@ -58,6 +64,7 @@ export function encodeResource(
     name: json.name,
     version,
     json,
+    text,
     sotwEntry: lengthDelimited(2, anyBytes),
     deltaEntry: lengthDelimited(2, resourceBytes),
   };
@@ -75,13 +82,14 @@ export function nextSnapshot(
   const resources = new Map<string, EncodedResource>();
   const changed: string[] = [];
   for (const json of [...routes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const version = sha256Hex(stableStringify(json)).slice(0, 16);
+    // Unchanged content is recognised by its text (no hashing, no encoding); only changes are hashed and encoded.
+    const text = JSON.stringify(json);
     const old = previous.resources.get(json.name);
-    if (old !== undefined && old.version === version) {
+    if (old !== undefined && old.text === text) {
       resources.set(json.name, old);
       continue;
     }
-    const enc = encodeResource(json, version);
+    const enc = encodeResource(json, text);
     if (stats) {
       stats.resourceEncodes++;
       stats.resourceBytes += enc.sotwEntry.length + enc.deltaEntry.length;

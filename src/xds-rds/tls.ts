@@ -129,7 +129,9 @@ export class FileCertificateProvider implements experimental.CertificateProvider
 }
 
 /** The peer's identity from its certificate: the SPIFFE URI SAN if any, else the subject CN. */
-export function peerIdentity(cert: { subject?: { CN?: string | string[] }; subjectaltname?: string } | undefined): string {
+export function peerIdentity(
+  cert: { subject?: { CN?: string | string[] }; subjectaltname?: string } | undefined,
+): string {
   if (!cert) return 'unauthenticated';
   const uri = (cert.subjectaltname ?? '')
     .split(',')

@@ -1,33 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { serviceEntry, virtualService } from '../support/builders.ts';
-import { settled, startPair, waitForStatus, type Pair } from '../fakes/istiod/harness.ts';
+import { virtualService } from '../support/builders.ts';
+import { names, se, settled, startPair, waitForStatus, type Pair } from '../fakes/istiod/harness.ts';
 import { encodeResourceWithBody, GARBAGE } from '../fakes/istiod/encode.ts';
 import { MCP_RESOURCE_TYPE_URL } from '../../src/controller/mcp/protos.ts';
 
 const SE_V1 = 'networking.istio.io/v1/ServiceEntry';
 const SE_V1A3 = 'networking.istio.io/v1alpha3/ServiceEntry';
-
-function se(name: string, version = '1', ns = 'shop') {
-  return serviceEntry(
-    ns,
-    name,
-    {
-      hosts: [`${name}.${ns}.svc.cluster.local`],
-      addresses: ['10.0.0.1'],
-      ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' }],
-      resolution: 'STATIC',
-    },
-    { resourceVersion: version },
-  );
-}
-
-function names(p: Pair, kind: 'ServiceEntry' | 'VirtualService' = 'ServiceEntry'): string[] {
-  return p.store.list(kind).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
-}
 
 describe('MCP client against the fake istiod', () => {
   const pairs: Pair[] = [];
@@ -47,14 +26,22 @@ describe('MCP client against the fake istiod', () => {
     const inits = p.fake.filter('init');
     assert.deepEqual(
       inits.map((r) => r.typeUrl),
-      ['ServiceEntry', 'VirtualService', 'DestinationRule', 'Gateway'].map((k) => `networking.istio.io/v1alpha3/${k}`),
+      ['ServiceEntry', 'VirtualService', 'DestinationRule', 'Gateway'].map(
+        (k) => `networking.istio.io/v1alpha3/${k}`,
+      ),
     );
-    assert.equal(inits[0]?.nodeId, 'sidecar~10.244.0.15~aeraki-7d9f-abcde.istio-system~istio-system.svc.cluster.local');
+    assert.equal(
+      inits[0]?.nodeId,
+      'sidecar~10.244.0.15~aeraki-7d9f-abcde.istio-system~istio-system.svc.cluster.local',
+    );
     assert.deepEqual(inits[0]?.nodeMetadata, { GENERATOR: 'api', ISTIO_VERSION: '65536.65536.65536' });
     assert.ok(inits.slice(1).every((r) => r.nodeId === undefined));
     assert.equal(p.fake.streams.length, 1);
     assert.equal(p.fake.streams[0]?.authorization, undefined);
-    assert.deepEqual(p.client.typeUrls(), inits.map((r) => r.typeUrl));
+    assert.deepEqual(
+      p.client.typeUrls(),
+      inits.map((r) => r.typeUrl),
+    );
   });
 
   it('auto mode subscribes v1 and v1alpha3 of every kind', async () => {
@@ -100,7 +87,9 @@ describe('MCP client against the fake istiod', () => {
 
   for (const serve of ['v1', 'v1alpha3'] as const) {
     it(`auto mode works against a ${serve}-only istiod; the empty other URL deletes nothing`, async () => {
-      const p = await pair({ serve }, {}, (f) => f.set([se('a'), virtualService('shop', 'vs', { hosts: ['a'] })], { push: false }));
+      const p = await pair({ serve }, {}, (f) =>
+        f.set([se('a'), virtualService('shop', 'vs', { hosts: ['a'] })], { push: false }),
+      );
       p.client.start();
       await p.client.whenSynced();
       assert.deepEqual(names(p), ['shop/a']);
@@ -110,7 +99,10 @@ describe('MCP client against the fake istiod', () => {
       p.fake.upsert(se('d'));
       await settled(p);
       assert.deepEqual(names(p), ['shop/a', 'shop/d']);
-      assert.deepEqual(p.events.map((e) => `${e.type} ${e.kind} ${e.name}`), ['added ServiceEntry d']);
+      assert.deepEqual(
+        p.events.map((e) => `${e.type} ${e.kind} ${e.name}`),
+        ['added ServiceEntry d'],
+      );
       assert.ok(p.client.synced);
     });
   }
@@ -122,10 +114,14 @@ describe('MCP client against the fake istiod', () => {
     const protos = p.fake.protos;
     p.fake.setRaw('ServiceEntry', [
       { type_url: MCP_RESOURCE_TYPE_URL, value: GARBAGE },
-      encodeResourceWithBody(protos, { kind: 'ServiceEntry', namespace: 'shop', name: 'b', version: '9' }, {
-        type_url: 'type.googleapis.com/istio.networking.v1alpha3.ServiceEntry',
-        value: GARBAGE,
-      }),
+      encodeResourceWithBody(
+        protos,
+        { kind: 'ServiceEntry', namespace: 'shop', name: 'b', version: '9' },
+        {
+          type_url: 'type.googleapis.com/istio.networking.v1alpha3.ServiceEntry',
+          value: GARBAGE,
+        },
+      ),
     ]);
     p.fake.remove('ServiceEntry', 'shop', 'b', { push: false });
     p.fake.upsert(se('c'));
@@ -146,69 +142,6 @@ describe('MCP client against the fake istiod', () => {
     assert.deepEqual(names(p), ['shop/c']);
   });
 
-  it('reconnects after a drop mid-push without spurious deletes, then resyncs', async () => {
-    const p = await pair({ serve: 'v1' }, {}, (f) => f.set([se('a'), se('b'), se('c')], { push: false }));
-    p.client.start();
-    await p.client.whenSynced();
-    p.events.length = 0;
-    p.fake.dropAfterResponses = 1;
-    p.fake.upsert(se('d'), { push: false });
-    p.fake.remove('ServiceEntry', 'shop', 'c');
-    const down = await waitForStatus(p.client, (s) => s.state === 'backoff', 'backoff after the drop');
-    assert.equal(down.reconnects, 1);
-    assert.deepEqual(p.clock.pendingDelays(), [500]);
-    p.clock.advance(500);
-    await waitForStatus(p.client, (s) => s.state === 'connected', 'reconnected');
-    await p.fake.waitFor(
-      () => p.fake.requests.filter((r) => r.stream === 2 && r.kind === 'ack').length === 8,
-      'resync on the new stream',
-    );
-    assert.deepEqual(names(p), ['shop/a', 'shop/b', 'shop/d']);
-    assert.deepEqual(
-      p.events.filter((e) => e.type === 'deleted').map((e) => e.name),
-      ['c'],
-      'only the really deleted object',
-    );
-    const inits2 = p.fake.requests.filter((r) => r.stream === 2 && r.kind === 'init');
-    assert.equal(inits2.length, 8);
-    assert.ok(inits2[0]?.nodeId, 'the node is sent again on the new stream');
-  });
-
-  it('keeps retrying while istiod refuses streams, with growing backoff, and syncs afterwards', async () => {
-    const p = await pair({ serve: 'v1' }, {}, (f) => {
-      f.set([se('a')], { push: false });
-      f.refuseStreams = 3;
-    });
-    p.client.start();
-    const delays: number[] = [];
-    for (let i = 1; i <= 3; i++) {
-      await waitForStatus(p.client, (s) => s.state === 'backoff' && s.reconnects === i, `refusal ${i}`);
-      delays.push(...p.clock.pendingDelays());
-      p.clock.advance(p.clock.pendingDelays()[0] ?? 0);
-    }
-    assert.deepEqual(delays, [500, 750, 1125]);
-    await p.client.whenSynced();
-    assert.deepEqual(names(p), ['shop/a']);
-    assert.match(p.client.status().lastError ?? '', /refused/);
-  });
-
-  it('sends the bearer token from the token file; without it istiod says UNAUTHENTICATED', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'mcp-token-'));
-    const tokenFile = path.join(dir, 'token');
-    writeFileSync(tokenFile, 'secret-token\n');
-    const p = await pair({ serve: 'v1', requireToken: 'secret-token' }, { tokenFile }, (f) => f.set([se('a')], { push: false }));
-    p.client.start();
-    await p.client.whenSynced();
-    assert.equal(p.fake.streams[0]?.authorization, 'Bearer secret-token');
-    assert.deepEqual(names(p), ['shop/a']);
-
-    const q = await pair({ serve: 'v1', requireToken: 'secret-token' });
-    q.client.start();
-    const s = await waitForStatus(q.client, (st) => st.state === 'backoff', 'rejected');
-    assert.match(s.lastError ?? '', /16 authentication failure/);
-    assert.equal(q.client.synced, false);
-  });
-
   it('ignores configs of another istio.io/rev unless --revision selects them', async () => {
     const canary = se('canary', '1');
     const labelled = { ...canary, metadata: { ...canary.metadata, labels: { 'istio.io/rev': 'canary' } } };
@@ -216,14 +149,22 @@ describe('MCP client against the fake istiod', () => {
     p.client.start();
     await p.client.whenSynced();
     assert.deepEqual(names(p), ['shop/a']);
-    const q = await pair({ serve: 'v1' }, { revision: 'canary' }, (f) => f.set([se('a'), labelled], { push: false }));
+    const q = await pair({ serve: 'v1' }, { revision: 'canary' }, (f) =>
+      f.set([se('a'), labelled], { push: false }),
+    );
     q.client.start();
     await q.client.whenSynced();
     assert.deepEqual(names(q), ['shop/a', 'shop/canary']);
   });
 
   it('records invalid objects as rejected and still applies the valid ones', async () => {
-    const bad = { kind: 'ServiceEntry' as const, namespace: 'shop', name: 'bad', version: '3', spec: { hosts: ['x'], ports: [{ number: 80 }] } };
+    const bad = {
+      kind: 'ServiceEntry' as const,
+      namespace: 'shop',
+      name: 'bad',
+      version: '3',
+      spec: { hosts: ['x'], ports: [{ number: 80 }] },
+    };
     const p = await pair({ serve: 'v1' }, {}, (f) => f.set([se('a'), bad], { push: false }));
     p.client.start();
     await p.client.whenSynced();
@@ -238,22 +179,50 @@ describe('MCP client against the fake istiod', () => {
     assert.equal(p.store.rejected().length, 0);
   });
 
-  it('survives a slow istiod (delayed responses)', async () => {
-    const p = await pair({ serve: 'v1' }, {}, (f) => {
-      f.set([se('a')], { push: false });
-      f.delayMs = 20;
-    });
+  it('applies synthetic ServiceEntries (no version, zero creation time); identical re-sends emit nothing', async () => {
+    const synthetic = {
+      kind: 'ServiceEntry' as const,
+      namespace: 'meta-dubbo',
+      name: 'synthetic-dubbo-sample',
+      version: '',
+      createTime: -62_135_596_800,
+      spec: {
+        hosts: ['dubbo-sample.meta-dubbo.svc.cluster.local'],
+        addresses: ['10.96.0.20'],
+        ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' }],
+        location: 'MESH_INTERNAL',
+        resolution: 'STATIC',
+        workloadSelector: { labels: { app: 'dubbo-sample' } },
+      },
+    };
+    const p = await pair({ serve: 'v1' }, {}, (f) => f.set([synthetic], { push: false }));
     p.client.start();
     await p.client.whenSynced();
-    assert.deepEqual(names(p), ['shop/a']);
+    await settled(p);
+    const got = p.store.get('ServiceEntry', 'meta-dubbo', 'synthetic-dubbo-sample');
+    assert.equal(got?.metadata.creationTimestamp, '');
+    assert.equal(got?.metadata.resourceVersion, '');
+    assert.equal(got?.spec.location, 'MESH_INTERNAL');
+    assert.deepEqual(got?.spec.workloadSelector, { labels: { app: 'dubbo-sample' } });
+    p.events.length = 0;
+    p.fake.push();
+    await settled(p);
+    assert.equal(p.events.length, 0);
   });
 
-  it('decodes and applies a 10,000-ServiceEntry answer', async () => {
-    const many = Array.from({ length: 10_000 }, (_, i) => se(`svc-${String(i).padStart(5, '0')}`, String(i + 1)));
+  it('decodes and applies a 10,000-ServiceEntry answer larger than 4 MiB (no grpc-js receive limit)', async () => {
+    const note = 'x'.repeat(400);
+    const many = Array.from({ length: 10_000 }, (_, i) => {
+      const o = se(`svc-${String(i).padStart(5, '0')}`, String(i + 1));
+      return { ...o, metadata: { ...o.metadata, annotations: { note } } };
+    });
     const p = await pair({ serve: 'v1' }, {}, (f) => f.set(many, { push: false }));
     p.client.start();
-    await p.client.whenSynced();
+    const st = await waitForStatus(p.client, (x) => x.synced || x.state === 'backoff', 'synced or failed');
+    assert.equal(st.lastError, undefined);
+    assert.ok(p.fake.largestResponse > 4 * 2 ** 20, `response of ${p.fake.largestResponse} bytes`);
     assert.equal(p.store.list('ServiceEntry').length, 10_000);
+    assert.equal(p.store.get('ServiceEntry', 'shop', 'svc-09999')?.metadata.annotations['note'], note);
     assert.equal(p.client.status().types.find((t) => t.typeUrl === SE_V1)?.resources, 10_000);
   });
 });

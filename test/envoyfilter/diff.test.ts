@@ -33,8 +33,15 @@ describe('diff', () => {
   it('leaves an equal object alone even when foreign labels and annotations were added', () => {
     const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
     const e = existing(a);
-    const plan = diff([a], [{ ...e, labels: { ...e.labels, team: 'x' }, annotations: { ...e.annotations, note: 'y' } }], none);
-    assert.deepEqual([plan.creates.length, plan.updates.length, plan.deletes.length, plan.unchanged], [0, 0, 0, 1]);
+    const plan = diff(
+      [a],
+      [{ ...e, labels: { ...e.labels, team: 'x' }, annotations: { ...e.annotations, note: 'y' } }],
+      none,
+    );
+    assert.deepEqual(
+      [plan.creates.length, plan.updates.length, plan.deletes.length, plan.unchanged],
+      [0, 0, 0, 1],
+    );
   });
 
   it('updates a changed spec, and a spec edited by hand under an intact hash annotation (drift)', () => {
@@ -58,10 +65,19 @@ describe('diff', () => {
     const failing = existing(filter('istio-system', 'f', 'ServiceEntry/ns/f'));
     const legacy = existing(filter('istio-system', 'legacy', 'x'), { annotations: {} });
     const failed = diff([], [gone, failing, legacy], { failedSources: new Set(['ServiceEntry/ns/f']) });
-    assert.deepEqual(failed.deletes.map((e) => e.name), ['gone']);
-    assert.deepEqual(failed.kept.map((e) => e.name), ['f', 'legacy']);
+    assert.deepEqual(
+      failed.deletes.map((e) => e.name),
+      ['gone'],
+    );
+    assert.deepEqual(
+      failed.kept.map((e) => e.name),
+      ['f', 'legacy'],
+    );
     const clean = diff([], [gone, legacy], none);
-    assert.deepEqual(clean.deletes.map((e) => e.name), ['gone', 'legacy']);
+    assert.deepEqual(
+      clean.deletes.map((e) => e.name),
+      ['gone', 'legacy'],
+    );
   });
 
   it('is deterministic: plans are ordered by kind, namespace, name whatever the input order', () => {
@@ -69,7 +85,10 @@ describe('diff', () => {
     const p1 = diff(xs, [], none);
     const p2 = diff([...xs].reverse(), [], none);
     assert.deepEqual(p1, p2);
-    assert.deepEqual(p1.creates.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['a/x', 'a/y', 'b/z']);
+    assert.deepEqual(
+      p1.creates.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      ['a/x', 'a/y', 'b/z'],
+    );
   });
 
   it('memoises existing hashes by resourceVersion', () => {
@@ -84,7 +103,10 @@ describe('diff', () => {
   it('source annotation of desired objects is part of the owned content', () => {
     const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
     const e = existing(a);
-    const moved = { ...a, metadata: { ...a.metadata, annotations: { [SOURCE_ANNOTATION]: 'ServiceEntry/ns/b' } } };
+    const moved = {
+      ...a,
+      metadata: { ...a.metadata, annotations: { [SOURCE_ANNOTATION]: 'ServiceEntry/ns/b' } },
+    };
     assert.equal(diff([moved], [e], none).updates.length, 1);
   });
 });

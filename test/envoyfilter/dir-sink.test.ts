@@ -21,7 +21,10 @@ describe('directory sink', () => {
 
   it('keeps one YAML file per object with full-state semantics through the reconciler', async () => {
     const sink = createDirSink(dir);
-    let objects: OutputObject[] = [filter('istio-system', 'a', 'ServiceEntry/ns/a'), filter('shop', 'b', 'ServiceEntry/ns/b')];
+    let objects: OutputObject[] = [
+      filter('istio-system', 'a', 'ServiceEntry/ns/a'),
+      filter('shop', 'b', 'ServiceEntry/ns/b'),
+    ];
     const rec = new Reconciler({
       sink,
       desired: () => ({ objects, issues: [], failedSources: new Set() }),
@@ -39,7 +42,11 @@ describe('directory sink', () => {
     assert.equal((await sink.list()).length, 2);
 
     await rec.runNow();
-    assert.equal(rec.totals.created + rec.totals.updated + rec.totals.deleted, 2, 'unchanged resync writes nothing');
+    assert.equal(
+      rec.totals.created + rec.totals.updated + rec.totals.deleted,
+      2,
+      'unchanged resync writes nothing',
+    );
 
     // A hand edit is repaired; a removed source's file is deleted; foreign files are left alone.
     await writeFile(fa, (await readFile(fa, 'utf8')).replace('REPLACE', 'MERGE'));
@@ -60,8 +67,14 @@ describe('directory sink', () => {
     const o = filter('x', 'c', 'ServiceEntry/x/c');
     await sink.create(o);
     const [e] = (await sink.list()).filter((x) => x.name === 'c');
-    await writeFile(objectFile(dir, 'EnvoyFilter', 'x', 'c'), (await readFile(objectFile(dir, 'EnvoyFilter', 'x', 'c'), 'utf8')) + '\n');
-    await assert.rejects(sink.update(o, e!), (err: { transient?: boolean; code?: number }) => err.transient === true && err.code === 409);
+    await writeFile(
+      objectFile(dir, 'EnvoyFilter', 'x', 'c'),
+      (await readFile(objectFile(dir, 'EnvoyFilter', 'x', 'c'), 'utf8')) + '\n',
+    );
+    await assert.rejects(
+      sink.update(o, e!),
+      (err: { transient?: boolean; code?: number }) => err.transient === true && err.code === 409,
+    );
     await assert.rejects(sink.create(o), (err: { code?: number }) => err.code === 409);
   });
 });

@@ -13,7 +13,9 @@ const EF = 'envoyfilters.networking.istio.io';
 const LEASES = 'leases.coordination.k8s.io';
 
 function services(n: number, version = 1): OutputObject[] {
-  return Array.from({ length: n }, (_, i) => filter(ROOT, `aeraki-outbound-s${i}`, `ServiceEntry/shop/s${i}`, version));
+  return Array.from({ length: n }, (_, i) =>
+    filter(ROOT, `aeraki-outbound-s${i}`, `ServiceEntry/shop/s${i}`, version),
+  );
 }
 
 describe('drift repair and leader election (fake kube-apiserver)', () => {
@@ -27,7 +29,9 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
 
   it('a filter deleted or edited by hand comes back within one debounce (watch on managed filters)', async () => {
     const desired = services(3);
-    const r = replica(api, 'drift', { desired: () => ({ objects: desired, issues: [], failedSources: new Set() }) });
+    const r = replica(api, 'drift', {
+      desired: () => ({ objects: desired, issues: [], failedSources: new Set() }),
+    });
     const watch = new ManagedObjectsWatch({
       kc: r.kc,
       onChange: () => r.rec.trigger(),
@@ -39,7 +43,10 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     watch.start();
     await watch.whenSynced();
     assert.ok(api.delete(EF, ROOT, 'aeraki-outbound-s1'));
-    await waitFor(() => api.get(EF, ROOT, 'aeraki-outbound-s1') !== undefined, 'the deleted filter to come back');
+    await waitFor(
+      () => api.get(EF, ROOT, 'aeraki-outbound-s1') !== undefined,
+      'the deleted filter to come back',
+    );
     const live = api.get(EF, ROOT, 'aeraki-outbound-s2')!;
     api.seed({ ...live, spec: { configPatches: [] } }, 'kubectl-edit');
     await waitFor(
@@ -51,10 +58,12 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     for (const o of api.list(EF)) api.delete(EF, o.metadata.namespace, o.metadata.name ?? '');
   });
 
-  it('two instances elect one leader; the other takes over; no write is ever made by a non-leader', async () => {
+  it('two instances elect one leader; the other takes over; no write is ever made by a non-leader', async (t) => {
+    api.clearRequests();
     let desired = services(4);
     const violations: string[] = [];
-    const holder = () => (api.get(LEASES, ROOT, LEASE)?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
+    const holder = () =>
+      (api.get(LEASES, ROOT, LEASE)?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
     // At the instant each write is issued, the Lease in the server must name the writer...
     const checking = (s: EnvoyFilterSink, id: string): EnvoyFilterSink => {
       const check = (what: string) => {
@@ -70,13 +79,27 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     };
     // ...and still name it when the write completes at the server.
     const off = api.onRequest((q) => {
-      if (q.resource === 'envoyfilters' && q.verb && q.verb !== 'list' && q.verb !== 'watch' && q.status < 300 && q.token !== holder()) {
-        violations.push(`server saw ${q.verb} ${q.name ?? ''} by ${q.token ?? '-'} while holder=${holder() ?? '-'}`);
+      if (
+        q.resource === 'envoyfilters' &&
+        q.verb &&
+        q.verb !== 'list' &&
+        q.verb !== 'watch' &&
+        q.status < 300 &&
+        q.token !== holder()
+      ) {
+        violations.push(
+          `server saw ${q.verb} ${q.name ?? ''} by ${q.token ?? '-'} while holder=${holder() ?? '-'}`,
+        );
       }
     });
     const set = () => ({ objects: desired, issues: [], failedSources: new Set<string>() });
     const a = replica(api, 'a', { desired: set, election: true, wrapSink: checking });
     const b = replica(api, 'b', { desired: set, election: true, wrapSink: checking });
+    t.after(async () => {
+      off();
+      await a.stop();
+      await b.stop();
+    });
     await waitFor(() => api.list(EF).length === 4, 'the first leader to write the desired set');
     const first = holder() === 'a' ? a : b;
     const second = first === a ? b : a;
@@ -96,7 +119,8 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
       () => api.list(EF).every((o) => JSON.stringify(o.spec).includes('"n":2')),
       'the new leader to converge',
     );
-    assert.ok(takeoverMs < 1500 + 1000, `takeover took ${takeoverMs} ms (lease 1.5 s + retry)`);
+    // Lease 1.5 s + retry 0.2 s + one debounce; generous bound for a loaded 2-core machine.
+    assert.ok(takeoverMs < 4000, `takeover took ${takeoverMs} ms`);
     fault.remove();
 
     // Graceful stop of the new leader releases the lease: the first one takes over again and converges.
@@ -105,8 +129,6 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     await waitFor(() => holder() === first.id, 'the takeover after release', 10_000);
     first.rec.trigger();
     await waitFor(() => api.list(EF).every((o) => JSON.stringify(o.spec).includes('"n":3')), 'convergence');
-    await first.stop();
-    off();
     assert.deepEqual(violations, []);
   });
 });

@@ -1,11 +1,15 @@
 // The reconciler against the fake kube-apiserver over HTTP: the behaviours the issue lists.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { createKubeSink } from '../../src/envoyfilter/kube-sink.ts';
+import { Reconciler, type RunReport } from '../../src/envoyfilter/reconciler.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
+import { silentLogger } from '../../src/model/logger.ts';
 import type { OutputObject } from '../../src/model/objects.ts';
+import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { replica, waitFor, type Replica } from './kube-support.ts';
-import { filter } from './support.ts';
+import { filter, refClock } from './support.ts';
 
 const EF = 'envoyfilters.networking.istio.io';
 const efWrites = (api: FakeKubeApiServer) => api.writes({ resource: 'envoyfilters' });
@@ -67,7 +71,10 @@ describe('reconciler against the fake kube-apiserver', () => {
     );
     await r.rec.runNow();
     const w = efWrites(api);
-    assert.deepEqual(w.map((x) => `${x.verb} ${x.name}`).sort(), ['update aeraki-inbound-s4', 'update aeraki-outbound-s4']);
+    assert.deepEqual(w.map((x) => `${x.verb} ${x.name}`).sort(), [
+      'update aeraki-inbound-s4',
+      'update aeraki-outbound-s4',
+    ]);
   });
 
   it('retries 409 and 500 until convergence', async () => {
@@ -136,5 +143,76 @@ describe('reconciler against the fake kube-apiserver', () => {
     assert.equal(w.filter((v) => v === 'update').length, 4);
     assert.equal(w.filter((v) => v === 'delete').length, 1);
     assert.equal(api.list(EF).length, 4);
+  });
+
+  it('reconciles gateway VirtualServices the same way', async () => {
+    const vs: OutputObject = {
+      apiVersion: 'networking.istio.io/v1alpha3',
+      kind: 'VirtualService',
+      metadata: {
+        name: 'aeraki-vs-gw.ingress-20880',
+        namespace: 'gw',
+        labels: { manager: 'Aeraki' },
+        annotations: { [SOURCE_ANNOTATION]: 'Gateway/gw/ingress' },
+      },
+      spec: {
+        hosts: ['a.shop.svc.cluster.local'],
+        gateways: ['gw/ingress'],
+        tcp: [{ match: [{ port: 20880 }] }],
+      },
+    };
+    desired = [vs];
+    r = replica(api, 'a', { desired: set });
+    await r.rec.runNow();
+    const VS = 'virtualservices.networking.istio.io';
+    assert.ok(api.get(VS, 'gw', 'aeraki-vs-gw.ingress-20880'));
+    api.clearRequests();
+    await r.rec.runNow();
+    assert.equal(api.writes().length, 0);
+    desired = [];
+    await r.rec.runNow();
+    assert.equal(api.get(VS, 'gw', 'aeraki-vs-gw.ingress-20880'), undefined);
+  });
+
+  it('the periodic resync restores a filter deleted by hand', async () => {
+    desired = services(2);
+    const rec = new Reconciler({
+      sink: createKubeSink(fakeKubeConfig(api)),
+      desired: set,
+      isSynced: () => true,
+      quietMs: 10,
+      maxWaitMs: 50,
+      resyncMs: 150,
+      clock: refClock,
+      logger: silentLogger,
+    });
+    rec.start();
+    try {
+      await rec.runNow();
+      api.delete(EF, 'istio-system', 'aeraki-inbound-s1');
+      await waitFor(
+        () => api.get(EF, 'istio-system', 'aeraki-inbound-s1') !== undefined,
+        'the periodic resync',
+      );
+    } finally {
+      await rec.stop();
+    }
+  });
+
+  it('never overwrites a same-named filter that Aeraki does not manage (terminal, not retried)', async () => {
+    const mine = filter('istio-system', 'aeraki-outbound-s0', 'ServiceEntry/shop/s0');
+    api.seed({
+      ...mine,
+      metadata: { name: mine.metadata.name, namespace: 'istio-system', labels: { team: 'x' } },
+    });
+    desired = [mine];
+    r = replica(api, 'a', { desired: set });
+    const reports: RunReport[] = [];
+    r.rec.onRun((x) => reports.push(x));
+    await r.rec.runNow();
+    assert.equal(reports[0]?.failures.length, 1);
+    assert.equal(reports[0]?.failures[0]?.error.reason, 'AlreadyExists');
+    assert.equal(reports[0]?.failures[0]?.error.transient, false);
+    assert.deepEqual(api.get(EF, 'istio-system', 'aeraki-outbound-s0')?.metadata.labels, { team: 'x' });
   });
 });

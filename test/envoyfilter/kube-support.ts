@@ -41,7 +41,7 @@ export interface ReplicaOptions {
 
 export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): Replica {
   const kc = fakeKubeConfig(api, { token: id });
-  let rec: Reconciler | undefined;
+  const holder: { rec?: Reconciler } = {};
   const elector = o.election
     ? new LeaderElector({
         client: createKubeLeaseClient(kc, ROOT, LEASE),
@@ -51,11 +51,11 @@ export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): 
         retryPeriodMs: 200,
         clock: refClock,
         logger: silentLogger,
-        onStartedLeading: () => rec?.trigger(),
+        onStartedLeading: () => holder.rec?.trigger(),
       })
     : undefined;
   const sink = createKubeSink(kc);
-  rec = new Reconciler({
+  const r = new Reconciler({
     sink: o.wrapSink ? o.wrapSink(sink, id) : sink,
     desired: o.desired,
     isSynced: o.isSynced ?? (() => true),
@@ -68,7 +68,7 @@ export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): 
     clock: refClock,
     logger: silentLogger,
   });
-  const r = rec;
+  holder.rec = r;
   r.start();
   elector?.start();
   return {

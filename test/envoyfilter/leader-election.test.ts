@@ -119,14 +119,15 @@ describe('LeaderElector', () => {
   });
 
   it('rejects a renew deadline that is not shorter than the lease', () => {
-    assert.throws(() =>
-      new LeaderElector({
-        client: new MemoryLease(),
-        identity: 'x',
-        leaseDurationMs: 10,
-        renewDeadlineMs: 10,
-        logger: silentLogger,
-      }),
+    assert.throws(
+      () =>
+        new LeaderElector({
+          client: new MemoryLease(),
+          identity: 'x',
+          leaseDurationMs: 10,
+          renewDeadlineMs: 10,
+          logger: silentLogger,
+        }),
     );
   });
 });

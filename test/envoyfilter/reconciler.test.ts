@@ -43,7 +43,8 @@ function harness(objects: OutputObject[], opts: { retryMs?: number } = {}): Harn
   return { sink, rec, state, reports, nextReport };
 }
 
-const many = (n: number, v = 1) => Array.from({ length: n }, (_, i) => filter('istio-system', `f${i}`, `ServiceEntry/ns/s${i}`, v));
+const many = (n: number, v = 1) =>
+  Array.from({ length: n }, (_, i) => filter('istio-system', `f${i}`, `ServiceEntry/ns/s${i}`, v));
 
 describe('Reconciler', () => {
   it('first sync creates exactly the desired set; an unchanged resync writes nothing', async () => {
@@ -60,7 +61,9 @@ describe('Reconciler', () => {
   it('one changed service rewrites only its filters', async () => {
     const h = harness(many(10));
     await h.rec.runNow();
-    h.state.objects = h.state.objects.map((o, i) => (i === 3 ? filter('istio-system', 'f3', 'ServiceEntry/ns/s3', 9) : o));
+    h.state.objects = h.state.objects.map((o, i) =>
+      i === 3 ? filter('istio-system', 'f3', 'ServiceEntry/ns/s3', 9) : o,
+    );
     await h.rec.runNow();
     assert.deepEqual(h.sink.writes.slice(10), [{ op: 'update', key: 'EnvoyFilter/istio-system/f3' }]);
     await h.rec.stop();
@@ -119,7 +122,10 @@ describe('Reconciler', () => {
     h.state.objects = [h.state.objects[0]!];
     h.state.failed = new Set(['ServiceEntry/ns/s1']);
     await h.rec.runNow();
-    assert.deepEqual([...h.sink.objects.keys()].sort(), ['EnvoyFilter/istio-system/f0', 'EnvoyFilter/istio-system/f1']);
+    assert.deepEqual([...h.sink.objects.keys()].sort(), [
+      'EnvoyFilter/istio-system/f0',
+      'EnvoyFilter/istio-system/f1',
+    ]);
     await h.rec.stop();
   });
 
@@ -140,7 +146,13 @@ describe('Reconciler', () => {
     const f1 = h.sink.objects.get('EnvoyFilter/istio-system/f1')!;
     h.sink.seed({ ...f1, spec: { configPatches: [] } });
     await h.rec.runNow();
-    assert.deepEqual(h.sink.writes.slice(2).map((w) => w.op).sort(), ['create', 'update']);
+    assert.deepEqual(
+      h.sink.writes
+        .slice(2)
+        .map((w) => w.op)
+        .sort(),
+      ['create', 'update'],
+    );
     await h.rec.stop();
   });
 });

@@ -10,7 +10,12 @@ export function filter(namespace: string, name: string, source: string, value = 
   return {
     apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
-    metadata: { name, namespace, labels: { ...MANAGED_LABELS }, annotations: { [SOURCE_ANNOTATION]: source } },
+    metadata: {
+      name,
+      namespace,
+      labels: { ...MANAGED_LABELS },
+      annotations: { [SOURCE_ANNOTATION]: source },
+    },
     spec: {
       configPatches: [
         {
@@ -43,7 +48,10 @@ export class MemorySink implements EnvoyFilterSink {
     const f = this.faults.find((x) => x.op === op && x.times > 0);
     if (!f) return;
     f.times--;
-    throw new SinkError(`${op}: HTTP ${f.code}`, { transient: f.code === 409 || f.code >= 500, code: f.code });
+    throw new SinkError(`${op}: HTTP ${f.code}`, {
+      transient: f.code === 409 || f.code >= 500,
+      code: f.code,
+    });
   }
 
   seed(obj: Record<string, unknown>): void {

@@ -108,14 +108,16 @@ export class RdsTestClient {
   }
 
   sotw(): RdsTestStream<SotwResponse> {
-    const call = (this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>)
-      .StreamRoutes!.call(this.client);
+    const call = (
+      this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>
+    ).StreamRoutes!.call(this.client);
     return new RdsTestStream(call, decodeSotwResponse, encodeSotwRequest);
   }
 
   delta(): RdsTestStream<DeltaResponse> {
-    const call = (this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>)
-      .DeltaRoutes!.call(this.client);
+    const call = (
+      this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>
+    ).DeltaRoutes!.call(this.client);
     return new RdsTestStream(call, decodeDeltaResponse, encodeDeltaRequest);
   }
 
@@ -125,7 +127,10 @@ export class RdsTestClient {
 }
 
 /** A first SotW request as a MetaProtocol proxy sends it. */
-export function sotwRequest(names: readonly string[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function sotwRequest(
+  names: readonly string[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     node: { id: 'sidecar~10.0.0.1~proxy-0.ns~ns.svc.cluster.local' },
     typeUrl: ROUTE_CONFIGURATION_TYPE,
@@ -135,5 +140,10 @@ export function sotwRequest(names: readonly string[], extra: Record<string, unkn
 }
 
 export function ackOf(resp: SotwResponse, names: readonly string[]): Record<string, unknown> {
-  return { typeUrl: ROUTE_CONFIGURATION_TYPE, resourceNames: [...names], versionInfo: resp.versionInfo, responseNonce: resp.nonce };
+  return {
+    typeUrl: ROUTE_CONFIGURATION_TYPE,
+    resourceNames: [...names],
+    versionInfo: resp.versionInfo,
+    responseNonce: resp.nonce,
+  };
 }

@@ -100,6 +100,19 @@ export function assertOutputMatches(c: FixtureCase, stdout: string): void {
   }
 }
 
+/** Items are sorted: by namespace, then name (EnvoyFilter lists) or by name (routes). */
+export function assertSorted(c: FixtureCase, stdout: string): void {
+  const doc = JSON.parse(stdout) as { items: Item[] };
+  const keys = doc.items.map((i) =>
+    c.routes ? [String(i['name'])] : [String(i['metadata']?.namespace), String(i['metadata']?.name)],
+  );
+  const sorted = [...keys].sort((a, b) => {
+    for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return (a[k] ?? '') < (b[k] ?? '') ? -1 : 1;
+    return 0;
+  });
+  assert.deepEqual(keys, sorted, 'items sorted');
+}
+
 export function assertStderr(c: FixtureCase, stderr: string): void {
   for (const line of c.stderr) assert.ok(stderr.includes(line), `stderr lacks "${line}":\n${stderr}`);
 }

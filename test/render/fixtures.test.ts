@@ -6,7 +6,14 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { render } from '../../src/app.ts';
 import { formatIssue } from '../../src/model/result.ts';
-import { assertOutputMatches, assertStderr, loadCases, optionsOf, repoRoot } from './fixture-cases.ts';
+import {
+  assertOutputMatches,
+  assertSorted,
+  assertStderr,
+  loadCases,
+  optionsOf,
+  repoRoot,
+} from './fixture-cases.ts';
 
 const cases = loadCases();
 
@@ -33,6 +40,9 @@ describe('render fixtures (in process)', () => {
       assertStderr(c, stderr);
       assert.equal(result.issues.length > 0 ? 1 : 0, c.exit, `exit code; stderr:\n${stderr}`);
       assertOutputMatches(c, result.stdout);
+      assertSorted(c, result.stdout);
+      const again = render({ files: [c.input], output: 'json', ...optionsOf(c) });
+      assert.equal(again.stdout, result.stdout, 'identical input gives byte-identical output');
     });
   }
 });

@@ -1,16 +1,7 @@
 // A small ConfigView over in-memory objects for route-builder tests (lookups scan; fine for tests).
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
 import { normalizeHost } from '../../src/model/names.ts';
-import type {
-  ApplicationProtocol,
-  ConfigKind,
-  ConfigObject,
-  DestinationRule,
-  Gateway,
-  MetaRouter,
-  ServiceEntry,
-  VirtualService,
-} from '../../src/model/objects.ts';
+import type { ConfigKind, ConfigObject } from '../../src/model/objects.ts';
 import type { ConfigView } from '../../src/model/view.ts';
 
 function byAge<T extends ConfigObject>(list: T[]): T | undefined {
@@ -38,28 +29,28 @@ export function fakeView(objects: readonly ConfigObject[]): ConfigView {
     list,
     get: (kind, namespace, name) =>
       list(kind).find((o) => o.metadata.namespace === namespace && o.metadata.name === name),
-    serviceEntries: () => list('ServiceEntry') as ServiceEntry[],
-    gateways: () => list('Gateway') as Gateway[],
+    serviceEntries: () => list('ServiceEntry'),
+    gateways: () => list('Gateway'),
     virtualServiceForHost: (host, ns) =>
       byAge(
-        (list('VirtualService') as VirtualService[]).filter((v) =>
+        list('VirtualService').filter((v) =>
           v.spec.hosts.some((h) => normalizeHost(h, v.metadata.namespace) === normalizeHost(host, ns)),
         ),
       ),
     destinationRuleForHost: (host, ns) =>
       byAge(
-        (list('DestinationRule') as DestinationRule[]).filter(
+        list('DestinationRule').filter(
           (d) => normalizeHost(d.spec.host, d.metadata.namespace) === normalizeHost(host, ns),
         ),
       ),
     metaRouterForHost: (host, ns) =>
       byAge(
-        (list('MetaRouter') as MetaRouter[]).filter((m) =>
+        list('MetaRouter').filter((m) =>
           m.spec.hosts.some((h) => normalizeHost(h, m.metadata.namespace) === normalizeHost(host, ns)),
         ),
       ),
     metaRoutersForGateway: () => [],
     codecFor: () => undefined,
-    applicationProtocols: () => list('ApplicationProtocol') as ApplicationProtocol[],
+    applicationProtocols: () => list('ApplicationProtocol'),
   };
 }

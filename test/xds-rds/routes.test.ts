@@ -45,7 +45,9 @@ describe('buildRouteConfigurations', () => {
         {
           name: 'dummy',
           domains: ['*'],
-          routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: 'outbound|9090||a.example' } }],
+          routes: [
+            { name: 'default', match: { prefix: '/' }, route: { cluster: 'outbound|9090||a.example' } },
+          ],
         },
       ],
     });
@@ -57,7 +59,13 @@ describe('buildRouteConfigurations', () => {
       routes: [
         mrRoute('r', {
           match: {
-            attributes: { z: { regex: '*' }, b: { prefix: 'p' }, a: { exact: '' }, c: { regex: '^x' }, d: null },
+            attributes: {
+              z: { regex: '*' },
+              b: { prefix: 'p' },
+              a: { exact: '' },
+              c: { regex: '^x' },
+              d: null,
+            },
           },
         }),
       ],
@@ -80,7 +88,11 @@ describe('buildRouteConfigurations', () => {
       host: HOST,
       trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'top' } } },
       subsets: [
-        { name: 'v1', labels: {}, trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'one' } } } },
+        {
+          name: 'v1',
+          labels: {},
+          trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'one' } } },
+        },
         { name: 'v2', labels: {} },
       ],
     });
@@ -153,18 +165,26 @@ describe('buildRouteConfigurations', () => {
       host: 'cat.shop.svc.cluster.local',
       trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'new' } } },
     });
-    const limitsOnly = metaRouter('shop', 'limits', { hosts: ['cat'] }, { creationTimestamp: '2019-01-01T00:00:00Z' });
+    const limitsOnly = metaRouter(
+      'shop',
+      'limits',
+      { hosts: ['cat'] },
+      { creationTimestamp: '2019-01-01T00:00:00Z' },
+    );
     const { routes } = buildRouteConfigurations(fakeView([short, old, young, limitsOnly]));
     assert.deepEqual(routes[0]?.virtualHosts[0].routes, [
       {
         name: 'default',
         match: { prefix: '/' },
-        route: { cluster: 'outbound|1||cat.shop.svc.cluster.local', hashPolicy: [{ header: { headerName: 'old' } }] },
+        route: {
+          cluster: 'outbound|1||cat.shop.svc.cluster.local',
+          hashPolicy: [{ header: { headerName: 'old' } }],
+        },
       },
     ]);
   });
 
-  it('reports D1 ports and invalid MetaRouters, serving the rest', () => {
+  it('reports D1 ports and renders nothing for that ServiceEntry, serving the rest', () => {
     const bad = serviceEntry('ns', 'bad', {
       hosts: ['bad.example'],
       ports: [
@@ -173,29 +193,34 @@ describe('buildRouteConfigurations', () => {
         { number: 3, name: 'tcp-metaprotocol-dubbo' },
       ],
     });
-    const mr = metaRouter('ns', 'broken', {
-      hosts: ['bad.example'],
-      routes: [mrRoute('empty', { route: [] }), mrRoute('pct', { mirror: { host: 'x' }, mirrorPercentage: { value: 150 } })],
+    const good = serviceEntry('ns', 'good', {
+      hosts: ['good.example'],
+      ports: [{ number: 4, name: 'tcp-metaprotocol-dubbo' }],
     });
-    const { routes, issues } = buildRouteConfigurations(fakeView([bad, mr]));
+    const { routes, issues } = buildRouteConfigurations(fakeView([bad, good]));
     assert.deepEqual(
       routes.map((r) => r.name),
-      ['bad.example_3'],
+      ['good.example_4'],
     );
-    assert.equal(routes[0]?.virtualHosts[0].routes[0]?.name, 'default');
     const texts = issues.map(formatIssue);
-    assert.equal(texts.length, 4);
+    assert.equal(texts.length, 2);
     assert.match(texts[0] ?? '', /^ServiceEntry ns\/bad: spec\.ports\[0\]\.name: /);
     assert.match(texts[1] ?? '', /^ServiceEntry ns\/bad: spec\.ports\[1\]\.name: /);
-    assert.match(texts[2] ?? '', /^MetaRouter ns\/broken: spec\.routes\[0\]\.route: /);
-    assert.match(texts[3] ?? '', /^MetaRouter ns\/broken: spec\.routes\[1\]\.mirrorPercentage\.value: /);
   });
 
   it('is deterministic and keeps the oldest ServiceEntry for a duplicated name', () => {
-    const a = serviceEntry('b-ns', 'dup', { hosts: ['h.example'], ports: [{ number: 1, name: 'tcp-metaprotocol-x' }] }, {
-      creationTimestamp: '2020-01-01T00:00:00Z',
+    const a = serviceEntry(
+      'b-ns',
+      'dup',
+      { hosts: ['h.example'], ports: [{ number: 1, name: 'tcp-metaprotocol-x' }] },
+      {
+        creationTimestamp: '2020-01-01T00:00:00Z',
+      },
+    );
+    const b = serviceEntry('a-ns', 'dup', {
+      hosts: ['h.example'],
+      ports: [{ number: 1, name: 'tcp-metaprotocol-y' }],
     });
-    const b = serviceEntry('a-ns', 'dup', { hosts: ['h.example'], ports: [{ number: 1, name: 'tcp-metaprotocol-y' }] });
     const mrA = metaRouter('x', 'mr', {
       hosts: ['h.example'],
       routes: [mrRoute('r', { match: { attributes: { b: { exact: '1' }, a: { exact: '2' } } } })],

@@ -18,12 +18,29 @@ import { fakeView } from './fake-view.ts';
 
 const HOST = 'svc.example';
 const NAME = `${HOST}_20880`;
-const se = serviceEntry('ns', 'svc', { hosts: [HOST], ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo' }] });
-const other = serviceEntry('ns', 'other', { hosts: ['other.example'], ports: [{ number: 1, name: 'tcp-metaprotocol-x' }] });
+const se = serviceEntry('ns', 'svc', {
+  hosts: [HOST],
+  ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo' }],
+});
+const other = serviceEntry('ns', 'other', {
+  hosts: ['other.example'],
+  ports: [{ number: 1, name: 'tcp-metaprotocol-x' }],
+});
+const third = serviceEntry('ns', 'third', {
+  hosts: ['third.example'],
+  ports: [{ number: 2, name: 'tcp-metaprotocol-x' }],
+});
 const router = (subset: string) =>
   metaRouter('ns', 'mr', {
     hosts: [HOST],
-    routes: [{ name: 'r', route: [{ destination: { host: HOST, subset } }], requestMutation: [], responseMutation: [] }],
+    routes: [
+      {
+        name: 'r',
+        route: [{ destination: { host: HOST, subset } }],
+        requestMutation: [],
+        responseMutation: [],
+      },
+    ],
   });
 
 function mutableView(initial: ConfigObject[]): { view: ConfigView; set(objects: ConfigObject[]): void } {
@@ -34,7 +51,8 @@ function mutableView(initial: ConfigObject[]): { view: ConfigView; set(objects: 
   return { view, set: (objects) => (current = fakeView(objects)) };
 }
 
-const clusterOf = (json: unknown) => (json as RouteConfigurationJson).virtualHosts[0].routes[0]?.route.cluster;
+const clusterOf = (json: unknown) =>
+  (json as RouteConfigurationJson).virtualHosts[0].routes[0]?.route.cluster;
 
 describe('RDS server over mTLS', () => {
   let certs: CertDir;
@@ -62,7 +80,7 @@ describe('RDS server over mTLS', () => {
 
   before(async () => {
     certs = writeCertDir();
-    world = mutableView([se, other, router('v1')]);
+    world = mutableView([se, other, third, router('v1')]);
     const cache = new SnapshotCache();
     source = new RouteSource(world.view, cache, { logger: silentLogger });
     source.rebuild();
@@ -90,9 +108,9 @@ describe('RDS server over mTLS', () => {
     assert.equal(clusterOf(r1.resources[0]?.json), `outbound|20880|v1|${HOST}`);
     s.send(ackOf(r1, [NAME]));
 
-    change([se, other, router('v1')]); // no effective change
-    change([se, router('v1')]); // only another resource changed
-    change([se, other, router('v2')]);
+    change([se, other, third, router('v1')]); // no effective change
+    change([se, third, router('v1')]); // only another resource changed
+    change([se, other, third, router('v2')]);
     const r2 = await s.next();
     assert.equal(r2.nonce, String(Number(r1.nonce) + 1), 'exactly one push between the two versions');
     assert.notEqual(r2.versionInfo, r1.versionInfo);
@@ -104,17 +122,42 @@ describe('RDS server over mTLS', () => {
 
   it('supports delta subscribe and unsubscribe', async () => {
     const d = client().delta();
-    d.send({ node: { id: 'delta-proxy' }, typeUrl: ROUTE_CONFIGURATION_TYPE, resourceNamesSubscribe: [NAME] });
+    d.send({
+      node: { id: 'delta-proxy' },
+      typeUrl: ROUTE_CONFIGURATION_TYPE,
+      resourceNamesSubscribe: [NAME],
+    });
     const r1 = await d.next();
-    assert.deepEqual(r1.resources.map((r) => r.name), [NAME]);
-    d.send({ typeUrl: ROUTE_CONFIGURATION_TYPE, responseNonce: r1.nonce, resourceNamesSubscribe: ['other.example_1'] });
+    assert.deepEqual(
+      r1.resources.map((r) => r.name),
+      [NAME],
+    );
+    d.send({
+      typeUrl: ROUTE_CONFIGURATION_TYPE,
+      responseNonce: r1.nonce,
+      resourceNamesSubscribe: ['other.example_1'],
+    });
     const r2 = await d.next();
-    assert.deepEqual(r2.resources.map((r) => r.name), ['other.example_1']);
-    d.send({ typeUrl: ROUTE_CONFIGURATION_TYPE, responseNonce: r2.nonce, resourceNamesUnsubscribe: [NAME] });
-    change([se, router('v3')]); // changes NAME (unsubscribed) and removes other.example_1 (subscribed)
+    assert.deepEqual(
+      r2.resources.map((r) => r.name),
+      ['other.example_1'],
+    );
+    // Unsubscribe NAME; subscribing to a third name makes the server answer, so we know it was processed.
+    d.send({
+      typeUrl: ROUTE_CONFIGURATION_TYPE,
+      responseNonce: r2.nonce,
+      resourceNamesUnsubscribe: [NAME],
+      resourceNamesSubscribe: ['third.example_2'],
+    });
     const r3 = await d.next();
-    assert.deepEqual(r3.resources, []);
-    assert.deepEqual(r3.removedResources, ['other.example_1']);
+    assert.deepEqual(
+      r3.resources.map((r) => r.name),
+      ['third.example_2'],
+    );
+    change([se, third, router('v3')]); // changes NAME (unsubscribed) and removes other.example_1 (subscribed)
+    const r4 = await d.next();
+    assert.deepEqual(r4.resources, []);
+    assert.deepEqual(r4.removedResources, ['other.example_1']);
     d.close();
   });
 
@@ -125,6 +168,31 @@ describe('RDS server over mTLS', () => {
       const status = await s.status;
       assert.equal(status.code, 14, `${kind}: ${status.details}`); // UNAVAILABLE: handshake refused
     }
+  });
+
+  it('refuses TLS older than 1.2', async () => {
+    const ca = testCa();
+    const err = await new Promise<Error | undefined>((resolve) => {
+      const sock = tls.connect(
+        {
+          host: '127.0.0.1',
+          port,
+          servername: 'localhost',
+          ca: ca.ca,
+          cert: ca.clientCert,
+          key: ca.clientKey,
+          minVersion: 'TLSv1',
+          maxVersion: 'TLSv1.1',
+          ALPNProtocols: ['h2'],
+        },
+        () => {
+          sock.destroy();
+          resolve(undefined);
+        },
+      );
+      sock.on('error', resolve);
+    });
+    assert.ok(err instanceof Error);
   });
 
   it('answers an unknown type URL with an error status', async () => {
@@ -140,13 +208,24 @@ describe('RDS server over mTLS', () => {
     const r1 = await s.next();
     s.send(ackOf(r1, [NAME]));
     const ca = testCa();
-    const rotated = generateDevCertificates({ issuer: { cert: ca.ca, key: ca.caKey }, extraDnsNames: ['rotated.example'] });
+    const rotated = generateDevCertificates({
+      issuer: { cert: ca.ca, key: ca.caKey },
+      extraDnsNames: ['rotated.example'],
+    });
     certs.writeServer(rotated.serverCert, rotated.serverKey);
     assert.equal(server.reloadCertificates(), true);
     // A new handshake sees the new certificate.
     const san = await new Promise<string>((resolve, reject) => {
       const sock = tls.connect(
-        { host: '127.0.0.1', port, servername: 'localhost', ca: ca.ca, cert: ca.clientCert, key: ca.clientKey, ALPNProtocols: ['h2'] },
+        {
+          host: '127.0.0.1',
+          port,
+          servername: 'localhost',
+          ca: ca.ca,
+          cert: ca.clientCert,
+          key: ca.clientKey,
+          ALPNProtocols: ['h2'],
+        },
         () => {
           const cert = sock.getPeerCertificate();
           sock.destroy();
@@ -158,7 +237,7 @@ describe('RDS server over mTLS', () => {
     assert.match(san, /rotated\.example/);
     assert.equal(readFileSync(certs.certFile, 'utf8'), rotated.serverCert);
     // The stream opened before the rotation still receives pushes.
-    change([se, router('v4')]);
+    change([se, third, router('v4')]);
     const r2 = await s.next();
     assert.equal(clusterOf(r2.resources[0]?.json), `outbound|20880|v4|${HOST}`);
     // And new clients still connect.

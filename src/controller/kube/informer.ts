@@ -4,7 +4,13 @@
  * error emits `error` and stops the informer for good, so it is restarted here with capped, jittered backoff;
  * a watch that ends normally is re-opened at once, so re-opens are spaced by at least `minWatchIntervalMs`.
  */
-import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ListWatch,
+  Watch,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { Logger } from '../../model/logger.ts';
 import { errorFields } from '../../model/logger.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';

@@ -4,7 +4,12 @@
  * debounced trigger in app.ts), so a filter edited or deleted by hand is restored within one debounce. The
  * reconciler's own writes come back here too; they cost one extra run that writes nothing.
  */
-import { CustomObjectsApi, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { MANAGER_LABEL, MANAGER_VALUE } from '../../model/constants.ts';
 import type { Logger } from '../../model/logger.ts';
 import type { BackoffOptions } from '../../util/backoff.ts';
@@ -37,7 +42,10 @@ export class ManagedObjectsWatch {
         path: resourcePath(r),
         labelSelector,
         list: async () =>
-          (await api.listClusterCustomObject({ ...r, labelSelector })) as KubernetesListObject<KubernetesObject>,
+          (await api.listClusterCustomObject({
+            ...r,
+            labelSelector,
+          })) as KubernetesListObject<KubernetesObject>,
         handlers: { upsert: changed, delete: changed },
         ...(o.backoff ? { backoff: o.backoff } : {}),
         ...(o.clock ? { clock: o.clock } : {}),

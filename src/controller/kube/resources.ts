@@ -14,7 +14,13 @@ export const AERAKI_GROUP = 'metaprotocol.aeraki.io';
 export const ISTIO_GROUP = 'networking.istio.io';
 
 export const AERAKI_RESOURCES: readonly KindResource[] = [
-  { kind: 'MetaRouter', group: AERAKI_GROUP, version: 'v1alpha1', plural: 'metarouters', clusterScoped: false },
+  {
+    kind: 'MetaRouter',
+    group: AERAKI_GROUP,
+    version: 'v1alpha1',
+    plural: 'metarouters',
+    clusterScoped: false,
+  },
   {
     kind: 'ApplicationProtocol',
     group: AERAKI_GROUP,
@@ -34,7 +40,13 @@ const ISTIO_PLURALS: readonly (readonly [ConfigKind, string])[] = [
 ];
 
 export function istioResources(version: IstioApiVersion): KindResource[] {
-  return ISTIO_PLURALS.map(([kind, plural]) => ({ kind, group: ISTIO_GROUP, version, plural, clusterScoped: false }));
+  return ISTIO_PLURALS.map(([kind, plural]) => ({
+    kind,
+    group: ISTIO_GROUP,
+    version,
+    plural,
+    clusterScoped: false,
+  }));
 }
 
 /** Watch path of all objects of a resource, in all namespaces. */

@@ -7,7 +7,13 @@
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues)
  * without touching any other object. `synced` turns true once every informer has listed once.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import type { Logger } from '../../model/logger.ts';
 import { errorFields } from '../../model/logger.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
@@ -21,6 +27,7 @@ import { ResilientInformer } from './informer.ts';
 import {
   AERAKI_RESOURCES,
   detectIstioApiVersion,
+  ISTIO_GROUP,
   istioResources,
   resourcePath,
   type IstioApiVersion,
@@ -44,11 +51,15 @@ export interface KubeSourceOptions {
   /** The Istio kinds: a fixed version, 'auto' (v1 if served, else v1alpha3), or false (default: MCP serves them). */
   readonly istio?: IstioApiVersion | 'auto' | false;
   readonly meshConfigMapName?: string;
+  /** `--revision`: Istio objects labelled `istio.io/rev` with another value are ignored ('' = default revision). */
+  readonly revision?: string;
   readonly backoff?: BackoffOptions;
   readonly minWatchIntervalMs?: number;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
+
+const REVISION_LABEL = 'istio.io/rev';
 
 export class KubeSource {
   private readonly o: KubeSourceOptions;
@@ -143,15 +154,24 @@ export class KubeSource {
     const api = this.o.kc.makeApiClient(CustomObjectsApi);
     const apiVersion = `${r.group}/${r.version}`;
     const list = async () =>
-      (await api.listClusterCustomObject({ group: r.group, version: r.version, plural: r.plural })) as KubernetesListObject<KubernetesObject>;
+      (await api.listClusterCustomObject({
+        group: r.group,
+        version: r.version,
+        plural: r.plural,
+      })) as KubernetesListObject<KubernetesObject>;
+    const remove = (obj: KubernetesObject) => {
+      const ns = r.clusterScoped ? '' : (obj.metadata?.namespace ?? '');
+      this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
+    };
+    const revision = r.group === ISTIO_GROUP ? (this.o.revision ?? '') : undefined;
     return this.informer(resourcePath(r), list, {
       upsert: (obj) => {
-        this.applyObject(withTypeMeta(obj, apiVersion, r.kind));
+        // Another revision's object is treated as absent (as the MCP client does; istio ObjectInRevision).
+        const rev = obj.metadata?.labels?.[REVISION_LABEL];
+        if (revision !== undefined && rev !== undefined && rev !== revision) remove(obj);
+        else this.applyObject(withTypeMeta(obj, apiVersion, r.kind));
       },
-      delete: (obj) => {
-        const ns = r.clusterScoped ? '' : (obj.metadata?.namespace ?? '');
-        this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
-      },
+      delete: remove,
     });
   }
 
@@ -174,7 +194,10 @@ export class KubeSource {
     const name = this.o.meshConfigMapName ?? 'istio';
     const fieldSelector = `metadata.name=${name}`;
     const list = async () =>
-      (await core.listNamespacedConfigMap({ namespace: ns, fieldSelector })) as KubernetesListObject<KubernetesObject>;
+      (await core.listNamespacedConfigMap({
+        namespace: ns,
+        fieldSelector,
+      })) as KubernetesListObject<KubernetesObject>;
     const apply = (obj: KubernetesObject) => {
       const raw = withTypeMeta(obj, 'v1', 'ConfigMap');
       // parse-mesh recognises the ConfigMap named `istio`; another name is read as if it were that one.

@@ -77,7 +77,13 @@ export class McpClient {
     this.log = deps.logger.child({ component: 'mcp' });
     this.urls = subscribedTypeUrls(options.apiVersion);
     this.byUrl = new Map(this.urls.map((u) => [u.url, u]));
-    this.state = new McpState(this.protos, deps.store, deps.parse ?? parseConfigObject, options.revision, this.urls);
+    this.state = new McpState(
+      this.protos,
+      deps.store,
+      deps.parse ?? parseConfigObject,
+      options.revision,
+      this.urls,
+    );
     this.statusTracker = new McpStatus(this.urls.map((u) => u.url));
     this.transport = new AdsTransport(options, this.protos, deps.readFile);
     this.backoff = new Backoff({ initialMs: 500, maxMs: 60_000, ...options.backoff });
@@ -114,6 +120,11 @@ export class McpClient {
       tls: this.transport.tls,
       typeUrls: this.typeUrls(),
     });
+    if (this.options.tokenFile && !this.transport.tls) {
+      this.log.warn('sending the service account token over a plaintext connection', {
+        address: this.options.address,
+      });
+    }
     this.connect();
   }
 
@@ -189,6 +200,9 @@ export class McpClient {
       ts.resources = out.valid;
       ts.invalid = out.invalid;
       ts.undecodable += out.undecodable;
+      if (out.badNames.length > 0) {
+        this.log.warn('skipped resources with bad names', { typeUrl: url, reasons: out.badNames });
+      }
       if (out.undecodable > 0) {
         nack = `${out.undecodable} undecodable resource(s): ${out.reasons.join('; ')}`;
         this.log.warn('skipped undecodable resources', {

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import { envoyProtoDirs, loadProtoRoot } from '../../util/protos.ts';
 
 /**
  * The protobuf types the MCP client needs, loaded by reflection (protobufjs) from the Envoy protos shipped in
@@ -43,41 +43,12 @@ function findProtosDir(): string {
   }
 }
 
-function includeDirs(): string[] {
-  const require = createRequire(import.meta.url);
-  const xds = path.dirname(require.resolve('@grpc/grpc-js-xds/package.json'));
-  const deps = path.join(xds, 'deps');
-  return [
-    findProtosDir(),
-    path.join(deps, 'envoy-api'),
-    path.join(deps, 'xds'),
-    path.join(deps, 'googleapis'),
-    path.join(deps, 'protoc-gen-validate'),
-  ];
-}
-
 let cached: McpProtos | undefined;
 
 /** Loads (once per process) and returns the MCP protos. Throws only if the installation is broken. */
 export function loadMcpProtos(): McpProtos {
   if (cached) return cached;
-  const require = createRequire(import.meta.url);
-  const dirs = includeDirs();
-  const root = new protobuf.Root();
-  root.resolvePath = (origin, target) => {
-    if (target in protobuf.common) return target;
-    if (target === 'google/protobuf/descriptor.proto') {
-      return require.resolve('protobufjs/google/protobuf/descriptor.proto');
-    }
-    if (path.isAbsolute(target) && existsSync(target)) return target;
-    for (const dir of dirs) {
-      const full = path.join(dir, target);
-      if (existsSync(full)) return full;
-    }
-    return protobuf.util.path.resolve(origin, target);
-  };
-  root.loadSync([...ENVOY_FILES, ...ISTIO_FILES]);
-  root.resolveAll();
+  const root = loadProtoRoot([...ENVOY_FILES, ...ISTIO_FILES], [findProtosDir(), ...envoyProtoDirs()]);
   const bodies = new Map<string, protobuf.Type>();
   for (const m of BODY_MESSAGES) {
     bodies.set(BODY_TYPE_PREFIX + m, root.lookupType(`istio.networking.v1alpha3.${m}`));

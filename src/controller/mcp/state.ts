@@ -1,6 +1,13 @@
 import type { ConfigKind, ConfigObject } from '../../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../../model/result.ts';
-import { decodeBody, decodeEnvelope, inRevision, type AnyMessage, type DecodedResource, type ParseFn } from './decode.ts';
+import {
+  decodeBody,
+  decodeEnvelope,
+  inRevision,
+  type AnyMessage,
+  type DecodedResource,
+  type ParseFn,
+} from './decode.ts';
 import type { McpProtos } from './protos.ts';
 import type { IstioKind, McpTypeUrl } from './type-urls.ts';
 
@@ -25,7 +32,10 @@ type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }>;
 export interface ResponseOutcome {
   readonly valid: number;
   readonly invalid: number;
+  /** Ignored on purpose: another revision, or a name that is not `<namespace>/<name>`. */
   readonly skipped: number;
+  /** Reasons for skipping resources with bad names (at most 10). */
+  readonly badNames: readonly string[];
   /** Resources that could not be decoded (reasons, deduplicated, at most 10). */
   readonly undecodable: number;
   readonly reasons: readonly string[];
@@ -70,6 +80,7 @@ export class McpState {
     const next = new Map<string, Entry>();
     const reasons = new Set<string>();
     let skipped = 0;
+    const badNames: string[] = [];
     let undecodable = 0;
     let partial = false;
     for (const any of resources) {
@@ -81,6 +92,7 @@ export class McpState {
           break;
         case 'skipped':
           skipped++;
+          if (d.key === undefined && badNames.length < 10) badNames.push(d.reason);
           break;
         case 'undecodable': {
           undecodable++;
@@ -98,14 +110,15 @@ export class McpState {
     this.byUrl.set(type.url, next);
     this.applyKind(type.kind);
     const c = this.counts(type.url);
-    return { ...c, skipped, undecodable, reasons: [...reasons], partial };
+    return { ...c, skipped, badNames, undecodable, reasons: [...reasons], partial };
   }
 
   private decodeOne(type: McpTypeUrl, any: AnyMessage, previous: Map<string, Entry>): DecodedResource {
     const env = decodeEnvelope(this.protos, any);
     if (!env.ok) {
-      const bad = /is not <namespace>\/<name>/.test(env.reason);
-      return bad ? { status: 'skipped', reason: env.reason } : { status: 'undecodable', reason: env.reason };
+      return env.badName
+        ? { status: 'skipped', reason: env.reason }
+        : { status: 'undecodable', reason: env.reason };
     }
     const e = env.envelope;
     if (!inRevision(e.labels, this.revision)) {
@@ -119,17 +132,25 @@ export class McpState {
 
   /** Writes the union of a kind's type URLs to the store, with the invalid ones as its rejections. */
   private applyKind(kind: IstioKind): void {
-    const valid = new Map<string, ConfigObject>();
-    const rejected = new Map<string, RejectedObject>();
     // Subscription order puts v1 first: its entry wins a namespace/name present in both.
+    const sources: Map<string, Entry>[] = [];
     for (const t of this.urls) {
-      if (t.kind !== kind) continue;
-      for (const [key, e] of this.byUrl.get(t.url) ?? []) {
-        if (valid.has(key) || rejected.has(key)) continue;
-        if (e.status === 'ok') valid.set(key, e.object);
-        else rejected.set(key, { ref: e.ref, issues: e.issues });
+      const m = t.kind === kind ? this.byUrl.get(t.url) : undefined;
+      if (m && m.size > 0) sources.push(m);
+    }
+    const valid: ConfigObject[] = [];
+    const rejected: RejectedObject[] = [];
+    const seen = sources.length > 1 ? new Set<string>() : undefined;
+    for (const m of sources) {
+      for (const [key, e] of m) {
+        if (seen) {
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
+        if (e.status === 'ok') valid.push(e.object);
+        else rejected.push({ ref: e.ref, issues: e.issues });
       }
     }
-    this.sink.replaceKind(kind, [...valid.values()], [...rejected.values()]);
+    this.sink.replaceKind(kind, valid, rejected);
   }
 }

@@ -66,8 +66,11 @@ export class AdsTransport {
   /** Opens a new stream (re-using the channel unless the root certificate changed). Rejects on file errors. */
   async open(): Promise<AdsStream> {
     const tls = this.tls;
-    const rootCert = tls && this.options.rootCertFile ? await this.read(this.options.rootCertFile) : undefined;
-    const token = this.options.tokenFile ? (await this.read(this.options.tokenFile)).toString('utf8').trim() : '';
+    const rootCert =
+      tls && this.options.rootCertFile ? await this.read(this.options.rootCertFile) : undefined;
+    const token = this.options.tokenFile
+      ? (await this.read(this.options.tokenFile)).toString('utf8').trim()
+      : '';
     const certKey = rootCert ? rootCert.toString('base64') : String(tls);
     if (!this.client || this.clientCert !== certKey) {
       this.client?.close();

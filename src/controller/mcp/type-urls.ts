@@ -10,7 +10,12 @@ export type IstioApiVersion = 'v1' | 'v1alpha3';
 export type IstioApiMode = IstioApiVersion | 'auto';
 
 /** Aeraki's subscription order (controller.go configCollection), EnvoyFilter left out: it is never read. */
-export const MCP_KINDS: readonly IstioKind[] = ['ServiceEntry', 'VirtualService', 'DestinationRule', 'Gateway'];
+export const MCP_KINDS: readonly IstioKind[] = [
+  'ServiceEntry',
+  'VirtualService',
+  'DestinationRule',
+  'Gateway',
+];
 
 export const NETWORKING_GROUP = 'networking.istio.io';
 

@@ -18,7 +18,7 @@ export type DubboFilter = {
   readonly config?: Readonly<Record<string, unknown>>;
 };
 
-export const ROUTER: DubboFilter = { name: DUBBO_ROUTER_FILTER };
+export const ROUTER: DubboFilter = Object.freeze({ name: DUBBO_ROUTER_FILTER });
 
 export type DubboProxyConfig = {
   readonly statPrefix: string;

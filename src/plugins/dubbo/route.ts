@@ -19,6 +19,7 @@
  *   (Aeraki drops such a header matcher, which silently widens the route).
  * A VirtualService without `http` entries routes like no VirtualService (Aeraki would write no routes at all).
  */
+import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matchers.ts';
 import { outboundClusterName } from '../../model/names.ts';
 import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
@@ -27,13 +28,6 @@ export type StringMatcher =
   | { readonly exact: string }
   | { readonly prefix: string }
   | { readonly safeRegex: { readonly googleRe2: Record<string, never>; readonly regex: string } };
-
-export type HeaderMatcher = { readonly name: string } & (
-  | { readonly exactMatch: string }
-  | { readonly prefixMatch: string }
-  | { readonly safeRegexMatch: { readonly googleRe2: Record<string, never>; readonly regex: string } }
-  | { readonly presentMatch: true }
-);
 
 export type RouteAction =
   | { readonly cluster: string }
@@ -47,7 +41,7 @@ export type RouteAction =
 export type DubboRoute = {
   readonly match: {
     readonly method: { readonly name: StringMatcher };
-    readonly headers?: readonly HeaderMatcher[];
+    readonly headers?: readonly HeaderMatcherJson[];
   };
   readonly route: RouteAction;
 };
@@ -64,11 +58,13 @@ function regex(value: string): StringMatcher {
   return { safeRegex: { googleRe2: {}, regex: value } };
 }
 
-/** The match-all method matcher Aeraki uses wherever no method is given (dubbo_proxy needs one). */
-export const MATCH_ALL_METHOD: StringMatcher = regex('.*');
+/** The match-all method matcher Aeraki uses wherever no method is given (dubbo_proxy needs one). A fresh object. */
+export function matchAllMethod(): StringMatcher {
+  return regex('.*');
+}
 
 export function defaultRoute(cluster: string): DubboRoute {
-  return { match: { method: { name: MATCH_ALL_METHOD } }, route: { cluster } };
+  return { match: { method: { name: matchAllMethod() } }, route: { cluster } };
 }
 
 export interface OutboundRoutes {
@@ -104,29 +100,17 @@ function methodMatcher(m: StringMatch | undefined): StringMatcher {
   if (m?.exact !== undefined) return { exact: m.exact };
   if (m?.prefix !== undefined && m.prefix !== '') return { prefix: m.prefix };
   if (m?.regex !== undefined) return regex(m.regex);
-  return MATCH_ALL_METHOD;
+  return matchAllMethod();
 }
 
 function headerMatchers(
   http: HTTPRoute,
   path: string,
   problems: { path: string; message: string }[],
-): HeaderMatcher[] {
-  const headers = http.match[0]?.headers ?? {};
-  return Object.keys(headers)
-    .sort()
-    .map((name) => {
-      if (name === '') problems.push({ path, message: 'a header name is empty' });
-      return headerMatcher(name, headers[name] ?? {});
-    });
-}
-
-/** envoy.config.route.v3.HeaderMatcher with the `*Match` fields Aeraki writes (deprecated in Envoy, still accepted). */
-function headerMatcher(name: string, m: StringMatch): HeaderMatcher {
-  if (m.exact !== undefined) return { name, exactMatch: m.exact };
-  if (m.prefix !== undefined && m.prefix !== '') return { name, prefixMatch: m.prefix };
-  if (m.regex !== undefined) return { name, safeRegexMatch: { googleRe2: {}, regex: m.regex } };
-  return { name, presentMatch: true };
+): HeaderMatcherJson[] {
+  const matchers = istioHeaderMatchers(http.match[0]?.headers);
+  if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
+  return matchers;
 }
 
 function routeAction(

@@ -8,9 +8,9 @@ import type {
   LocalRateLimit,
   MetaRouteMatch,
   MetaRouter,
-  StringMatch,
   TokenBucket,
 } from '../../model/objects.ts';
+import { attributeMatchers } from '../../model/matchers.ts';
 import { fail, issue, ok, type ConfigIssue, type ObjectRef, type Result } from '../../model/result.ts';
 
 export const METADATA_EXCHANGE_FILTER = 'aeraki.meta_protocol.filters.metadata_exchange';
@@ -32,32 +32,9 @@ export interface MetaProtocolFilter {
   readonly config?: Readonly<Record<string, unknown>>;
 }
 
-/**
- * One envoy.config.route.v3.HeaderMatcher (proto3 JSON) per attribute, sorted by attribute name (D5). A `null`
- * match or regex `*` means "present"; a match with none of exact/prefix/regex set is skipped, as in Aeraki
- * (internal/xds/utils.go MetaMatch2HttpHeaderMatch).
- */
-export function headerMatchers(match: MetaRouteMatch | undefined): Record<string, unknown>[] {
-  const attributes = match?.attributes ?? {};
-  const out: Record<string, unknown>[] = [];
-  for (const name of Object.keys(attributes).sort()) {
-    const matcher = headerMatcher(name, attributes[name] ?? null);
-    if (matcher) out.push(matcher);
-  }
-  return out;
-}
-
-function headerMatcher(name: string, m: StringMatch | null): Record<string, unknown> | undefined {
-  if (m === null || m.regex === '*') return { name, presentMatch: true };
-  if (m.exact !== undefined) return { name, exactMatch: m.exact };
-  if (m.prefix !== undefined) return { name, prefixMatch: m.prefix };
-  if (m.regex !== undefined) return { name, safeRegexMatch: { googleRe2: {}, regex: m.regex } };
-  return undefined;
-}
-
 /** aeraki.meta_protocol_proxy.config.route.v1alpha.RouteMatch: always set, `{}` when nothing matches on. */
 function routeMatch(match: MetaRouteMatch | undefined): Record<string, unknown> {
-  const metadata = headerMatchers(match);
+  const metadata = attributeMatchers(match);
   return metadata.length > 0 ? { metadata } : {};
 }
 

@@ -18,16 +18,10 @@
  * - a header matcher with an empty name.
  * A VirtualService without `http` entries routes like no VirtualService.
  */
+import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matchers.ts';
 import { outboundClusterName } from '../../model/names.ts';
 import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
-
-export type HeaderMatcher = { readonly name: string } & (
-  | { readonly exactMatch: string }
-  | { readonly prefixMatch: string }
-  | { readonly safeRegexMatch: { readonly googleRe2: Record<string, never>; readonly regex: string } }
-  | { readonly presentMatch: true }
-);
 
 export type RouteAction =
   | { readonly cluster: string }
@@ -38,7 +32,7 @@ export type RouteAction =
     };
 
 export type ThriftRoute = {
-  readonly match: { readonly methodName: string; readonly headers?: readonly HeaderMatcher[] };
+  readonly match: { readonly methodName: string; readonly headers?: readonly HeaderMatcherJson[] };
   readonly route: RouteAction;
 };
 
@@ -96,22 +90,10 @@ function methodNameOf(m: StringMatch | undefined, path: string, problems: Proble
   return '';
 }
 
-function headerMatchers(http: HTTPRoute, path: string, problems: Problem[]): HeaderMatcher[] {
-  const headers = http.match[0]?.headers ?? {};
-  return Object.keys(headers)
-    .sort()
-    .map((name) => {
-      if (name === '') problems.push({ path, message: 'a header name is empty' });
-      return headerMatcher(name, headers[name] ?? {});
-    });
-}
-
-/** A header with no exact/prefix/regex (or `prefix: ""`) means "present", as in Istio. */
-function headerMatcher(name: string, m: StringMatch): HeaderMatcher {
-  if (m.exact !== undefined) return { name, exactMatch: m.exact };
-  if (m.prefix !== undefined && m.prefix !== '') return { name, prefixMatch: m.prefix };
-  if (m.regex !== undefined) return { name, safeRegexMatch: { googleRe2: {}, regex: m.regex } };
-  return { name, presentMatch: true };
+function headerMatchers(http: HTTPRoute, path: string, problems: Problem[]): HeaderMatcherJson[] {
+  const matchers = istioHeaderMatchers(http.match[0]?.headers);
+  if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
+  return matchers;
 }
 
 function routeAction(

@@ -2,7 +2,11 @@
 // metadata.name "<ns>/<name>", version = resourceVersion, labels, annotations, create_time, and body = Any of
 // the spec proto (istio pkg/config/conversion.go PilotConfigToResource).
 import type { IstioConfig } from '../../../src/model/objects.ts';
-import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from '../../../src/controller/mcp/protos.ts';
+import {
+  BODY_TYPE_PREFIX,
+  MCP_RESOURCE_TYPE_URL,
+  type McpProtos,
+} from '../../../src/controller/mcp/protos.ts';
 
 export interface AnyBytes {
   readonly type_url: string;
@@ -48,7 +52,11 @@ export function encodeResource(protos: McpProtos, r: FakeResource): AnyBytes {
 }
 
 /** A Resource whose body is given as is (to serve a body of the wrong type or with garbage bytes). */
-export function encodeResourceWithBody(protos: McpProtos, r: Omit<FakeResource, 'spec'>, body: AnyBytes): AnyBytes {
+export function encodeResourceWithBody(
+  protos: McpProtos,
+  r: Omit<FakeResource, 'spec'>,
+  body: AnyBytes,
+): AnyBytes {
   const msg = protos.Resource.fromObject({
     metadata: {
       name: `${r.namespace}/${r.name}`,
@@ -59,7 +67,7 @@ export function encodeResourceWithBody(protos: McpProtos, r: Omit<FakeResource, 
     },
   }) as unknown as { body?: unknown };
   msg.body = protos.Any.create(body);
-  return { type_url: MCP_RESOURCE_TYPE_URL, value: protos.Resource.encode(msg as never).finish() };
+  return { type_url: MCP_RESOURCE_TYPE_URL, value: protos.Resource.encode(msg).finish() };
 }
 
 /** Bytes that are not a valid protobuf message (a truncated length-delimited field). */

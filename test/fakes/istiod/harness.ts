@@ -3,8 +3,10 @@ import { McpClient, type McpClientOptions } from '../../../src/controller/mcp/cl
 import type { McpStatusSnapshot } from '../../../src/controller/mcp/status.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { silentLogger } from '../../../src/model/logger.ts';
+import type { ServiceEntry } from '../../../src/model/objects.ts';
 import type { ConfigEvent } from '../../../src/model/view.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
+import { serviceEntry } from '../../support/builders.ts';
 import { FakeIstiod, type FakeIstiodOptions } from './server.ts';
 
 export const TEST_NODE = { podName: 'aeraki-7d9f-abcde', namespace: 'istio-system', podIp: '10.244.0.15' };
@@ -80,4 +82,23 @@ export function waitForStatus(
 /** Waits until every response sent so far for `typeUrl` (or all) has been ACKed or NACKed by the client. */
 export function settled(pair: Pair): Promise<void> {
   return pair.fake.waitFor(() => pair.fake.allAnswered(), 'client to answer every response');
+}
+
+/** A ServiceEntry with a MetaProtocol port, hosts `<name>.<ns>.svc.cluster.local`. */
+export function se(name: string, version = '1', ns = 'shop'): ServiceEntry {
+  return serviceEntry(
+    ns,
+    name,
+    {
+      hosts: [`${name}.${ns}.svc.cluster.local`],
+      addresses: ['10.0.0.1'],
+      ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' }],
+      resolution: 'STATIC',
+    },
+    { resourceVersion: version },
+  );
+}
+
+export function names(p: Pair, kind: 'ServiceEntry' | 'VirtualService' = 'ServiceEntry'): string[] {
+  return p.store.list(kind).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
 }

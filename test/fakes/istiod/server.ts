@@ -7,45 +7,18 @@ import * as grpc from '@grpc/grpc-js';
 import { ADS_METHOD } from '../../../src/controller/mcp/transport.ts';
 import { loadMcpProtos, type McpProtos } from '../../../src/controller/mcp/protos.ts';
 import type { IstioConfig } from '../../../src/model/objects.ts';
-import { encodeResource, fromConfig, type AnyBytes, type FakeResource } from './encode.ts';
+import { FakeConfig } from './config.ts';
+import type { AnyBytes, FakeResource } from './encode.ts';
+import type {
+  FakeIstiodOptions,
+  RecordedRequest,
+  RecordedStream,
+  Req,
+  RequestKind,
+  ServedVersions,
+} from './types.ts';
 
-export type ServedVersions = 'v1' | 'v1alpha3' | 'both';
-
-export interface FakeIstiodOptions {
-  /** Which type URL version holds the config (istiod >= 1.24: v1); the other is answered with an empty list. */
-  readonly serve?: ServedVersions;
-  /** Require `authorization: Bearer <token>` (ENABLE_XDS_API_GENERATOR_AUTH); else UNAUTHENTICATED. */
-  readonly requireToken?: string;
-  /** Serve TLS with this key pair instead of plaintext. */
-  readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
-}
-
-export type RequestKind = 'init' | 'ack' | 'nack' | 'stale';
-
-export interface RecordedRequest {
-  readonly stream: number;
-  readonly kind: RequestKind;
-  readonly typeUrl: string;
-  readonly versionInfo: string;
-  readonly responseNonce: string;
-  readonly nodeId: string | undefined;
-  readonly nodeMetadata: Readonly<Record<string, string>> | undefined;
-  readonly errorMessage: string | undefined;
-}
-
-export interface RecordedStream {
-  readonly id: number;
-  readonly authorization: string | undefined;
-  open: boolean;
-}
-
-interface Req {
-  typeUrl?: string;
-  versionInfo?: string;
-  responseNonce?: string;
-  node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } };
-  errorDetail?: { code?: number; message?: string };
-}
+export type { FakeIstiodOptions, RecordedRequest, RecordedStream, RequestKind } from './types.ts';
 
 interface StreamState {
   readonly id: number;
@@ -54,12 +27,12 @@ interface StreamState {
   nodeSeen: boolean;
 }
 
-const KEY = (kind: string, ns: string, name: string): string => `${kind}/${ns}/${name}`;
-
 export class FakeIstiod extends EventEmitter {
   readonly protos: McpProtos = loadMcpProtos();
   readonly requests: RecordedRequest[] = [];
   readonly streams: RecordedStream[] = [];
+  /** Size in bytes of the largest response sent. */
+  largestResponse = 0;
   /** Versions holding config; change at any time (takes effect on the next response). */
   serve: ServedVersions;
   requireToken: string | undefined;
@@ -70,8 +43,7 @@ export class FakeIstiod extends EventEmitter {
   /** During the next push, close each stream with UNAVAILABLE after this many responses. */
   dropAfterResponses: number | undefined;
   private readonly server = new grpc.Server();
-  private readonly config = new Map<string, AnyBytes>();
-  private readonly raw = new Map<string, AnyBytes[]>();
+  readonly config: FakeConfig = new FakeConfig(this.protos);
   private readonly live = new Map<number, StreamState>();
   private nextStream = 1;
   private pushVersion = 0;
@@ -89,7 +61,8 @@ export class FakeIstiod extends EventEmitter {
           path: ADS_METHOD,
           requestStream: true,
           responseStream: true,
-          requestSerialize: (r: Req) => Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
+          requestSerialize: (r: Req) =>
+            Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
           requestDeserialize: (b: Buffer) => DiscoveryRequest.decode(b) as Req,
           responseSerialize: (b: Buffer) => b,
           responseDeserialize: (b: Buffer) => DiscoveryResponse.decode(b),
@@ -103,7 +76,11 @@ export class FakeIstiod extends EventEmitter {
   static async start(options: FakeIstiodOptions = {}): Promise<FakeIstiod> {
     const f = new FakeIstiod(options);
     const creds = options.tls
-      ? grpc.ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }], false)
+      ? grpc.ServerCredentials.createSsl(
+          null,
+          [{ private_key: options.tls.key, cert_chain: options.tls.cert }],
+          false,
+        )
       : grpc.ServerCredentials.createInsecure();
     f.port = await new Promise<number>((resolve, reject) =>
       f.server.bindAsync('127.0.0.1:0', creds, (err, port) => (err ? reject(err) : resolve(port))),
@@ -123,49 +100,25 @@ export class FakeIstiod extends EventEmitter {
 
   // ------------------------------------------------------------------ config
 
-  /** Replaces the whole state of the kinds present in `objects` and pushes. */
+  /** Adds or replaces the given configs, then pushes (unless `push: false`). */
   set(objects: readonly (IstioConfig | FakeResource)[], opts: { push?: boolean } = {}): void {
-    for (const o of objects) this.put(o);
+    for (const o of objects) this.config.put(o);
     if (opts.push !== false) this.push();
   }
 
-  /** Adds or replaces one config and pushes. */
+  /** Adds or replaces one config, then pushes (unless `push: false`). */
   upsert(obj: IstioConfig | FakeResource, opts: { push?: boolean } = {}): void {
-    this.put(obj);
-    if (opts.push !== false) this.push();
+    this.set([obj], opts);
   }
 
   remove(kind: string, namespace: string, name: string, opts: { push?: boolean } = {}): void {
-    this.config.delete(KEY(kind, namespace, name));
+    this.config.remove(kind, namespace, name);
     if (opts.push !== false) this.push();
-  }
-
-  clear(kind?: string): void {
-    for (const k of [...this.config.keys()]) if (kind === undefined || k.startsWith(`${kind}/`)) this.config.delete(k);
-    if (kind === undefined) this.raw.clear();
-    else this.raw.delete(kind);
   }
 
   /** Serves extra resources as given (undecodable ones, wrong body types) among the kind's answer. */
   setRaw(kind: string, resources: readonly AnyBytes[]): void {
-    this.raw.set(kind, [...resources]);
-  }
-
-  private put(o: IstioConfig | FakeResource): void {
-    const r = 'metadata' in o ? fromConfig(o) : o;
-    this.config.set(KEY(r.kind, r.namespace, r.name), encodeResource(this.protos, r));
-  }
-
-  /** The resources answered for a type URL. */
-  resourcesFor(typeUrl: string): AnyBytes[] {
-    const [group, version, kind] = typeUrl.split('/');
-    if (group !== 'networking.istio.io' || kind === undefined) return [];
-    if (this.serve !== 'both' && version !== this.serve) return [];
-    if (version !== 'v1' && version !== 'v1alpha3') return [];
-    const out: AnyBytes[] = [];
-    for (const [k, v] of this.config) if (k.startsWith(`${kind}/`)) out.push(v);
-    out.push(...(this.raw.get(kind) ?? []));
-    return out;
+    this.config.setRaw(kind, resources);
   }
 
   /** A full push: every watched type of every stream gets a new full answer. */
@@ -186,12 +139,21 @@ export class FakeIstiod extends EventEmitter {
     }
   }
 
+  /** Closes every open stream with UNAVAILABLE (an istiod restart, a load balancer reset). */
+  dropStreams(): void {
+    for (const s of [...this.live.values()]) this.endStream(s, grpc.status.UNAVAILABLE, 'fake: stream reset');
+  }
+
   // ------------------------------------------------------------------ streams
 
   private onStream(call: grpc.ServerDuplexStream<Req, Buffer>): void {
     const id = this.nextStream++;
     const auth = call.metadata.get('authorization')[0];
-    const rec: RecordedStream = { id, authorization: typeof auth === 'string' ? auth : undefined, open: true };
+    const rec: RecordedStream = {
+      id,
+      authorization: typeof auth === 'string' ? auth : undefined,
+      open: true,
+    };
     this.streams.push(rec);
     const s: StreamState = { id, call, lastNonce: new Map(), nodeSeen: false };
     call.on('error', () => {});
@@ -250,7 +212,9 @@ export class FakeIstiod extends EventEmitter {
       versionInfo: req.versionInfo ?? '',
       responseNonce: nonce,
       nodeId: req.node?.id || undefined,
-      nodeMetadata: md ? Object.fromEntries(Object.entries(md).map(([k, v]) => [k, v.stringValue ?? ''])) : undefined,
+      nodeMetadata: md
+        ? Object.fromEntries(Object.entries(md).map(([k, v]) => [k, v.stringValue ?? '']))
+        : undefined,
       errorMessage: req.errorDetail?.message || undefined,
     });
     if (kind === 'init') {
@@ -272,13 +236,14 @@ export class FakeIstiod extends EventEmitter {
       }),
     );
     // Resources are already-encoded Anys: append them as field 2 without re-encoding.
-    for (const any of this.resourcesFor(typeUrl)) {
+    for (const any of this.config.resourcesFor(typeUrl, this.serve)) {
       bytes.uint32(18).fork();
       bytes.uint32(10).string(any.type_url);
       bytes.uint32(18).bytes(any.value);
       bytes.ldelim();
     }
     const out = Buffer.from(bytes.finish());
+    this.largestResponse = Math.max(this.largestResponse, out.length);
     const write = (): void => {
       if (this.live.has(s.id)) s.call.write(out);
     };
@@ -313,7 +278,10 @@ export class FakeIstiod extends EventEmitter {
   allAnswered(): boolean {
     for (const s of this.live.values()) {
       for (const [url, nonce] of s.lastNonce) {
-        if (nonce === '' || !this.requests.some((r) => r.stream === s.id && r.typeUrl === url && r.responseNonce === nonce))
+        if (
+          nonce === '' ||
+          !this.requests.some((r) => r.stream === s.id && r.typeUrl === url && r.responseNonce === nonce)
+        )
           return false;
       }
     }

@@ -61,14 +61,15 @@ function describe(r: RequestRecord, rt: Route): void {
       namespace: rt.namespace,
       name: rt.name,
       subresource: rt.subresource,
-      verb: verbOf(
-        r.method,
-        rt.name !== undefined,
-        rt.watchPath || ['true', '1'].includes(r.query.watch ?? ''),
-      ),
+      verb: verbOf(r.method, rt.name !== undefined, rt.watchPath || flag(r.query.watch)),
     });
   } else if (rt.kind === 'unknown')
     Object.assign(r, { group: rt.group, version: rt.version, resource: rt.plural });
+}
+
+/** Go's strconv.ParseBool, which the real server uses for query flags (python sends `watch=True`). */
+function flag(v: string | undefined): boolean {
+  return v !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
 }
 
 const NOT_FOUND = failure(404, 'NotFound', 'the server could not find the requested resource');
@@ -162,7 +163,7 @@ function resource(
   const opts: WriteOptions = {
     fieldManager: q.fieldManager,
     userAgent: r.userAgent,
-    force: q.force === 'true',
+    force: flag(q.force),
     dryRun: q.dryRun !== undefined && q.dryRun !== '',
     subresource: rt.subresource,
   };
@@ -170,7 +171,14 @@ function resource(
     case 'get':
       return send(res, 200, getObject(ctx.store, type, version, namespace, name!));
     case 'list':
-      return send(res, 200, listObjects(ctx.store, type, version, namespace, selectors));
+      return send(
+        res,
+        200,
+        listObjects(ctx.store, type, version, namespace, selectors, {
+          limit: q.limit === undefined ? undefined : Number(q.limit),
+          continueToken: q.continue,
+        }),
+      );
     case 'watch': {
       const ns: Selector = (o) => namespace === undefined || o.metadata.namespace === namespace;
       const byName: Selector = (o) => name === undefined || o.metadata.name === name;
@@ -180,7 +188,7 @@ function resource(
           rt: type,
           version,
           resourceVersion: q.resourceVersion,
-          allowWatchBookmarks: q.allowWatchBookmarks === 'true' || q.allowWatchBookmarks === '1',
+          allowWatchBookmarks: flag(q.allowWatchBookmarks),
           timeoutSeconds: timeout,
           filters: [ns, byName, ...selectors],
         },

@@ -57,5 +57,5 @@ export function asKubeObject(body: unknown): KubeObject | undefined {
   if (!isObj(body)) return undefined;
   const metadata = body.metadata ?? {};
   if (!isObj(metadata)) return undefined;
-  return { ...structuredClone(body), metadata: structuredClone(metadata) } as KubeObject;
+  return { ...structuredClone(body), metadata: structuredClone(metadata) };
 }

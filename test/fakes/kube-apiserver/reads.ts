@@ -2,14 +2,14 @@
 import { present, rfc3339 } from './objects.ts';
 import { groupVersion } from './registry.ts';
 import type { Selector } from './selectors.ts';
-import { conflict, notFound, type StatusObject } from './status.ts';
-import type { ObjectStore } from './store.ts';
+import { ApiError, badRequest, conflict, expired, notFound, type StatusObject } from './status.ts';
+import { objectKey, type ObjectStore } from './store.ts';
 import type { KubeObject, ResourceType } from './types.ts';
 
 export interface ListObject {
   apiVersion: string;
   kind: string;
-  metadata: { resourceVersion: string };
+  metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
   items: KubeObject[];
 }
 
@@ -30,26 +30,65 @@ function listItem(rt: ResourceType, version: string, o: KubeObject): KubeObject 
   const p = present(rt, version, o);
   if (rt.group !== '') return p;
   const { apiVersion: _a, kind: _k, ...rest } = p;
-  return rest as KubeObject;
+  return rest;
 }
 
-/** A list at the current resourceVersion, ordered by namespace/name. */
+export interface Paging {
+  limit?: number;
+  continueToken?: string;
+}
+
+function decodeContinue(store: ObjectStore, token: string): { rv: number; after: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const p = parsed as { rv?: unknown; after?: unknown } | undefined;
+  if (typeof p?.rv !== 'number' || typeof p.after !== 'string') throw badRequest('invalid continue token');
+  if (p.rv < store.oldestWatchableRv()) {
+    throw new ApiError(
+      expired(
+        'The provided continue parameter is too old to display a consistent list result. You can start a new ' +
+          'list without the continue parameter.',
+      ),
+    );
+  }
+  return { rv: p.rv, after: p.after };
+}
+
+/**
+ * A list at the current resourceVersion, ordered by namespace/name. With `limit`, a page and a `continue`
+ * token (later pages show the objects as they are now, but keep the first page's resourceVersion).
+ */
 export function listObjects(
   store: ObjectStore,
   rt: ResourceType,
   version: string,
   namespace: string | undefined,
   selectors: Selector[],
+  paging: Paging = {},
 ): ListObject {
-  const items = store
-    .list(rt, namespace)
-    .filter((o) => selectors.every((s) => s(o)))
-    .map((o) => listItem(rt, version, o));
+  const from = paging.continueToken ? decodeContinue(store, paging.continueToken) : undefined;
+  const rv = from?.rv ?? store.currentRv();
+  let matching = store.scan(rt, namespace).filter((o) => selectors.every((s) => s(o)));
+  if (from)
+    matching = matching.filter((o) => objectKey(o.metadata.namespace, o.metadata.name ?? '') > from.after);
+  const limit = paging.limit !== undefined && paging.limit > 0 ? paging.limit : undefined;
+  const page = limit === undefined ? matching : matching.slice(0, limit);
+  const metadata: ListObject['metadata'] = { resourceVersion: String(rv) };
+  if (limit !== undefined && matching.length > limit) {
+    const last = page[page.length - 1]!;
+    const after = objectKey(last.metadata.namespace, last.metadata.name ?? '');
+    metadata.continue = Buffer.from(JSON.stringify({ rv, after })).toString('base64url');
+    metadata.remainingItemCount = matching.length - limit;
+  }
   return {
     apiVersion: groupVersion(rt.group, version),
     kind: `${rt.kind}List`,
-    metadata: { resourceVersion: String(store.currentRv()) },
-    items,
+    metadata,
+    items: page.map((o) => listItem(rt, version, o)),
   };
 }
 

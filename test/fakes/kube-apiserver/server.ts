@@ -152,7 +152,7 @@ export class FakeKubeApiServer {
       const { rt, version } = this.typeOf(obj);
       const ns = rt.namespaced ? (obj.metadata.namespace ?? 'default') : undefined;
       const live = this.store.get(rt, ns, obj.metadata.name ?? '');
-      const opts = { fieldManager: manager, subresource: 'status' };
+      const opts = { fieldManager: manager, withStatus: true };
       if (!live) return createObject(this.writeCtx, rt, version, ns, obj, opts);
       const body = { ...obj, metadata: { ...obj.metadata, resourceVersion: undefined } };
       return updateObject(this.writeCtx, rt, version, ns, obj.metadata.name ?? '', body, opts);
@@ -168,7 +168,7 @@ export class FakeKubeApiServer {
   /** Objects ordered by namespace/name (all namespaces when `namespace` is undefined). */
   list(ref: RefLike, namespace?: string): KubeObject[] {
     const rt = this.resourceType(ref);
-    return this.store.list(rt, namespace).map((o) => present(rt, preferredVersion(rt), o));
+    return this.store.scan(rt, namespace).map((o) => present(rt, preferredVersion(rt), o));
   }
 
   /** Deletes like an API DELETE (finalizers respected); false when it did not exist. */

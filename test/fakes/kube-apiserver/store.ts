@@ -65,6 +65,15 @@ export class ObjectStore {
       .map((o) => structuredClone(o));
   }
 
+  /** Like list(), but the stored objects themselves: callers must copy before changing anything. */
+  scan(rt: ResourceType, namespace?: string): readonly KubeObject[] {
+    const t = this.table(rt);
+    return [...t.keys()]
+      .sort()
+      .map((k) => t.get(k)!)
+      .filter((o) => namespace === undefined || o.metadata.namespace === namespace);
+  }
+
   count(rt: ResourceType): number {
     return this.table(rt).size;
   }

@@ -56,7 +56,7 @@ export class WatchHub {
     });
     res.flushHeaders();
     if (from === undefined) {
-      for (const o of this.store.list(rt)) if (matches(o)) write('ADDED', present(rt, version, o));
+      for (const o of this.store.scan(rt)) if (matches(o)) write('ADDED', present(rt, version, o));
     } else {
       const replay = this.store.eventsSince(rt, from);
       if (replay === 'expired') {

@@ -16,6 +16,8 @@ export interface WriteOptions {
   force?: boolean;
   dryRun?: boolean;
   subresource?: string;
+  /** Seeding only: a main-resource write that also sets status. */
+  withStatus?: boolean;
 }
 
 export interface WriteContext {
@@ -79,7 +81,7 @@ function commit(
   o: WriteOptions,
 ): KubeObject {
   const m = after.metadata;
-  if (rt.statusSubresource && o.subresource !== 'status') {
+  if (rt.statusSubresource && o.subresource !== 'status' && !o.withStatus) {
     if (before?.status === undefined) delete after.status;
     else after.status = structuredClone(before.status);
   }

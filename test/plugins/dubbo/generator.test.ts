@@ -2,13 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FilterDraft } from '../../../src/model/generator.ts';
 import type { HTTPRoute, ServiceEntry } from '../../../src/model/objects.ts';
-import { fail, issue, ok, type Result } from '../../../src/model/result.ts';
+import type { Result } from '../../../src/model/result.ts';
 import { stableStringify } from '../../../src/util/json.ts';
-import {
-  createDubboGenerator,
-  DUBBO_RBAC_FILTER,
-  type DubboFilter,
-} from '../../../src/plugins/dubbo/index.ts';
+import { createDubboGenerator } from '../../../src/plugins/dubbo/index.ts';
 import type { DubboProxyConfig } from '../../../src/plugins/dubbo/filters.ts';
 import type { DubboRoute } from '../../../src/plugins/dubbo/route.ts';
 import { serviceEntry, virtualService } from '../../support/builders.ts';
@@ -286,51 +282,5 @@ describe('dubbo generator', () => {
     const g = createDubboGenerator();
     assert.equal(stableStringify(g.generateSidecar(ctx)), stableStringify(g.generateSidecar(ctx)));
     assert.equal(JSON.stringify(g.generateSidecar(ctx)), JSON.stringify(g.generateSidecar(ctx)));
-  });
-});
-
-describe('dubbo inbound filters seam (DubboAuthorizationPolicy RBAC)', () => {
-  const rbac: DubboFilter = {
-    name: DUBBO_RBAC_FILTER,
-    config: {
-      '@type': 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC',
-      statPrefix: 'dubbo.',
-      rules: { action: 'DENY', policies: {} },
-    },
-  };
-
-  it('places the filters before the router on the inbound proxy only', () => {
-    const seen: string[] = [];
-    const generator = createDubboGenerator({
-      inboundFilters: (ctx) => {
-        seen.push(`${ctx.serviceEntry.metadata.name}:${ctx.port.number}`);
-        return ok([rbac]);
-      },
-    });
-    const result = generator.generateSidecar(sidecarContext(se(), 0));
-    const v = values(result);
-    assert.deepEqual(seen, ['demo:20880']);
-    assert.deepEqual(v[`aeraki-inbound-${HOST}-20880`]!.dubboFilters, [
-      rbac,
-      { name: 'envoy.filters.dubbo.router' },
-    ]);
-    assert.deepEqual(v[`aeraki-outbound-${HOST}-240.240.0.1-20880`]!.dubboFilters, [
-      { name: 'envoy.filters.dubbo.router' },
-    ]);
-  });
-
-  it('passes issues on, and fails the ServiceEntry when the filters cannot be built', () => {
-    const ref = { kind: 'DubboAuthorizationPolicy', namespace: 'dubbo', name: 'deny-all' };
-    const warn = issue(ref, 'spec.rules[0]', 'rule skipped');
-    const okResult = createDubboGenerator({ inboundFilters: () => ok([rbac], [warn]) }).generateSidecar(
-      sidecarContext(se(), 0),
-    );
-    assert.ok(okResult.ok);
-    assert.deepEqual(okResult.issues, [warn]);
-    const failed = createDubboGenerator({ inboundFilters: () => fail([warn]) }).generateSidecar(
-      sidecarContext(se(), 0),
-    );
-    assert.equal(failed.ok, false);
-    assert.deepEqual(failed.issues, [warn]);
   });
 });

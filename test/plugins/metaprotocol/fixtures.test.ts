@@ -106,7 +106,9 @@ describe('metaprotocol generator on the render fixtures (parsed input)', () => {
       );
       const stderrFile = path.join(fixturesDir, caseName, 'expected-stderr.txt');
       const wanted = existsSync(stderrFile)
-        ? readFileSync(stderrFile, 'utf8').split('\n').filter((l) => l !== '' && l !== 'error:')
+        ? readFileSync(stderrFile, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '' && l !== 'error:')
         : [];
       const text = issues.map(formatIssue).join('\n');
       for (const line of wanted) assert.ok(text.includes(line), `${caseName}: no issue for ${line}\n${text}`);

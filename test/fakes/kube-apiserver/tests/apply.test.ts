@@ -12,7 +12,8 @@ describe('fake kube-apiserver: server-side apply', () => {
   });
   after(() => api.close());
 
-  const apply = (name: string, body: unknown, q: string) => call(api, 'PATCH', `${EF}/${name}?${q}`, body, APPLY);
+  const apply = (name: string, body: unknown, q: string) =>
+    call(api, 'PATCH', `${EF}/${name}?${q}`, body, APPLY);
 
   it('creates (201), then merges (200), and a repeated apply stores nothing', async () => {
     const first = await apply('s1', envoyFilter('s1', { a: 1, b: { c: 2 } }), 'fieldManager=aeraki');
@@ -31,7 +32,8 @@ describe('fake kube-apiserver: server-side apply', () => {
   });
 
   it('accepts YAML bodies', async () => {
-    const yaml = 'apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata:\n  name: y1\nspec:\n  k: v\n';
+    const yaml =
+      'apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata:\n  name: y1\nspec:\n  k: v\n';
     const res = await apply('y1', yaml, 'fieldManager=aeraki');
     assert.equal(res.status, 201);
     assert.deepEqual(res.body.spec, { k: 'v' });

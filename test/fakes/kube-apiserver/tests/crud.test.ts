@@ -53,7 +53,10 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
   it('lists with resourceVersion, selectors and all namespaces', async () => {
     api.seed([
       envoyFilter('l1', {}, { app: 'x', tier: 'a' }),
-      { ...envoyFilter('l2', {}, { app: 'y' }), metadata: { name: 'l2', namespace: 'ns2', labels: { app: 'y' } } },
+      {
+        ...envoyFilter('l2', {}, { app: 'y' }),
+        metadata: { name: 'l2', namespace: 'ns2', labels: { app: 'y' } },
+      },
     ]);
     const all = await call(api, 'GET', '/apis/networking.istio.io/v1/envoyfilters');
     assert.equal(all.body.kind, 'EnvoyFilterList');
@@ -61,7 +64,9 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
     assert.ok(all.body.items.every((i: any) => i.apiVersion === 'networking.istio.io/v1'));
     assert.ok(all.body.items.some((i: any) => i.metadata.namespace === 'ns2'));
     const names = async (q: string): Promise<string[]> =>
-      (await call(api, 'GET', `/apis/networking.istio.io/v1/envoyfilters?${q}`)).body.items.map((i: any) => i.metadata.name);
+      (await call(api, 'GET', `/apis/networking.istio.io/v1/envoyfilters?${q}`)).body.items.map(
+        (i: any) => i.metadata.name,
+      );
     assert.deepEqual(await names('labelSelector=app%3Dx'), ['l1']);
     assert.deepEqual(await names('labelSelector=app%20in%20(x,y)'), ['l1', 'l2']);
     assert.deepEqual(await names('labelSelector=app%20notin%20(x),app'), ['l2']);
@@ -77,6 +82,36 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
     );
   });
 
+  it('pages lists with limit and continue', async () => {
+    api.seed(
+      [1, 2, 3, 4, 5].map((i) => ({
+        ...envoyFilter(`p${i}`),
+        metadata: { name: `p${i}`, namespace: 'page' },
+      })),
+    );
+    const base = '/apis/networking.istio.io/v1alpha3/namespaces/page/envoyfilters';
+    const first = await call(api, 'GET', `${base}?limit=2`);
+    assert.deepEqual(
+      first.body.items.map((i: any) => i.metadata.name),
+      ['p1', 'p2'],
+    );
+    assert.equal(first.body.metadata.remainingItemCount, 3);
+    const names: string[] = [];
+    let token: string | undefined = first.body.metadata.continue;
+    while (token) {
+      const page = await call(api, 'GET', `${base}?limit=2&continue=${token}`);
+      assert.equal(page.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
+      names.push(...page.body.items.map((i: any) => i.metadata.name));
+      token = page.body.metadata.continue;
+    }
+    assert.deepEqual(names, ['p3', 'p4', 'p5']);
+    api.seed({ ...envoyFilter('p6'), metadata: { name: 'p6', namespace: 'page' } });
+    api.compact();
+    const old = await call(api, 'GET', `${base}?limit=2&continue=${first.body.metadata.continue}`);
+    assert.equal(old.status, 410);
+    assert.equal(old.body.reason, 'Expired');
+  });
+
   it('updates with a resourceVersion precondition and bumps generation on spec changes only', async () => {
     const live = (await call(api, 'GET', `${EF}/c1`)).body;
     const upd = await call(api, 'PUT', `${EF}/c1`, { ...live, spec: { a: 2 } });
@@ -90,14 +125,24 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
     assert.equal(upd2.body.metadata.generation, 2);
     assert.notEqual(upd2.body.metadata.resourceVersion, upd.body.metadata.resourceVersion);
     const same = await call(api, 'PUT', `${EF}/c1`, upd2.body);
-    assert.equal(same.body.metadata.resourceVersion, upd2.body.metadata.resourceVersion, 'a no-op write stores nothing');
+    assert.equal(
+      same.body.metadata.resourceVersion,
+      upd2.body.metadata.resourceVersion,
+      'a no-op write stores nothing',
+    );
     assert.equal((await call(api, 'PUT', `${EF}/missing`, envoyFilter('missing'))).status, 404);
   });
 
   it('patches with merge, strategic (as merge) and JSON patch', async () => {
     const merge = await call(api, 'PATCH', `${EF}/c1`, { spec: { b: 1 } }, 'application/merge-patch+json');
     assert.deepEqual(merge.body.spec, { a: 2, b: 1 });
-    const smp = await call(api, 'PATCH', `${EF}/c1`, { spec: { a: null } }, 'application/strategic-merge-patch+json');
+    const smp = await call(
+      api,
+      'PATCH',
+      `${EF}/c1`,
+      { spec: { a: null } },
+      'application/strategic-merge-patch+json',
+    );
     assert.deepEqual(smp.body.spec, { b: 1 });
     const jp = await call(
       api,
@@ -111,7 +156,13 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
       'application/json-patch+json',
     );
     assert.deepEqual(jp.body.spec, { b: 5, list: [2] });
-    const failing = await call(api, 'PATCH', `${EF}/c1`, [{ op: 'test', path: '/spec/b', value: 0 }], 'application/json-patch+json');
+    const failing = await call(
+      api,
+      'PATCH',
+      `${EF}/c1`,
+      [{ op: 'test', path: '/spec/b', value: 0 }],
+      'application/json-patch+json',
+    );
     assert.equal(failing.status, 422);
     assert.equal((await call(api, 'PATCH', `${EF}/nope`, {}, 'application/merge-patch+json')).status, 404);
     assert.equal((await call(api, 'PATCH', `${EF}/c1`, {}, 'text/plain')).status, 415);
@@ -123,7 +174,12 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
     assert.equal(del.body.kind, 'EnvoyFilter');
     assert.equal((await call(api, 'GET', `${EF}/c1`)).status, 404);
     assert.equal((await call(api, 'DELETE', `${EF}/c1`)).body.reason, 'NotFound');
-    api.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns1' }, data: { k: 'v' } });
+    api.seed({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cm', namespace: 'ns1' },
+      data: { k: 'v' },
+    });
     const cm = await call(api, 'DELETE', '/api/v1/namespaces/ns1/configmaps/cm');
     assert.equal(cm.body.kind, 'Status');
     assert.equal(cm.body.status, 'Success');
@@ -137,15 +193,28 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
 
   it('serves cluster-scoped resources and the status subresource', async () => {
     const AP = '/apis/metaprotocol.aeraki.io/v1alpha1/applicationprotocols';
-    const body = { apiVersion: 'metaprotocol.aeraki.io/v1alpha1', kind: 'ApplicationProtocol', metadata: { name: 'dubbo' }, spec: { codec: 'c' } };
+    const body = {
+      apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+      kind: 'ApplicationProtocol',
+      metadata: { name: 'dubbo' },
+      spec: { codec: 'c' },
+    };
     const created = await call(api, 'POST', AP, { ...body, status: { ignored: true } });
     assert.equal(created.status, 201);
     assert.equal(created.body.metadata.namespace, undefined);
     assert.equal(created.body.status, undefined);
-    const st = await call(api, 'PUT', `${AP}/dubbo/status`, { ...created.body, spec: { codec: 'other' }, status: { ok: true } });
+    const st = await call(api, 'PUT', `${AP}/dubbo/status`, {
+      ...created.body,
+      spec: { codec: 'other' },
+      status: { ok: true },
+    });
     assert.deepEqual(st.body.status, { ok: true });
     assert.deepEqual(st.body.spec, { codec: 'c' });
     assert.equal(st.body.metadata.generation, 1);
-    assert.equal((await call(api, 'GET', `/apis/metaprotocol.aeraki.io/v1alpha1/namespaces/x/applicationprotocols`)).status, 404);
+    assert.equal(
+      (await call(api, 'GET', `/apis/metaprotocol.aeraki.io/v1alpha1/namespaces/x/applicationprotocols`))
+        .status,
+      404,
+    );
   });
 });

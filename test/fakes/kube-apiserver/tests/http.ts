@@ -78,7 +78,10 @@ export class WatchReader {
     const deadline = Date.now() + ms;
     while (this.events.length < n && !this.ended) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${n} events; got ${JSON.stringify(this.events.map((e) => e.type))}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out waiting for ${n} events; got ${JSON.stringify(this.events.map((e) => e.type))}`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, left);
         this.waiters.push(() => {

@@ -25,7 +25,9 @@ describe('fake kube-apiserver: watch', () => {
     );
     assert.equal(ev[0]!.object.kind, 'EnvoyFilter');
     assert.equal(ev[0]!.object.apiVersion, 'networking.istio.io/v1alpha3');
-    assert.ok(Number(ev[2]!.object.metadata.resourceVersion) > Number(ev[1]!.object.metadata.resourceVersion));
+    assert.ok(
+      Number(ev[2]!.object.metadata.resourceVersion) > Number(ev[1]!.object.metadata.resourceVersion),
+    );
     w.close();
   });
 
@@ -34,8 +36,20 @@ describe('fake kube-apiserver: watch', () => {
     const w = await WatchReader.open(api, `${EF}?watch=true&labelSelector=app%3Da`);
     const ev = await w.waitFor(1);
     assert.equal(ev[0]!.object.metadata.name, 'w2');
-    await call(api, 'PATCH', `${EF}/w2`, { metadata: { labels: { app: 'b' } } }, 'application/merge-patch+json');
-    await call(api, 'PATCH', `${EF}/w3`, { metadata: { labels: { app: 'a' } } }, 'application/merge-patch+json');
+    await call(
+      api,
+      'PATCH',
+      `${EF}/w2`,
+      { metadata: { labels: { app: 'b' } } },
+      'application/merge-patch+json',
+    );
+    await call(
+      api,
+      'PATCH',
+      `${EF}/w3`,
+      { metadata: { labels: { app: 'a' } } },
+      'application/merge-patch+json',
+    );
     const more = await w.waitFor(3);
     assert.deepEqual(
       more.slice(1).map((e) => `${e.type} ${e.object.metadata.name}`),

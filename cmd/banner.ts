@@ -1,0 +1,42 @@
+/** What `aeraki serve` prints on stdout for a person: where things are and how to look at them. */
+import path from 'node:path';
+import type { RunningServe, ServeOptions } from '../src/app.ts';
+
+type Write = (text: string) => void;
+
+function rel(p: string): string {
+  const r = path.relative(process.cwd(), p);
+  return r === '' || r.startsWith('..') ? p : r;
+}
+
+export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write): void {
+  const lines = [`aeraki serve: config from ${o.configSource === 'dir' ? rel(o.configDir) : o.configSource}`];
+  lines.push(`  EnvoyFilters -> ${o.output === 'dir' ? `${rel(o.outputDir)}/` : 'the Kubernetes API'}`);
+  lines.push(`  RDS (gRPC${o.rdsInsecure ? ', plaintext' : ', mTLS'}) on ${s.rdsAddress}`);
+  lines.push(
+    `  admin on http://${s.adminAddress}  (/readyz /metrics /debug/config /debug/envoyfilters /debug/routes)`,
+  );
+  if (s.devCerts) {
+    const p = s.devCerts.paths;
+    lines.push(`  development certificates${s.devCerts.generated ? ' (generated now)' : ''}:`);
+    lines.push(`    CA ${rel(p.ca)}  client cert ${rel(p.clientCert)}  client key ${rel(p.clientKey)}`);
+  }
+  write(`${lines.join('\n')}\n`);
+}
+
+export function printSyncedBanner(o: ServeOptions, s: RunningServe, write: Write): void {
+  const names = [...s.cache.snapshot().resources.keys()];
+  const lines = [`config synced; ${names.length} route configuration(s) served`];
+  if (names.length > 0) {
+    const tls = s.devCerts
+      ? ` --ca ${rel(s.devCerts.paths.ca)} --cert ${rel(s.devCerts.paths.clientCert)} --key ${rel(s.devCerts.paths.clientKey)}`
+      : o.rdsInsecure
+        ? ' --insecure'
+        : ' --ca <ca.crt> --cert <client.crt> --key <client.key>';
+    const host = s.rdsAddress.startsWith('0.0.0.0:') ? `127.0.0.1:${s.rdsPort}` : s.rdsAddress;
+    lines.push(
+      `watch routes: node bin/aeraki.js routes --rds-address ${host}${tls} ${names.slice(0, 3).join(' ')}`,
+    );
+  }
+  write(`${lines.join('\n')}\n`);
+}

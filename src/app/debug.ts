@@ -1,0 +1,69 @@
+/**
+ * The documents of the admin server's `/debug/*` endpoints. Each is built on request from the live components;
+ * none of them writes anything.
+ */
+import type { ConfigStore } from '../controller/store.ts';
+import { diff } from '../envoyfilter/diff.ts';
+import { generateAll } from '../envoyfilter/generate-all.ts';
+import { heldSourceKeys } from '../envoyfilter/reconciler.ts';
+import type { EnvoyFilterSink } from '../envoyfilter/sink.ts';
+import type { Generator } from '../model/generator.ts';
+import { CONFIG_KINDS } from '../model/objects.ts';
+import { formatIssue } from '../model/result.ts';
+import type { SnapshotCache } from '../xds-rds/snapshot.ts';
+
+/** `/debug/config`: every object of the store by kind, the mesh config and the rejected objects. */
+export function configDocument(store: ConfigStore, synced: boolean): unknown {
+  const objects: Record<string, unknown> = {};
+  for (const kind of CONFIG_KINDS) objects[kind] = store.list(kind);
+  return {
+    synced,
+    rootNamespace: store.rootNamespace,
+    mesh: store.mesh(),
+    objects,
+    rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatIssue) })),
+  };
+}
+
+const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
+
+/** `/debug/envoyfilters`: the desired set now, and what the next reconcile would do against the sink. */
+export async function envoyFiltersDocument(
+  store: ConfigStore,
+  generators: readonly Generator[],
+  options: { namespaceScope: boolean },
+  sink: EnvoyFilterSink,
+): Promise<unknown> {
+  const desired = generateAll(store, generators, options);
+  const existing = await sink.list();
+  const failed = new Set(desired.failedSources);
+  for (const s of heldSourceKeys(store.rejected())) failed.add(s);
+  const plan = diff(desired.objects, existing, { failedSources: failed });
+  return {
+    desired: desired.objects,
+    issues: desired.issues.map(formatIssue),
+    failedSources: [...failed].sort(),
+    diff: {
+      create: plan.creates.map((o) =>
+        ref({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }),
+      ),
+      update: plan.updates.map((u) => ref(u.existing)),
+      delete: plan.deletes.map(ref),
+      kept: plan.kept.map(ref),
+      unchanged: plan.unchanged,
+    },
+  };
+}
+
+/** `/debug/routes`: the RDS snapshot being served. */
+export function routesDocument(cache: SnapshotCache): unknown {
+  const snapshot = cache.snapshot();
+  return {
+    version: snapshot.version,
+    routes: [...snapshot.resources.values()].map((r) => ({
+      name: r.name,
+      version: r.version,
+      config: r.json,
+    })),
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * `aeraki serve`: one process running a config source, the store, the EnvoyFilter reconciler (leader only), the
+ * RDS server (every replica) and the admin HTTP server.
+ *
+ * Start order: the RDS and admin servers bind first (a taken port fails the start before anything else runs),
+ * then the reconciler, leader election and the watches, then the sources. Routes are built, and EnvoyFilters
+ * written, only after every source synced once.
+ * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the reconciler stops writing, the bootstrap controller
+ * stops, the lease is released, RDS streams are closed, the sources and watches stop, the admin server closes.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigStore } from '../controller/store.ts';
+import { createDirSink } from '../envoyfilter/dir-sink.ts';
+import { generateAll } from '../envoyfilter/generate-all.ts';
+import { createKubeSink } from '../envoyfilter/kube-sink.ts';
+import { heldSourceKeys, Reconciler } from '../envoyfilter/reconciler.ts';
+import type { EnvoyFilterSink } from '../envoyfilter/sink.ts';
+import { errorFields, type Logger } from '../model/logger.ts';
+import { CONFIG_KINDS } from '../model/objects.ts';
+import { AdminServer } from '../ops/admin-server.ts';
+import { formatAddress, parseListenAddress, type ListenAddress } from '../ops/address.ts';
+import { AerakiMetrics } from '../ops/metrics.ts';
+import { createGenerators } from '../plugins/registry.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import { createLogger } from '../util/logging.ts';
+import { RouteSource } from '../xds-rds/route-source.ts';
+import { RdsServer, type RdsServerOptions } from '../xds-rds/server.ts';
+import { SnapshotCache } from '../xds-rds/snapshot.ts';
+import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts';
+import { ensureDevCertificates, type DevCertPaths } from './dev-certs.ts';
+import { KubeOutput } from './kube-output.ts';
+import { needsKube, type ServeOptions } from './options.ts';
+import { ConfigSources } from './sources.ts';
+
+export interface ServeDeps {
+  /** Default: winston with the options' level and format. */
+  readonly logger?: Logger;
+  /** Default: `options.kubeconfig`, or the in-cluster configuration. */
+  readonly kubeConfig?: KubeConfig;
+  /** Retry backoff of informers, the MCP client and writes (tests shorten it). */
+  readonly backoff?: BackoffOptions;
+}
+
+export interface RunningServe {
+  readonly store: ConfigStore;
+  readonly rdsAddress: string;
+  readonly rdsPort: number;
+  readonly adminAddress: string;
+  /** Development certificates in use (`--dev-certs`), with `generated` true when written by this start. */
+  readonly devCerts: { readonly paths: DevCertPaths; readonly generated: boolean } | undefined;
+  /** Resolves once every source synced and the first routes were built. */
+  readonly synced: Promise<void>;
+  readonly metrics: AerakiMetrics;
+  readonly reconciler: Reconciler;
+  readonly cache: SnapshotCache;
+  isLeader(): boolean;
+  /** Graceful stop; idempotent. */
+  stop(): Promise<void>;
+}
+
+function address(text: string, what: string): ListenAddress {
+  const parsed = parseListenAddress(text);
+  if (!parsed.ok) throw new Error(`${what}: ${parsed.message}`);
+  return parsed.value;
+}
+
+function loadKubeConfig(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else kc.loadFromCluster();
+  return kc;
+}
+
+async function rdsTls(o: ServeOptions): Promise<{
+  tls: RdsServerOptions['tls'];
+  devCerts: RunningServe['devCerts'];
+}> {
+  if (o.rdsInsecure) return { tls: { insecure: true }, devCerts: undefined };
+  if (o.devCertsDir) {
+    const devCerts = await ensureDevCertificates(o.devCertsDir, { namespace: o.rootNamespace });
+    const p = devCerts.paths;
+    return { tls: { certFile: p.serverCert, keyFile: p.serverKey, caFile: p.ca }, devCerts };
+  }
+  return {
+    tls: { certFile: o.tlsCertFile, keyFile: o.tlsKeyFile, caFile: o.clientCaFile },
+    devCerts: undefined,
+  };
+}
+
+export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
+  const logger = deps.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, component: 'aeraki' });
+  const log = logger.child({ component: 'serve' });
+  const rdsListen = address(o.rdsAddress, '--rds-address');
+  const { tls, devCerts } = await rdsTls(o);
+  const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
+
+  const store = new ConfigStore({ rootNamespace: o.rootNamespace });
+  const generators = createGenerators();
+  const metrics = new AerakiMetrics({ version: o.version });
+  const cache = new SnapshotCache();
+  const rdsHost = rdsListen.host === '' ? '0.0.0.0' : rdsListen.host;
+  const rds = new RdsServer({ host: rdsHost, port: rdsListen.port, tls, logger }, cache);
+  let rdsPort: number;
+  try {
+    rdsPort = await rds.start();
+  } catch (err) {
+    await rds.stop();
+    const where = formatAddress(rdsHost, rdsListen.port);
+    throw new Error(
+      `cannot serve RDS on ${where}: ${(err as Error).message} (choose another --rds-address)`,
+      {
+        cause: err,
+      },
+    );
+  }
+
+  const sources = new ConfigSources(o, store, kc, logger, deps.backoff);
+  const sink: EnvoyFilterSink = o.output === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.outputDir);
+  let kubeOut: KubeOutput | undefined;
+  const reconciler = new Reconciler({
+    sink,
+    desired: () => generateAll(store, generators, { namespaceScope: o.namespaceScope }),
+    heldSources: () => heldSourceKeys(store.rejected()),
+    isSynced: () => sources.synced,
+    isLeader: () => kubeOut?.isLeader() ?? true,
+    quietMs: o.debounceAfterMs,
+    maxWaitMs: o.debounceMaxMs,
+    resyncMs: o.resyncMs,
+    ...(deps.backoff ? { retry: deps.backoff } : {}),
+    logger,
+  });
+  reconciler.onRun((r) => metrics.recordReconcileRun(r));
+  if (o.output === 'kube' && kc) {
+    kubeOut = new KubeOutput(o, kc, rdsPort, {
+      onChange: () => reconciler.trigger(),
+      metrics,
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
+      logger,
+    });
+  }
+  const routes = new RouteSource(store, cache, {
+    quietMs: o.rdsDebounceAfterMs,
+    maxWaitMs: o.rdsDebounceMaxMs,
+    logger,
+  });
+  store.subscribe((e) => {
+    reconciler.trigger();
+    if (sources.synced) routes.onEvent(e);
+  });
+
+  const elector = kubeOut?.elector;
+  metrics.provide({
+    ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
+    rds: () => rds.metrics,
+    ...(elector ? { leader: () => elector.isLeader() } : {}),
+    configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
+    rejectedObjects: () => store.rejected().length,
+  });
+  const admin = new AdminServer({
+    address: o.httpAddress,
+    metrics,
+    readiness: {
+      config: () =>
+        sources.synced ? true : { ready: false, reason: `waiting for ${sources.pending().join(', ')}` },
+      rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
+    },
+    debug: {
+      config: () => configDocument(store, sources.synced),
+      envoyfilters: () => envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
+      routes: () => routesDocument(cache),
+    },
+    logger,
+  });
+  let adminAddress: ListenAddress;
+  try {
+    adminAddress = await admin.start();
+  } catch (err) {
+    await rds.stop();
+    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another --http-address)`, {
+      cause: err,
+    });
+  }
+
+  reconciler.start();
+  kubeOut?.start();
+  try {
+    await sources.start();
+  } catch (err) {
+    log.error('cannot start the config sources', errorFields(err));
+  }
+  const synced = sources
+    .whenSynced()
+    .then(() => {
+      const counts: Record<string, number> = {};
+      for (const k of CONFIG_KINDS) if (store.list(k).length > 0) counts[k] = store.list(k).length;
+      log.info('config synced', { objects: counts, rejected: store.rejected().length });
+      routes.rebuild();
+      reconciler.trigger();
+    })
+    .catch((err: unknown) => log.error('first build after sync failed', errorFields(err)));
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      log.info('shutting down');
+      admin.beginShutdown();
+      await reconciler.stop();
+      await kubeOut?.stopWriters();
+      routes.stop();
+      await rds.stop();
+      await sources.stop();
+      await kubeOut?.stopWatches();
+      await admin.stop();
+      log.info('stopped');
+    })();
+    return stopping;
+  };
+
+  return {
+    store,
+    rdsAddress: formatAddress(rdsHost, rdsPort),
+    rdsPort,
+    adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
+    devCerts,
+    synced,
+    metrics,
+    reconciler,
+    cache,
+    isLeader: () => kubeOut?.isLeader() ?? true,
+    stop,
+  };
+}
+
+function errMessage(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : String(cause);
+}

@@ -1,0 +1,99 @@
+/**
+ * The config sources of `aeraki serve`, by `--config-source`:
+ * - `mcp`: istiod over MCP-over-xDS for the Istio kinds, plus the Kubernetes API for MetaRouter,
+ *   ApplicationProtocol and the mesh ConfigMap;
+ * - `kube`: everything from the Kubernetes API;
+ * - `dir`: everything from a watched directory.
+ * `synced` is true once every source has delivered one complete state; it never turns false again.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeSource } from '../controller/kube/sources.ts';
+import { firstHostIp, McpClient } from '../controller/mcp/index.ts';
+import type { ConfigStore } from '../controller/store.ts';
+import type { Logger } from '../model/logger.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import { DirSource } from './dir-source.ts';
+import type { ServeOptions } from './options.ts';
+
+export class ConfigSources {
+  readonly mcp: McpClient | undefined;
+  readonly kube: KubeSource | undefined;
+  readonly dir: DirSource | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    o: ServeOptions,
+    store: ConfigStore,
+    kc: KubeConfig | undefined,
+    logger: Logger,
+    backoff?: BackoffOptions,
+  ) {
+    this.log = logger.child({ component: 'sources' });
+    if (o.configSource === 'dir') {
+      this.dir = new DirSource({
+        dir: o.configDir,
+        store,
+        rootNamespace: o.rootNamespace,
+        debounceMs: o.watchDebounceMs,
+        logger,
+      });
+      return;
+    }
+    if (!kc) throw new Error(`--config-source ${o.configSource} needs the Kubernetes API`);
+    this.kube = new KubeSource({
+      kc,
+      store,
+      rootNamespace: o.rootNamespace,
+      istio: o.configSource === 'kube' ? o.istioApiVersion : false,
+      revision: o.revision,
+      ...(backoff ? { backoff } : {}),
+      logger,
+    });
+    if (o.configSource === 'mcp') {
+      this.mcp = new McpClient(
+        {
+          address: o.istiodAddress,
+          tls: o.istiodTls,
+          ...(o.istiodRootCertFile ? { rootCertFile: o.istiodRootCertFile } : {}),
+          ...(o.istiodTokenFile ? { tokenFile: o.istiodTokenFile } : {}),
+          apiVersion: o.istioApiVersion,
+          revision: o.revision,
+          node: { podName: o.podName, namespace: o.rootNamespace, podIp: firstHostIp() },
+          ...(backoff ? { backoff } : {}),
+        },
+        { store, logger },
+      );
+    }
+  }
+
+  get synced(): boolean {
+    if (this.dir) return this.dir.synced;
+    return (this.kube?.synced ?? true) && (this.mcp?.synced ?? true);
+  }
+
+  /** Readiness detail: which source has not synced yet. */
+  pending(): string[] {
+    const out: string[] = [];
+    if (this.dir && !this.dir.synced) out.push('directory');
+    if (this.kube && !this.kube.synced) out.push('kubernetes');
+    if (this.mcp && !this.mcp.synced) out.push('istiod (MCP)');
+    return out;
+  }
+
+  /** Starts every source (the directory is read synchronously here). */
+  async start(): Promise<void> {
+    this.dir?.start();
+    this.mcp?.start();
+    await this.kube?.start();
+  }
+
+  /** Resolves once every source synced (stays pending while one never does). */
+  async whenSynced(): Promise<void> {
+    await Promise.all([this.kube?.whenSynced(), this.mcp?.whenSynced()]);
+    this.log.debug('every config source synced');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.dir?.stop(), this.mcp?.stop(), this.kube?.stop()]);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The metrics read from status providers at scrape time (see status-providers.ts): each collect() calls its
+ * provider through `read`, which turns a throwing provider into "no value" for that metric only.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { MCP_STATES, type StatusProviders } from './status-providers.ts';
+
+export type ReadProvider = <T>(fn: (p: StatusProviders) => T | undefined) => T | undefined;
+
+export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
+  /** A counter whose value is a cumulative number kept by a component. */
+  const mirrored = (name: string, help: string, value: (p: StatusProviders) => number | undefined) => {
+    const c: Counter = new Counter({
+      name,
+      help,
+      registers,
+      collect: () => {
+        const v = read(value);
+        c.reset();
+        if (v !== undefined && Number.isFinite(v) && v >= 0) c.inc(v);
+      },
+    });
+    return c;
+  };
+  const configObjects = new Gauge({
+    name: 'aeraki_config_objects',
+    help: 'Valid configuration objects held in the store, by kind.',
+    labelNames: ['kind'],
+    registers,
+    collect: () => {
+      const counts = read((p) => p.configObjects?.());
+      if (counts === undefined) return;
+      configObjects.reset();
+      for (const kind of Object.keys(counts).sort()) configObjects.set({ kind }, counts[kind] ?? 0);
+    },
+  });
+  const rejectedObjects = new Gauge({
+    name: 'aeraki_config_rejected_objects',
+    help: 'Configuration objects currently rejected as invalid.',
+    registers,
+    collect: () => {
+      const v = read((p) => p.rejectedObjects?.());
+      if (v !== undefined) rejectedObjects.set(v);
+    },
+  });
+  const mcpConnectionState = new Gauge({
+    name: 'aeraki_mcp_connection_state',
+    help: 'State of the MCP stream to istiod: 1 for the current state, 0 for the others.',
+    labelNames: ['state'],
+    registers,
+    collect: () => {
+      const s = read((p) => p.mcp?.());
+      mcpConnectionState.reset();
+      if (s === undefined) return;
+      const states = MCP_STATES.includes(s.state) ? MCP_STATES : [...MCP_STATES, s.state];
+      for (const state of states) mcpConnectionState.set({ state }, state === s.state ? 1 : 0);
+    },
+  });
+  const mcpSynced = new Gauge({
+    name: 'aeraki_mcp_synced',
+    help: '1 once every subscribed MCP type URL has received a full answer.',
+    registers,
+    collect: () => {
+      const s = read((p) => p.mcp?.());
+      if (s !== undefined) mcpSynced.set(s.synced ? 1 : 0);
+    },
+  });
+  const mcpReconnects = mirrored(
+    'aeraki_mcp_reconnects_total',
+    'MCP streams re-opened after a failure.',
+    (p) => p.mcp?.().reconnects,
+  );
+  const mcpNacksSent = mirrored(
+    'aeraki_mcp_nacks_sent_total',
+    'NACKs sent to istiod for MCP responses that could not be used.',
+    (p) => p.mcp?.().nacksSent,
+  );
+  const mcpResources = new Gauge({
+    name: 'aeraki_mcp_resources',
+    help: 'Valid resources last received over MCP, by type URL.',
+    labelNames: ['type_url'],
+    registers,
+    collect: () => {
+      const s = read((p) => p.mcp?.());
+      mcpResources.reset();
+      for (const t of s?.types ?? []) mcpResources.set({ type_url: t.typeUrl }, t.resources);
+    },
+  });
+  const rdsStreams = new Gauge({
+    name: 'aeraki_rds_streams',
+    help: 'Open MetaProtocol RDS streams (SotW and delta).',
+    registers,
+    collect: () => {
+      const r = read((p) => p.rds?.());
+      if (r !== undefined) rdsStreams.set(r.streamsActive);
+    },
+  });
+  const rdsStreamsOpened = mirrored(
+    'aeraki_rds_streams_opened_total',
+    'MetaProtocol RDS streams opened.',
+    (p) => p.rds?.().streamsOpened,
+  );
+  const rdsPushes = mirrored(
+    'aeraki_rds_pushes_total',
+    'RDS responses sent to MetaProtocol proxies.',
+    (p) => p.rds?.().responses,
+  );
+  const rdsAcks = mirrored('aeraki_rds_acks_total', 'RDS responses ACKed by proxies.', (p) => p.rds?.().acks);
+  const rdsNacks = mirrored(
+    'aeraki_rds_nacks_total',
+    'RDS responses NACKed (rejected) by proxies.',
+    (p) => p.rds?.().nacks,
+  );
+  return {
+    configObjects,
+    rejectedObjects,
+    mcpConnectionState,
+    mcpSynced,
+    mcpReconnects,
+    mcpNacksSent,
+    mcpResources,
+    rdsStreams,
+    rdsStreamsOpened,
+    rdsPushes,
+    rdsAcks,
+    rdsNacks,
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * What the metrics read at scrape time. Each provider is structural, so the components' own objects fit as they
+ * are (the MCP client's `status()` snapshot, the RDS server's `metrics` counters, the store's counts) and
+ * src/ops never imports them. Every field is optional: a process without MCP or without RDS leaves it out.
+ *
+ * Contract: providers are called synchronously during a scrape, possibly concurrently with the component's own
+ * work; they must be cheap (no I/O) and must not mutate. A provider that throws only blanks its own metrics for
+ * that scrape.
+ */
+
+/** The subset of the MCP client's status snapshot (src/controller/mcp/status.ts McpStatusSnapshot). */
+export interface McpStatusLike {
+  /** 'idle' | 'connecting' | 'connected' | 'backoff' | 'stopped' (any other value is reported as written). */
+  readonly state: string;
+  readonly synced: boolean;
+  /** Cumulative: streams re-opened after a failure. */
+  readonly reconnects: number;
+  /** Cumulative: NACKs this controller sent to istiod. */
+  readonly nacksSent?: number;
+  readonly types?: readonly { readonly typeUrl: string; readonly resources: number }[];
+}
+
+/** The subset of the RDS server's counters (src/xds-rds/metrics.ts RdsMetrics). All cumulative except streamsActive. */
+export interface RdsCountersLike {
+  readonly streamsActive: number;
+  readonly streamsOpened: number;
+  /** Responses (pushes) sent on every stream. */
+  readonly responses: number;
+  readonly acks: number;
+  readonly nacks: number;
+}
+
+export interface StatusProviders {
+  readonly mcp?: () => McpStatusLike;
+  readonly rds?: () => RdsCountersLike;
+  /** Leadership right now (the elector's `isLeader()`); absent means "not elected" and the gauge is not set. */
+  readonly leader?: () => boolean;
+  /** Valid objects held in the store by kind (`ServiceEntry` → 12); kinds are the store's, a bounded set. */
+  readonly configObjects?: () => Readonly<Record<string, number>>;
+  /** Objects currently rejected by the store (invalid input). */
+  readonly rejectedObjects?: () => number;
+  /** EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now. */
+  readonly managedEnvoyFilters?: () => number;
+}
+
+/** The MCP states, all exported on every scrape (1 for the current one) so a state change never leaves gaps. */
+export const MCP_STATES: readonly string[] = ['idle', 'connecting', 'connected', 'backoff', 'stopped'];

@@ -1,0 +1,163 @@
+// `aeraki serve` options: the row table (flag > env > default), `--name=value`, Aeraki's env names, validation,
+// and the CLI's exit code 2 / --help listing env names.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { Command } from 'commander';
+import { addOptions, ConfigError } from '../../cmd/config.ts';
+import { parseDurationMs, parseLogLevel, SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const EXISTING = path.join(repoRoot, 'package.json');
+const TLS = ['--tls-cert-file', EXISTING, '--tls-key-file', EXISTING, '--client-ca-file', EXISTING];
+const IN_CLUSTER = { KUBERNETES_SERVICE_HOST: '10.96.0.1' };
+
+function configOf(argv: string[], env: Record<string, string> = {}) {
+  const cmd = addOptions(new Command('serve').exitOverride(), SERVE_ROWS);
+  cmd.configureOutput({ writeErr: () => {} });
+  cmd.parse(argv, { from: 'user' });
+  return serveConfig(cmd, { ...IN_CLUSTER, ...env }, '1.2.3');
+}
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, 'bin/aeraki.js'), ...args],
+      { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+describe('aeraki serve options (cmd/serve-config.ts)', () => {
+  it('defaults: MCP source, kube sink with leader election, Aeraki-compatible addresses', () => {
+    const c = configOf(TLS, { POD_NAME: 'aeraki-0' });
+    assert.equal(c.configSource, 'mcp');
+    assert.equal(c.istiodAddress, 'istiod.istio-system:15010');
+    assert.equal(c.istiodTls, 'auto');
+    assert.equal(c.output, 'kube');
+    assert.equal(c.leaderElect, true);
+    assert.equal(c.namespaceBootstrap, true);
+    assert.equal(c.rdsAddress, '0.0.0.0:15010');
+    assert.equal(c.httpAddress, '0.0.0.0:8080');
+    assert.equal(c.rootNamespace, 'istio-system');
+    assert.equal(c.xdsServiceAddress, 'aeraki.istio-system');
+    assert.equal(c.podName, 'aeraki-0');
+    assert.equal(c.logFormat, 'json');
+    assert.equal(c.debounceAfterMs, 1000);
+    assert.equal(c.debounceMaxMs, 10_000);
+    assert.equal(c.version, '1.2.3');
+    assert.ok(Object.isFrozen(c));
+  });
+
+  it("keeps Aeraki's environment names and lets flags win over them", () => {
+    const env = {
+      AERAKI_ISTIOD_ADDR: 'istiod.other:15012',
+      AERAKI_NAMESPACE: 'mesh-root',
+      AERAKI_XDS_PORT: ':15011',
+      AERAKI_XDS_ADDR: 'aeraki.mesh-root.svc',
+      AERAKI_LOG_LEVEL: 'all:debug',
+      POD_NAME: 'pod-a',
+    };
+    const c = configOf(TLS, env);
+    assert.equal(c.istiodAddress, 'istiod.other:15012');
+    assert.equal(c.rootNamespace, 'mesh-root');
+    assert.equal(c.rdsAddress, '0.0.0.0:15011');
+    assert.equal(c.xdsServiceAddress, 'aeraki.mesh-root.svc');
+    assert.equal(c.logLevel, 'debug');
+    assert.equal(c.podName, 'pod-a');
+    const f = configOf([...TLS, '--istiod-address=istiod.flag:15010', '--root-namespace', 'flag-ns'], env);
+    assert.equal(f.istiodAddress, 'istiod.flag:15010');
+    assert.equal(f.rootNamespace, 'flag-ns');
+  });
+
+  it('accepts --name=value for every kind of option, and [bool] switches with or without a value', () => {
+    const c = configOf([
+      '--config-source=dir',
+      `--config-dir=${path.join(repoRoot, 'examples')}`,
+      '--output=dir',
+      '--output-dir=/tmp/out',
+      '--rds-insecure',
+      '--namespace-scope=true',
+      '--debounce-after=250ms',
+      '--debounce-max=2s',
+      '--http-address=127.0.0.1:0',
+      '--log-format=text',
+    ]);
+    assert.equal(c.configSource, 'dir');
+    assert.equal(c.output, 'dir');
+    assert.equal(c.rdsInsecure, true);
+    assert.equal(c.namespaceScope, true);
+    assert.equal(c.debounceAfterMs, 250);
+    assert.equal(c.debounceMaxMs, 2000);
+    assert.equal(c.leaderElect, false, 'no leader election with the directory sink');
+    assert.equal(c.namespaceBootstrap, false);
+    assert.equal(configOf([...TLS, '--leader-elect=false']).leaderElect, false);
+  });
+
+  it('refuses bad values with a message naming the option or variable', () => {
+    assert.throws(() => configOf(['--config-source', 'etcd']), /expected mcp \| kube \| dir/);
+    assert.throws(() => configOf(['--http-address', 'nowhere']), /invalid address/);
+    assert.throws(() => configOf([...TLS], { AERAKI_XDS_PORT: 'x' }), /AERAKI_XDS_PORT/);
+    assert.throws(() => configOf([...TLS, '--debounce-after', 'soon']), /duration/);
+    assert.throws(() => configOf([...TLS], { AERAKI_LEADER_ELECT: 'maybe' }), /AERAKI_LEADER_ELECT/);
+    assert.throws(() => configOf([...TLS, '--root-namespace', 'Bad_NS']), /not a valid namespace/);
+  });
+
+  it('refuses inconsistent combinations', () => {
+    assert.throws(() => configOf(['--rds-insecure', '--config-source', 'dir']), ConfigError);
+    assert.throws(
+      () => configOf(['--rds-insecure', '--config-source', 'dir', '--config-dir', '/nonexistent/dir']),
+      /--config-dir \/nonexistent\/dir: no such file/,
+    );
+    assert.throws(
+      () =>
+        configOf(['--tls-cert-file', '/nope.crt', '--tls-key-file', EXISTING, '--client-ca-file', EXISTING]),
+      /--tls-cert-file \/nope\.crt/,
+    );
+    assert.throws(() => configOf(TLS, { KUBERNETES_SERVICE_HOST: '' }), /pass --kubeconfig/);
+    assert.throws(() => configOf([]), /--tls-cert-file/);
+    assert.throws(
+      () => configOf(['--rds-insecure', '--output', 'dir', '--output-dir', 'o', '--leader-elect']),
+      /--leader-elect needs --output kube/,
+    );
+    assert.throws(
+      () => configOf([...TLS, '--lease-duration', '5s', '--renew-deadline', '5s']),
+      /--renew-deadline/,
+    );
+  });
+
+  it('parses durations and Aeraki log levels', () => {
+    assert.equal(parseDurationMs('1500'), 1500);
+    assert.equal(parseDurationMs('2s'), 2000);
+    assert.equal(parseDurationMs('1m'), 60_000);
+    assert.equal(parseLogLevel('warn'), 'warn');
+    assert.equal(parseLogLevel('ads:debug,all:error'), 'error');
+    assert.equal(parseLogLevel('default:fatal'), 'error');
+    assert.throws(() => parseLogLevel('loud'));
+  });
+
+  it('the CLI: a bad value exits 2 with a clear message; --help lists the environment names', async () => {
+    const bad = await cli(['serve', '--rds-address=nowhere']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.out, /--rds-address/);
+    assert.match(bad.out, /invalid address/);
+    const missing = await cli(['serve', '--config-source', 'dir']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.out, /--config-dir/);
+    const help = await cli(['serve', '--help']);
+    assert.equal(help.code, 0);
+    for (const env of [
+      'AERAKI_ISTIOD_ADDR',
+      'AERAKI_NAMESPACE',
+      'AERAKI_XDS_PORT',
+      'AERAKI_LOG_LEVEL',
+      'POD_NAME',
+    ]) {
+      assert.match(help.out.replace(/\s+/g, ' '), new RegExp(`env: ${env}\\]`));
+    }
+  });
+});

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigStore } from '../../src/controller/store.ts';
+import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
+import type { ApplicationProtocol } from '../../src/model/objects.ts';
+import type { ConfigEvent } from '../../src/model/view.ts';
+import {
+  destinationRule,
+  gateway,
+  meta,
+  metaRouter,
+  serviceEntry,
+  virtualService,
+} from '../support/builders.ts';
+
+function newStore(): { store: ConfigStore; events: ConfigEvent[] } {
+  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const events: ConfigEvent[] = [];
+  store.subscribe((e) => events.push(e));
+  return { store, events };
+}
+
+function appProtocol(
+  name: string,
+  protocol: string,
+  codec: string,
+  ts = '2026-01-01T00:00:00Z',
+): ApplicationProtocol {
+  return {
+    apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+    kind: 'ApplicationProtocol',
+    metadata: meta('', name, { creationTimestamp: ts }),
+    spec: { protocol, codec },
+  };
+}
+
+describe('ConfigStore', () => {
+  it('lists by namespace then name (code-unit order), get by namespace/name', () => {
+    const { store } = newStore();
+    for (const [ns, name] of [
+      ['b', 'x'],
+      ['a-b', 'z'],
+      ['a', 'y'],
+      ['a', 'b'],
+    ] as const) {
+      store.upsert(serviceEntry(ns, name, {}));
+    }
+    assert.deepEqual(
+      store.serviceEntries().map((s) => `${s.metadata.namespace}/${s.metadata.name}`),
+      ['a/b', 'a/y', 'a-b/z', 'b/x'],
+    );
+    assert.equal(store.get('ServiceEntry', 'a', 'y')?.metadata.name, 'y');
+    assert.equal(store.get('ServiceEntry', 'a', 'nope'), undefined);
+    assert.equal(store.list('VirtualService').length, 0);
+  });
+
+  it('emits added / updated (with old) / deleted, synchronously; nothing for an identical upsert', () => {
+    const { store, events } = newStore();
+    const v1 = serviceEntry('ns', 'se', { hosts: ['a.example.com'] });
+    const v1copy = serviceEntry('ns', 'se', { hosts: ['a.example.com'] });
+    const v2 = serviceEntry('ns', 'se', { hosts: ['b.example.com'] });
+    assert.equal(store.upsert(v1), true);
+    assert.equal(events.length, 1, 'synchronous');
+    assert.equal(store.upsert(v1copy), false);
+    assert.equal(store.upsert(v2), true);
+    assert.equal(store.delete('ServiceEntry', 'ns', 'se'), true);
+    assert.equal(store.delete('ServiceEntry', 'ns', 'se'), false);
+    assert.deepEqual(events, [
+      { type: 'added', kind: 'ServiceEntry', namespace: 'ns', name: 'se', object: v1 },
+      { type: 'updated', kind: 'ServiceEntry', namespace: 'ns', name: 'se', old: v1, object: v2 },
+      { type: 'deleted', kind: 'ServiceEntry', namespace: 'ns', name: 'se', old: v2 },
+    ]);
+  });
+
+  it('unsubscribe stops events', () => {
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    let n = 0;
+    const off = store.subscribe(() => n++);
+    store.upsert(serviceEntry('ns', 'a', {}));
+    off();
+    store.upsert(serviceEntry('ns', 'b', {}));
+    assert.equal(n, 1);
+  });
+
+  it('replaceKind deletes absent objects and emits only real changes', () => {
+    const { store, events } = newStore();
+    const a = serviceEntry('ns', 'a', {});
+    const b = serviceEntry('ns', 'b', {});
+    const b2 = serviceEntry('ns', 'b', { hosts: ['b2'] });
+    const c = serviceEntry('ns', 'c', {});
+    store.upsert(a);
+    store.upsert(b);
+    store.upsert(virtualService('ns', 'vs', {}));
+    events.length = 0;
+    store.replaceKind('ServiceEntry', [b2, c]);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.name}`),
+      ['deleted a', 'updated b', 'added c'],
+    );
+    assert.equal(store.list('VirtualService').length, 1, 'other kinds untouched');
+    events.length = 0;
+    store.replaceKind('ServiceEntry', [
+      serviceEntry('ns', 'b', { hosts: ['b2'] }),
+      serviceEntry('ns', 'c', {}),
+    ]);
+    assert.deepEqual(events, [], 'equal copies change nothing');
+  });
+
+  it('indexes hosts after FQDN normalisation (D6) and keeps them current on update and delete', () => {
+    const { store } = newStore();
+    store.upsert(virtualService('shop', 'vs', { hosts: ['catalog'] }));
+    store.upsert(destinationRule('shop', 'dr', { host: 'catalog.shop.svc.cluster.local' }));
+    store.upsert(metaRouter('other', 'mr', { hosts: ['catalog'] }));
+    assert.equal(store.virtualServiceForHost('catalog.shop.svc.cluster.local', 'shop')?.metadata.name, 'vs');
+    assert.equal(store.virtualServiceForHost('catalog', 'shop')?.metadata.name, 'vs');
+    assert.equal(store.virtualServiceForHost('catalog', 'other'), undefined);
+    assert.equal(store.destinationRuleForHost('catalog', 'shop')?.metadata.name, 'dr');
+    assert.equal(store.metaRouterForHost('catalog.shop.svc.cluster.local', 'shop'), undefined);
+    assert.equal(store.metaRouterForHost('catalog.other.svc.cluster.local', 'shop')?.metadata.name, 'mr');
+    store.upsert(virtualService('shop', 'vs', { hosts: ['web'] }));
+    assert.equal(store.virtualServiceForHost('catalog', 'shop'), undefined);
+    assert.equal(store.virtualServiceForHost('web', 'shop')?.metadata.name, 'vs');
+    store.delete('VirtualService', 'shop', 'vs');
+    assert.equal(store.virtualServiceForHost('web', 'shop'), undefined);
+  });
+
+  it('D6 tie-break: oldest creationTimestamp, then namespace/name; unknown timestamps last', () => {
+    const { store } = newStore();
+    const host = 'svc.example.com';
+    store.upsert(metaRouter('b', 'newer', { hosts: [host] }, { creationTimestamp: '2024-06-01T00:00:00Z' }));
+    store.upsert(metaRouter('z', 'none', { hosts: [host] }, { creationTimestamp: '' }));
+    store.upsert(metaRouter('b', 'older', { hosts: [host] }, { creationTimestamp: '2024-01-15T08:30:00Z' }));
+    assert.equal(store.metaRouterForHost(host, 'x')?.metadata.name, 'older');
+    store.upsert(
+      metaRouter('a', 'same-age', { hosts: [host] }, { creationTimestamp: '2024-01-15T08:30:00Z' }),
+    );
+    assert.equal(store.metaRouterForHost(host, 'x')?.metadata.name, 'same-age', 'namespace/name breaks ties');
+    store.delete('MetaRouter', 'a', 'same-age');
+    store.delete('MetaRouter', 'b', 'older');
+    store.delete('MetaRouter', 'b', 'newer');
+    assert.equal(store.metaRouterForHost(host, 'x')?.metadata.name, 'none');
+  });
+
+  it('finds MetaRouters bound to a gateway (bare names qualified with the MetaRouter namespace)', () => {
+    const { store } = newStore();
+    store.upsert(metaRouter('apps', 'b', { gateways: ['istio-system/ingress'] }));
+    store.upsert(metaRouter('istio-system', 'a', { gateways: ['ingress'] }));
+    store.upsert(metaRouter('apps', 'c', { gateways: ['ingress'] }));
+    store.upsert(gateway('istio-system', 'ingress', {}));
+    assert.deepEqual(
+      store
+        .metaRoutersForGateway('istio-system', 'ingress')
+        .map((m) => `${m.metadata.namespace}/${m.metadata.name}`),
+      ['apps/b', 'istio-system/a'],
+    );
+    assert.deepEqual(
+      store.metaRoutersForGateway('apps', 'ingress').map((m) => m.metadata.name),
+      ['c'],
+    );
+    assert.equal(store.gateways().length, 1);
+  });
+
+  it('codecs: built in for dubbo and thrift, registered by ApplicationProtocols, unregistered on delete', () => {
+    const { store } = newStore();
+    assert.equal(store.codecFor('dubbo'), 'aeraki.meta_protocol.codec.dubbo');
+    assert.equal(store.codecFor('thrift'), 'aeraki.meta_protocol.codec.thrift');
+    assert.equal(store.codecFor('trpc'), undefined);
+    store.upsert(appProtocol('trpc', 'trpc', 'codec.trpc'));
+    assert.equal(store.codecFor('trpc'), 'codec.trpc');
+    assert.equal(store.codecFor('TRPC'), undefined, 'exact case');
+    assert.equal(store.codecFor('constructor'), undefined);
+    store.upsert(appProtocol('trpc', 'trpc', 'codec.trpc.v2'));
+    assert.equal(store.codecFor('trpc'), 'codec.trpc.v2');
+    assert.equal(store.applicationProtocols().length, 1);
+    store.delete('ApplicationProtocol', '', 'trpc');
+    assert.equal(store.codecFor('trpc'), undefined);
+  });
+
+  it('setMesh emits a MeshConfig update only when it changed', () => {
+    const { store, events } = newStore();
+    assert.deepEqual(store.mesh(), DEFAULT_MESH_CONFIG);
+    store.setMesh({ ...DEFAULT_MESH_CONFIG });
+    assert.equal(events.length, 0);
+    const next = { ...DEFAULT_MESH_CONFIG, accessLogFile: '/dev/stdout' };
+    store.setMesh(next);
+    assert.deepEqual(events, [
+      {
+        type: 'updated',
+        kind: 'MeshConfig',
+        namespace: 'istio-system',
+        name: 'istio',
+        old: DEFAULT_MESH_CONFIG,
+        object: next,
+      },
+    ]);
+    assert.equal(store.mesh(), next);
+  });
+
+  it('records rejected objects until a valid upsert or a delete', () => {
+    const { store, events } = newStore();
+    const ref = { kind: 'ServiceEntry', namespace: 'ns', name: 'bad' };
+    const issues = [{ ref, path: 'spec.hosts', message: 'expected a list' }];
+    store.reject(ref, issues);
+    store.reject({ kind: 'MetaRouter', namespace: 'a', name: 'm' }, []);
+    assert.deepEqual(
+      store.rejected().map((r) => r.ref.kind),
+      ['MetaRouter', 'ServiceEntry'],
+    );
+    assert.deepEqual(events, [], 'rejections emit no events');
+    store.upsert(serviceEntry('ns', 'bad', {}));
+    assert.deepEqual(
+      store.rejected().map((r) => r.ref.kind),
+      ['MetaRouter'],
+    );
+    store.delete('MetaRouter', 'a', 'm');
+    assert.deepEqual(store.rejected(), []);
+    store.reject(ref, issues);
+    store.replaceKind('ServiceEntry', [], []);
+    assert.deepEqual(store.rejected(), [], 'replaceKind with rejections replaces them');
+  });
+
+  it('list results are cached and stay valid (frozen) across later changes', () => {
+    const { store } = newStore();
+    store.upsert(serviceEntry('ns', 'a', {}));
+    const first = store.serviceEntries();
+    assert.equal(store.serviceEntries(), first, 'cached');
+    assert.ok(Object.isFrozen(first));
+    store.upsert(serviceEntry('ns', 'b', {}));
+    assert.equal(first.length, 1);
+    assert.equal(store.serviceEntries().length, 2);
+  });
+});

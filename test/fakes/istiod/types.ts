@@ -1,0 +1,38 @@
+// Shapes shared by the fake istiod's files.
+export type ServedVersions = 'v1' | 'v1alpha3' | 'both';
+
+export interface FakeIstiodOptions {
+  /** Which type URL version holds the config (istiod >= 1.24: v1); the other is answered with an empty list. */
+  readonly serve?: ServedVersions;
+  /** Require `authorization: Bearer <token>` (ENABLE_XDS_API_GENERATOR_AUTH); else UNAUTHENTICATED. */
+  readonly requireToken?: string;
+  /** Serve TLS with this key pair instead of plaintext. */
+  readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
+}
+
+export type RequestKind = 'init' | 'ack' | 'nack' | 'stale';
+
+export interface RecordedRequest {
+  readonly stream: number;
+  readonly kind: RequestKind;
+  readonly typeUrl: string;
+  readonly versionInfo: string;
+  readonly responseNonce: string;
+  readonly nodeId: string | undefined;
+  readonly nodeMetadata: Readonly<Record<string, string>> | undefined;
+  readonly errorMessage: string | undefined;
+}
+
+export interface RecordedStream {
+  readonly id: number;
+  readonly authorization: string | undefined;
+  open: boolean;
+}
+
+export interface Req {
+  typeUrl?: string;
+  versionInfo?: string;
+  responseNonce?: string;
+  node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } };
+  errorDetail?: { code?: number; message?: string };
+}

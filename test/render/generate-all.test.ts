@@ -1,0 +1,265 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigStore } from '../../src/controller/store.ts';
+import { generateAll } from '../../src/envoyfilter/generate-all.ts';
+import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
+import type { GatewayContext, Generator, SidecarContext } from '../../src/model/generator.ts';
+import type { ConfigObject, OutputObject } from '../../src/model/objects.ts';
+import { formatIssue, issue, ok, fail } from '../../src/model/result.ts';
+import { destinationRule, gateway, metaRouter, serviceEntry, virtualService } from '../support/builders.ts';
+
+/** A fake generator: one draft per port named `<prefix>-<host>-<port>`, recording its contexts. */
+function fakeGenerator(
+  name: string,
+  protocols: Generator['protocols'],
+): Generator & { seen: SidecarContext[]; gw: GatewayContext[] } {
+  const seen: SidecarContext[] = [];
+  const gw: GatewayContext[] = [];
+  return {
+    name,
+    protocols,
+    seen,
+    gw,
+    generateSidecar(ctx) {
+      seen.push(ctx);
+      const se = ctx.serviceEntry;
+      if (se.metadata.annotations['fail'] === String(ctx.port.number)) {
+        return fail([
+          issue(
+            { kind: 'ServiceEntry', namespace: se.metadata.namespace, name: se.metadata.name },
+            `spec.ports[${ctx.portIndex}].name`,
+            'boom',
+          ),
+        ]);
+      }
+      if (se.metadata.annotations['throw']) throw new Error('bug');
+      const warn = se.metadata.annotations['warn']
+        ? [
+            issue(
+              { kind: 'ServiceEntry', namespace: se.metadata.namespace, name: se.metadata.name },
+              '',
+              'dropped a part',
+            ),
+          ]
+        : [];
+      return ok(
+        [{ name: `${name}-${se.spec.hosts[0]}-${ctx.port.number}`, spec: { configPatches: [] } }],
+        warn,
+      );
+    },
+    generateGateway(ctx) {
+      gw.push(ctx);
+      const o: OutputObject = {
+        apiVersion: 'networking.istio.io/v1alpha3',
+        kind: 'EnvoyFilter',
+        metadata: {
+          name: `gw-${ctx.gateway.metadata.name}-${ctx.server.port.number}`,
+          namespace: ctx.gateway.metadata.namespace,
+          labels: {},
+        },
+        spec: { configPatches: [] },
+      };
+      return ok([o]);
+    },
+  };
+}
+
+function storeOf(objects: ConfigObject[], rootNamespace = 'istio-system'): ConfigStore {
+  const store = new ConfigStore({ rootNamespace });
+  for (const o of objects) store.upsert(o);
+  return store;
+}
+
+const ids = (objects: readonly OutputObject[]): string[] =>
+  objects.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+
+describe('generateAll', () => {
+  it('D4: every port goes to the generator of its own protocol, with contexts resolved through the view', () => {
+    const meta = fakeGenerator('meta', ['metaprotocol']);
+    const dubbo = fakeGenerator('dubbo', ['dubbo']);
+    const se = serviceEntry('shop', 'mixed', {
+      hosts: ['catalog'],
+      ports: [
+        { number: 80, name: 'http-web' },
+        { number: 20880, name: 'tcp-dubbo' },
+        { number: 9090, name: 'tcp-metaprotocol-thrift' },
+      ],
+    });
+    const vs = virtualService('shop', 'vs', { hosts: ['catalog.shop.svc.cluster.local'] });
+    const dr = destinationRule('shop', 'dr', { host: 'catalog' });
+    const mr = metaRouter('shop', 'mr', { hosts: ['catalog'] });
+    const out = generateAll(storeOf([se, vs, dr, mr]), [meta, dubbo], { namespaceScope: false });
+    assert.deepEqual(ids(out.objects), [
+      'istio-system/dubbo-catalog-20880',
+      'istio-system/meta-catalog-9090',
+    ]);
+    assert.deepEqual(out.issues, []);
+    assert.equal(dubbo.seen.length, 1);
+    assert.equal(dubbo.seen[0]!.portIndex, 1);
+    assert.equal(meta.seen[0]!.portIndex, 2);
+    assert.equal(meta.seen[0]!.protocol, 'metaprotocol');
+    assert.equal(meta.seen[0]!.virtualService, vs);
+    assert.equal(meta.seen[0]!.destinationRule, dr);
+    assert.equal(meta.seen[0]!.metaRouter, mr);
+    assert.equal(meta.seen[0]!.codecFor('dubbo'), 'aeraki.meta_protocol.codec.dubbo');
+  });
+
+  it('a failed port drops the whole ServiceEntry (failedSources); ok results with issues keep their output', () => {
+    const g = fakeGenerator('meta', ['metaprotocol']);
+    const ports = [
+      { number: 1, name: 'tcp-metaprotocol-dubbo' },
+      { number: 2, name: 'tcp-metaprotocol-dubbo' },
+    ];
+    const out = generateAll(
+      storeOf([
+        serviceEntry('a', 'broken', { hosts: ['b'], ports }, { annotations: { fail: '2' } }),
+        serviceEntry(
+          'a',
+          'warned',
+          { hosts: ['w'], ports: ports.slice(0, 1) },
+          { annotations: { warn: 'y' } },
+        ),
+        serviceEntry(
+          'a',
+          'buggy',
+          { hosts: ['x'], ports: ports.slice(0, 1) },
+          { annotations: { throw: 'y' } },
+        ),
+        serviceEntry('a', 'nohosts', { ports }),
+      ]),
+      [g],
+      { namespaceScope: false },
+    );
+    assert.deepEqual(ids(out.objects), ['istio-system/meta-w-1']);
+    assert.deepEqual([...out.failedSources].sort(), [
+      'ServiceEntry/a/broken',
+      'ServiceEntry/a/buggy',
+      'ServiceEntry/a/nohosts',
+    ]);
+    assert.deepEqual(out.issues.map(formatIssue), [
+      'ServiceEntry a/broken: spec.ports[1].name: boom',
+      'ServiceEntry a/buggy: internal error in the meta generator: bug',
+      'ServiceEntry a/nohosts: spec.hosts: no hosts: nothing is generated for this ServiceEntry',
+      'ServiceEntry a/warned: dropped a part',
+    ]);
+  });
+
+  it('placement: exportTo (. and *, duplicates collapse), else root namespace or the SE namespace with namespaceScope', () => {
+    const g = fakeGenerator('m', ['metaprotocol']);
+    const port = [{ number: 1, name: 'tcp-metaprotocol-dubbo' }];
+    const objects = [
+      serviceEntry('svc-ns', 'exported', { hosts: ['e.example.com'], ports: port }),
+      metaRouter('mr-ns', 'mr', {
+        hosts: ['e.example.com'],
+        exportTo: ['.', '*', 'apps', 'mr-ns', 'istio-system'],
+      }),
+      serviceEntry('svc-ns', 'plain', { hosts: ['p.example.com'], ports: port }),
+    ];
+    const out = generateAll(storeOf(objects), [g], { namespaceScope: false });
+    assert.deepEqual(ids(out.objects), [
+      'apps/m-e.example.com-1',
+      'istio-system/m-e.example.com-1',
+      'istio-system/m-p.example.com-1',
+      'mr-ns/m-e.example.com-1',
+    ]);
+    const scoped = generateAll(storeOf(objects, 'mesh-root'), [g], { namespaceScope: true });
+    assert.deepEqual(ids(scoped.objects), [
+      'apps/m-e.example.com-1',
+      'istio-system/m-e.example.com-1',
+      'mesh-root/m-e.example.com-1',
+      'mr-ns/m-e.example.com-1',
+      'svc-ns/m-p.example.com-1',
+    ]);
+  });
+
+  it('sanitises names (D7) and sets the owner label and the source annotation', () => {
+    const g = fakeGenerator('m', ['metaprotocol']);
+    const out = generateAll(
+      storeOf([
+        serviceEntry('ns', 'se', {
+          hosts: ['*.Example.COM'],
+          ports: [{ number: 1, name: 'tcp-metaprotocol-x' }],
+        }),
+      ]),
+      [g],
+      { namespaceScope: false },
+    );
+    assert.equal(out.objects.length, 1);
+    assert.deepEqual(out.objects[0]!.metadata, {
+      name: 'm.example.com-1',
+      namespace: 'istio-system',
+      labels: { manager: 'Aeraki' },
+      annotations: { [SOURCE_ANNOTATION]: 'ServiceEntry/ns/se' },
+    });
+  });
+
+  it('name collisions: the oldest source wins, the other gets an issue', () => {
+    const g = fakeGenerator('m', ['metaprotocol']);
+    const port = [{ number: 1, name: 'tcp-metaprotocol-dubbo' }];
+    const out = generateAll(
+      storeOf([
+        serviceEntry(
+          'a',
+          'newer',
+          { hosts: ['same.example.com'], ports: port },
+          { creationTimestamp: '2025-01-01T00:00:00Z' },
+        ),
+        serviceEntry(
+          'b',
+          'older',
+          { hosts: ['same.example.com'], ports: port },
+          { creationTimestamp: '2024-01-01T00:00:00Z' },
+        ),
+      ]),
+      [g],
+      { namespaceScope: false },
+    );
+    assert.equal(out.objects.length, 1);
+    assert.equal(out.objects[0]!.metadata.annotations?.[SOURCE_ANNOTATION], 'ServiceEntry/b/older');
+    assert.deepEqual(out.issues.map(formatIssue), [
+      'ServiceEntry a/newer: EnvoyFilter istio-system/m-same.example.com-1 is already generated for ServiceEntry/b/older; this one is dropped',
+    ]);
+  });
+
+  it('gateway mode: MetaProtocol servers × bound MetaRouters that route to the server port', () => {
+    const g = fakeGenerator('m', ['metaprotocol']);
+    const gw = gateway('istio-system', 'ingress', {
+      selector: { istio: 'ingressgateway' },
+      servers: [
+        { port: { number: 9090, name: 'tcp-metaprotocol-thrift' }, hosts: ['*'] },
+        { port: { number: 80, name: 'http' }, hosts: ['*'] },
+        { port: { number: 7070, name: 'tcp-metaprotocol-dubbo' }, hosts: ['*'] },
+      ],
+    });
+    const route = (port: number) => [
+      {
+        route: [{ destination: { host: 'h', port: { number: port } } }],
+        requestMutation: [],
+        responseMutation: [],
+      },
+    ];
+    const bound = metaRouter('apps', 'bound', {
+      hosts: ['h'],
+      gateways: ['istio-system/ingress'],
+      routes: route(9090),
+    });
+    const unbound = metaRouter('apps', 'unbound', { hosts: ['h2'], routes: route(9090) });
+    const out = generateAll(storeOf([gw, bound, unbound]), [g], { namespaceScope: false });
+    assert.equal(g.gw.length, 1);
+    assert.equal(g.gw[0]!.serverIndex, 0);
+    assert.equal(g.gw[0]!.metaRouter, bound);
+    assert.deepEqual(ids(out.objects), ['istio-system/gw-ingress-9090']);
+    assert.deepEqual(out.objects[0]!.metadata.labels, { manager: 'Aeraki' });
+    assert.equal(out.objects[0]!.metadata.annotations?.[SOURCE_ANNOTATION], 'Gateway/istio-system/ingress');
+  });
+
+  it('is deterministic: the output is sorted whatever the insertion order', () => {
+    const g = fakeGenerator('m', ['metaprotocol']);
+    const port = [{ number: 1, name: 'tcp-metaprotocol-dubbo' }];
+    const ses = ['z', 'a', 'm'].map((n) => serviceEntry(n, n, { hosts: [`${n}.example.com`], ports: port }));
+    const one = generateAll(storeOf(ses), [g], { namespaceScope: true });
+    const two = generateAll(storeOf([...ses].reverse()), [g], { namespaceScope: true });
+    assert.deepEqual(ids(one.objects), ['a/m-a.example.com-1', 'm/m-m.example.com-1', 'z/m-z.example.com-1']);
+    assert.equal(JSON.stringify(one.objects), JSON.stringify(two.objects));
+  });
+});

@@ -1,0 +1,147 @@
+// An independent client (Debian python3-grpcio: C-core + BoringSSL) against the RDS server over mTLS.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
+import { silentLogger } from '../../src/model/logger.ts';
+import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
+import { RdsServer } from '../../src/xds-rds/server.ts';
+import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
+import { metaRouter, serviceEntry } from '../support/builders.ts';
+import { foreignCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
+import { fakeView } from './fake-view.ts';
+
+const PYTHON = '/usr/bin/python3';
+const SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../python/rds_client.py');
+const hasGrpc = spawnSync(PYTHON, ['-c', 'import grpc, google.protobuf'], { stdio: 'ignore' }).status === 0;
+
+const HOST = 'py.example';
+const NAME = `${HOST}_20880`;
+const se = serviceEntry('ns', 'py', {
+  hosts: [HOST],
+  ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo' }],
+});
+const routes = (subset: string) =>
+  buildRouteConfigurations(
+    fakeView([
+      se,
+      metaRouter('ns', 'mr', {
+        hosts: [HOST],
+        routes: [
+          {
+            name: 'r',
+            route: [{ destination: { host: HOST, subset } }],
+            requestMutation: [],
+            responseMutation: [],
+          },
+        ],
+      }),
+    ]),
+  ).routes;
+
+interface PyLine {
+  version?: string;
+  nonce?: string;
+  typeUrl?: string;
+  routes?: { typeUrl: string; name: string; clusters: string[] }[];
+  refused?: boolean;
+  code?: string;
+}
+
+/** Polls a condition (event-driven progress in another process; no fixed sleeps in assertions). */
+async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function runPython(
+  args: string[],
+  onLine: (l: PyLine) => void = () => {},
+): Promise<{ code: number | null; lines: PyLine[]; stderr: string }> {
+  const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: PyLine[] = [];
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    const parsed = JSON.parse(l) as PyLine;
+    lines.push(parsed);
+    onLine(parsed);
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, lines, stderr })));
+}
+
+describe(
+  'python3-grpcio client',
+  { skip: hasGrpc ? false : 'python3-grpcio not installed (.ci/run installs it)' },
+  () => {
+    let certs: CertDir;
+    let foreign: CertDir;
+    let cache: SnapshotCache;
+    let server: RdsServer;
+    let port: number;
+
+    before(async () => {
+      certs = writeCertDir();
+      foreign = writeCertDir(foreignCa());
+      cache = new SnapshotCache();
+      cache.setRoutes(routes('v1'));
+      server = new RdsServer(
+        { host: '127.0.0.1', port: 0, logger: silentLogger, tls: { ...certs, pollIntervalMs: 60_000 } },
+        cache,
+      );
+      port = await server.start();
+    });
+
+    after(async () => {
+      await server.stop();
+      certs.remove();
+      foreign.remove();
+    });
+
+    it('subscribes with a client certificate, receives the routes, ACKs, and receives an update', async () => {
+      const res = await runPython(
+        ['full', String(port), certs.caFile, certs.clientCertFile, certs.clientKeyFile, NAME],
+        (line) => {
+          // Push the update once the server has processed the ACK of the first response.
+          if (line.nonce === '1')
+            void waitFor(() => server.metrics.acks >= 1).then(() => cache.setRoutes(routes('v2')));
+        },
+      );
+      assert.equal(res.code, 0, res.stderr);
+      const [first, second] = res.lines;
+      assert.equal(first?.typeUrl, ROUTE_CONFIGURATION_TYPE);
+      assert.deepEqual(first?.routes, [
+        { typeUrl: ROUTE_CONFIGURATION_TYPE, name: NAME, clusters: [`outbound|20880|v1|${HOST}`] },
+      ]);
+      assert.equal(second?.nonce, '2');
+      assert.notEqual(second?.version, first?.version);
+      assert.deepEqual(second?.routes?.[0]?.clusters, [`outbound|20880|v2|${HOST}`]);
+      assert.ok(server.metrics.acks >= 1, 'the first response was ACKed');
+      assert.equal(server.metrics.nacks, 0);
+    });
+
+    it('is refused without a client certificate', async () => {
+      const res = await runPython(['refused', String(port), certs.caFile]);
+      assert.equal(res.code, 0, JSON.stringify(res.lines) + res.stderr);
+      assert.equal(res.lines[0]?.code, 'UNAVAILABLE');
+    });
+
+    it('is refused with a client certificate from another CA', async () => {
+      const res = await runPython([
+        'refused',
+        String(port),
+        certs.caFile,
+        foreign.clientCertFile,
+        foreign.clientKeyFile,
+      ]);
+      assert.equal(res.code, 0, JSON.stringify(res.lines) + res.stderr);
+      assert.equal(res.lines[0]?.code, 'UNAVAILABLE');
+    });
+  },
+);

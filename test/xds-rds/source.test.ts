@@ -1,0 +1,71 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { silentLogger } from '../../src/model/logger.ts';
+import { writeDevCertificates } from '../../src/xds-rds/dev-certs.ts';
+import { RouteSource } from '../../src/xds-rds/route-source.ts';
+import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
+import { peerIdentity } from '../../src/xds-rds/tls.ts';
+import { serviceEntry } from '../support/builders.ts';
+import { fakeView } from './fake-view.ts';
+
+describe('RouteSource', () => {
+  // Short timers: lodash's flush() leaves its timer pending until it expires (it keeps the process alive).
+  it('rebuilds on ServiceEntry/DestinationRule/MetaRouter/ApplicationProtocol events only, debounced', () => {
+    const se = serviceEntry('ns', 's', {
+      hosts: ['s.example'],
+      ports: [{ number: 1, name: 'tcp-metaprotocol-x' }],
+    });
+    const cache = new SnapshotCache();
+    const source = new RouteSource(fakeView([se]), cache, {
+      logger: silentLogger,
+      quietMs: 20,
+      maxWaitMs: 20,
+    });
+    source.onEvent({ type: 'added', kind: 'VirtualService', namespace: 'ns', name: 'v' });
+    source.onEvent({ type: 'added', kind: 'Gateway', namespace: 'ns', name: 'g' });
+    source.flush();
+    assert.equal(source.rebuilds, 0);
+    for (const kind of ['ServiceEntry', 'DestinationRule', 'MetaRouter', 'ApplicationProtocol'] as const) {
+      source.onEvent({ type: 'updated', kind, namespace: 'ns', name: 'x' });
+    }
+    source.flush();
+    assert.equal(source.rebuilds, 1, 'a burst of events gives one rebuild');
+    assert.deepEqual([...cache.snapshot().resources.keys()], ['s.example_1']);
+    source.stop();
+  });
+});
+
+describe('dev certificates', () => {
+  it('writes a CA, a server certificate for localhost and the service names, and a client certificate', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dev-certs-'));
+    try {
+      const paths = await writeDevCertificates(dir, { namespace: 'mesh' });
+      const ca = new X509Certificate(readFileSync(paths.ca));
+      const server = new X509Certificate(readFileSync(paths.serverCert));
+      const client = new X509Certificate(readFileSync(paths.clientCert));
+      assert.ok(ca.ca);
+      assert.ok(server.verify(ca.publicKey) && client.verify(ca.publicKey));
+      for (const name of ['localhost', 'aeraki', 'aeraki.mesh', 'aeraki.mesh.svc']) {
+        assert.ok(server.checkHost(name), name);
+      }
+      assert.ok(server.checkIP('127.0.0.1'));
+      assert.match(client.subjectAltName ?? '', /URI:spiffe:\/\//);
+      assert.equal(statSync(paths.serverKey).mode & 0o777, 0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the peer by its SPIFFE URI SAN, else its CN', () => {
+    assert.equal(
+      peerIdentity({ subject: { CN: 'x' }, subjectaltname: 'DNS:a, URI:spiffe://cluster.local/ns/a/sa/b' }),
+      'spiffe://cluster.local/ns/a/sa/b',
+    );
+    assert.equal(peerIdentity({ subject: { CN: 'meta-proxy' } }), 'meta-proxy');
+    assert.equal(peerIdentity(undefined), 'unauthenticated');
+  });
+});
