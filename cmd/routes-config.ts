@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { ConfigError, parseBoolean, resolveConfig, type ConfigRow } from './config.ts';
-import { parseAddress } from './serve-config.ts';
+import { parseAddress } from './parsers.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- heterogeneous table, typed per row
 type AnyRow = ConfigRow<any>;

@@ -53,8 +53,8 @@ export function createLogger(options: LoggingOptions): Logger {
   const w = winston.createLogger({
     level: options.level,
     format,
-    defaultMeta: { component: options.component },
     transports: [transport],
   });
-  return wrap(w);
+  // Not defaultMeta: winston lets defaultMeta override child fields, so every child's `component` would be lost.
+  return wrap(w.child({ component: options.component }));
 }

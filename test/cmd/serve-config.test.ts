@@ -43,6 +43,7 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     assert.equal(c.namespaceBootstrap, true);
     assert.equal(c.rdsAddress, '0.0.0.0:15010');
     assert.equal(c.httpAddress, '0.0.0.0:8080');
+    assert.equal(configOf(['--rds-insecure']).clientCaFile, '/var/run/secrets/istio/root-cert.pem');
     assert.equal(c.rootNamespace, 'istio-system');
     assert.equal(c.xdsServiceAddress, 'aeraki.istio-system');
     assert.equal(c.podName, 'aeraki-0');

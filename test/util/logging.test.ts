@@ -36,6 +36,15 @@ describe('createLogger', () => {
     assert.equal(second.err.cause.error, '409');
   });
 
+  it("a child's component overrides the root component", () => {
+    const { stream, lines } = capture();
+    const log = createLogger({ level: 'info', format: 'json', component: 'aeraki', stream });
+    log.child({ component: 'reconciler' }).info('run');
+    log.info('root');
+    assert.equal(JSON.parse(lines[0]!).component, 'reconciler');
+    assert.equal(JSON.parse(lines[1]!).component, 'aeraki');
+  });
+
   it('text format is one readable line', () => {
     const { stream, lines } = capture();
     createLogger({ level: 'debug', format: 'text', component: 'rds', stream }).debug('push', {
