@@ -3,7 +3,7 @@
  * (argv, env, signals, exit code, stdout/stderr). Exit codes: render 0 valid / 1 input errors or bad flags;
  * serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { ensureDevCertificates, render, startServe, watchRoutes } from '../src/app.ts';
 import { formatIssue } from '../src/model/result.ts';
@@ -12,10 +12,16 @@ import { printServeBanner, printSyncedBanner } from './banner.ts';
 import { routesConfig, ROUTES_ROWS } from './routes-config.ts';
 import { SERVE_ROWS, serveConfig } from './serve-config.ts';
 
+/** The version in package.json: next to cmd/ when run from source, two levels up when run from dist/cmd/. */
 function packageVersion(): string {
-  const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  const v = (pkg as { version?: unknown }).version;
-  return typeof v === 'string' ? v : 'unknown';
+  for (const rel of ['../package.json', '../../package.json']) {
+    const url = new URL(rel, import.meta.url);
+    if (!existsSync(url)) continue;
+    const pkg: unknown = JSON.parse(readFileSync(url, 'utf8'));
+    const v = (pkg as { version?: unknown }).version;
+    if (typeof v === 'string') return v;
+  }
+  return 'unknown';
 }
 
 function fail(message: string, code: number): never {
