@@ -1,7 +1,7 @@
-import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { encodeDeltaResponse } from './responses.ts';
-import type { EncodedResource, ResourceWatcher, Snapshot } from './snapshot.ts';
-import { STATUS_INVALID_ARGUMENT, type DeltaRequest, type StreamDeps } from './stream-types.ts';
+import type { EncodedResource, Snapshot } from './snapshot.ts';
+import { RdsStreamBase } from './stream-base.ts';
+import type { DeltaRequest } from './stream-types.ts';
 
 /**
  * Incremental xDS (DeltaRoutes) for one stream
@@ -16,64 +16,21 @@ import { STATUS_INVALID_ARGUMENT, type DeltaRequest, type StreamDeps } from './s
  * - a response carries the subscribed resources whose version the client does not have, and `removed_resources`
  *   for subscribed names the client has but the snapshot no longer holds; nothing when there is nothing new.
  */
-export class DeltaStream implements ResourceWatcher {
-  private nodeId = '';
-  private readonly names = new Set<string>();
+export class DeltaStream extends RdsStreamBase {
   /** name -> version the client has (as far as the server knows). */
   private readonly known = new Map<string, string>();
-  private nonceCounter = 0;
-  private lastNonce = '';
-  private sentVersion = '';
-  private started = false;
-  private closed = false;
-
-  constructor(private readonly deps: StreamDeps) {
-    deps.metrics.streamsOpened++;
-    deps.metrics.streamsActive++;
-  }
-
-  get subscribed(): readonly string[] {
-    return [...this.names].sort();
-  }
 
   handleRequest(req: DeltaRequest): void {
-    if (this.closed) return;
-    const { metrics, logger } = this.deps;
-    if (req.nodeId) this.nodeId = req.nodeId;
-    if (req.typeUrl !== ROUTE_CONFIGURATION_TYPE && !(this.started && req.typeUrl === '')) {
-      metrics.rejectedTypeUrls++;
-      logger.warn('rds: unknown type URL', {
-        proxy: this.nodeId,
-        peer: this.deps.peer,
-        typeUrl: req.typeUrl,
-      });
-      this.close();
-      this.deps.sink.fail(STATUS_INVALID_ARGUMENT, `unsupported type URL "${req.typeUrl}"`);
-      return;
-    }
+    if (!this.accept(req)) return;
     if (!this.started) {
       for (const [n, v] of Object.entries(req.initialResourceVersions)) this.known.set(n, v);
     }
     this.started = true;
     if (req.responseNonce !== '' && req.responseNonce === this.lastNonce) {
-      if (req.errorDetail) {
-        metrics.recordNack({
-          proxy: this.nodeId,
-          peer: this.deps.peer,
-          version: this.sentVersion,
-          reason: req.errorDetail.message,
-        });
-        logger.warn('rds: NACK', {
-          proxy: this.nodeId,
-          peer: this.deps.peer,
-          rejectedVersion: this.sentVersion,
-          reason: req.errorDetail.message,
-        });
-      } else {
-        metrics.acks++;
-      }
+      if (req.errorDetail) this.recordNack(req.errorDetail);
+      else this.deps.metrics.acks++;
     } else if (req.responseNonce !== '') {
-      metrics.staleNonces++;
+      this.deps.metrics.staleNonces++;
     }
     for (const n of req.unsubscribe) {
       if (!this.names.delete(n)) continue;
@@ -94,14 +51,6 @@ export class DeltaStream implements ResourceWatcher {
     if (!this.closed) this.push(snapshot, changed);
   }
 
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const n of this.names) this.deps.cache.unwatch(n, this);
-    this.names.clear();
-    this.deps.metrics.streamsActive--;
-  }
-
   private push(snapshot: Snapshot, candidates: readonly string[]): void {
     const resources: EncodedResource[] = [];
     const removed: string[] = [];
@@ -114,20 +63,11 @@ export class DeltaStream implements ResourceWatcher {
     if (resources.length === 0 && removed.length === 0) return;
     for (const r of resources) this.known.set(r.name, r.version);
     for (const n of removed) this.known.delete(n);
-    const nonce = String(++this.nonceCounter);
-    const bytes = encodeDeltaResponse(snapshot.version, nonce, resources, removed);
-    this.lastNonce = nonce;
-    this.sentVersion = snapshot.version;
-    this.deps.metrics.responses++;
-    this.deps.metrics.responseBytes += bytes.length;
-    this.deps.logger.debug('rds: delta push', {
-      proxy: this.nodeId,
-      peer: this.deps.peer,
-      version: snapshot.version,
-      nonce,
-      resources: resources.length,
-      removed: removed.length,
-    });
-    this.deps.sink.send(bytes);
+    this.send(
+      snapshot.version,
+      resources,
+      (nonce) => encodeDeltaResponse(snapshot.version, nonce, resources, removed),
+      { delta: true, removed: removed.length },
+    );
   }
 }

@@ -1,7 +1,7 @@
-import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { encodeSotwResponse } from './responses.ts';
-import type { EncodedResource, ResourceWatcher, Snapshot } from './snapshot.ts';
-import { STATUS_INVALID_ARGUMENT, type SotwRequest, type StreamDeps } from './stream-types.ts';
+import type { EncodedResource, Snapshot } from './snapshot.ts';
+import { RdsStreamBase } from './stream-base.ts';
+import type { SotwRequest } from './stream-types.ts';
 
 /**
  * State of the world (StreamRoutes) for one stream: RDS is a non-wildcard type, so the stream gets exactly the
@@ -17,69 +17,27 @@ import { STATUS_INVALID_ARGUMENT, type SotwRequest, type StreamDeps } from './st
  *   re-subscription sends the resource again;
  * - the version of a response is the snapshot version; nonces are per stream, increasing.
  */
-export class SotwStream implements ResourceWatcher {
-  private nodeId = '';
-  private names = new Set<string>();
+export class SotwStream extends RdsStreamBase {
   /** name -> version of what the client was last sent, for subscribed names only. */
   private readonly sent = new Map<string, string>();
-  private nonceCounter = 0;
-  private lastNonce = '';
-  private sentVersion = '';
   private ackedVersion = '';
-  private started = false;
-  private closed = false;
-
-  constructor(private readonly deps: StreamDeps) {
-    deps.metrics.streamsOpened++;
-    deps.metrics.streamsActive++;
-  }
 
   /** What the client last ACKed ('' until the first ACK). */
   get acked(): string {
     return this.ackedVersion;
   }
 
-  get subscribed(): readonly string[] {
-    return [...this.names].sort();
-  }
-
   handleRequest(req: SotwRequest): void {
-    if (this.closed) return;
-    const { metrics, logger } = this.deps;
-    if (req.nodeId) this.nodeId = req.nodeId;
-    if (req.typeUrl !== ROUTE_CONFIGURATION_TYPE && !(this.started && req.typeUrl === '')) {
-      metrics.rejectedTypeUrls++;
-      logger.warn('rds: unknown type URL', {
-        proxy: this.nodeId,
-        peer: this.deps.peer,
-        typeUrl: req.typeUrl,
-      });
-      this.close();
-      this.deps.sink.fail(STATUS_INVALID_ARGUMENT, `unsupported type URL "${req.typeUrl}"`);
-      return;
-    }
+    if (!this.accept(req)) return;
     this.started = true;
     if (req.responseNonce !== '' && req.responseNonce !== this.lastNonce) {
-      metrics.staleNonces++;
+      this.deps.metrics.staleNonces++;
       return;
     }
     if (req.responseNonce !== '') {
-      if (req.errorDetail) {
-        metrics.recordNack({
-          proxy: this.nodeId,
-          peer: this.deps.peer,
-          version: this.sentVersion,
-          reason: req.errorDetail.message,
-        });
-        logger.warn('rds: NACK', {
-          proxy: this.nodeId,
-          peer: this.deps.peer,
-          rejectedVersion: this.sentVersion,
-          keptVersion: req.versionInfo,
-          reason: req.errorDetail.message,
-        });
-      } else {
-        metrics.acks++;
+      if (req.errorDetail) this.recordNack(req.errorDetail, req.versionInfo);
+      else {
+        this.deps.metrics.acks++;
         this.ackedVersion = req.versionInfo;
       }
     }
@@ -89,15 +47,6 @@ export class SotwStream implements ResourceWatcher {
 
   onResourcesChanged(snapshot: Snapshot): void {
     if (!this.closed) this.maybeSend(snapshot);
-  }
-
-  /** Stops watching; idempotent. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    for (const n of this.names) this.deps.cache.unwatch(n, this);
-    this.names.clear();
-    this.deps.metrics.streamsActive--;
   }
 
   private setNames(requested: readonly string[]): void {
@@ -123,19 +72,6 @@ export class SotwStream implements ResourceWatcher {
     if (same) return;
     this.sent.clear();
     for (const r of resources) this.sent.set(r.name, r.version);
-    const nonce = String(++this.nonceCounter);
-    const bytes = encodeSotwResponse(snapshot.version, nonce, resources);
-    this.lastNonce = nonce;
-    this.sentVersion = snapshot.version;
-    this.deps.metrics.responses++;
-    this.deps.metrics.responseBytes += bytes.length;
-    this.deps.logger.debug('rds: push', {
-      proxy: this.nodeId,
-      peer: this.deps.peer,
-      version: snapshot.version,
-      nonce,
-      resources: resources.length,
-    });
-    this.deps.sink.send(bytes);
+    this.send(snapshot.version, resources, (nonce) => encodeSotwResponse(snapshot.version, nonce, resources));
   }
 }
