@@ -55,7 +55,8 @@ export class ConfigStore implements ConfigView {
   /** Adds or replaces an object. Returns true (and emits added/updated) unless an identical object is stored. */
   upsert(obj: ConfigObject): boolean {
     const key = objectKey(obj.metadata.namespace, obj.metadata.name);
-    this.rejects.delete(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
+    if (this.rejects.size > 0)
+      this.rejects.delete(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
     const objects = this.objectsOf(obj.kind);
     const old = objects.get(key);
     if (old !== undefined && (old === obj || fingerprint(old) === fingerprint(obj))) return false;
@@ -63,6 +64,7 @@ export class ConfigStore implements ConfigView {
     objects.set(key, obj);
     this.index(obj);
     this.sorted.delete(obj.kind);
+    if (this.listeners.size === 0) return true; // nobody to tell: skip building the event
     const { namespace, name } = obj.metadata;
     this.emit(
       old === undefined
@@ -95,19 +97,25 @@ export class ConfigStore implements ConfigView {
     objects: readonly ConfigObject[],
     rejected?: readonly RejectedObject[],
   ): void {
-    const keep = new Set<string>();
+    const stored = this.objectsOf(kind);
     for (const o of objects) {
       if (o.kind !== kind) throw new Error(`replaceKind(${kind}) given a ${o.kind}`);
-      keep.add(objectKey(o.metadata.namespace, o.metadata.name));
     }
-    for (const old of [...this.objectsOf(kind).values()]) {
-      if (!keep.has(objectKey(old.metadata.namespace, old.metadata.name))) {
-        this.delete(kind, old.metadata.namespace, old.metadata.name);
+    // Nothing stored yet (the first full answer): nothing to delete, no keys to collect.
+    if (stored.size > 0) {
+      const keep = new Set<string>();
+      for (const o of objects) keep.add(objectKey(o.metadata.namespace, o.metadata.name));
+      for (const old of [...stored.values()]) {
+        if (!keep.has(objectKey(old.metadata.namespace, old.metadata.name))) {
+          this.delete(kind, old.metadata.namespace, old.metadata.name);
+        }
       }
     }
     for (const o of objects) this.upsert(o);
     if (rejected) {
-      for (const [k, r] of [...this.rejects]) if (r.ref.kind === kind) this.rejects.delete(k);
+      if (this.rejects.size > 0) {
+        for (const [k, r] of [...this.rejects]) if (r.ref.kind === kind) this.rejects.delete(k);
+      }
       for (const r of rejected) this.reject(r.ref, r.issues);
     }
   }
@@ -209,37 +217,36 @@ export class ConfigStore implements ConfigView {
   }
 
   private index(obj: ConfigObject): void {
-    this.forEachIndexKey(obj, (idx, key) => idx.add(key, obj));
+    this.indexAll(obj, true);
   }
 
   private unindex(obj: ConfigObject): void {
-    this.forEachIndexKey(obj, (idx, key) => idx.remove(key, obj));
+    this.indexAll(obj, false);
   }
 
-  /** Calls `fn` once per distinct (index, key) an object belongs to. */
-  private forEachIndexKey(obj: ConfigObject, fn: (idx: MultiIndex<ConfigObject>, key: string) => void): void {
+  /** Adds (or removes) an object once per distinct (index, key) it belongs to. No closures: bulk-path cost. */
+  private indexAll(obj: ConfigObject, add: boolean): void {
     const ns = obj.metadata.namespace;
-    const each = (idx: MultiIndex<ConfigObject>, keys: Iterable<string>): void => {
-      for (const k of new Set(keys)) fn(idx, k);
-    };
-    const hostsOf = (hosts: readonly string[]): string[] => hosts.map((h) => normalizeHost(h, ns));
     switch (obj.kind) {
       case 'VirtualService':
-        each(this.vsByHost as MultiIndex<ConfigObject>, hostsOf(obj.spec.hosts));
+        update(this.vsByHost as MultiIndex<ConfigObject>, hostKeys(obj.spec.hosts, ns), obj, add);
         break;
       case 'DestinationRule':
-        if (obj.spec.host !== '') each(this.drByHost as MultiIndex<ConfigObject>, hostsOf([obj.spec.host]));
+        if (obj.spec.host !== '') {
+          update(this.drByHost as MultiIndex<ConfigObject>, [normalizeHost(obj.spec.host, ns)], obj, add);
+        }
         break;
-      case 'MetaRouter':
-        each(this.mrByHost as MultiIndex<ConfigObject>, hostsOf(obj.spec.hosts));
-        each(
-          this.mrByGateway as MultiIndex<ConfigObject>,
-          obj.spec.gateways.map((g) => (g.includes('/') ? g : objectKey(ns, g))),
-        );
+      case 'MetaRouter': {
+        update(this.mrByHost as MultiIndex<ConfigObject>, hostKeys(obj.spec.hosts, ns), obj, add);
+        const gateways: string[] = [];
+        for (const g of obj.spec.gateways) gateways.push(g.includes('/') ? g : objectKey(ns, g));
+        update(this.mrByGateway as MultiIndex<ConfigObject>, gateways, obj, add);
         break;
+      }
       case 'ApplicationProtocol':
-        if (obj.spec.protocol !== '')
-          each(this.apByProtocol as MultiIndex<ConfigObject>, [obj.spec.protocol]);
+        if (obj.spec.protocol !== '') {
+          update(this.apByProtocol as MultiIndex<ConfigObject>, [obj.spec.protocol], obj, add);
+        }
         break;
       default:
         break;
@@ -248,6 +255,25 @@ export class ConfigStore implements ConfigView {
 
   private emit(e: ConfigEvent): void {
     for (const l of [...this.listeners]) l(e);
+  }
+}
+
+function hostKeys(hosts: readonly string[], namespace: string): string[] {
+  const out: string[] = [];
+  for (const h of hosts) out.push(normalizeHost(h, namespace));
+  return out;
+}
+
+/** Adds or removes `obj` under each distinct key (in first-seen order, as before). */
+function update(
+  idx: MultiIndex<ConfigObject>,
+  keys: readonly string[],
+  obj: ConfigObject,
+  add: boolean,
+): void {
+  for (const k of keys.length > 1 ? new Set(keys) : keys) {
+    if (add) idx.add(k, obj);
+    else idx.remove(k, obj);
   }
 }
 

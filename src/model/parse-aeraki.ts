@@ -60,7 +60,7 @@ function readRoute(f: Fields, o: Raw, path: string): MetaRoute {
     f.error(`${path}.mirrorPercentage.value`, `must be between 0 and 100, got ${mpValue}`);
   }
   if (mirror && mirror.host === '') f.error(`${path}.mirror.host`, 'a mirror host is required');
-  const route = f.objectList(o, 'route', `${path}.route`, (r, p) => readRouteDestination(f, r, p));
+  const route = f.objects(o, 'route', `${path}.route`, readRouteDestination);
   const rawRoute = o['route'];
   if (route.length === 0 && !(Array.isArray(rawRoute) && rawRoute.length > 0)) {
     f.error(`${path}.route`, 'at least one destination is required');
@@ -160,7 +160,7 @@ export function readMetaRouterSpec(f: Fields, spec: Raw): MetaRouterSpec {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     gateways: f.stringList(spec, 'gateways', 'spec.gateways'),
     exportTo: f.stringList(spec, 'exportTo', 'spec.exportTo'),
-    routes: f.objectList(spec, 'routes', 'spec.routes', (o, p) => readRoute(f, o, p)),
+    routes: f.objects(spec, 'routes', 'spec.routes', readRoute),
     ...(localRateLimit ? { localRateLimit } : {}),
     ...(globalRateLimit ? { globalRateLimit } : {}),
   };

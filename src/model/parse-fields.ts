@@ -3,9 +3,12 @@
  * ConfigIssues (with the dotted field path) on the Fields collector and returns undefined (or a default);
  * none throws. Absent and `null` values count as "not given".
  */
-import { isPlainObject } from '../util/json.ts';
+import * as utilJson from '../util/json.ts';
 import { toProtoDuration } from './duration.ts';
 import { issue, type ConfigIssue, type ObjectRef } from './result.ts';
+
+// Bound once (called per field; under a CommonJS transform each call through an import is a getter call).
+const { isPlainObject } = utilJson;
 
 export type Raw = Record<string, unknown>;
 
@@ -77,6 +80,27 @@ export class Fields {
     return v;
   }
 
+  /**
+   * `*In` readers: the field path is `${base}.${key}`, built only when an issue is recorded (valid input is
+   * the bulk case). Same results and issues as the plain reader with that path.
+   */
+  stringIn(parent: Raw, key: string, base: string): string | undefined {
+    const v = parent[key];
+    return typeof v === 'string' ? v : this.string(parent, key, `${base}.${key}`);
+  }
+
+  requiredStringIn(parent: Raw, key: string, base: string): string | undefined {
+    const v = parent[key];
+    return typeof v === 'string' ? v : this.requiredString(parent, key, `${base}.${key}`);
+  }
+
+  portIn(parent: Raw, key: string, base: string): number | undefined {
+    const v = parent[key];
+    return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535
+      ? v
+      : this.port(parent, key, `${base}.${key}`);
+  }
+
   uint32(parent: Raw, key: string, path: string): number | undefined {
     return this.integer(parent, key, path, 0, 4294967295);
   }
@@ -87,52 +111,87 @@ export class Fields {
 
   /** A list; absent/null → []; each item mapped by `item` (undefined results are dropped). */
   list<T>(parent: Raw, key: string, path: string, item: (v: unknown, path: string) => T | undefined): T[] {
-    const v = parent[key];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v)) {
-      this.error(path, `expected a list, got ${describe(v)}`);
-      return [];
-    }
+    const v = this.array(parent, key, path);
     const out: T[] = [];
-    v.forEach((x: unknown, i) => {
-      const mapped = item(x, `${path}[${i}]`);
+    if (v === undefined) return out;
+    for (let i = 0; i < v.length; i++) {
+      const mapped = item(v[i], `${path}[${i}]`);
       if (mapped !== undefined) out.push(mapped);
-    });
+    }
     return out;
   }
 
   /** A list of objects, each read by `item`. */
   objectList<T>(parent: Raw, key: string, path: string, item: (o: Raw, path: string) => T | undefined): T[] {
-    return this.list(parent, key, path, (v, p) => {
-      if (!isPlainObject(v)) {
-        this.error(p, `expected an object, got ${describe(v)}`);
-        return undefined;
-      }
-      return item(v, p);
-    });
+    return this.objects(parent, key, path, (_f, o, p) => item(o, p));
   }
 
+  /** objectList with a reader taking the collector (no per-call closure on the bulk path). */
+  objects<T>(
+    parent: Raw,
+    key: string,
+    path: string,
+    item: (f: Fields, o: Raw, path: string) => T | undefined,
+  ): T[] {
+    const v = this.array(parent, key, path);
+    const out: T[] = [];
+    if (v === undefined) return out;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      const p = `${path}[${i}]`;
+      if (!isPlainObject(x)) {
+        this.error(p, `expected an object, got ${describe(x)}`);
+        continue;
+      }
+      const mapped = item(this, x, p);
+      if (mapped !== undefined) out.push(mapped);
+    }
+    return out;
+  }
+
+  /** A list of strings (frozen). */
   stringList(parent: Raw, key: string, path: string): string[] {
-    return this.list(parent, key, path, (v, p) => {
-      if (typeof v !== 'string') {
-        this.error(p, `expected a string, got ${describe(v)}`);
-        return undefined;
-      }
-      return v;
-    });
+    const v = this.array(parent, key, path);
+    const out: string[] = [];
+    if (v === undefined) return out;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === 'string') out.push(x);
+      else this.error(`${path}[${i}]`, `expected a string, got ${describe(x)}`);
+    }
+    return Object.freeze(out) as string[]; // strings only: frozen now, deepFreeze stops here
   }
 
-  /** A map of string values (labels, annotations, selectors); absent → {}. Keys are kept in sorted order. */
+  /** The list at `key`; absent/null → undefined; anything else not a list → issue and undefined. */
+  private array(parent: Raw, key: string, path: string): readonly unknown[] | undefined {
+    const v = parent[key];
+    if (v === undefined || v === null) return undefined;
+    if (!Array.isArray(v)) {
+      this.error(path, `expected a list, got ${describe(v)}`);
+      return undefined;
+    }
+    return v as unknown[];
+  }
+
+  /** A map of string values (labels, annotations, selectors); absent → {}. Keys are kept in sorted order. Frozen. */
   stringMap(parent: Raw, key: string, path: string): Record<string, string> {
     const o = this.object(parent, key, path);
     const out: Record<string, string> = {};
-    if (!o) return out;
-    for (const k of Object.keys(o).sort()) {
+    if (!o) return Object.freeze(out);
+    const keys = Object.keys(o);
+    // Usually already sorted (one or two labels): skip the sort then.
+    for (let i = 1; i < keys.length; i++) {
+      if ((keys[i - 1] as string) > (keys[i] as string)) {
+        keys.sort();
+        break;
+      }
+    }
+    for (const k of keys) {
       const v = o[k];
       if (typeof v === 'string') out[k] = v;
       else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
     }
-    return out;
+    return Object.freeze(out); // strings only: frozen now, deepFreeze stops here
   }
 
   /** A duration field converted to proto3 JSON (`"60s"`, `"0.100s"`). */

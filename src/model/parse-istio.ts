@@ -30,20 +30,19 @@ import {
 import type { Fields, Raw } from './parse-fields.ts';
 
 function readServicePort(f: Fields, o: Raw, path: string): ServicePort | undefined {
-  const number = f.port(o, 'number', `${path}.number`);
+  const number = f.portIn(o, 'number', path);
   if (number === undefined && (o['number'] === undefined || o['number'] === null)) {
     f.error(`${path}.number`, 'required field is missing');
   }
-  const name = f.requiredString(o, 'name', `${path}.name`);
-  const protocol = f.string(o, 'protocol', `${path}.protocol`);
-  const targetPort = f.port(o, 'targetPort', `${path}.targetPort`);
+  const name = f.requiredStringIn(o, 'name', path);
+  const protocol = f.stringIn(o, 'protocol', path);
+  const targetPort = f.portIn(o, 'targetPort', path);
   if (number === undefined || name === undefined) return undefined;
-  return {
-    number,
-    name,
-    ...(protocol !== undefined ? { protocol } : {}),
-    ...(targetPort !== undefined ? { targetPort } : {}),
-  };
+  // Optional keys assigned in place (same key order as a spread, without the temporary objects).
+  const port: { -readonly [K in keyof ServicePort]: ServicePort[K] } = { number, name };
+  if (protocol !== undefined) port.protocol = protocol;
+  if (targetPort !== undefined) port.targetPort = targetPort;
+  return Object.freeze(port);
 }
 
 export function readServiceEntrySpec(f: Fields, spec: Raw): ServiceEntrySpec {
@@ -51,15 +50,17 @@ export function readServiceEntrySpec(f: Fields, spec: Raw): ServiceEntrySpec {
   const resolution = f.string(spec, 'resolution', 'spec.resolution');
   const exportTo = readOptionalStringList(f, spec, 'exportTo', 'spec.exportTo');
   const workloadSelector = readWorkloadSelector(f, spec, 'workloadSelector', 'spec.workloadSelector');
-  return {
+  const out: { -readonly [K in keyof ServiceEntrySpec]: ServiceEntrySpec[K] } = {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     addresses: f.stringList(spec, 'addresses', 'spec.addresses'),
-    ports: f.objectList(spec, 'ports', 'spec.ports', (o, p) => readServicePort(f, o, p)),
-    ...(location !== undefined ? { location } : {}),
-    ...(resolution !== undefined ? { resolution } : {}),
-    ...(exportTo !== undefined ? { exportTo } : {}),
-    ...(workloadSelector !== undefined ? { workloadSelector } : {}),
+    ports: Object.freeze(f.objects(spec, 'ports', 'spec.ports', readServicePort)),
   };
+  if (location !== undefined) out.location = location;
+  if (resolution !== undefined) out.resolution = resolution;
+  if (exportTo !== undefined) out.exportTo = exportTo;
+  if (workloadSelector !== undefined) out.workloadSelector = workloadSelector;
+  // Frozen as built (every part is frozen already): parseConfigObject's deepFreeze stops here.
+  return Object.freeze(out);
 }
 
 function readHttpMatch(f: Fields, o: Raw, path: string): HTTPMatchRequest {
@@ -86,8 +87,8 @@ function readHttpRoute(f: Fields, o: Raw, path: string): HTTPRoute {
   const name = f.string(o, 'name', `${path}.name`);
   return {
     ...(name !== undefined ? { name } : {}),
-    match: f.objectList(o, 'match', `${path}.match`, (m, p) => readHttpMatch(f, m, p)),
-    route: f.objectList(o, 'route', `${path}.route`, (r, p) => readRouteDestination(f, r, p)),
+    match: f.objects(o, 'match', `${path}.match`, readHttpMatch),
+    route: f.objects(o, 'route', `${path}.route`, readRouteDestination),
   };
 }
 
@@ -97,7 +98,7 @@ function readTcpRoute(f: Fields, o: Raw, path: string): TCPRoute {
       const port = f.port(m, 'port', `${p}.port`);
       return port !== undefined ? { port } : {};
     }),
-    route: f.objectList(o, 'route', `${path}.route`, (r, p) => readRouteDestination(f, r, p)),
+    route: f.objects(o, 'route', `${path}.route`, readRouteDestination),
   };
 }
 
@@ -106,8 +107,8 @@ export function readVirtualServiceSpec(f: Fields, spec: Raw): VirtualServiceSpec
   return {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     gateways: f.stringList(spec, 'gateways', 'spec.gateways'),
-    http: f.objectList(spec, 'http', 'spec.http', (o, p) => readHttpRoute(f, o, p)),
-    tcp: f.objectList(spec, 'tcp', 'spec.tcp', (o, p) => readTcpRoute(f, o, p)),
+    http: f.objects(spec, 'http', 'spec.http', readHttpRoute),
+    tcp: f.objects(spec, 'tcp', 'spec.tcp', readTcpRoute),
     ...(exportTo !== undefined ? { exportTo } : {}),
   };
 }
@@ -151,7 +152,7 @@ export function readDestinationRuleSpec(f: Fields, spec: Raw): DestinationRuleSp
   const exportTo = readOptionalStringList(f, spec, 'exportTo', 'spec.exportTo');
   return {
     host,
-    subsets: f.objectList(spec, 'subsets', 'spec.subsets', (o, p) => readSubset(f, o, p)),
+    subsets: f.objects(spec, 'subsets', 'spec.subsets', readSubset),
     ...(trafficPolicy ? { trafficPolicy } : {}),
     ...(exportTo !== undefined ? { exportTo } : {}),
   };
@@ -187,7 +188,7 @@ function readGatewayServer(f: Fields, o: Raw, path: string): GatewayServer | und
 
 export function readGatewaySpec(f: Fields, spec: Raw): GatewaySpec {
   return {
-    servers: f.objectList(spec, 'servers', 'spec.servers', (o, p) => readGatewayServer(f, o, p)),
+    servers: f.objects(spec, 'servers', 'spec.servers', readGatewayServer),
     selector: f.stringMap(spec, 'selector', 'spec.selector'),
   };
 }

@@ -1,8 +1,14 @@
 import type { ConfigObject } from '../../model/objects.ts';
 import type { ConfigIssue, ObjectRef, Result } from '../../model/result.ts';
-import { decodeToJson } from './json-decode.ts';
+import * as jsonDecode from './json-decode.ts';
 import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from './protos.ts';
+import * as resourceDecode from './resource-decode.ts';
+import type { DecodedResourceMessage } from './resource-decode.ts';
 import type { McpTypeUrl } from './type-urls.ts';
+
+// Bound once (per-resource calls; under a CommonJS transform each call through an import is a getter call).
+const { decodeRangeToJson, decodeToJson } = jsonDecode;
+const { BodyRef, decodeResourceMessage } = resourceDecode;
 
 /**
  * The parser: one `google.protobuf.Any` of a DiscoveryResponse → an Istio config object. Pure: no I/O, no
@@ -54,19 +60,6 @@ interface TimestampMessage {
   readonly nanos?: number;
 }
 
-interface MetadataMessage {
-  readonly name?: string;
-  readonly createTime?: TimestampMessage;
-  readonly version?: string;
-  readonly labels?: Record<string, string>;
-  readonly annotations?: Record<string, string>;
-}
-
-interface ResourceMessage {
-  readonly metadata?: MetadataMessage;
-  readonly body?: AnyMessage;
-}
-
 const GO_ZERO_TIME_SECONDS = -62_135_596_800; // 0001-01-01T00:00:00Z
 
 /** RFC 3339 with second precision, as the Kubernetes API server writes creationTimestamp. */
@@ -79,6 +72,23 @@ export function formatTimestamp(ts: TimestampMessage | undefined): string {
   if (!Number.isInteger(seconds) || seconds < -62_167_219_200 || seconds > 253_402_300_799) return '';
   const days = Math.floor(seconds / 86_400);
   const rem = seconds - days * 86_400;
+  const hh = Math.floor(rem / 3600);
+  const mm = Math.floor((rem % 3600) / 60);
+  const ss = rem % 60;
+  // Objects are often created on the same day: the date part is computed once per distinct day.
+  if (days !== lastDays) {
+    lastDatePrefix = datePrefix(days);
+    lastDays = days;
+  }
+  return `${lastDatePrefix}T${TWO_DIGITS[hh]}:${TWO_DIGITS[mm]}:${TWO_DIGITS[ss]}Z`;
+}
+
+const TWO_DIGITS: readonly string[] = Array.from({ length: 60 }, (_, i) => pad(i, 2));
+let lastDays = Number.NaN;
+let lastDatePrefix = '';
+
+/** `YYYY-MM-DD` of a day number since 1970-01-01. */
+function datePrefix(days: number): string {
   // Civil date from days since 1970-01-01 (H. Hinnant, "chrono-compatible low-level date algorithms").
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
@@ -91,10 +101,7 @@ export function formatTimestamp(ts: TimestampMessage | undefined): string {
   const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const month = mp < 10 ? mp + 3 : mp - 9;
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  const hh = Math.floor(rem / 3600);
-  const mm = Math.floor((rem % 3600) / 60);
-  const ss = rem % 60;
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}Z`;
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
 }
 
 function pad(n: number, width: number): string {
@@ -102,8 +109,9 @@ function pad(n: number, width: number): string {
   return s.length >= width ? s : '0'.repeat(width - s.length) + s;
 }
 
+/** `_protos` is unused since the Resource is read by resource-decode.ts (kept: callers pass it). */
 export function decodeEnvelope(
-  protos: McpProtos,
+  _protos: McpProtos,
   any: AnyMessage,
 ):
   | { ok: true; envelope: Envelope }
@@ -116,9 +124,10 @@ export function decodeEnvelope(
       reason: `unexpected resource type ${JSON.stringify(any.type_url ?? '')}`,
     };
   }
-  let res: ResourceMessage;
+  let res: DecodedResourceMessage;
   try {
-    res = protos.Resource.decode(any.value ?? new Uint8Array()) as ResourceMessage;
+    // Equivalent to protos.Resource.decode, without message instances or copies of the body.
+    res = decodeResourceMessage(any.value ?? new Uint8Array());
   } catch (err) {
     return {
       ok: false,
@@ -126,8 +135,7 @@ export function decodeEnvelope(
       reason: `cannot decode istio.mcp.v1alpha1.Resource: ${(err as Error).message}`,
     };
   }
-  const md = res.metadata ?? {};
-  const full = md.name ?? '';
+  const full = res.name;
   const slash = full.indexOf('/');
   if (slash <= 0 || slash === full.length - 1 || full.indexOf('/', slash + 1) !== -1) {
     return {
@@ -142,10 +150,10 @@ export function decodeEnvelope(
       key: full,
       namespace: full.slice(0, slash),
       name: full.slice(slash + 1),
-      version: md.version ?? '',
-      labels: md.labels ?? {},
-      annotations: md.annotations ?? {},
-      createTime: formatTimestamp(md.createTime),
+      version: res.version,
+      labels: res.labels,
+      annotations: res.annotations,
+      createTime: res.createSeconds === undefined ? '' : formatTimestamp({ seconds: res.createSeconds }),
       body: res.body,
     },
   };
@@ -171,7 +179,11 @@ export function decodeBody(
   if (!messageType) return { status: 'undecodable', key: env.key, reason: `no proto for ${expected}` };
   let spec: Record<string, unknown>;
   try {
-    spec = decodeToJson(messageType, env.body?.value ?? new Uint8Array());
+    const body = env.body;
+    spec =
+      body instanceof BodyRef
+        ? decodeRangeToJson(messageType, body.buf, body.start, body.end)
+        : decodeToJson(messageType, body?.value ?? new Uint8Array());
   } catch (err) {
     return {
       status: 'undecodable',

@@ -1,4 +1,30 @@
-import protobuf from 'protobufjs';
+import type protobuf from 'protobufjs';
+import * as jsonPlan from './json-plan.ts';
+import * as wire from './wire.ts';
+import type { WireBuffer } from './wire.ts';
+
+// Bound once: under a CommonJS transform (tsx) every call through an import is a getter call, which is
+// measurable on this per-byte path.
+const { asBuffer, Cursor, delimitedEnd, readString, skipType, varint32 } = wire;
+type Cursor = wire.Cursor;
+const {
+  EMPTY_PLAN,
+  K_BOOL,
+  K_BYTES,
+  K_ENUM,
+  K_INT32,
+  K_MESSAGE,
+  K_SINT32,
+  K_STRING,
+  K_UINT32,
+  MAX_DEPTH,
+  planOf,
+  readOther,
+} = jsonPlan;
+type FieldPlan = jsonPlan.FieldPlan;
+type MessageDecoder = jsonPlan.MessageDecoder;
+type Plan = jsonPlan.Plan;
+type ValuePlan = jsonPlan.ValuePlan;
 
 /**
  * Decodes protobuf bytes straight into the plain object `Type.toObject(Type.decode(bytes), {enums: String,
@@ -8,186 +34,164 @@ import protobuf from 'protobufjs';
  * Throws (like Type.decode) on truncated or malformed input.
  */
 
-type Kind = keyof typeof protobuf.types.basic | 'enum' | 'message';
-
-interface FieldPlan {
-  readonly name: string;
-  readonly kind: Kind;
-  readonly repeated: boolean;
-  /** Map fields: the key kind (the value is described by kind / enumNames / plan). */
-  readonly mapKey: Kind | undefined;
-  readonly enumNames: Readonly<Record<number, string>> | undefined;
-  plan: Plan | undefined;
-}
-
-interface Plan {
-  readonly fields: (FieldPlan | undefined)[];
-}
-
-const WIRE: Record<Kind, number> = {
-  double: 1,
-  float: 5,
-  int32: 0,
-  uint32: 0,
-  sint32: 0,
-  fixed32: 5,
-  sfixed32: 5,
-  int64: 0,
-  uint64: 0,
-  sint64: 0,
-  fixed64: 1,
-  sfixed64: 1,
-  bool: 0,
-  string: 2,
-  bytes: 2,
-  enum: 0,
-  message: 2,
-};
-
-const MAX_DEPTH = 100;
-const plans = new WeakMap<protobuf.Type, Plan>();
-
-function planOf(type: protobuf.Type): Plan {
-  const cached = plans.get(type);
-  if (cached) return cached;
-  const plan: Plan = { fields: [] };
-  plans.set(type, plan); // before recursing: recursive messages
-  for (const field of type.fieldsArray) {
-    field.resolve();
-    const resolved = field.resolvedType;
-    const kind: Kind =
-      resolved instanceof protobuf.Enum
-        ? 'enum'
-        : resolved instanceof protobuf.Type
-          ? 'message'
-          : (field.type as Kind);
-    const enumNames =
-      resolved instanceof protobuf.Enum
-        ? Object.fromEntries(Object.entries(resolved.values).map(([name, n]) => [n, name]))
-        : undefined;
-    const fp: FieldPlan = {
-      name: field.name,
-      kind,
-      repeated: field.repeated,
-      mapKey: field instanceof protobuf.MapField ? (field.keyType as Kind) : undefined,
-      enumNames,
-      plan: undefined,
-    };
-    plan.fields[field.id] = fp;
-    if (resolved instanceof protobuf.Type) fp.plan = planOf(resolved);
-  }
-  return plan;
-}
-
-/** int64 fields: protobufjs gives a Long when the `long` package is installed, else a number. */
-function toNumber(v: unknown): number {
-  return typeof v === 'number' ? v : (v as { toNumber(): number }).toNumber();
-}
-
-function readScalar(r: protobuf.Reader, kind: Kind, fp: FieldPlan, depth: number): unknown {
-  switch (kind) {
-    case 'string':
-      return r.string();
-    case 'bool':
-      return r.bool();
-    case 'int32':
-      return r.int32();
-    case 'uint32':
-      return r.uint32();
-    case 'sint32':
-      return r.sint32();
-    case 'fixed32':
-      return r.fixed32();
-    case 'sfixed32':
-      return r.sfixed32();
-    case 'double':
-      return r.double();
-    case 'float':
-      return r.float();
-    case 'int64':
-      return toNumber(r.int64());
-    case 'uint64':
-      return toNumber(r.uint64());
-    case 'sint64':
-      return toNumber(r.sint64());
-    case 'fixed64':
-      return toNumber(r.fixed64());
-    case 'sfixed64':
-      return toNumber(r.sfixed64());
-    case 'bytes':
-      return Buffer.from(r.bytes()).toString('base64');
-    case 'enum': {
-      const n = r.int32();
+function readScalar(c: Cursor, vp: ValuePlan, fp: FieldPlan, depth: number): unknown {
+  switch (vp.k) {
+    case K_STRING:
+      return readString(c);
+    case K_BOOL:
+      return varint32(c) !== 0;
+    case K_INT32:
+      return varint32(c) | 0;
+    case K_UINT32:
+      return varint32(c);
+    case K_SINT32: {
+      const v = varint32(c);
+      return ((v >>> 1) ^ -(v & 1)) | 0;
+    }
+    case K_ENUM: {
+      const n = varint32(c) | 0;
       return fp.enumNames?.[n] ?? n;
     }
-    case 'message':
-      return decodeInto(r, r.uint32(), fp.plan ?? { fields: [] }, depth + 1);
+    case K_MESSAGE: {
+      const len = varint32(c);
+      return decodeWith(fp.plan ?? EMPTY_PLAN, c, len, depth + 1);
+    }
+    case K_BYTES: {
+      const end = delimitedEnd(c);
+      const start = c.pos;
+      c.pos = end;
+      return c.buf.toString('base64', start, end);
+    }
+    default:
+      return readOther(c, vp.basic);
   }
 }
 
-function readMapEntry(
-  r: protobuf.Reader,
-  fp: FieldPlan,
-  target: Record<string, unknown>,
-  depth: number,
-): void {
-  const end = r.uint32() + r.pos;
-  let key: unknown = fp.mapKey === 'string' ? '' : 0;
+function readMapEntry(c: Cursor, fp: FieldPlan, target: Record<string, unknown>, depth: number): void {
+  const end = varint32(c) + c.pos;
+  const mapKey = fp.mapKey as ValuePlan;
+  let key: unknown = mapKey.k === K_STRING ? '' : 0;
   let value: unknown;
-  while (r.pos < end) {
-    const tag = r.uint32();
+  while (c.pos < end) {
+    const tag = varint32(c);
     const id = tag >>> 3;
-    if (id === 1 && fp.mapKey) key = readScalar(r, fp.mapKey, fp, depth);
-    else if (id === 2 && (tag & 7) === WIRE[fp.kind]) value = readScalar(r, fp.kind, fp, depth);
-    else r.skipType(tag & 7);
+    if (id === 1) key = readScalar(c, mapKey, fp, depth);
+    else if (id === 2 && (tag & 7) === fp.wire) value = readScalar(c, fp, fp, depth);
+    else skipType(c, tag & 7);
   }
   target[String(key)] =
-    value ?? (fp.kind === 'message' ? {} : fp.kind === 'string' ? '' : fp.kind === 'bool' ? false : 0);
+    value ?? (fp.k === K_MESSAGE ? {} : fp.k === K_STRING ? '' : fp.k === K_BOOL ? false : 0);
 }
 
-function decodeInto(r: protobuf.Reader, length: number, plan: Plan, depth: number): Record<string, unknown> {
-  if (depth > MAX_DEPTH) throw new Error('max depth exceeded');
-  const end = r.pos + length;
-  if (end > r.len) throw new RangeError('index out of range');
-  const out: Record<string, unknown> = {};
-  while (r.pos < end) {
-    const tag = r.uint32();
-    const wire = tag & 7;
-    const fp = plan.fields[tag >>> 3];
-    if (fp === undefined) {
-      r.skipType(wire);
-      continue;
-    }
-    if (fp.mapKey !== undefined) {
-      if (wire !== 2) r.skipType(wire);
-      else readMapEntry(r, fp, (out[fp.name] ??= {}) as Record<string, unknown>, depth);
-      continue;
-    }
-    const expected = WIRE[fp.kind];
-    if (fp.repeated) {
-      const list = (out[fp.name] ??= []) as unknown[];
-      if (wire === 2 && expected !== 2) {
-        const packedEnd = r.uint32() + r.pos;
-        while (r.pos < packedEnd) list.push(readScalar(r, fp.kind, fp, depth));
-      } else if (wire === expected) list.push(readScalar(r, fp.kind, fp, depth));
-      else r.skipType(wire);
-      continue;
-    }
-    if (wire !== expected) {
-      r.skipType(wire);
-      continue;
-    }
-    const v = readScalar(r, fp.kind, fp, depth);
-    const prev = out[fp.name];
-    // A message field seen twice merges (protobuf semantics); anything else: last one wins.
-    out[fp.name] =
-      fp.kind === 'message' && prev !== undefined ? { ...(prev as object), ...(v as object) } : v;
+function decodeWith(plan: Plan, c: Cursor, length: number, depth: number): Record<string, unknown> {
+  return (plan.decode ??= compile(plan))(c, length, depth);
+}
+
+/** The expression reading one value of field `i` (an unpacked value, or a map value). */
+function valueExpr(fp: FieldPlan, i: number): string {
+  switch (fp.k) {
+    case K_STRING:
+      return 'readString(c)';
+    case K_BOOL:
+      return 'varint32(c) !== 0';
+    case K_INT32:
+      return 'varint32(c) | 0';
+    case K_UINT32:
+      return 'varint32(c)';
+    case K_MESSAGE:
+      return `decodeWith(F[${i}].plan ?? EMPTY_PLAN, c, varint32(c), depth + 1)`;
+    default:
+      return `readScalar(c, F[${i}], F[${i}], depth)`;
   }
-  if (r.pos !== end) throw new RangeError('index out of range');
-  return out;
+}
+
+/**
+ * Generates the decoder of one message type, as protobufjs does for Type.decode: one `case` per field with
+ * the property name written literally, so each property store is monomorphic (a shared interpreter storing
+ * `out[name]` for every type is megamorphic, several times slower on the MCP hot path). The generated code
+ * only calls the helpers below; it does exactly what the field plan says (same checks as the comments).
+ */
+function compile(plan: Plan): MessageDecoder {
+  const F = plan.fields;
+  const cases: string[] = [];
+  F.forEach((fp, i) => {
+    if (fp === undefined) return;
+    const prop = `o[${JSON.stringify(fp.name)}]`;
+    let body: string;
+    if (fp.mapKey !== undefined) {
+      // Map entry: only length-delimited.
+      body = `if (wire !== 2) break; readMapEntry(c, F[${i}], (${prop} ??= {}), depth); continue;`;
+    } else if (fp.repeated) {
+      // Packed (length-delimited scalars) or one value with the expected wire type; else skipped.
+      const packed =
+        fp.wire !== 2
+          ? `if (wire === 2) { const pe = varint32(c) + c.pos; while (c.pos < pe) l.push(${valueExpr(fp, i)}); continue; }`
+          : '';
+      body = `{ const l = (${prop} ??= []); ${packed} if (wire !== ${fp.wire}) break; l.push(${valueExpr(fp, i)}); continue; }`;
+    } else if (fp.k === K_MESSAGE) {
+      // A message field seen twice merges (protobuf semantics).
+      body = `{ if (wire !== 2) break; const v = ${valueExpr(fp, i)}; const p = ${prop}; ${prop} = p !== undefined ? { ...p, ...v } : v; continue; }`;
+    } else {
+      // Anything else: last one wins.
+      body = `if (wire !== ${fp.wire}) break; ${prop} = ${valueExpr(fp, i)}; continue;`;
+    }
+    cases.push(`case ${i}: ${body}`);
+  });
+  const source = `
+    return function decode(c, length, depth) {
+      if (depth > MAX_DEPTH) throw new Error('max depth exceeded');
+      const end = c.pos + length;
+      if (end > c.end) throw new RangeError('index out of range');
+      const o = {};
+      while (c.pos < end) {
+        const tag = varint32(c);
+        const wire = tag & 7;
+        switch (tag >>> 3) {
+          ${cases.join('\n          ')}
+        }
+        skipType(c, wire);
+      }
+      if (c.pos !== end) throw new RangeError('index out of range');
+      return o;
+    };`;
+  const helpers = {
+    F,
+    EMPTY_PLAN,
+    MAX_DEPTH,
+    decodeWith,
+    readMapEntry,
+    readScalar,
+    readString,
+    skipType,
+    varint32,
+  };
+  const names = Object.keys(helpers);
+  // Code generation from the reflection Type (field numbers and names of the loaded .proto files only).
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const factory = new Function(...names, source) as (...args: unknown[]) => MessageDecoder;
+  return factory(...names.map((n) => helpers[n as keyof typeof helpers]));
 }
 
 export function decodeToJson(type: protobuf.Type, bytes: Uint8Array): Record<string, unknown> {
-  const r = protobuf.Reader.create(bytes);
-  return decodeInto(r, r.len, planOf(type), 0);
+  const buf = asBuffer(bytes);
+  return decodeRangeToJson(type, buf, 0, buf.length);
+}
+
+let lastType: protobuf.Type | undefined;
+let lastPlan: Plan | undefined;
+
+/** decodeToJson of `buf[start, end)`, read in place. */
+export function decodeRangeToJson(
+  type: protobuf.Type,
+  buf: WireBuffer,
+  start: number,
+  end: number,
+): Record<string, unknown> {
+  const c = new Cursor(buf, start, end);
+  // The same body type for every resource of a response: skip the WeakMap lookup then.
+  if (type !== lastType) {
+    lastPlan = planOf(type);
+    lastType = type;
+  }
+  return decodeWith(lastPlan as Plan, c, end - start, 0);
 }

@@ -74,12 +74,53 @@ export function delimitedEnd(c: Cursor): number {
   return end;
 }
 
+/**
+ * Short ASCII strings recur across resources (label keys, port names, protocols, enum-like values): a small
+ * direct-mapped cache hands back the string already decoded for the same bytes instead of a new copy (fewer
+ * allocations and fewer live strings for the scavenger to copy). Bounded: CACHE_SLOTS strings of at most
+ * CACHE_MAX_LENGTH characters.
+ */
+const CACHE_SLOTS = 4096;
+const CACHE_MAX_LENGTH = 64;
+const cache: string[] = new Array<string>(CACHE_SLOTS).fill('');
+
+/** The cache slot of `buf[start, end)` (a hash of its length and four of its bytes). */
+function cacheSlot(buf: WireBuffer, start: number, end: number): number {
+  const n = end - start;
+  const h =
+    Math.imul(n ^ (buf[start] as number), 31) ^
+    Math.imul(buf[end - 1] as number, 131) ^
+    Math.imul(buf[start + (n >> 1)] as number, 1031) ^
+    Math.imul(buf[end - 1 - (n >> 2)] as number, 8191);
+  return h & (CACHE_SLOTS - 1);
+}
+
+/**
+ * The cached string equal to `buf[start, end)`, or undefined. Cached strings have one char per byte, each
+ * ASCII or U+FFFD (never equal to a byte), so a hit means ASCII bytes: the same text, valid UTF-8.
+ */
+function cached(buf: WireBuffer, start: number, end: number, slot: number): string | undefined {
+  const hit = cache[slot] as string;
+  const n = end - start;
+  if (hit.length !== n) return undefined;
+  for (let j = 0; j < n; j++) if (hit.charCodeAt(j) !== buf[start + j]) return undefined;
+  return hit;
+}
+
 /** A length-delimited string; invalid UTF-8 becomes U+FFFD (as protobufjs's non-verifying string()). */
 export function readString(c: Cursor): string {
   const end = delimitedEnd(c);
   const start = c.pos;
   c.pos = end;
-  return start === end ? '' : c.buf.utf8Slice(start, end);
+  if (start === end) return '';
+  const buf = c.buf;
+  if (end - start > CACHE_MAX_LENGTH) return buf.utf8Slice(start, end);
+  const slot = cacheSlot(buf, start, end);
+  const hit = cached(buf, start, end, slot);
+  if (hit !== undefined) return hit;
+  const s = buf.utf8Slice(start, end);
+  if (s.length === end - start) cache[slot] = s; // a U+FFFD in it never equals a byte: no false hits
+  return s;
 }
 
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -89,15 +130,40 @@ export function readStrictString(c: Cursor): string {
   const end = delimitedEnd(c);
   const start = c.pos;
   c.pos = end;
+  if (start === end) return '';
   const buf = c.buf;
-  for (let i = start; i < end; i++) {
-    if ((buf[i] as number) >= 128) return strictDecoder.decode(buf.subarray(start, end));
+  const n = end - start;
+  const slot = n <= CACHE_MAX_LENGTH ? cacheSlot(buf, start, end) : -1;
+  if (slot >= 0) {
+    const hit = cached(buf, start, end, slot);
+    if (hit !== undefined) return hit;
   }
-  return start === end ? '' : buf.utf8Slice(start, end);
+  const s = buf.utf8Slice(start, end);
+  // Valid UTF-8 decodes the same either way; utf8Slice marks invalid bytes with U+FFFD, so only then (or when
+  // the text really holds U+FFFD) the strict decoder has to decide (it throws when invalid).
+  if (s.includes('\uFFFD')) return strictDecoder.decode(buf.subarray(start, end));
+  if (slot >= 0 && s.length === n) cache[slot] = s; // one char per byte and valid: ASCII
+  return s;
 }
 
-/** Skips one field value of the given wire type (groups included, as protobufjs's skipType). */
-export function skipType(c: Cursor, wireType: number, depth = 0): void {
+/** A field tag, checked as protobufjs's Reader.tag() (at most 5 bytes, no bits beyond 32). */
+export function readTag(c: Cursor): number {
+  const start = c.pos;
+  const tag = varint32(c);
+  const n = c.pos - start;
+  if (n > 5 || (n === 5 && ((c.buf[c.pos - 1] as number) & 112) !== 0)) {
+    throw new Error('invalid tag encoding');
+  }
+  return tag;
+}
+
+/**
+ * Skips one field value of the given wire type, as protobufjs's Reader.skipType: `field` (when given) is the
+ * field number being skipped (0 throws; a group must end with its own number); nested fields numbered 0 throw.
+ */
+export function skipType(c: Cursor, wireType: number, depth = 0, field?: number): void {
+  if (depth > protobuf.Reader.recursionLimit) throw new Error('max depth exceeded');
+  if (field === 0) throw new Error('illegal tag: field number 0');
   switch (wireType) {
     case 0:
       for (;;) {
@@ -111,11 +177,15 @@ export function skipType(c: Cursor, wireType: number, depth = 0): void {
       c.pos = delimitedEnd(c);
       return;
     case 3:
-      if (depth > protobuf.Reader.recursionLimit) throw new Error('max depth exceeded');
       for (;;) {
-        const tag = varint32(c);
-        if ((tag & 7) === 4) return;
-        skipType(c, tag & 7, depth + 1);
+        const tag = readTag(c);
+        const nested = tag >>> 3;
+        if (nested === 0) throw new Error('illegal tag: field number 0');
+        if ((tag & 7) === 4) {
+          if (field !== undefined && nested !== field) throw new Error('invalid end group tag');
+          return;
+        }
+        skipType(c, tag & 7, depth + 1, nested);
       }
     case 5:
       skipBytes(c, 4);
