@@ -17,7 +17,7 @@ import {
 import { fail, ok, type ObjectRef, type Result } from './result.ts';
 
 // Bound once (called per field; under a CommonJS transform each call through an import is a getter call).
-const { isPlainObject } = utilJson;
+const { deepFreeze, isPlainObject } = utilJson;
 
 export { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from './parse-mesh.ts';
 
@@ -165,22 +165,4 @@ function readResourceVersion(f: Fields, v: unknown): string {
   if (typeof v === 'number' && Number.isInteger(v)) return String(v);
   f.error('metadata.resourceVersion', 'expected a string');
   return '';
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (typeof v === 'object' && v !== null) deepFreeze(v); // leaves (strings, numbers) need nothing
-    }
-  } else {
-    const o = value as Record<string, unknown>;
-    for (const k in o) {
-      const v = o[k];
-      if (typeof v === 'object' && v !== null) deepFreeze(v);
-    }
-  }
-  return value;
 }

@@ -37,3 +37,25 @@ export function sha256Hex(text: string): string {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/**
+ * Freezes a value and everything reachable from it (stops at parts already frozen, which are frozen deeply by
+ * construction). Returns the value.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'object' && v !== null) deepFreeze(v); // leaves (strings, numbers) need nothing
+    }
+  } else {
+    const o = value as Record<string, unknown>;
+    for (const k in o) {
+      const v = o[k];
+      if (typeof v === 'object' && v !== null) deepFreeze(v);
+    }
+  }
+  return value;
+}

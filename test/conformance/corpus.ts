@@ -40,14 +40,7 @@ export function loadCorpus(): FixtureInput[] {
     });
 }
 
-/** Deep-freezes a value, so any mutation of input by code under test throws (ESM is strict mode). */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
-}
+export { deepFreeze } from '../../src/util/json.ts';
 
 /** Every issue names its object (kind, name) and, for config objects, the field. */
 export function assertIssueShape(i: ConfigIssue): void {

@@ -12,6 +12,7 @@ import { inboundClusterName, outboundClusterName, routeConfigName } from '../../
 import type { MeshConfig } from '../../model/objects.ts';
 import type { NetworkFilter } from '../../envoyfilter/patch-builders.ts';
 import type { MetaProtocolFilter } from './filters.ts';
+import { deepFreeze } from '../../util/json.ts';
 import { accessLog, tracing } from './mesh.ts';
 
 /** What every MetaProtocolProxy of one port shares. */
@@ -21,16 +22,37 @@ export interface ProxyBasics {
   readonly mesh: MeshConfig;
 }
 
-/** RDS over gRPC from the controller, via the `aeraki-xds` cluster the sidecar bootstrap defines. */
-function rdsConfigSource(): Record<string, unknown> {
-  return {
-    resourceApiVersion: 'V3',
-    apiConfigSource: {
-      apiType: 'GRPC',
-      transportApiVersion: 'V3',
-      grpcServices: [{ envoyGrpc: { clusterName: AERAKI_XDS_CLUSTER } }],
-    },
-  };
+/**
+ * RDS over gRPC from the controller, via the `aeraki-xds` cluster the sidecar bootstrap defines. One frozen
+ * object shared by every outbound proxy config.
+ */
+const RDS_CONFIG_SOURCE: Readonly<Record<string, unknown>> = deepFreeze({
+  resourceApiVersion: 'V3',
+  apiConfigSource: {
+    apiType: 'GRPC',
+    transportApiVersion: 'V3',
+    grpcServices: [{ envoyGrpc: { clusterName: AERAKI_XDS_CLUSTER } }],
+  },
+});
+
+interface MeshParts {
+  readonly accessLog: Record<string, unknown>[] | undefined;
+  readonly tracing: Record<string, unknown> | undefined;
+}
+
+/**
+ * The access log and tracing blocks depend on the mesh config alone: built once per (immutable) MeshConfig and
+ * shared, read-only, by every proxy config (generation output is never mutated).
+ */
+const meshParts = new WeakMap<MeshConfig, MeshParts>();
+
+function meshPartsOf(mesh: MeshConfig): MeshParts {
+  let parts = meshParts.get(mesh);
+  if (parts === undefined) {
+    parts = { accessLog: accessLog(mesh), tracing: tracing(mesh) };
+    meshParts.set(mesh, parts);
+  }
+  return parts;
 }
 
 function withCommon(
@@ -38,16 +60,15 @@ function withCommon(
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const log = accessLog(basics.mesh);
-  const trace = tracing(basics.mesh);
-  return {
-    ...head,
-    ...(basics.applicationProtocol ? { applicationProtocol: basics.applicationProtocol } : {}),
-    codec: basics.codec ? { name: basics.codec } : {},
-    metaProtocolFilters: filters,
-    ...(log ? { accessLog: log } : {}),
-    ...(trace ? { tracing: trace } : {}),
-  };
+  const { accessLog: log, tracing: trace } = meshPartsOf(basics.mesh);
+  // Assigned in place (not spread): this runs for every proxy of every service.
+  const config = head;
+  if (basics.applicationProtocol) config['applicationProtocol'] = basics.applicationProtocol;
+  config['codec'] = basics.codec ? { name: basics.codec } : {};
+  config['metaProtocolFilters'] = filters;
+  if (log) config['accessLog'] = log;
+  if (trace) config['tracing'] = trace;
+  return config;
 }
 
 /** Outbound (sidecar and gateway): routes over RDS, resource `<host>_<port>`, stats as `outbound|<port>||<host>`. */
@@ -59,7 +80,7 @@ export function outboundProxy(
 ): Record<string, unknown> {
   const head = {
     statPrefix: outboundClusterName(port, undefined, host),
-    rds: { configSource: rdsConfigSource(), routeConfigName: routeConfigName(host, port) },
+    rds: { configSource: RDS_CONFIG_SOURCE, routeConfigName: routeConfigName(host, port) },
   };
   return withCommon(head, basics, filters);
 }
