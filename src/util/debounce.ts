@@ -19,19 +19,30 @@ export interface DebounceOptions {
 }
 
 export function createDebouncer(fn: () => void, options: DebounceOptions): Debouncer {
-  const d = debounce(fn, options.quietMs, {
-    leading: false,
-    trailing: true,
-    maxWait: Math.max(options.maxWaitMs, options.quietMs),
-  });
+  let pending = false;
+  const d = debounce(
+    () => {
+      pending = false;
+      fn();
+    },
+    options.quietMs,
+    { leading: false, trailing: true, maxWait: Math.max(options.maxWaitMs, options.quietMs) },
+  );
   return {
     trigger: () => {
+      pending = true;
       d();
     },
+    // Not lodash's flush(): it runs the call but leaves its timer armed, which keeps the process alive until
+    // the timer expires. cancel() clears the timer; the pending call then runs here.
     flush: () => {
-      d.flush();
+      if (!pending) return;
+      d.cancel();
+      pending = false;
+      fn();
     },
     cancel: () => {
+      pending = false;
       d.cancel();
     },
   };

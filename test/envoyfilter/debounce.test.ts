@@ -19,6 +19,18 @@ describe('createDebouncer (lodash.debounce with maxWait)', () => {
     assert.equal(calls, 1, 'a cancelled call never runs');
   });
 
+  it('flush leaves no timer armed (a pending timer would keep the process alive)', () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    let calls = 0;
+    const d = createDebouncer(() => calls++, { quietMs: 60_000, maxWaitMs: 120_000 });
+    d.trigger();
+    assert.equal(timers(), before + 1);
+    d.flush();
+    assert.equal(calls, 1);
+    assert.equal(timers(), before, 'the debounce timer is cleared by flush');
+  });
+
   it('fires after maxWait even while triggers keep coming', async () => {
     let calls = 0;
     const d = createDebouncer(() => calls++, { quietMs: 50, maxWaitMs: 100 });
