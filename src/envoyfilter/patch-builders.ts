@@ -1,19 +1,23 @@
 /**
- * The EnvoyFilter patch shapes every protocol plugin shares (Aeraki envoyfilter/network_filter.go): a REPLACE
+ * The EnvoyFilter patch shapes every protocol plugin shares, and the VirtualService route helpers of the native
+ * (dubbo_proxy, thrift_proxy) plugins (Aeraki envoyfilter/network_filter.go): a REPLACE
  * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>`, or on `virtualInbound` for the
  * service port, with the proxy config wrapped in a udpa TypedStruct.
  */
 import { MANAGED_LABELS, TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../model/constants.ts';
 import type { FilterDraft } from '../model/generator.ts';
 import { gatewayFilterName, inboundFilterName, outboundFilterName } from '../model/names.ts';
+import { istioHeaderMatchers, type HeaderMatcherJson } from '../model/matchers.ts';
 import type {
   EnvoyFilterObject,
   EnvoyFilterPatch,
   Gateway,
+  HTTPRoute,
   ServiceEntry,
   ServicePort,
+  VirtualService,
 } from '../model/objects.ts';
-import { fail, issue, ok, type Result } from '../model/result.ts';
+import { fail, issue, ok, type ConfigIssue, type Result } from '../model/result.ts';
 
 export type PatchOperation = 'REPLACE' | 'INSERT_BEFORE';
 
@@ -120,4 +124,42 @@ export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFil
       configPatches: [outboundPatch('0.0.0.0', port, filter)],
     },
   };
+}
+
+/** Something a proxy cannot express in one field of a VirtualService. */
+export interface FieldProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Routes from the `http` entries of a VirtualService, all or nothing (dubbo_proxy, thrift_proxy): `build` turns
+ * entry `i` (field path `spec.http[i]`) into a route and records what the proxy cannot express. Any problem makes
+ * the whole VirtualService an input error (one issue per problem, on the VirtualService) and `fallback` is used,
+ * as if there were no VirtualService; so is a missing VirtualService or one without `http` entries.
+ */
+export function routesFromVirtualService<R>(
+  vs: VirtualService | undefined,
+  fallback: readonly R[],
+  service: string,
+  build: (http: HTTPRoute, path: string, problems: FieldProblem[]) => R,
+): { readonly routes: readonly R[]; readonly issues: readonly ConfigIssue[] } {
+  if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
+  const problems: FieldProblem[] = [];
+  const routes = vs.spec.http.map((http, i) => build(http, `spec.http[${i}]`, problems));
+  if (problems.length === 0) return { routes, issues: [] };
+  const ref = { kind: 'VirtualService', namespace: vs.metadata.namespace, name: vs.metadata.name };
+  const suffix = `; the VirtualService is ignored for ${service}`;
+  return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
+}
+
+/** Header matchers of `match[0]` (Istio semantics, sorted by name); an empty header name is a problem. */
+export function vsHeaderMatchers(
+  http: HTTPRoute,
+  path: string,
+  problems: FieldProblem[],
+): HeaderMatcherJson[] {
+  const matchers = istioHeaderMatchers(http.match[0]?.headers);
+  if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
+  return matchers;
 }

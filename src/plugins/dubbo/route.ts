@@ -19,10 +19,15 @@
  *   (Aeraki drops such a header matcher, which silently widens the route).
  * A VirtualService without `http` entries routes like no VirtualService (Aeraki would write no routes at all).
  */
-import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matchers.ts';
+import type { HeaderMatcherJson } from '../../model/matchers.ts';
+import {
+  routesFromVirtualService,
+  vsHeaderMatchers,
+  type FieldProblem,
+} from '../../envoyfilter/patch-builders.ts';
 import { outboundClusterName } from '../../model/names.ts';
 import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
-import { issue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+import type { ConfigIssue } from '../../model/result.ts';
 
 export type StringMatcher =
   | { readonly exact: string }
@@ -76,12 +81,8 @@ export interface OutboundRoutes {
 /** Routes of the outbound route configuration of `host:port`. */
 export function outboundRoutes(vs: VirtualService | undefined, host: string, port: number): OutboundRoutes {
   const fallback = [defaultRoute(outboundClusterName(port, undefined, host))];
-  if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
-  const ref: ObjectRef = { kind: 'VirtualService', namespace: vs.metadata.namespace, name: vs.metadata.name };
-  const problems: { path: string; message: string }[] = [];
-  const routes = vs.spec.http.map((http, i) => {
-    const path = `spec.http[${i}]`;
-    const headers = headerMatchers(http, `${path}.match[0].headers`, problems);
+  return routesFromVirtualService(vs, fallback, `dubbo service ${host}:${port}`, (http, path, problems) => {
+    const headers = vsHeaderMatchers(http, `${path}.match[0].headers`, problems);
     const route = routeAction(http, host, port, path, problems);
     return {
       match: {
@@ -91,9 +92,6 @@ export function outboundRoutes(vs: VirtualService | undefined, host: string, por
       route,
     };
   });
-  if (problems.length === 0) return { routes, issues: [] };
-  const suffix = `; the VirtualService is ignored for dubbo service ${host}:${port}`;
-  return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
 }
 
 function methodMatcher(m: StringMatch | undefined): StringMatcher {
@@ -103,22 +101,12 @@ function methodMatcher(m: StringMatch | undefined): StringMatcher {
   return matchAllMethod();
 }
 
-function headerMatchers(
-  http: HTTPRoute,
-  path: string,
-  problems: { path: string; message: string }[],
-): HeaderMatcherJson[] {
-  const matchers = istioHeaderMatchers(http.match[0]?.headers);
-  if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
-  return matchers;
-}
-
 function routeAction(
   http: HTTPRoute,
   host: string,
   port: number,
   path: string,
-  problems: { path: string; message: string }[],
+  problems: FieldProblem[],
 ): RouteAction {
   const [first, ...rest] = http.route;
   if (first === undefined) {

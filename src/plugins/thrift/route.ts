@@ -18,10 +18,15 @@
  * - a header matcher with an empty name.
  * A VirtualService without `http` entries routes like no VirtualService.
  */
-import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matchers.ts';
+import type { HeaderMatcherJson } from '../../model/matchers.ts';
+import {
+  routesFromVirtualService,
+  vsHeaderMatchers,
+  type FieldProblem,
+} from '../../envoyfilter/patch-builders.ts';
 import { outboundClusterName } from '../../model/names.ts';
 import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
-import { issue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+import type { ConfigIssue } from '../../model/result.ts';
 
 export type RouteAction =
   | { readonly cluster: string }
@@ -41,7 +46,7 @@ export type ThriftRouteConfiguration = {
   readonly routes: readonly ThriftRoute[];
 };
 
-type Problem = { readonly path: string; readonly message: string };
+type Problem = FieldProblem;
 
 /** `methodName: ""` matches any method. */
 export function defaultRoute(cluster: string): ThriftRoute {
@@ -57,21 +62,15 @@ export interface OutboundRoutes {
 /** Routes of the outbound route configuration of `host:port`. */
 export function outboundRoutes(vs: VirtualService | undefined, host: string, port: number): OutboundRoutes {
   const fallback = [defaultRoute(outboundClusterName(port, undefined, host))];
-  if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
-  const ref: ObjectRef = { kind: 'VirtualService', namespace: vs.metadata.namespace, name: vs.metadata.name };
-  const problems: Problem[] = [];
-  const routes = vs.spec.http.map((http, i): ThriftRoute => {
-    const path = `spec.http[${i}]`;
+  return routesFromVirtualService(vs, fallback, `thrift service ${host}:${port}`, (http, path, problems) => {
     const methodName = methodNameOf(http.match[0]?.method, `${path}.match[0].method`, problems);
-    const headers = headerMatchers(http, `${path}.match[0].headers`, problems);
-    return {
+    const headers = vsHeaderMatchers(http, `${path}.match[0].headers`, problems);
+    const route: ThriftRoute = {
       match: { methodName, ...(headers.length > 0 ? { headers } : {}) },
       route: routeAction(http, host, port, path, problems),
     };
+    return route;
   });
-  if (problems.length === 0) return { routes, issues: [] };
-  const suffix = `; the VirtualService is ignored for thrift service ${host}:${port}`;
-  return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
 }
 
 function methodNameOf(m: StringMatch | undefined, path: string, problems: Problem[]): string {
@@ -88,12 +87,6 @@ function methodNameOf(m: StringMatch | undefined, path: string, problems: Proble
     });
   }
   return '';
-}
-
-function headerMatchers(http: HTTPRoute, path: string, problems: Problem[]): HeaderMatcherJson[] {
-  const matchers = istioHeaderMatchers(http.match[0]?.headers);
-  if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
-  return matchers;
 }
 
 function routeAction(
