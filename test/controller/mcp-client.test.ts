@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { virtualService } from '../support/builders.ts';
-import { names, se, settled, startPair, waitForStatus, type Pair } from '../fakes/istiod/harness.ts';
+import { names, se, settled, trackedPairs, waitForStatus } from '../fakes/istiod/harness.ts';
 import { encodeResourceWithBody, GARBAGE } from '../fakes/istiod/encode.ts';
 import { MCP_RESOURCE_TYPE_URL } from '../../src/controller/mcp/protos.ts';
 
@@ -9,15 +9,7 @@ const SE_V1 = 'networking.istio.io/v1/ServiceEntry';
 const SE_V1A3 = 'networking.istio.io/v1alpha3/ServiceEntry';
 
 describe('MCP client against the fake istiod', () => {
-  const pairs: Pair[] = [];
-  after(async () => {
-    for (const p of pairs) await p.close();
-  });
-  async function pair(...args: Parameters<typeof startPair>): Promise<Pair> {
-    const p = await startPair(...args);
-    pairs.push(p);
-    return p;
-  }
+  const pair = trackedPairs();
 
   it('handshake: one request per type in order, the node only on the first, Aeraki identity', async () => {
     const p = await pair({ serve: 'v1alpha3' }, { apiVersion: 'v1alpha3' });

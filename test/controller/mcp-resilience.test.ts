@@ -2,20 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import { names, se, settled, startPair, waitForStatus, type Pair } from '../fakes/istiod/harness.ts';
+import { describe, it } from 'node:test';
+import { names, se, settled, trackedPairs, waitForStatus } from '../fakes/istiod/harness.ts';
 import { foreignCa, testCa } from '../fakes/test-ca.ts';
 
 describe('MCP client resilience against the fake istiod', () => {
-  const pairs: Pair[] = [];
-  after(async () => {
-    for (const p of pairs) await p.close();
-  });
-  async function pair(...args: Parameters<typeof startPair>): Promise<Pair> {
-    const p = await startPair(...args);
-    pairs.push(p);
-    return p;
-  }
+  const pair = trackedPairs();
 
   it('reconnects after a drop mid-push without spurious deletes, then resyncs', async () => {
     const p = await pair({ serve: 'v1' }, {}, (f) => f.set([se('a'), se('b'), se('c')], { push: false }));

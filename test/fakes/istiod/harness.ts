@@ -1,3 +1,4 @@
+import { after } from 'node:test';
 // Test wiring: a fake istiod, a ConfigStore with an event recorder, and an McpClient on a manual clock.
 import { McpClient, type McpClientOptions } from '../../../src/controller/mcp/client.ts';
 import type { McpStatusSnapshot } from '../../../src/controller/mcp/status.ts';
@@ -101,4 +102,20 @@ export function se(name: string, version = '1', ns = 'shop'): ServiceEntry {
 
 export function names(p: Pair, kind: 'ServiceEntry' | 'VirtualService' = 'ServiceEntry'): string[] {
   return p.store.list(kind).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+}
+
+/**
+ * Starts pairs for one suite and closes them all after it: call inside `describe`; it registers the `after` hook
+ * and returns the start function.
+ */
+export function trackedPairs(): (...args: Parameters<typeof startPair>) => Promise<Pair> {
+  const pairs: Pair[] = [];
+  after(async () => {
+    for (const p of pairs) await p.close();
+  });
+  return async (...args) => {
+    const p = await startPair(...args);
+    pairs.push(p);
+    return p;
+  };
 }
