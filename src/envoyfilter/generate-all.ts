@@ -12,7 +12,7 @@ import { creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
-import { placeDraft, placementNamespaces, sourceKey, stampObject } from './placement.ts';
+import { placeDraft, placementNamespaces, sourceAnnotations, sourceKey, stampObject } from './placement.ts';
 
 export interface GenerateOptions {
   /** Aeraki's --enable-envoy-filter-namespace-scope: filters without exportTo go to the ServiceEntry namespace. */
@@ -84,8 +84,9 @@ function generateServiceEntry(
   const key = sourceKey('ServiceEntry', namespace, name);
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);
+  const annotations = sourceAnnotations(key);
   const objects: OutputObject[] = [];
-  for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, key));
+  for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
   return { ref, key, creationTimestamp: se.metadata.creationTimestamp, objects };
 }
 
@@ -122,58 +123,78 @@ function generateGateways(
   return out;
 }
 
-/**
- * A string key whose code-unit order is the order of its parts (NUL sorts below every other character), so a
- * plain sort of keys orders by namespace, then name, then kind.
- */
-function tupleKey(...parts: string[]): string {
-  return parts.join('\u0000');
+/** Code-unit order of two strings (what a plain sort() of strings uses). */
+function compareStrings(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 /** Oldest source first, then namespace, name, kind: the order in which sources claim object names. */
 function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
-  const decorated = sources.map((s) => ({
-    s,
-    t: creationTimeMs(s.creationTimestamp),
-    k: tupleKey(s.ref.namespace, s.ref.name, s.ref.kind),
-  }));
-  decorated.sort((a, b) => (a.t !== b.t ? (a.t < b.t ? -1 : 1) : a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-  return decorated.map((d) => d.s);
+  const times = new Map<SourceOutput, number>();
+  for (const s of sources) times.set(s, creationTimeMs(s.creationTimestamp));
+  return [...sources].sort(
+    (a, b) =>
+      (times.get(a) as number) - (times.get(b) as number) ||
+      compareStrings(a.ref.namespace, b.ref.namespace) ||
+      compareStrings(a.ref.name, b.ref.name) ||
+      compareStrings(a.ref.kind, b.ref.kind),
+  );
 }
 
-function objectId(o: OutputObject): string {
-  return tupleKey(o.metadata.namespace, o.metadata.name, o.kind);
+/** Namespace, then name, then kind. */
+function compareObjects(a: OutputObject, b: OutputObject): number {
+  return (
+    compareStrings(a.metadata.namespace, b.metadata.namespace) ||
+    compareStrings(a.metadata.name, b.metadata.name) ||
+    compareStrings(a.kind, b.kind)
+  );
 }
 
 /**
  * Keeps the first claim of every namespace/name/kind; identical duplicates collapse, others become issues. The
  * result is sorted by namespace, then name, then kind.
+ *
+ * All objects are listed in claim order and sorted by id; the sort is stable (ECMAScript requires it), so the
+ * claims of one id end up adjacent, first claim first. One sort and one pass, with no per-object key strings or
+ * map entries (at 10k services those are tens of thousands of long-lived allocations); the owner of an object is
+ * looked up only when a collision is found.
  */
 function resolveCollisions(sources: readonly SourceOutput[], issues: ConfigIssue[]): OutputObject[] {
-  const claimed = new Map<string, { source: SourceOutput; object: OutputObject }>();
-  for (const source of claimOrder(sources)) {
-    for (const object of source.objects) {
-      const id = objectId(object);
-      const prev = claimed.get(id);
-      if (!prev) {
-        claimed.set(id, { source, object });
-      } else if (
-        prev.source !== source ||
-        stableStringify(prev.object.spec) !== stableStringify(object.spec)
-      ) {
-        const owner = prev.source === source ? 'another port of the same object' : prev.source.key;
-        issues.push(
-          issue(
-            source.ref,
-            '',
-            `${object.kind} ${object.metadata.namespace}/${object.metadata.name} is already generated for ${owner}; this one is dropped`,
-          ),
-        );
-      }
+  const claimed = claimOrder(sources);
+  const objects: OutputObject[] = [];
+  for (const source of claimed) for (const object of source.objects) objects.push(object);
+  objects.sort(compareObjects);
+  let claims: Map<OutputObject, { source: SourceOutput; position: number }> | undefined;
+  const claimOf = (o: OutputObject): { source: SourceOutput; position: number } => {
+    if (claims === undefined) {
+      claims = new Map();
+      let position = 0;
+      for (const source of claimed)
+        for (const object of source.objects) claims.set(object, { source, position: position++ });
+    }
+    return claims.get(o) as { source: SourceOutput; position: number };
+  };
+  const out: OutputObject[] = [];
+  const dropped: { position: number; issue: ConfigIssue }[] = [];
+  let first: OutputObject | undefined;
+  for (const object of objects) {
+    if (first === undefined || compareObjects(first, object) !== 0) {
+      first = object;
+      out.push(object);
+      continue;
+    }
+    const prev = claimOf(first).source;
+    const { source, position } = claimOf(object);
+    if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
+      const owner = prev === source ? 'another port of the same object' : prev.key;
+      const message = `${object.kind} ${object.metadata.namespace}/${object.metadata.name} is already generated for ${owner}; this one is dropped`;
+      dropped.push({ position, issue: issue(source.ref, '', message) });
     }
   }
-  const ids = [...claimed.keys()].sort();
-  return ids.map((id) => (claimed.get(id) as { object: OutputObject }).object);
+  // Issues in claim order, as the claims were made.
+  dropped.sort((a, b) => a.position - b.position);
+  for (const d of dropped) issues.push(d.issue);
+  return out;
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

@@ -36,35 +36,54 @@ export function patchValue(filter: NetworkFilter): Record<string, unknown> {
   };
 }
 
-function networkFilterPatch(listener: Record<string, unknown>, filter: NetworkFilter): EnvoyFilterPatch {
-  return {
-    applyTo: 'NETWORK_FILTER',
-    match: { listener },
-    patch: { operation: filter.operation ?? 'REPLACE', value: patchValue(filter) },
-  };
+/** The `patch` of a network-filter patch: operation and value. */
+function filterPatch(filter: NetworkFilter): EnvoyFilterPatch['patch'] {
+  return { operation: filter.operation ?? 'REPLACE', value: patchValue(filter) };
+}
+
+function networkFilterPatch(
+  listener: Record<string, unknown>,
+  patch: EnvoyFilterPatch['patch'],
+): EnvoyFilterPatch {
+  return { applyTo: 'NETWORK_FILTER', match: { listener }, patch };
+}
+
+/** Filter match on tcp_proxy, and the filter-chain match of every outbound listener. Shared, frozen. */
+const TCP_PROXY_MATCH: Readonly<Record<string, unknown>> = Object.freeze({ name: TCP_PROXY_FILTER });
+const TCP_PROXY_CHAIN: Readonly<Record<string, unknown>> = Object.freeze({ filter: TCP_PROXY_MATCH });
+
+function outboundNetworkFilterPatch(
+  address: string,
+  port: number,
+  patch: EnvoyFilterPatch['patch'],
+): EnvoyFilterPatch {
+  return networkFilterPatch({ name: `${address}_${port}`, filterChain: TCP_PROXY_CHAIN }, patch);
 }
 
 /** Listener match of an outbound listener `<address>_<port>`. */
 export function outboundPatch(address: string, port: number, filter: NetworkFilter): EnvoyFilterPatch {
-  return networkFilterPatch(
-    { name: `${address}_${port}`, filterChain: { filter: { name: TCP_PROXY_FILTER } } },
-    filter,
-  );
+  return outboundNetworkFilterPatch(address, port, filterPatch(filter));
 }
 
 export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
   return networkFilterPatch(
-    { name: 'virtualInbound', filterChain: { destinationPort: port, filter: { name: TCP_PROXY_FILTER } } },
-    filter,
+    { name: 'virtualInbound', filterChain: { destinationPort: port, filter: TCP_PROXY_MATCH } },
+    filterPatch(filter),
   );
 }
 
-/** One outbound filter per address of the ServiceEntry (none without addresses), named after `hosts[0]`. */
+/**
+ * One outbound filter per address of the ServiceEntry (none without addresses), named after `hosts[0]`. The
+ * filters differ only in the listener name: they share one `patch` object (generation output is never mutated).
+ */
 export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: NetworkFilter): FilterDraft[] {
   const host = se.spec.hosts[0] ?? '';
-  return se.spec.addresses.map((address) => ({
+  const addresses = se.spec.addresses;
+  if (addresses.length === 0) return [];
+  const patch = filterPatch(filter);
+  return addresses.map((address) => ({
     name: outboundFilterName(host, address, port.number),
-    spec: { configPatches: [outboundPatch(address, port.number, filter)] },
+    spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
   }));
 }
 

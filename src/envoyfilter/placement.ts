@@ -32,17 +32,24 @@ export function sourceKey(kind: 'ServiceEntry' | 'Gateway', namespace: string, n
   return `${kind}/${namespace}/${name}`;
 }
 
-/** A sidecar draft placed in `namespace` as a complete EnvoyFilter. */
-export function placeDraft(draft: FilterDraft, namespace: string, source: string): EnvoyFilterObject {
+/** The annotations of every object generated for `source`: one frozen object, shared by all of them. */
+export function sourceAnnotations(source: string): Readonly<Record<string, string>> {
+  return Object.freeze({ [SOURCE_ANNOTATION]: source });
+}
+
+/**
+ * A sidecar draft placed in `namespace` as a complete EnvoyFilter. Labels and `annotations` (from
+ * sourceAnnotations) are shared, frozen, by every filter of the source: generation output is never mutated.
+ */
+export function placeDraft(
+  draft: FilterDraft,
+  namespace: string,
+  annotations: Readonly<Record<string, string>>,
+): EnvoyFilterObject {
   return {
     apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
-    metadata: {
-      name: sanitizeObjectName(draft.name),
-      namespace,
-      labels: { ...MANAGED_LABELS },
-      annotations: { [SOURCE_ANNOTATION]: source },
-    },
+    metadata: { name: sanitizeObjectName(draft.name), namespace, labels: MANAGED_LABELS, annotations },
     spec: draft.spec,
   };
 }

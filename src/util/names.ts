@@ -1,11 +1,34 @@
 import { sha256Hex } from './json.ts';
 
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const MAX_NAME = 253;
+const DOT = 0x2e;
+const DASH = 0x2d;
 
-/** True when `name` is a valid Kubernetes object name (a DNS-1123 subdomain of at most 253 characters). */
+function isAlnum(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39); // a-z, 0-9
+}
+
+/**
+ * True when `name` is a valid Kubernetes object name: a DNS-1123 subdomain of at most 253 characters, i.e.
+ * dot-separated labels of [a-z0-9-] that start and end with [a-z0-9]. A scan of char codes rather than the
+ * equivalent regular expression: every generated object name goes through here.
+ */
 export function isDns1123Subdomain(name: string): boolean {
-  return name.length > 0 && name.length <= MAX_NAME && DNS1123_SUBDOMAIN.test(name);
+  const n = name.length;
+  if (n === 0 || n > MAX_NAME) return false;
+  let prev = DOT; // as if preceded by a label separator: the first character must start a label
+  for (let i = 0; i < n; i++) {
+    const c = name.charCodeAt(i);
+    if (c === DOT) {
+      if (!isAlnum(prev)) return false; // empty label, or a label ending in '-'
+    } else if (c === DASH) {
+      if (prev === DOT) return false; // a label starting with '-'
+    } else if (!isAlnum(c)) {
+      return false;
+    }
+    prev = c;
+  }
+  return isAlnum(prev);
 }
 
 function trimSeparators(s: string): string {

@@ -22,6 +22,7 @@ import type {
   RouteActionJson,
   RouteConfigurationJson,
   RouteJson,
+  RouteMatchJson,
 } from './route-json.ts';
 
 export interface RouteBuildResult {
@@ -40,17 +41,54 @@ export interface RouteBuildResult {
  */
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues = new IssueSet();
-  const byName = new Map<string, { se: ServiceEntry; route: RouteConfigurationJson }>();
+  const shared = new SharedParts();
+  const built: { se: ServiceEntry; route: RouteConfigurationJson }[] = [];
   for (const se of view.serviceEntries()) {
-    for (const route of routesOfServiceEntry(view, se, issues)) {
-      const prev = byName.get(route.name);
-      if (prev === undefined || compareOldestFirst(se, prev.se) < 0) byName.set(route.name, { se, route });
-    }
+    for (const route of routesOfServiceEntry(view, se, issues, shared)) built.push({ se, route });
   }
-  const routes = [...byName.keys()]
-    .sort()
-    .map((name) => (byName.get(name) as { route: RouteConfigurationJson }).route);
+  // By name, the oldest ServiceEntry first among equal names; then the first of each name wins. One sort of
+  // the routes (no name-keyed map), comparing creation times only on the rare name collision.
+  built.sort((a, b) => compareNames(a.route.name, b.route.name) || compareOldestFirst(a.se, b.se));
+  const routes: RouteConfigurationJson[] = [];
+  let last: string | undefined;
+  for (const { route } of built) {
+    if (route.name === last) continue;
+    last = route.name;
+    routes.push(route);
+  }
   return { routes, issues: issues.list() };
+}
+
+/** Code-unit order, as a plain sort() of strings. */
+function compareNames(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}
+
+/** Route parts that do not depend on the route: frozen, and shared by every route configuration. */
+const MATCH_ANY: RouteMatchJson = Object.freeze({ prefix: '/' });
+const ALL_DOMAINS = Object.freeze(['*'] as const);
+
+/**
+ * Parts shared within one build: a hash policy depends only on its header name, so the routes of every service
+ * whose DestinationRule hashes on the same header share its objects (output is never mutated).
+ */
+class SharedParts {
+  private readonly byHeader = new Map<string, readonly [HashPolicyJson]>();
+
+  /** `[{header: {headerName}}]`: one frozen array per header name. */
+  hashPolicies(headerName: string): readonly [HashPolicyJson] {
+    let p = this.byHeader.get(headerName);
+    if (p === undefined) {
+      p = Object.freeze([Object.freeze({ header: Object.freeze({ headerName }) })] as const);
+      this.byHeader.set(headerName, p);
+    }
+    return p;
+  }
+
+  /** `{header: {headerName}}`, shared. */
+  hashPolicy(headerName: string): HashPolicyJson {
+    return this.hashPolicies(headerName)[0];
+  }
 }
 
 class IssueSet {
@@ -72,6 +110,7 @@ function routesOfServiceEntry(
   view: ConfigView,
   se: ServiceEntry,
   issues: IssueSet,
+  shared: SharedParts,
 ): RouteConfigurationJson[] {
   const ports: ServicePort[] = [];
   let invalid = false;
@@ -97,11 +136,11 @@ function routesOfServiceEntry(
   if (metaRouter !== undefined && metaRouter.spec.routes.length === 0) metaRouter = undefined;
   return ports.map((port) => {
     const routes = metaRouter
-      ? metaRouter.spec.routes.map((r) => buildRoute(r, port.number, dr))
-      : [defaultRoute(host, port.number, dr)];
+      ? metaRouter.spec.routes.map((r) => buildRoute(r, port.number, dr, shared))
+      : [defaultRoute(host, port.number, dr, shared)];
     return {
       name: routeConfigName(host, port.number),
-      virtualHosts: [{ name: 'dummy', domains: ['*'], routes }],
+      virtualHosts: [{ name: 'dummy', domains: ALL_DOMAINS, routes }],
     };
   });
 }
@@ -111,18 +150,28 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 // The builders below assign optional fields imperatively instead of spreading conditional objects: route
 // building is on the hot path of every rebuild, and the spreads cost more than the whole JSON encoding.
 
-function defaultRoute(host: string, port: number, dr: DestinationRule | undefined): RouteJson {
+function defaultRoute(
+  host: string,
+  port: number,
+  dr: DestinationRule | undefined,
+  shared: SharedParts,
+): RouteJson {
   const action: Mutable<RouteActionJson> = { cluster: outboundClusterName(port, undefined, host) };
   const hash = hashHeaderOf(dr, undefined);
-  if (hash !== undefined) action.hashPolicy = [hashPolicy(hash)];
-  return { name: 'default', match: { prefix: '/' }, route: action };
+  if (hash !== undefined) action.hashPolicy = shared.hashPolicies(hash);
+  return { name: 'default', match: MATCH_ANY, route: action };
 }
 
-function buildRoute(r: MetaRoute, sePort: number, dr: DestinationRule | undefined): RouteJson {
+function buildRoute(
+  r: MetaRoute,
+  sePort: number,
+  dr: DestinationRule | undefined,
+  shared: SharedParts,
+): RouteJson {
   const headers = attributeMatchers(r.match);
   const route: Mutable<RouteJson> = {
-    match: headers.length > 0 ? { prefix: '/', headers } : { prefix: '/' },
-    route: routeAction(r, sePort, dr),
+    match: headers.length > 0 ? { prefix: '/', headers } : MATCH_ANY,
+    route: routeAction(r, sePort, dr, shared),
   };
   if (r.name) route.name = r.name;
   if (r.requestMutation.length > 0) route.requestHeadersToAdd = headerValues(r.requestMutation);
@@ -135,27 +184,32 @@ function clusterOf(d: { host: string; subset?: string; port?: { number?: number 
   return outboundClusterName(port, d.subset, d.host);
 }
 
-function routeAction(r: MetaRoute, sePort: number, dr: DestinationRule | undefined): RouteActionJson {
+function routeAction(
+  r: MetaRoute,
+  sePort: number,
+  dr: DestinationRule | undefined,
+  shared: SharedParts,
+): RouteActionJson {
   const action: Mutable<RouteActionJson> = {};
-  const hashes: HashPolicyJson[] = [];
   const [only] = r.route;
   if (r.route.length === 1 && only !== undefined) {
     action.cluster = clusterOf(only.destination, sePort);
     const h = hashHeaderOf(dr, only.destination.subset);
-    if (h !== undefined) hashes.push(hashPolicy(h));
+    if (h !== undefined) action.hashPolicy = shared.hashPolicies(h);
   } else {
+    const hashes: HashPolicyJson[] = [];
     let totalWeight = 0;
     const clusters: { name: string; weight: number }[] = [];
     for (const d of r.route) {
       const weight = d.weight ?? 0;
       totalWeight += weight;
       const h = hashHeaderOf(dr, d.destination.subset);
-      if (h !== undefined) hashes.push(hashPolicy(h));
+      if (h !== undefined) hashes.push(shared.hashPolicy(h));
       clusters.push({ name: clusterOf(d.destination, sePort), weight });
     }
     action.weightedClusters = { clusters, totalWeight };
+    if (hashes.length > 0) action.hashPolicy = hashes;
   }
-  if (hashes.length > 0) action.hashPolicy = hashes;
   if (r.mirror !== undefined) {
     const percent = r.mirrorPercentage?.value ? r.mirrorPercentage.value : 100;
     action.requestMirrorPolicies = [
@@ -167,10 +221,6 @@ function routeAction(r: MetaRoute, sePort: number, dr: DestinationRule | undefin
     ];
   }
   return action;
-}
-
-function hashPolicy(headerName: string): HashPolicyJson {
-  return { header: { headerName } };
 }
 
 /** Aeraki GetHashPolicy: the subset's own policy for a subset (no fallback), the top-level policy otherwise. */

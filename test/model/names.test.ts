@@ -22,6 +22,39 @@ describe('names', () => {
     assert.ok(isDns1123Subdomain(s));
     assert.match(s, /-[0-9a-f]{12}$/);
   });
+  it('accepts exactly the DNS-1123 subdomains (agrees with the Kubernetes regular expression)', () => {
+    const k8s = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+    const oracle = (n: string): boolean => n.length > 0 && n.length <= 253 && k8s.test(n);
+    const fixed = [
+      'a',
+      '0',
+      'a.b',
+      'a-b',
+      'a--b.c',
+      '-a',
+      'a-',
+      '.a',
+      'a.',
+      'a..b',
+      'a.-b',
+      'a-.b',
+      'A',
+      'a_b',
+      '',
+    ];
+    const alphabet = 'ab09-.A_';
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const generated = Array.from({ length: 20000 }, () => {
+      const len = Math.floor(random() * 8);
+      return Array.from({ length: len }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    });
+    for (const n of [...fixed, ...generated, 'a'.repeat(253), 'a'.repeat(254)]) {
+      assert.equal(isDns1123Subdomain(n), oracle(n), JSON.stringify(n));
+    }
+    assert.equal(isDns1123Subdomain('a-b.c'), true);
+    assert.equal(isDns1123Subdomain('a.-b'), false);
+  });
   it('builds cluster and route names', () => {
     assert.equal(outboundClusterName(20880, 'v1', 'h'), 'outbound|20880|v1|h');
     assert.equal(outboundClusterName(20880, undefined, 'h'), 'outbound|20880||h');

@@ -38,22 +38,30 @@ function routeMatch(match: MetaRouteMatch | undefined): Record<string, unknown> 
   return metadata.length > 0 ? { metadata } : {};
 }
 
-/** metadata_exchange, istio_stats (destinationService = host), router. */
-export function commonFilters(host: string): MetaProtocolFilter[] {
+// The config-less filters are the same everywhere: one frozen object each, shared by every chain.
+const METADATA_EXCHANGE: MetaProtocolFilter = Object.freeze({ name: METADATA_EXCHANGE_FILTER });
+const ROUTER: MetaProtocolFilter = Object.freeze({ name: ROUTER_FILTER });
+
+/**
+ * metadata_exchange, istio_stats (destinationService = host), router. The outbound and inbound chains of a
+ * service may share the returned array: generation output is never mutated.
+ */
+export function commonFilters(host: string): readonly MetaProtocolFilter[] {
   return [
-    { name: METADATA_EXCHANGE_FILTER },
+    METADATA_EXCHANGE,
     { name: ISTIO_STATS_FILTER, config: { '@type': ISTIO_STATS_TYPE, destinationService: host } },
-    { name: ROUTER_FILTER },
+    ROUTER,
   ];
 }
 
 /** envoy.type.v3.TokenBucket: zero maxTokens / tokensPerFill omitted, fillInterval always written. */
 function tokenBucket(tb: TokenBucket): Record<string, unknown> {
-  return {
-    ...(tb.maxTokens ? { maxTokens: tb.maxTokens } : {}),
-    ...(tb.tokensPerFill ? { tokensPerFill: tb.tokensPerFill } : {}),
-    fillInterval: tb.fillInterval || '0s',
-  };
+  // Assigned in place (not spread): this runs for every port of every rate-limited service.
+  const out: Record<string, unknown> = {};
+  if (tb.maxTokens) out['maxTokens'] = tb.maxTokens;
+  if (tb.tokensPerFill) out['tokensPerFill'] = tb.tokensPerFill;
+  out['fillInterval'] = tb.fillInterval || '0s';
+  return out;
 }
 
 function localRateLimitFilter(
@@ -69,12 +77,10 @@ function localRateLimitFilter(
   const built = conditions.flatMap((c) =>
     c.tokenBucket ? [{ match: routeMatch(c.match), tokenBucket: tokenBucket(c.tokenBucket) }] : [],
   );
-  const config: Record<string, unknown> = {
-    '@type': LOCAL_RATE_LIMIT_TYPE,
-    ...(statPrefix ? { statPrefix } : {}),
-    ...(lrl.tokenBucket ? { tokenBucket: tokenBucket(lrl.tokenBucket) } : {}),
-    ...(built.length > 0 ? { conditions: built } : {}),
-  };
+  const config: Record<string, unknown> = { '@type': LOCAL_RATE_LIMIT_TYPE };
+  if (statPrefix) config['statPrefix'] = statPrefix;
+  if (lrl.tokenBucket) config['tokenBucket'] = tokenBucket(lrl.tokenBucket);
+  if (built.length > 0) config['conditions'] = built;
   return ok({ name: LOCAL_RATE_LIMIT_FILTER, config });
 }
 
@@ -104,13 +110,13 @@ function globalRateLimitFilter(ref: ObjectRef, grl: GlobalRateLimit): Result<Met
 }
 
 /**
- * The inbound filter chain: local then global rate limit (when the MetaRouter has them), then the common
- * filters for `host`. Rate-limit config errors are issues on the MetaRouter.
+ * The inbound filter chain: local then global rate limit (when the MetaRouter has them), then `common` (the
+ * commonFilters of the service's host). Rate-limit config errors are issues on the MetaRouter.
  */
 export function inboundFilters(
   metaRouter: MetaRouter | undefined,
-  host: string,
-): Result<MetaProtocolFilter[]> {
+  common: readonly MetaProtocolFilter[],
+): Result<readonly MetaProtocolFilter[]> {
   const filters: MetaProtocolFilter[] = [];
   const issues: ConfigIssue[] = [];
   if (metaRouter) {
@@ -132,5 +138,7 @@ export function inboundFilters(
     }
   }
   if (issues.length > 0) return fail(issues);
-  return ok([...filters, ...commonFilters(host)]);
+  if (filters.length === 0) return ok(common);
+  for (const f of common) filters.push(f);
+  return ok(filters);
 }

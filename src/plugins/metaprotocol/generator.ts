@@ -47,11 +47,12 @@ export function generateSidecar(ctx: SidecarContext): Result<readonly FilterDraf
   if (host === undefined) return fail([issue(ref, 'spec.hosts', 'no hosts')]);
   const basics = protocolBasics(ctx.port.name, ctx, ref, `spec.ports[${ctx.portIndex}].name`);
   if (!basics.ok) return basics;
-  const filters = inboundFilters(ctx.metaRouter, host);
+  const common = commonFilters(host);
+  const filters = inboundFilters(ctx.metaRouter, common);
   if (!filters.ok) return filters;
 
   const port = ctx.port.number;
-  const outbound = metaProtocolNetworkFilter(outboundProxy(host, port, basics.value, commonFilters(host)));
+  const outbound = metaProtocolNetworkFilter(outboundProxy(host, port, basics.value, common));
   const inbound = metaProtocolNetworkFilter(inboundProxy(port, basics.value, filters.value));
   const inboundResult = inboundDraft(se, ctx.port, inbound);
   if (!inboundResult.ok) return inboundResult;
