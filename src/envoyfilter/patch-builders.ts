@@ -119,10 +119,12 @@ export function inboundDraft(
   const selector = workloadSelectorOf(se);
   if (!selector.ok) return selector;
   if (selector.value === undefined) return ok(undefined);
+  // The ServiceEntry's own (frozen) `{labels}` when the labels come from it; a new one for the annotation.
+  const own = se.spec.workloadSelector;
   return ok({
     name: inboundFilterName(se.spec.hosts[0] ?? '', port.number),
     spec: {
-      workloadSelector: { labels: selector.value },
+      workloadSelector: own?.labels === selector.value ? own : { labels: selector.value },
       configPatches: [inboundPatch(port.number, filter)],
     },
   });

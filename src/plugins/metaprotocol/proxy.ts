@@ -55,6 +55,25 @@ function meshPartsOf(mesh: MeshConfig): MeshParts {
   return parts;
 }
 
+/**
+ * `{name: codec}` per codec name, frozen and shared (codecs are few: the built-ins and one per
+ * ApplicationProtocol). Bounded: cleared if it ever holds more than MAX_CODECS names.
+ */
+const codecs = new Map<string, Readonly<Record<string, unknown>>>();
+const MAX_CODECS = 1024;
+const NO_CODEC: Readonly<Record<string, unknown>> = Object.freeze({});
+
+function codecOf(name: string): Readonly<Record<string, unknown>> {
+  if (!name) return NO_CODEC;
+  let codec = codecs.get(name);
+  if (codec === undefined) {
+    if (codecs.size >= MAX_CODECS) codecs.clear();
+    codec = Object.freeze({ name });
+    codecs.set(name, codec);
+  }
+  return codec;
+}
+
 function withCommon(
   head: Record<string, unknown>,
   basics: ProxyBasics,
@@ -64,7 +83,7 @@ function withCommon(
   // Assigned in place (not spread): this runs for every proxy of every service.
   const config = head;
   if (basics.applicationProtocol) config['applicationProtocol'] = basics.applicationProtocol;
-  config['codec'] = basics.codec ? { name: basics.codec } : {};
+  config['codec'] = codecOf(basics.codec);
   config['metaProtocolFilters'] = filters;
   if (log) config['accessLog'] = log;
   if (trace) config['tracing'] = trace;
@@ -85,18 +104,30 @@ export function outboundProxy(
   return withCommon(head, basics, filters);
 }
 
+/**
+ * The static route config of an inbound proxy: one route to the local `inbound|<port>||` cluster. It depends on
+ * the port alone: one frozen object per port number, shared by every service on that port.
+ */
+const inboundRoutes = new Map<number, { readonly cluster: string; readonly routeConfig: unknown }>();
+
+function inboundRouteOf(port: number): { readonly cluster: string; readonly routeConfig: unknown } {
+  let r = inboundRoutes.get(port);
+  if (r === undefined) {
+    const cluster = inboundClusterName(port);
+    r = { cluster, routeConfig: deepFreeze({ name: cluster, routes: [{ route: { cluster } }] }) };
+    inboundRoutes.set(port, r); // at most 65,536 entries: one per port number
+  }
+  return r;
+}
+
 /** Inbound: one static route to the local `inbound|<port>||` cluster. */
 export function inboundProxy(
   port: number,
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const cluster = inboundClusterName(port);
-  const head = {
-    statPrefix: cluster,
-    routeConfig: { name: cluster, routes: [{ route: { cluster } }] },
-  };
-  return withCommon(head, basics, filters);
+  const { cluster, routeConfig } = inboundRouteOf(port);
+  return withCommon({ statPrefix: cluster, routeConfig }, basics, filters);
 }
 
 /** The network filter (for patch-builders) carrying a MetaProtocolProxy config. */
