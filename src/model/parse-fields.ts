@@ -4,6 +4,7 @@
  * none throws. Absent and `null` values count as "not given".
  */
 import * as utilJson from '../util/json.ts';
+import { pinShape } from '../util/shape.ts';
 import { toProtoDuration } from './duration.ts';
 import { issue, type ConfigIssue, type ObjectRef } from './result.ts';
 
@@ -112,13 +113,14 @@ export class Fields {
   /** A list; absent/null → []; each item mapped by `item` (undefined results are dropped). */
   list<T>(parent: Raw, key: string, path: string, item: (v: unknown, path: string) => T | undefined): T[] {
     const v = this.array(parent, key, path);
-    const out: T[] = [];
-    if (v === undefined) return out;
+    if (v === undefined) return [];
+    const out = sized<T>(v.length);
+    let n = 0;
     for (let i = 0; i < v.length; i++) {
       const mapped = item(v[i], `${path}[${i}]`);
-      if (mapped !== undefined) out.push(mapped);
+      if (mapped !== undefined) out[n++] = mapped;
     }
-    return out;
+    return fit(out, n);
   }
 
   /** A list of objects, each read by `item`. */
@@ -134,8 +136,9 @@ export class Fields {
     item: (f: Fields, o: Raw, path: string) => T | undefined,
   ): T[] {
     const v = this.array(parent, key, path);
-    const out: T[] = [];
-    if (v === undefined) return out;
+    if (v === undefined) return [];
+    const out = sized<T>(v.length);
+    let n = 0;
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
       const p = `${path}[${i}]`;
@@ -144,22 +147,23 @@ export class Fields {
         continue;
       }
       const mapped = item(this, x, p);
-      if (mapped !== undefined) out.push(mapped);
+      if (mapped !== undefined) out[n++] = mapped;
     }
-    return out;
+    return fit(out, n);
   }
 
   /** A list of strings (frozen). */
   stringList(parent: Raw, key: string, path: string): string[] {
     const v = this.array(parent, key, path);
-    const out: string[] = [];
-    if (v === undefined) return out;
+    if (v === undefined) return [];
+    const out = sized<string>(v.length);
+    let n = 0;
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
-      if (typeof x === 'string') out.push(x);
+      if (typeof x === 'string') out[n++] = x;
       else this.error(`${path}[${i}]`, `expected a string, got ${describe(x)}`);
     }
-    return Object.freeze(out) as string[]; // strings only: frozen now, deepFreeze stops here
+    return Object.freeze(fit(out, n)) as string[]; // strings only: frozen now, deepFreeze stops here
   }
 
   /** The list at `key`; absent/null → undefined; anything else not a list → issue and undefined. */
@@ -178,20 +182,20 @@ export class Fields {
     const o = this.object(parent, key, path);
     const out: Record<string, string> = {};
     if (!o) return Object.freeze(out);
-    const keys = Object.keys(o);
-    // Usually already sorted (one or two labels): skip the sort then.
-    for (let i = 1; i < keys.length; i++) {
-      if ((keys[i - 1] as string) > (keys[i] as string)) {
-        keys.sort();
-        break;
-      }
-    }
-    for (const k of keys) {
-      const v = o[k];
-      if (typeof v === 'string') out[k] = v;
-      else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
+    // Usually already sorted (one or two labels): then the keys are read in place (for-in over own keys is
+    // Object.keys order) rather than copied into a sorted array, one allocation less per map on the bulk path.
+    if (ownKeysSorted(o)) {
+      for (const k in o) if (Object.hasOwn(o, k)) this.copyString(o, k, out, path);
+    } else {
+      for (const k of Object.keys(o).sort()) this.copyString(o, k, out, path);
     }
     return Object.freeze(out); // strings only: frozen now, deepFreeze stops here
+  }
+
+  private copyString(o: Raw, k: string, out: Record<string, string>, path: string): void {
+    const v = o[k];
+    if (typeof v === 'string') out[k] = v;
+    else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
   }
 
   /** A duration field converted to proto3 JSON (`"60s"`, `"0.100s"`). */
@@ -206,6 +210,35 @@ export class Fields {
     return d.value;
   }
 }
+
+/** True when the own enumerable keys of `o`, in Object.keys order, are sorted. */
+function ownKeysSorted(o: Raw): boolean {
+  let prev: string | undefined;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue;
+    if (prev !== undefined && prev > k) return false;
+    prev = k;
+  }
+  return true;
+}
+
+/**
+ * An array with room for exactly `length` items, filled by index. Parsed lists are held as long as their object
+ * is stored, and an array grown by push from [] reserves 17 slots: for the bulk of one- and two-item lists that
+ * is most of the memory of a stored object (and of what the scavenger copies while a large response is read).
+ */
+function sized<T>(length: number): T[] {
+  return new Array<T>(length);
+}
+
+/** `out` cut to its first `n` items (when some were dropped as invalid): no holes are left. */
+function fit<T>(out: T[], n: number): T[] {
+  if (n < out.length) out.length = n;
+  return out;
+}
+
+// One collector per parsed object, garbage right after (see pinShape).
+pinShape(new Fields({ kind: 'ServiceEntry', namespace: '', name: '' }));
 
 export function describe(v: unknown): string {
   if (v === null) return 'null';

@@ -38,10 +38,13 @@ function readServicePort(f: Fields, o: Raw, path: string): ServicePort | undefin
   const protocol = f.stringIn(o, 'protocol', path);
   const targetPort = f.portIn(o, 'targetPort', path);
   if (number === undefined || name === undefined) return undefined;
-  // Optional keys assigned in place (same key order as a spread, without the temporary objects).
-  const port: { -readonly [K in keyof ServicePort]: ServicePort[K] } = { number, name };
-  if (protocol !== undefined) port.protocol = protocol;
-  if (targetPort !== undefined) port.targetPort = targetPort;
+  // One literal per combination of the optional keys (same key order as a spread, without temporary objects):
+  // keys added to a built object would go to a separate property array, memory held by every stored port.
+  let port: ServicePort;
+  if (protocol === undefined)
+    port = targetPort === undefined ? { number, name } : { number, name, targetPort };
+  else if (targetPort === undefined) port = { number, name, protocol };
+  else port = { number, name, protocol, targetPort };
   return Object.freeze(port);
 }
 

@@ -4,7 +4,7 @@ import * as jsonDecode from './json-decode.ts';
 import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from './protos.ts';
 import * as resourceDecode from './resource-decode.ts';
 import type { DecodedResourceMessage } from './resource-decode.ts';
-import type { McpTypeUrl } from './type-urls.ts';
+import { MCP_KINDS, type IstioKind, type McpTypeUrl } from './type-urls.ts';
 
 // Bound once (per-resource calls; under a CommonJS transform each call through an import is a getter call).
 const { decodeRangeToJson, decodeToJson } = jsonDecode;
@@ -77,15 +77,40 @@ export function formatTimestamp(ts: TimestampMessage | undefined): string {
   const ss = rem % 60;
   // Objects are often created on the same day: the date part is computed once per distinct day.
   if (days !== lastDays) {
-    lastDatePrefix = datePrefix(days);
+    const prefix = datePrefix(days);
+    for (let i = 0; i < 10; i++) lastDate[i] = prefix.charCodeAt(i);
     lastDays = days;
   }
-  return `${lastDatePrefix}T${TWO_DIGITS[hh]}:${TWO_DIGITS[mm]}:${TWO_DIGITS[ss]}Z`;
+  // Written as one flat string: a template literal makes a chain of cons strings here (garbage), which the
+  // parser's checks then flatten into yet another copy.
+  const d = lastDate;
+  return String.fromCharCode(
+    d[0] as number,
+    d[1] as number,
+    d[2] as number,
+    d[3] as number,
+    45, // -
+    d[5] as number,
+    d[6] as number,
+    45,
+    d[8] as number,
+    d[9] as number,
+    84, // T
+    48 + Math.floor(hh / 10),
+    48 + (hh % 10),
+    58, // :
+    48 + Math.floor(mm / 10),
+    48 + (mm % 10),
+    58,
+    48 + Math.floor(ss / 10),
+    48 + (ss % 10),
+    90, // Z
+  );
 }
 
-const TWO_DIGITS: readonly string[] = Array.from({ length: 60 }, (_, i) => pad(i, 2));
 let lastDays = Number.NaN;
-let lastDatePrefix = '';
+/** Character codes of the `YYYY-MM-DD` of lastDays. */
+const lastDate: number[] = Array.from({ length: 10 }, () => 48);
 
 /** `YYYY-MM-DD` of a day number since 1970-01-01. */
 function datePrefix(days: number): string {
@@ -159,6 +184,14 @@ export function decodeEnvelope(
   };
 }
 
+/**
+ * The body type URL of each kind, built once: concatenated per resource it was a new string each time, flattened
+ * again by the comparison and the lookup below.
+ */
+const BODY_TYPE_URLS = Object.fromEntries(MCP_KINDS.map((k) => [k, BODY_TYPE_PREFIX + k])) as Readonly<
+  Record<IstioKind, string>
+>;
+
 /** Decodes the body of an envelope and parses the whole object. */
 export function decodeBody(
   protos: McpProtos,
@@ -166,7 +199,7 @@ export function decodeBody(
   env: Envelope,
   parse: ParseFn,
 ): DecodedResource {
-  const expected = BODY_TYPE_PREFIX + type.kind;
+  const expected = BODY_TYPE_URLS[type.kind];
   const bodyType = env.body?.type_url ?? '';
   if (bodyType !== expected) {
     return {

@@ -122,12 +122,14 @@ function compile(plan: Plan): MessageDecoder {
       // Map entry: only length-delimited.
       body = `if (wire !== 2) break; readMapEntry(c, F[${i}], (${prop} ??= {}), depth); continue;`;
     } else if (fp.repeated) {
-      // Packed (length-delimited scalars) or one value with the expected wire type; else skipped.
+      // Packed (length-delimited scalars) or one value with the expected wire type; else skipped (the list is
+      // still created). The first unpacked value makes a one-item array: most lists hold one item, and [] grown
+      // by push reserves 17 slots (allocation on the hot path).
       const packed =
         fp.wire !== 2
-          ? `if (wire === 2) { const pe = varint32(c) + c.pos; while (c.pos < pe) l.push(${valueExpr(fp, i)}); continue; }`
+          ? `if (wire === 2) { const l = (${prop} ??= []); const pe = varint32(c) + c.pos; while (c.pos < pe) l.push(${valueExpr(fp, i)}); continue; }`
           : '';
-      body = `{ const l = (${prop} ??= []); ${packed} if (wire !== ${fp.wire}) break; l.push(${valueExpr(fp, i)}); continue; }`;
+      body = `{ ${packed} if (wire !== ${fp.wire}) { ${prop} ??= []; break; } const v = ${valueExpr(fp, i)}; const l = ${prop}; if (l === undefined) ${prop} = [v]; else l.push(v); continue; }`;
     } else if (fp.k === K_MESSAGE) {
       // A message field seen twice merges (protobuf semantics).
       body = `{ if (wire !== 2) break; const v = ${valueExpr(fp, i)}; const p = ${prop}; ${prop} = p !== undefined ? { ...p, ...v } : v; continue; }`;

@@ -67,10 +67,12 @@ export class McpState {
   counts(url: string): { valid: number; invalid: number } {
     let valid = 0;
     let invalid = 0;
-    for (const e of this.byUrl.get(url)?.values() ?? []) {
+    // forEach rather than for-of here and below: these loops run once per response over every resource, mostly
+    // before V8 optimizes them, and an unoptimized for-of allocates an iterator result (and entry) per item.
+    this.byUrl.get(url)?.forEach((e) => {
       if (e.status === 'ok') valid++;
       else invalid++;
-    }
+    });
     return { valid, invalid };
   }
 
@@ -83,8 +85,8 @@ export class McpState {
     const badNames: string[] = [];
     let undecodable = 0;
     let partial = false;
-    for (const any of resources) {
-      const d = this.decodeOne(type, any, previous);
+    for (let i = 0; i < resources.length; i++) {
+      const d = this.decodeOne(type, resources[i] as AnyMessage, previous);
       switch (d.status) {
         case 'ok':
         case 'invalid':
@@ -142,14 +144,14 @@ export class McpState {
     const rejected: RejectedObject[] = [];
     const seen = sources.length > 1 ? new Set<string>() : undefined;
     for (const m of sources) {
-      for (const [key, e] of m) {
+      m.forEach((e, key) => {
         if (seen) {
-          if (seen.has(key)) continue;
+          if (seen.has(key)) return;
           seen.add(key);
         }
         if (e.status === 'ok') valid.push(e.object);
         else rejected.push({ ref: e.ref, issues: e.issues });
-      }
+      });
     }
     this.sink.replaceKind(kind, valid, rejected);
   }
