@@ -20,10 +20,25 @@ const KNOWN: ReadonlySet<string> = new Set(PROTOCOLS);
 
 /** The L7 protocol a port name selects, or undefined when the name selects none. */
 export function detectProtocol(portName: string): Protocol | undefined {
-  const segments = portName.split('-');
-  if (segments.length < 2) return undefined;
-  const second = (segments[1] ?? '').toLowerCase();
-  return KNOWN.has(second) ? (second as Protocol) : undefined;
+  const second = segment(portName, 1);
+  if (second === undefined) return undefined;
+  const lower = second.toLowerCase();
+  return KNOWN.has(lower) ? (lower as Protocol) : undefined;
+}
+
+/**
+ * `portName.split('-')[index]` without building the array (this runs for every port of every service on every
+ * rebuild): the text between the index-th and the next `-`, or undefined when there are not that many `-`.
+ */
+function segment(portName: string, index: number): string | undefined {
+  let start = 0;
+  for (let i = 0; i < index; i++) {
+    const dash = portName.indexOf('-', start);
+    if (dash < 0) return undefined;
+    start = dash + 1;
+  }
+  const end = portName.indexOf('-', start);
+  return portName.slice(start, end < 0 ? portName.length : end);
 }
 
 export type AppProtocolResult = { ok: true; appProtocol: string } | { ok: false; message: string };
@@ -33,7 +48,7 @@ export type AppProtocolResult = { ok: true; appProtocol: string } | { ok: false;
  * empty third segment is an input error (deviation D1; Aeraki panics on `tcp-metaprotocol`).
  */
 export function applicationProtocolOf(portName: string): AppProtocolResult {
-  const third = portName.split('-')[2];
+  const third = segment(portName, 2);
   if (third === undefined) {
     return {
       ok: false,

@@ -114,15 +114,17 @@ function routesOfServiceEntry(
 ): RouteConfigurationJson[] {
   const ports: ServicePort[] = [];
   let invalid = false;
-  se.spec.ports.forEach((port, index) => {
-    if (detectProtocol(port.name) !== 'metaprotocol') return;
+  const sePorts = se.spec.ports;
+  for (let index = 0; index < sePorts.length; index++) {
+    const port = sePorts[index] as ServicePort;
+    if (detectProtocol(port.name) !== 'metaprotocol') continue;
     const app = applicationProtocolOf(port.name);
     if (app.ok) ports.push(port);
     else {
       issues.add(issue(refOf(se), `spec.ports[${index}].name`, app.message));
       invalid = true;
     }
-  });
+  }
   // D1: a ServiceEntry with an invalid MetaProtocol port is rendered not at all, as its EnvoyFilters are not.
   if (invalid || ports.length === 0) return [];
   const host = se.spec.hosts[0];
@@ -134,15 +136,18 @@ function routesOfServiceEntry(
   const dr = view.destinationRuleForHost(host, ns);
   let metaRouter = view.metaRouterForHost(host, ns);
   if (metaRouter !== undefined && metaRouter.spec.routes.length === 0) metaRouter = undefined;
-  return ports.map((port) => {
-    const routes = metaRouter
-      ? metaRouter.spec.routes.map((r) => buildRoute(r, port.number, dr, shared))
-      : [defaultRoute(host, port.number, dr, shared)];
-    return {
+  const out: RouteConfigurationJson[] = [];
+  for (const port of ports) {
+    const routes: RouteJson[] = [];
+    if (metaRouter)
+      for (const r of metaRouter.spec.routes) routes.push(buildRoute(r, port.number, dr, shared));
+    else routes.push(defaultRoute(host, port.number, dr, shared));
+    out.push({
       name: routeConfigName(host, port.number),
       virtualHosts: [{ name: 'dummy', domains: ALL_DOMAINS, routes }],
-    };
-  });
+    });
+  }
+  return out;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -191,8 +196,8 @@ function routeAction(
   shared: SharedParts,
 ): RouteActionJson {
   const action: Mutable<RouteActionJson> = {};
-  const [only] = r.route;
-  if (r.route.length === 1 && only !== undefined) {
+  const only = r.route.length === 1 ? r.route[0] : undefined;
+  if (only !== undefined) {
     action.cluster = clusterOf(only.destination, sePort);
     const h = hashHeaderOf(dr, only.destination.subset);
     if (h !== undefined) action.hashPolicy = shared.hashPolicies(h);
@@ -228,7 +233,14 @@ function hashHeaderOf(dr: DestinationRule | undefined, subset: string | undefine
   if (dr === undefined) return undefined;
   let policy: TrafficPolicy | undefined;
   if (!subset) policy = dr.spec.trafficPolicy;
-  else policy = dr.spec.subsets.find((s) => s.name === subset)?.trafficPolicy;
+  else {
+    for (const s of dr.spec.subsets) {
+      if (s.name === subset) {
+        policy = s.trafficPolicy;
+        break;
+      }
+    }
+  }
   const header = policy?.loadBalancer?.consistentHash?.httpHeaderName;
   return header ? header : undefined;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDns1123Subdomain, sanitizeObjectName } from '../../src/util/names.ts';
 import { normalizeHost, outboundClusterName, routeConfigName } from '../../src/model/names.ts';
-import { applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
+import { PROTOCOLS, applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
 
 describe('names', () => {
   it('keeps valid names exactly', () => {
@@ -90,5 +90,21 @@ describe('protocol detection', () => {
     assert.deepEqual(applicationProtocolOf('tcp-metaprotocol-Dubbo-v2'), { ok: true, appProtocol: 'Dubbo' });
     assert.equal(applicationProtocolOf('tcp-metaprotocol').ok, false);
     assert.equal(applicationProtocolOf('tcp-metaprotocol-').ok, false);
+  });
+  it('reads the `-` segments exactly as split("-") does', () => {
+    const parts = ['tcp', 'metaprotocol', 'Dubbo', 'thrift', '', 'x', 'MetaProtocol', 'redis'];
+    let seed = 11;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let n = 0; n < 5000; n++) {
+      const count = Math.floor(random() * 5);
+      const name = Array.from({ length: count }, () => parts[Math.floor(random() * parts.length)]).join('-');
+      const segments = name.split('-');
+      const second = segments.length < 2 ? undefined : (segments[1] ?? '').toLowerCase();
+      const wantProtocol = second !== undefined && PROTOCOLS.some((p) => p === second) ? second : undefined;
+      assert.equal(detectProtocol(name), wantProtocol, JSON.stringify(name));
+      const third = segments[2];
+      const app = applicationProtocolOf(name);
+      assert.equal(app.ok ? app.appProtocol : undefined, third ? third : undefined, JSON.stringify(name));
+    }
   });
 });
