@@ -177,8 +177,10 @@ function measureRound(services: number, generators: readonly Generator[], into: 
     filters: () => generateAll(store, generators, { namespaceScope: false }),
     routes: () => buildRouteConfigurations(store),
   };
-  run.filters(); // warm the code paths of this round's store
-  run.routes();
+  // Warms the code paths. The outputs stay referenced to the end of the round, as the controller holds its last
+  // output while it builds the next: a full collection that found no live object of some output shape would
+  // drop that shape and the optimized code built for it, and the next sample would start unoptimized.
+  const previous = { filters: run.filters(), routes: run.routes() };
   const filters = sample(run.filters, repeat, true);
   const filterObjects = (filters.last as ReturnType<typeof generateAll>).objects;
   into.filters.push(filters.sample);
@@ -193,6 +195,12 @@ function measureRound(services: number, generators: readonly Generator[], into: 
   into.routesHeap.push(heapUse(run.routes));
   into.envoyFilters = filterObjects.length;
   into.routeConfigs = routeObjects.length;
+  if (
+    previous.filters.objects.length !== filterObjects.length ||
+    previous.routes.routes.length !== routeObjects.length
+  ) {
+    throw new Error('generation is not deterministic');
+  }
 }
 
 function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<string, number> {

@@ -16,6 +16,7 @@ import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
 import { formatIssue, issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { pinShape } from '../util/shape.ts';
 import type {
   HashPolicyJson,
   HeaderValueOptionJson,
@@ -101,6 +102,11 @@ class IssueSet {
     return [...this.byKey.values()];
   }
 }
+
+// One of each per build, garbage after it: without a live instance a full collection would drop their shapes
+// and the optimized route-building code with them (see pinShape).
+pinShape(new SharedParts());
+pinShape(new IssueSet());
 
 function refOf(o: ServiceEntry | MetaRouter): ObjectRef {
   return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
