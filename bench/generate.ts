@@ -30,7 +30,7 @@ import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { syntheticObjects } from './synthetic.ts';
 
 const SIZES = [1000, 10000] as const;
-const ROUNDS = 7;
+const ROUNDS = 11;
 /** Generations per sample times size: the same work in every sample. */
 const WORK_PER_SAMPLE = 10000;
 
@@ -43,9 +43,22 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
+/**
+ * A store filled as the controller fills it: kind by kind, each kind in the order a Kubernetes LIST returns it
+ * (namespace, then name; what informers deliver at start-up), so objects sit in memory in the order the
+ * generators visit them. (The synthetic list interleaves kinds and numbers services 0..n, an order no source
+ * delivers.)
+ */
 function buildStore(services: number): ConfigStore {
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  for (const raw of syntheticObjects(services)) {
+  const raws = syntheticObjects(services);
+  const listOrder = (o: Record<string, unknown>) => {
+    const meta = o['metadata'] as { namespace: string; name: string };
+    return `${String(o['kind'])}\u0000${meta.namespace}\u0000${meta.name}`;
+  };
+  const keyed = raws.map((raw) => ({ raw, key: listOrder(raw) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const { raw } of keyed) {
     const parsed = parseConfigObject(raw);
     if (!parsed?.ok) throw new Error(`synthetic object did not parse: ${JSON.stringify(parsed?.issues)}`);
     store.upsert(parsed.value);
@@ -246,21 +259,34 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     console.error(`generation: round ${round + 1}/${ROUNDS} done`);
   }
   await pauses.stop();
-  const [small, large] = SIZES.map((n) => figures(n, bySize.get(n) as SizeSamples, pauses));
-  const growth = (key: string) => round((large?.[key] ?? NaN) / (small?.[key] ?? NaN));
+  const [smallSamples, largeSamples] = SIZES.map((n) => bySize.get(n) as SizeSamples) as [
+    SizeSamples,
+    SizeSamples,
+  ];
+  // Growth ratios are paired: the median over rounds of t(10k)/t(1k) within a round, the two measured seconds
+  // apart, so that load drifting between rounds cancels out of each ratio.
+  const growth = (pick: (s: SizeSamples) => Sample[], value: (x: Sample) => number = (x) => x.ms) =>
+    round(median(pick(largeSamples).map((x, i) => value(x) / value(pick(smallSamples)[i] as Sample))));
+  const outsideGc = (x: Sample) => x.ms - pauses.within(x);
   const summary = {
-    [SIZES[0]]: small,
-    [SIZES[1]]: large,
+    [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
+    [SIZES[1]]: figures(SIZES[1], largeSamples, pauses),
     // t(10k)/t(1k): linear is 10, the target at most 11 (cold caches, as a rebuild in the controller runs).
-    growthFilters: growth('filtersMedianMs'),
-    growthRoutes: growth('routesMedianMs'),
+    growthFilters: growth((s) => s.filters),
+    growthRoutes: growth((s) => s.routes),
     // The same from CPU time, from time outside GC pauses, and with caches warm (back-to-back rebuilds).
-    growthFiltersCpu: growth('filtersCpuMs'),
-    growthRoutesCpu: growth('routesCpuMs'),
-    growthFiltersOutsideGc: growth('filtersOutsideGcMs'),
-    growthRoutesOutsideGc: growth('routesOutsideGcMs'),
-    growthFiltersWarm: growth('filtersWarmMs'),
-    growthRoutesWarm: growth('routesWarmMs'),
+    growthFiltersCpu: growth(
+      (s) => s.filters,
+      (x) => x.cpuMs,
+    ),
+    growthRoutesCpu: growth(
+      (s) => s.routes,
+      (x) => x.cpuMs,
+    ),
+    growthFiltersOutsideGc: growth((s) => s.filters, outsideGc),
+    growthRoutesOutsideGc: growth((s) => s.routes, outsideGc),
+    growthFiltersWarm: growth((s) => s.filtersWarm),
+    growthRoutesWarm: growth((s) => s.routesWarm),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
   return summary;

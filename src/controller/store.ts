@@ -19,9 +19,16 @@ import type {
 } from '../model/objects.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
-import type { ConfigEvent, ConfigView } from '../model/view.ts';
+import type { ConfigEvent, ConfigView, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
-import { compareByName, compareOldestFirst, MultiIndex, objectKey } from './store-index.ts';
+import {
+  compareByName,
+  compareOldestFirst,
+  HostIndex,
+  MultiIndex,
+  objectKey,
+  type HostList,
+} from './store-index.ts';
 
 type ObjectOf<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
 
@@ -36,9 +43,7 @@ export class ConfigStore implements ConfigView {
   private meshConfig: MeshConfig;
   private readonly byKind = new Map<ConfigKind, Map<string, ConfigObject>>();
   private readonly sorted = new Map<ConfigKind, readonly ConfigObject[]>();
-  private readonly vsByHost = new MultiIndex<VirtualService>(compareOldestFirst);
-  private readonly drByHost = new MultiIndex<DestinationRule>(compareOldestFirst);
-  private readonly mrByHost = new MultiIndex<MetaRouter>(compareOldestFirst);
+  private readonly hosts = new HostIndex();
   private readonly mrByGateway = new MultiIndex<MetaRouter>(compareByName);
   private readonly apByProtocol = new MultiIndex<ApplicationProtocol>(compareOldestFirst);
   private readonly rejects = new Map<string, RejectedObject>();
@@ -184,15 +189,25 @@ export class ConfigStore implements ConfigView {
   }
 
   virtualServiceForHost(host: string, namespace: string): VirtualService | undefined {
-    return this.vsByHost.first(normalizeHost(host, namespace));
+    return this.hosts.get(normalizeHost(host, namespace))?.virtualServices[0];
   }
 
   destinationRuleForHost(host: string, namespace: string): DestinationRule | undefined {
-    return this.drByHost.first(normalizeHost(host, namespace));
+    return this.hosts.get(normalizeHost(host, namespace))?.destinationRules[0];
   }
 
   metaRouterForHost(host: string, namespace: string): MetaRouter | undefined {
-    return this.mrByHost.first(normalizeHost(host, namespace));
+    return this.hosts.get(normalizeHost(host, namespace))?.metaRouters[0];
+  }
+
+  configForHost(host: string, namespace: string): HostConfig {
+    const entry = this.hosts.get(normalizeHost(host, namespace));
+    if (entry === undefined) return NOTHING_FOR_HOST;
+    return {
+      virtualService: entry.virtualServices[0],
+      destinationRule: entry.destinationRules[0],
+      metaRouter: entry.metaRouters[0],
+    };
   }
 
   metaRoutersForGateway(gatewayNamespace: string, gatewayName: string): readonly MetaRouter[] {
@@ -229,15 +244,15 @@ export class ConfigStore implements ConfigView {
     const ns = obj.metadata.namespace;
     switch (obj.kind) {
       case 'VirtualService':
-        update(this.vsByHost as MultiIndex<ConfigObject>, hostKeys(obj.spec.hosts, ns), obj, add);
+        updateHosts(this.hosts, 'virtualServices', hostKeys(obj.spec.hosts, ns), obj, add);
         break;
       case 'DestinationRule':
         if (obj.spec.host !== '') {
-          update(this.drByHost as MultiIndex<ConfigObject>, [normalizeHost(obj.spec.host, ns)], obj, add);
+          updateHosts(this.hosts, 'destinationRules', [normalizeHost(obj.spec.host, ns)], obj, add);
         }
         break;
       case 'MetaRouter': {
-        update(this.mrByHost as MultiIndex<ConfigObject>, hostKeys(obj.spec.hosts, ns), obj, add);
+        updateHosts(this.hosts, 'metaRouters', hostKeys(obj.spec.hosts, ns), obj, add);
         const gateways: string[] = [];
         for (const g of obj.spec.gateways) gateways.push(g.includes('/') ? g : objectKey(ns, g));
         update(this.mrByGateway as MultiIndex<ConfigObject>, gateways, obj, add);
@@ -265,6 +280,25 @@ function hostKeys(hosts: readonly string[], namespace: string): string[] {
 }
 
 /** Adds or removes `obj` under each distinct key (in first-seen order, as before). */
+function updateHosts(
+  idx: HostIndex,
+  list: HostList,
+  keys: readonly string[],
+  obj: ConfigObject,
+  add: boolean,
+): void {
+  for (const k of keys.length > 1 ? new Set(keys) : keys) {
+    if (add) idx.add(k, list, obj);
+    else idx.remove(k, list, obj);
+  }
+}
+
+const NOTHING_FOR_HOST: HostConfig = Object.freeze({
+  virtualService: undefined,
+  destinationRule: undefined,
+  metaRouter: undefined,
+});
+
 function update(
   idx: MultiIndex<ConfigObject>,
   keys: readonly string[],

@@ -12,9 +12,7 @@ import type { ConfigView } from '../model/view.ts';
 /** One context per port of `se` whose name selects a protocol (hosts[0] must exist; the caller checks). */
 export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string): SidecarContext[] {
   const ns = se.metadata.namespace;
-  const virtualService = view.virtualServiceForHost(host, ns);
-  const destinationRule = view.destinationRuleForHost(host, ns);
-  const metaRouter = view.metaRouterForHost(host, ns);
+  const { virtualService, destinationRule, metaRouter } = view.configForHost(host, ns);
   const mesh = view.mesh();
   const codecFor = (p: string): string | undefined => view.codecFor(p);
   const out: SidecarContext[] = [];

@@ -8,7 +8,7 @@ import type { Generator } from '../model/generator.ts';
 import type { OutputObject, ServiceEntry } from '../model/objects.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue, issue, type ConfigIssue, type ObjectRef, type Result } from '../model/result.ts';
-import { creationTimeMs } from '../model/order.ts';
+import { compareStrings, creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
@@ -32,7 +32,8 @@ export interface GenerateOutput {
 interface SourceOutput {
   readonly ref: ObjectRef;
   readonly key: string;
-  readonly creationTimestamp: string;
+  /** creationTimestamp in ms since the epoch (+Infinity when unknown: counts as newest). */
+  readonly createdMs: number;
   readonly objects: OutputObject[];
 }
 
@@ -87,7 +88,7 @@ function generateServiceEntry(
   const annotations = sourceAnnotations(key);
   const objects: OutputObject[] = [];
   for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
-  return { ref, key, creationTimestamp: se.metadata.creationTimestamp, objects };
+  return { ref, key, createdMs: creationTimeMs(se.metadata.creationTimestamp), objects };
 }
 
 function generateGateways(
@@ -117,36 +118,21 @@ function generateGateways(
       if (result.ok) objects.push(...result.value.map((o) => stampObject(o, key)));
       else ok = false;
     }
-    if (ok) out.push({ ref, key, creationTimestamp: gw.metadata.creationTimestamp, objects });
+    if (ok) out.push({ ref, key, createdMs: creationTimeMs(gw.metadata.creationTimestamp), objects });
     else failed.add(key);
   }
   return out;
 }
 
-/** Code-unit order of two strings (what a plain sort() of strings uses). */
-function compareStrings(a: string, b: string): number {
-  return a === b ? 0 : a < b ? -1 : 1;
-}
-
 /** Oldest source first, then namespace, name, kind: the order in which sources claim object names. */
 function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
-  const times = new Map<SourceOutput, number>();
-  for (const s of sources) times.set(s, creationTimeMs(s.creationTimestamp));
+  // Equal times subtract to 0, two unknown ones to NaN: both fall through to the names.
   return [...sources].sort(
     (a, b) =>
-      (times.get(a) as number) - (times.get(b) as number) ||
+      a.createdMs - b.createdMs ||
       compareStrings(a.ref.namespace, b.ref.namespace) ||
       compareStrings(a.ref.name, b.ref.name) ||
       compareStrings(a.ref.kind, b.ref.kind),
-  );
-}
-
-/** Namespace, then name, then kind. */
-function compareObjects(a: OutputObject, b: OutputObject): number {
-  return (
-    compareStrings(a.metadata.namespace, b.metadata.namespace) ||
-    compareStrings(a.metadata.name, b.metadata.name) ||
-    compareStrings(a.kind, b.kind)
   );
 }
 
@@ -154,47 +140,78 @@ function compareObjects(a: OutputObject, b: OutputObject): number {
  * Keeps the first claim of every namespace/name/kind; identical duplicates collapse, others become issues. The
  * result is sorted by namespace, then name, then kind.
  *
- * All objects are listed in claim order and sorted by id; the sort is stable (ECMAScript requires it), so the
- * claims of one id end up adjacent, first claim first. One sort and one pass, with no per-object key strings or
- * map entries (at 10k services those are tens of thousands of long-lived allocations); the owner of an object is
- * looked up only when a collision is found.
+ * Objects are grouped by namespace, then by name (claims of one name in claim order), and the name strings are
+ * sorted as plain strings: the engine's own string sort, with no comparator calls and no reads through object
+ * and metadata, matters when tens of thousands of objects no longer fit in the caches. A name claimed more
+ * than once (rare) is resolved by kind, first claim first; the owner of a claim is looked up only then.
  */
 function resolveCollisions(sources: readonly SourceOutput[], issues: ConfigIssue[]): OutputObject[] {
   const claimed = claimOrder(sources);
-  const objects: OutputObject[] = [];
-  for (const source of claimed) for (const object of source.objects) objects.push(object);
-  objects.sort(compareObjects);
-  let claims: Map<OutputObject, { source: SourceOutput; position: number }> | undefined;
-  const claimOf = (o: OutputObject): { source: SourceOutput; position: number } => {
-    if (claims === undefined) {
-      claims = new Map();
-      let position = 0;
-      for (const source of claimed)
-        for (const object of source.objects) claims.set(object, { source, position: position++ });
+  const byNamespace = new Map<string, Map<string, OutputObject | OutputObject[]>>();
+  for (const source of claimed) {
+    for (const object of source.objects) {
+      const { namespace, name } = object.metadata;
+      let names = byNamespace.get(namespace);
+      if (names === undefined) {
+        names = new Map<string, OutputObject | OutputObject[]>();
+        byNamespace.set(namespace, names);
+      }
+      const prev = names.get(name);
+      if (prev === undefined) names.set(name, object);
+      else if (Array.isArray(prev)) prev.push(object);
+      else names.set(name, [prev, object]);
     }
-    return claims.get(o) as { source: SourceOutput; position: number };
-  };
+  }
   const out: OutputObject[] = [];
   const dropped: { position: number; issue: ConfigIssue }[] = [];
-  let first: OutputObject | undefined;
-  for (const object of objects) {
-    if (first === undefined || compareObjects(first, object) !== 0) {
-      first = object;
-      out.push(object);
-      continue;
-    }
-    const prev = claimOf(first).source;
-    const { source, position } = claimOf(object);
-    if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
-      const owner = prev === source ? 'another port of the same object' : prev.key;
-      const message = `${object.kind} ${object.metadata.namespace}/${object.metadata.name} is already generated for ${owner}; this one is dropped`;
-      dropped.push({ position, issue: issue(source.ref, '', message) });
+  const claimOf = lazyClaims(claimed);
+  for (const namespace of [...byNamespace.keys()].sort()) {
+    const names = byNamespace.get(namespace) as Map<string, OutputObject | OutputObject[]>;
+    for (const name of [...names.keys()].sort()) {
+      const claims = names.get(name) as OutputObject | OutputObject[];
+      if (!Array.isArray(claims)) {
+        out.push(claims);
+        continue;
+      }
+      claims.sort((a, b) => compareStrings(a.kind, b.kind)); // stable: claim order within a kind
+      let first: OutputObject | undefined;
+      for (const object of claims) {
+        if (first === undefined || first.kind !== object.kind) {
+          first = object;
+          out.push(object);
+          continue;
+        }
+        const prev = claimOf(first).source;
+        const { source, position } = claimOf(object);
+        if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
+          const owner = prev === source ? 'another port of the same object' : prev.key;
+          const message = `${object.kind} ${namespace}/${name} is already generated for ${owner}; this one is dropped`;
+          dropped.push({ position, issue: issue(source.ref, '', message) });
+        }
+      }
     }
   }
   // Issues in claim order, as the claims were made.
   dropped.sort((a, b) => a.position - b.position);
   for (const d of dropped) issues.push(d.issue);
   return out;
+}
+
+/** The source and claim position of each object, built on first use (only name collisions need it). */
+function lazyClaims(
+  claimed: readonly SourceOutput[],
+): (o: OutputObject) => { source: SourceOutput; position: number } {
+  let claims: Map<OutputObject, { source: SourceOutput; position: number }> | undefined;
+  return (o) => {
+    if (claims === undefined) {
+      claims = new Map();
+      let position = 0;
+      for (const source of claimed) {
+        for (const object of source.objects) claims.set(object, { source, position: position++ });
+      }
+    }
+    return claims.get(o) as { source: SourceOutput; position: number };
+  };
 }
 
 function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {

@@ -11,7 +11,7 @@ import type {
   TrafficPolicy,
 } from '../model/objects.ts';
 import { attributeMatchers } from '../model/matchers.ts';
-import { compareOldestFirst } from '../model/order.ts';
+import { compareOldestFirst, compareStrings } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
@@ -49,7 +49,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   }
   // By name, the oldest ServiceEntry first among equal names; then the first of each name wins. One sort of
   // the routes (no name-keyed map), comparing creation times only on the rare name collision.
-  built.sort((a, b) => compareNames(a.route.name, b.route.name) || compareOldestFirst(a.se, b.se));
+  built.sort((a, b) => compareStrings(a.route.name, b.route.name) || compareOldestFirst(a.se, b.se));
   const routes: RouteConfigurationJson[] = [];
   let last: string | undefined;
   for (const { route } of built) {
@@ -58,11 +58,6 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
     routes.push(route);
   }
   return { routes, issues: issues.list() };
-}
-
-/** Code-unit order, as a plain sort() of strings. */
-function compareNames(a: string, b: string): number {
-  return a === b ? 0 : a < b ? -1 : 1;
 }
 
 /** Route parts that do not depend on the route: frozen, and shared by every route configuration. */
@@ -139,8 +134,8 @@ function routesOfServiceEntry(
     return [];
   }
   const ns = se.metadata.namespace;
-  const dr = view.destinationRuleForHost(host, ns);
-  let metaRouter = view.metaRouterForHost(host, ns);
+  const { destinationRule: dr, metaRouter: found } = view.configForHost(host, ns);
+  let metaRouter = found;
   if (metaRouter !== undefined && metaRouter.spec.routes.length === 0) metaRouter = undefined;
   const out: RouteConfigurationJson[] = [];
   for (const port of ports) {

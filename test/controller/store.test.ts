@@ -124,6 +124,43 @@ describe('ConfigStore', () => {
     assert.equal(store.virtualServiceForHost('web', 'shop'), undefined);
   });
 
+  it('configForHost answers as the three per-kind lookups, through updates and deletes', () => {
+    const { store } = newStore();
+    const same = (host: string, ns: string, label: string) =>
+      assert.deepEqual(
+        store.configForHost(host, ns),
+        {
+          virtualService: store.virtualServiceForHost(host, ns),
+          destinationRule: store.destinationRuleForHost(host, ns),
+          metaRouter: store.metaRouterForHost(host, ns),
+        },
+        label,
+      );
+    const old = { creationTimestamp: '2024-01-01T00:00:00Z' };
+    store.upsert(virtualService('shop', 'vs', { hosts: ['catalog', 'catalog.shop.svc.cluster.local'] }));
+    store.upsert(destinationRule('shop', 'dr', { host: 'catalog' }));
+    store.upsert(metaRouter('other', 'mr', { hosts: ['catalog.shop.svc.cluster.local'] }));
+    store.upsert(metaRouter('z', 'mr-old', { hosts: ['catalog.shop.svc.cluster.local'] }, old));
+    const found = store.configForHost('catalog', 'shop');
+    assert.equal(found.virtualService?.metadata.name, 'vs');
+    assert.equal(found.destinationRule?.metadata.name, 'dr');
+    assert.equal(found.metaRouter?.metadata.name, 'mr-old', 'D6: the oldest MetaRouter');
+    same('catalog', 'shop', 'all three');
+    same('catalog', 'other', 'nothing in another namespace for a short name');
+    store.delete('MetaRouter', 'z', 'mr-old');
+    assert.equal(store.configForHost('catalog', 'shop').metaRouter?.metadata.name, 'mr');
+    store.upsert(destinationRule('shop', 'dr', { host: 'web' }));
+    same('catalog', 'shop', 'after the DestinationRule moved');
+    same('web', 'shop', 'the moved DestinationRule');
+    store.delete('VirtualService', 'shop', 'vs');
+    store.delete('MetaRouter', 'other', 'mr');
+    assert.deepEqual(store.configForHost('catalog', 'shop'), {
+      virtualService: undefined,
+      destinationRule: undefined,
+      metaRouter: undefined,
+    });
+  });
+
   it('D6 tie-break: oldest creationTimestamp, then namespace/name; unknown timestamps last', () => {
     const { store } = newStore();
     const host = 'svc.example.com';

@@ -221,6 +221,104 @@ describe('generateAll', () => {
     ]);
   });
 
+  it('name collisions: same-source duplicates collapse when equal, claims resolve by age, kinds never collide', () => {
+    // One draft per port named after the host only; its spec names the port unless the ServiceEntry says "same".
+    const fixed: Generator = {
+      name: 'fixed',
+      protocols: ['metaprotocol'],
+      generateSidecar(ctx) {
+        const se = ctx.serviceEntry;
+        const applyTo = se.metadata.annotations['same'] ? 'X' : `port-${ctx.port.number}`;
+        return ok([
+          {
+            name: `f-${se.spec.hosts[0]}`,
+            spec: { configPatches: [{ applyTo, match: {}, patch: { operation: 'MERGE', value: {} } }] },
+          },
+        ]);
+      },
+      generateGateway(ctx) {
+        const meta = { name: 'shared-name', namespace: ctx.gateway.metadata.namespace, labels: {} };
+        return ok([
+          { apiVersion: 'networking.istio.io/v1alpha3', kind: 'VirtualService', metadata: meta, spec: {} },
+          {
+            apiVersion: 'networking.istio.io/v1alpha3',
+            kind: 'EnvoyFilter',
+            metadata: meta,
+            spec: { configPatches: [] },
+          },
+        ]);
+      },
+    };
+    const ports = [
+      { number: 1, name: 'tcp-metaprotocol-dubbo' },
+      { number: 2, name: 'tcp-metaprotocol-dubbo' },
+    ];
+    const at = (t: string) => ({ creationTimestamp: t });
+    const out = generateAll(
+      storeOf([
+        serviceEntry(
+          'ns',
+          'equal',
+          { hosts: ['eq.example.com'], ports },
+          { ...at('2024-01-01T00:00:00Z'), annotations: { same: 'y' } },
+        ),
+        serviceEntry('ns', 'unequal', { hosts: ['ne.example.com'], ports }, at('2024-01-01T00:00:00Z')),
+        serviceEntry(
+          'c',
+          'newest',
+          { hosts: ['h.example.com'], ports: [ports[0]!] },
+          at('2026-01-01T00:00:00Z'),
+        ),
+        serviceEntry(
+          'a',
+          'oldest',
+          { hosts: ['h.example.com'], ports: [ports[0]!] },
+          at('2024-01-01T00:00:00Z'),
+        ),
+        serviceEntry(
+          'b',
+          'middle',
+          { hosts: ['h.example.com'], ports: [ports[0]!] },
+          at('2025-01-01T00:00:00Z'),
+        ),
+        gateway('istio-system', 'gw', {
+          servers: [{ port: { number: 9, name: 'tcp-metaprotocol-dubbo' }, hosts: ['*'] }],
+        }),
+        metaRouter('istio-system', 'mr', {
+          hosts: ['g'],
+          gateways: ['gw'],
+          routes: [
+            {
+              route: [{ destination: { host: 'g', port: { number: 9 } } }],
+              requestMutation: [],
+              responseMutation: [],
+            },
+          ],
+        }),
+      ]),
+      [fixed],
+      { namespaceScope: false },
+    );
+    assert.deepEqual(
+      out.objects.map(
+        (o) =>
+          `${o.kind} ${o.metadata.namespace}/${o.metadata.name} ${o.metadata.annotations?.[SOURCE_ANNOTATION]}`,
+      ),
+      [
+        'EnvoyFilter istio-system/f-eq.example.com ServiceEntry/ns/equal',
+        'EnvoyFilter istio-system/f-h.example.com ServiceEntry/a/oldest',
+        'EnvoyFilter istio-system/f-ne.example.com ServiceEntry/ns/unequal',
+        'EnvoyFilter istio-system/shared-name Gateway/istio-system/gw',
+        'VirtualService istio-system/shared-name Gateway/istio-system/gw',
+      ],
+    );
+    assert.deepEqual(out.issues.map(formatIssue), [
+      'ServiceEntry ns/unequal: EnvoyFilter istio-system/f-ne.example.com is already generated for another port of the same object; this one is dropped',
+      'ServiceEntry b/middle: EnvoyFilter istio-system/f-h.example.com is already generated for ServiceEntry/a/oldest; this one is dropped',
+      'ServiceEntry c/newest: EnvoyFilter istio-system/f-h.example.com is already generated for ServiceEntry/a/oldest; this one is dropped',
+    ]);
+  });
+
   it('gateway mode: MetaProtocol servers × bound MetaRouters that route to the server port', () => {
     const g = fakeGenerator('m', ['metaprotocol']);
     const gw = gateway('istio-system', 'ingress', {

@@ -23,7 +23,7 @@ export function fakeView(objects: readonly ConfigObject[]): ConfigView {
   });
   const list = <K extends ConfigKind>(kind: K) =>
     sorted.filter((o) => o.kind === kind) as Extract<ConfigObject, { kind: K }>[];
-  return {
+  const view: ConfigView = {
     rootNamespace: 'istio-system',
     mesh: () => DEFAULT_MESH_CONFIG,
     list,
@@ -49,8 +49,14 @@ export function fakeView(objects: readonly ConfigObject[]): ConfigView {
           m.spec.hosts.some((h) => normalizeHost(h, m.metadata.namespace) === normalizeHost(host, ns)),
         ),
       ),
+    configForHost: (host, ns) => ({
+      virtualService: view.virtualServiceForHost(host, ns),
+      destinationRule: view.destinationRuleForHost(host, ns),
+      metaRouter: view.metaRouterForHost(host, ns),
+    }),
     metaRoutersForGateway: () => [],
     codecFor: () => undefined,
     applicationProtocols: () => list('ApplicationProtocol'),
   };
+  return view;
 }
