@@ -136,44 +136,52 @@ function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
   );
 }
 
+/** namespace → name → the objects generated under that name (usually one), in generation order. */
+type ClaimTable = Map<string, Map<string, OutputObject | OutputObject[]>>;
+
 /**
- * Keeps the first claim of every namespace/name/kind; identical duplicates collapse, others become issues. The
- * result is sorted by namespace, then name, then kind.
- *
- * Objects are grouped by namespace, then by name (claims of one name in claim order), and the name strings are
- * sorted as plain strings: the engine's own string sort, with no comparator calls and no reads through object
- * and metadata, matters when tens of thousands of objects no longer fit in the caches. A name claimed more
- * than once (rare) is resolved by kind, first claim first; the owner of a claim is looked up only then.
+ * Files the objects of one source under their namespace and name. Done as each source is generated, while its
+ * objects and their names are still in the caches (hashing a name reads all of it).
  */
-function resolveCollisions(sources: readonly SourceOutput[], issues: ConfigIssue[]): OutputObject[] {
-  const claimed = claimOrder(sources);
-  const byNamespace = new Map<string, Map<string, OutputObject | OutputObject[]>>();
-  for (const source of claimed) {
-    for (const object of source.objects) {
-      const { namespace, name } = object.metadata;
-      let names = byNamespace.get(namespace);
-      if (names === undefined) {
-        names = new Map<string, OutputObject | OutputObject[]>();
-        byNamespace.set(namespace, names);
-      }
-      const prev = names.get(name);
-      if (prev === undefined) names.set(name, object);
-      else if (Array.isArray(prev)) prev.push(object);
-      else names.set(name, [prev, object]);
+function fileClaims(table: ClaimTable, source: SourceOutput): void {
+  for (const object of source.objects) {
+    const { namespace, name } = object.metadata;
+    let names = table.get(namespace);
+    if (names === undefined) {
+      names = new Map<string, OutputObject | OutputObject[]>();
+      table.set(namespace, names);
     }
+    const prev = names.get(name);
+    if (prev === undefined) names.set(name, object);
+    else if (Array.isArray(prev)) prev.push(object);
+    else names.set(name, [prev, object]);
   }
+}
+
+/**
+ * Keeps the first claim of every namespace/name/kind in claim order (oldest source first, see claimOrder);
+ * identical duplicates from one source collapse, others become issues, in claim order. The result is sorted by
+ * namespace, then name, then kind: the name strings are sorted as plain strings (the engine's own string sort:
+ * no comparator calls, no reads through objects). Claim order is computed only if some name has several
+ * claims (rare).
+ */
+function resolveClaims(
+  table: ClaimTable,
+  sources: readonly SourceOutput[],
+  issues: ConfigIssue[],
+): OutputObject[] {
   const out: OutputObject[] = [];
   const dropped: { position: number; issue: ConfigIssue }[] = [];
-  const claimOf = lazyClaims(claimed);
-  for (const namespace of [...byNamespace.keys()].sort()) {
-    const names = byNamespace.get(namespace) as Map<string, OutputObject | OutputObject[]>;
+  const claimOf = lazyClaims(sources);
+  for (const namespace of [...table.keys()].sort()) {
+    const names = table.get(namespace) as Map<string, OutputObject | OutputObject[]>;
     for (const name of [...names.keys()].sort()) {
       const claims = names.get(name) as OutputObject | OutputObject[];
       if (!Array.isArray(claims)) {
         out.push(claims);
         continue;
       }
-      claims.sort((a, b) => compareStrings(a.kind, b.kind)); // stable: claim order within a kind
+      claims.sort((a, b) => compareStrings(a.kind, b.kind) || claimOf(a).position - claimOf(b).position);
       let first: OutputObject | undefined;
       for (const object of claims) {
         if (first === undefined || first.kind !== object.kind) {
@@ -191,22 +199,21 @@ function resolveCollisions(sources: readonly SourceOutput[], issues: ConfigIssue
       }
     }
   }
-  // Issues in claim order, as the claims were made.
   dropped.sort((a, b) => a.position - b.position);
   for (const d of dropped) issues.push(d.issue);
   return out;
 }
 
-/** The source and claim position of each object, built on first use (only name collisions need it). */
+/** The source and claim position (index over all objects in claim order) of each object, built on first use. */
 function lazyClaims(
-  claimed: readonly SourceOutput[],
+  sources: readonly SourceOutput[],
 ): (o: OutputObject) => { source: SourceOutput; position: number } {
   let claims: Map<OutputObject, { source: SourceOutput; position: number }> | undefined;
   return (o) => {
     if (claims === undefined) {
       claims = new Map();
       let position = 0;
-      for (const source of claimed) {
+      for (const source of claimOrder(sources)) {
         for (const object of source.objects) claims.set(object, { source, position: position++ });
       }
     }
@@ -233,12 +240,18 @@ export function generateAll(
   const issues: ConfigIssue[] = [];
   const failed = new Set<string>();
   const sources: SourceOutput[] = [];
+  const claims: ClaimTable = new Map();
   for (const se of view.serviceEntries()) {
     const out = generateServiceEntry(view, se, byProtocol, options, issues);
-    if (out) sources.push(out);
-    else failed.add(sourceKey('ServiceEntry', se.metadata.namespace, se.metadata.name));
+    if (out) {
+      sources.push(out);
+      fileClaims(claims, out);
+    } else failed.add(sourceKey('ServiceEntry', se.metadata.namespace, se.metadata.name));
   }
-  sources.push(...generateGateways(view, byProtocol, issues, failed));
-  const objects = resolveCollisions(sources, issues);
+  for (const out of generateGateways(view, byProtocol, issues, failed)) {
+    sources.push(out);
+    fileClaims(claims, out);
+  }
+  const objects = resolveClaims(claims, sources, issues);
   return { objects, issues: dedupe(issues), failedSources: failed };
 }
