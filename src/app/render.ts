@@ -6,7 +6,7 @@ import { stringify as toYaml } from 'yaml';
 import { fillStore, loadConfigFiles } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
-import { formatIssue, type ConfigIssue } from '../model/result.ts';
+import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
 import { buildRouteConfigurations } from '../xds-rds/routes.ts';
@@ -55,15 +55,5 @@ export function render(options: RenderOptions): RenderResult {
   const sorted = sortKeys(document);
   const stdout =
     options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : toYaml(sorted, { lineWidth: 0 });
-  return { stdout, issues: dedupe(issues) };
-}
-
-function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const k = formatIssue(i);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  return { stdout, issues: dedupeIssues(issues) };
 }

@@ -7,7 +7,7 @@
 import type { Generator } from '../model/generator.ts';
 import type { OutputObject, ServiceEntry } from '../model/objects.ts';
 import type { Protocol } from '../model/protocol.ts';
-import { formatIssue, issue, type ConfigIssue, type ObjectRef, type Result } from '../model/result.ts';
+import { dedupeIssues, issue, type ConfigIssue, type ObjectRef, type Result } from '../model/result.ts';
 import { compareStrings, creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
@@ -221,16 +221,6 @@ function lazyClaims(
   };
 }
 
-function dedupe(issues: readonly ConfigIssue[]): ConfigIssue[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const k = formatIssue(i);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-}
-
 export function generateAll(
   view: ConfigView,
   generators: readonly Generator[],
@@ -253,5 +243,5 @@ export function generateAll(
     fileClaims(claims, out);
   }
   const objects = resolveClaims(claims, sources, issues);
-  return { objects, issues: dedupe(issues), failedSources: failed };
+  return { objects, issues: dedupeIssues(issues), failedSources: failed };
 }

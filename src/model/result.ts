@@ -45,3 +45,14 @@ export function refString(ref: ObjectRef): string {
 export function formatIssue(i: ConfigIssue): string {
   return i.path ? `${refString(i.ref)}: ${i.path}: ${i.message}` : `${refString(i.ref)}: ${i.message}`;
 }
+
+/** The issues without repeats (equal formatted text), first occurrences in their order. */
+export function dedupeIssues(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const k = formatIssue(i);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

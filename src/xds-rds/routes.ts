@@ -15,7 +15,7 @@ import { compareOldestFirst } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
-import { formatIssue, issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { dedupeIssues, issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { pinShape } from '../util/shape.ts';
 import type {
   HashPolicyJson,
@@ -41,7 +41,7 @@ export interface RouteBuildResult {
  * (creationTimestamp, then namespace/name) wins, as in the D6 lookups.
  */
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
-  const issues = new IssueSet();
+  const issues: ConfigIssue[] = [];
   const shared = new SharedParts();
   const byName = new Map<string, { readonly se: ServiceEntry; readonly route: RouteConfigurationJson }>();
   for (const se of view.serviceEntries()) {
@@ -55,7 +55,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   // route objects, which matters once tens of thousands of them no longer fit in the caches.
   const names = [...byName.keys()].sort();
   const routes = names.map((name) => (byName.get(name) as { route: RouteConfigurationJson }).route);
-  return { routes, issues: issues.list() };
+  return { routes, issues: dedupeIssues(issues) };
 }
 
 /** Route parts that do not depend on the route: frozen, and shared by every route configuration. */
@@ -85,21 +85,9 @@ class SharedParts {
   }
 }
 
-class IssueSet {
-  private readonly byKey = new Map<string, ConfigIssue>();
-  add(i: ConfigIssue): void {
-    const key = formatIssue(i);
-    if (!this.byKey.has(key)) this.byKey.set(key, i);
-  }
-  list(): ConfigIssue[] {
-    return [...this.byKey.values()];
-  }
-}
-
-// One of each per build, garbage after it: without a live instance a full collection would drop their shapes
-// and the optimized route-building code with them (see pinShape).
+// One per build, garbage after it: without a live instance a full collection would drop its shape and the
+// optimized route-building code with it (see pinShape).
 pinShape(new SharedParts());
-pinShape(new IssueSet());
 
 function refOf(o: ServiceEntry | MetaRouter): ObjectRef {
   return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
@@ -108,7 +96,7 @@ function refOf(o: ServiceEntry | MetaRouter): ObjectRef {
 function routesOfServiceEntry(
   view: ConfigView,
   se: ServiceEntry,
-  issues: IssueSet,
+  issues: ConfigIssue[],
   shared: SharedParts,
 ): RouteConfigurationJson[] {
   const ports: ServicePort[] = [];
@@ -120,7 +108,7 @@ function routesOfServiceEntry(
     const app = applicationProtocolOf(port.name);
     if (app.ok) ports.push(port);
     else {
-      issues.add(issue(refOf(se), `spec.ports[${index}].name`, app.message));
+      issues.push(issue(refOf(se), `spec.ports[${index}].name`, app.message));
       invalid = true;
     }
   }
@@ -128,7 +116,7 @@ function routesOfServiceEntry(
   if (invalid || ports.length === 0) return [];
   const host = se.spec.hosts[0];
   if (host === undefined || host === '') {
-    issues.add(issue(refOf(se), 'spec.hosts', 'a MetaProtocol service needs at least one host'));
+    issues.push(issue(refOf(se), 'spec.hosts', 'a MetaProtocol service needs at least one host'));
     return [];
   }
   const ns = se.metadata.namespace;
