@@ -89,4 +89,15 @@ export class HostIndex {
   get(key: string): HostEntry | undefined {
     return this.entries.get(key);
   }
+
+  /** One of the three lists, indexed by host, as a KeyedIndex. */
+  of(list: HostList): KeyedIndex {
+    return { add: (key, obj) => this.add(key, list, obj), remove: (key, obj) => this.remove(key, list, obj) };
+  }
+}
+
+/** What the store updates on every change: objects filed under keys. */
+export interface KeyedIndex {
+  add(key: string, obj: ConfigObject): void;
+  remove(key: string, obj: ConfigObject): void;
 }

@@ -27,7 +27,7 @@ import {
   HostIndex,
   MultiIndex,
   objectKey,
-  type HostList,
+  type KeyedIndex,
 } from './store-index.ts';
 
 type ObjectOf<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
@@ -44,6 +44,9 @@ export class ConfigStore implements ConfigView {
   private readonly byKind = new Map<ConfigKind, Map<string, ConfigObject>>();
   private readonly sorted = new Map<ConfigKind, readonly ConfigObject[]>();
   private readonly hosts = new HostIndex();
+  private readonly vsByHost = this.hosts.of('virtualServices');
+  private readonly drByHost = this.hosts.of('destinationRules');
+  private readonly mrByHost = this.hosts.of('metaRouters');
   private readonly mrByGateway = new MultiIndex<MetaRouter>(compareByName);
   private readonly apByProtocol = new MultiIndex<ApplicationProtocol>(compareOldestFirst);
   private readonly rejects = new Map<string, RejectedObject>();
@@ -244,23 +247,23 @@ export class ConfigStore implements ConfigView {
     const ns = obj.metadata.namespace;
     switch (obj.kind) {
       case 'VirtualService':
-        updateHosts(this.hosts, 'virtualServices', hostKeys(obj.spec.hosts, ns), obj, add);
+        update(this.vsByHost, hostKeys(obj.spec.hosts, ns), obj, add);
         break;
       case 'DestinationRule':
         if (obj.spec.host !== '') {
-          updateHosts(this.hosts, 'destinationRules', [normalizeHost(obj.spec.host, ns)], obj, add);
+          update(this.drByHost, [normalizeHost(obj.spec.host, ns)], obj, add);
         }
         break;
       case 'MetaRouter': {
-        updateHosts(this.hosts, 'metaRouters', hostKeys(obj.spec.hosts, ns), obj, add);
+        update(this.mrByHost, hostKeys(obj.spec.hosts, ns), obj, add);
         const gateways: string[] = [];
         for (const g of obj.spec.gateways) gateways.push(g.includes('/') ? g : objectKey(ns, g));
-        update(this.mrByGateway as MultiIndex<ConfigObject>, gateways, obj, add);
+        update(this.mrByGateway, gateways, obj, add);
         break;
       }
       case 'ApplicationProtocol':
         if (obj.spec.protocol !== '') {
-          update(this.apByProtocol as MultiIndex<ConfigObject>, [obj.spec.protocol], obj, add);
+          update(this.apByProtocol, [obj.spec.protocol], obj, add);
         }
         break;
       default:
@@ -279,32 +282,14 @@ function hostKeys(hosts: readonly string[], namespace: string): string[] {
   return out;
 }
 
-/** Adds or removes `obj` under each distinct key (in first-seen order, as before). */
-function updateHosts(
-  idx: HostIndex,
-  list: HostList,
-  keys: readonly string[],
-  obj: ConfigObject,
-  add: boolean,
-): void {
-  for (const k of keys.length > 1 ? new Set(keys) : keys) {
-    if (add) idx.add(k, list, obj);
-    else idx.remove(k, list, obj);
-  }
-}
-
 const NOTHING_FOR_HOST: HostConfig = Object.freeze({
   virtualService: undefined,
   destinationRule: undefined,
   metaRouter: undefined,
 });
 
-function update(
-  idx: MultiIndex<ConfigObject>,
-  keys: readonly string[],
-  obj: ConfigObject,
-  add: boolean,
-): void {
+/** Adds or removes `obj` under each distinct key (in first-seen order, as before). */
+function update(idx: KeyedIndex, keys: readonly string[], obj: ConfigObject, add: boolean): void {
   for (const k of keys.length > 1 ? new Set(keys) : keys) {
     if (add) idx.add(k, obj);
     else idx.remove(k, obj);
