@@ -218,32 +218,29 @@ function measureRound(services: number, generators: readonly Generator[], into: 
 
 function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<string, number> {
   const ms = (xs: Sample[]) => median(xs.map((x) => x.ms));
-  const cpuMs = (xs: Sample[]) => median(xs.map((x) => x.cpuMs));
-  const gcMs = (xs: Sample[]) => median(xs.map((x) => pauses.within(x)));
-  const outsideGcMs = (xs: Sample[]) => median(xs.map((x) => x.ms - pauses.within(x)));
-  const peakMb = (xs: HeapUse[]) => Math.max(...xs.map((x) => x.peak)) / 2 ** 20;
-  const retainedMb = (xs: HeapUse[]) => median(xs.map((x) => x.retained)) / 2 ** 20;
+  // One block of figures per kind of output: `<kind>MedianMs`, `<kind>UsPerService`, ...
+  const kind = (
+    name: 'filters' | 'routes',
+    cold: Sample[],
+    warm: Sample[],
+    json: Sample[],
+    heap: HeapUse[],
+  ): Record<string, number> => ({
+    [`${name}MedianMs`]: round(ms(cold)),
+    [`${name}UsPerService`]: round((ms(cold) * 1000) / services),
+    [`${name}CpuMs`]: round(median(cold.map((x) => x.cpuMs))),
+    [`${name}OutsideGcMs`]: round(median(cold.map((x) => x.ms - pauses.within(x)))),
+    [`${name}GcShare`]: round(median(cold.map((x) => pauses.within(x))) / ms(cold)),
+    [`${name}WarmMs`]: round(ms(warm)),
+    [`${name}PeakHeapMb`]: round(Math.max(...heap.map((x) => x.peak)) / 2 ** 20),
+    [`${name}RetainedMb`]: round(median(heap.map((x) => x.retained)) / 2 ** 20),
+    [`${name}VsStringify`]: round(ms(cold) / ms(json)),
+  });
   return {
     envoyFilters: s.envoyFilters,
-    filtersMedianMs: round(ms(s.filters)),
-    filtersUsPerService: round((ms(s.filters) * 1000) / services),
-    filtersCpuMs: round(cpuMs(s.filters)),
-    filtersOutsideGcMs: round(outsideGcMs(s.filters)),
-    filtersGcShare: round(gcMs(s.filters) / ms(s.filters)),
-    filtersWarmMs: round(ms(s.filtersWarm)),
-    filtersPeakHeapMb: round(peakMb(s.filtersHeap)),
-    filtersRetainedMb: round(retainedMb(s.filtersHeap)),
-    filtersVsStringify: round(ms(s.filters) / ms(s.filterJson)),
+    ...kind('filters', s.filters, s.filtersWarm, s.filterJson, s.filtersHeap),
     routes: s.routeConfigs,
-    routesMedianMs: round(ms(s.routes)),
-    routesUsPerService: round((ms(s.routes) * 1000) / services),
-    routesCpuMs: round(cpuMs(s.routes)),
-    routesOutsideGcMs: round(outsideGcMs(s.routes)),
-    routesGcShare: round(gcMs(s.routes) / ms(s.routes)),
-    routesWarmMs: round(ms(s.routesWarm)),
-    routesPeakHeapMb: round(peakMb(s.routesHeap)),
-    routesRetainedMb: round(retainedMb(s.routesHeap)),
-    routesVsStringify: round(ms(s.routes) / ms(s.routeJson)),
+    ...kind('routes', s.routes, s.routesWarm, s.routeJson, s.routesHeap),
   };
 }
 
