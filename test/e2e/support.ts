@@ -1,7 +1,7 @@
 // Shared helpers of the end-to-end suites: the CLI as a child process, polling waits, small HTTP GETs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { get } from 'node:http';
 import path from 'node:path';
+import { start, type Running } from '../support/process.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -26,34 +26,15 @@ export function httpGet(url: string): Promise<{ status: number; body: string }> 
   });
 }
 
-export interface Child {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  /** Resolves with the exit code (null when killed by a signal). */
-  readonly exited: Promise<number | null>;
-  kill(): void;
-}
+export type Child = Running;
+
+/** A safety net: no end-to-end child outlives this, even if a test forgets to kill it. */
+const CLI_TIMEOUT_MS = 5 * 60_000;
 
 /** Runs `node bin/aeraki.js <args>` from the repo root; kill() is a hard stop for cleanup. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/aeraki.js'), ...args], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const c: Child = {
-    child,
-    stdout: '',
-    stderr: '',
-    exited: new Promise((resolve) => child.on('close', (code) => resolve(code))),
-    kill: () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    },
-  };
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (c.stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (c.stderr += d));
-  return c;
+  const cli = [path.join(repoRoot, 'bin/aeraki.js'), ...args];
+  return start(process.execPath, cli, CLI_TIMEOUT_MS, { ...process.env, ...env }, repoRoot);
 }
 
 /** The admin and RDS ports printed in the serve banner. */

@@ -1,5 +1,5 @@
-// Runs a real client (kubectl, python3) as a child process with a hard timeout; never blocks the event loop
-// (the fake server lives in this process).
+// Runs a child process (a real client such as kubectl or python3, or the CLI) with a hard timeout; never blocks
+// the event loop (fake servers live in this process).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -16,11 +16,12 @@ export interface Running {
 
 export function start(
   cmd: string,
-  args: string[],
+  args: readonly string[],
   timeoutMs: number,
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): Running {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
   const r: Running = {
     child,
     stdout: '',
@@ -58,8 +59,8 @@ export function start(
         child.on('close', onExit);
       }),
   };
-  child.stdout?.on('data', (d: Buffer) => (r.stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (r.stderr += d.toString()));
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (r.stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (r.stderr += d));
   const hard = setTimeout(() => r.kill(), timeoutMs);
   void r.exited.then(() => clearTimeout(hard));
   return r;

@@ -10,7 +10,7 @@ import {
   type FakeKubeApiServer,
   type KubeObject,
 } from '../index.ts';
-import { binary, run, start } from './process.ts';
+import { binary, run, start } from '../../../support/process.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const KUBECTL = binary('/usr/bin/kubectl', 'kubectl');
