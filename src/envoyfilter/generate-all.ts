@@ -136,66 +136,59 @@ function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
   );
 }
 
-/** namespace → name → the objects generated under that name (usually one), in generation order. */
-type ClaimTable = Map<string, Map<string, OutputObject | OutputObject[]>>;
-
-/**
- * Files the objects of one source under their namespace and name. Done as each source is generated, while its
- * objects and their names are still in the caches (hashing a name reads all of it).
- */
-function fileClaims(table: ClaimTable, source: SourceOutput): void {
-  for (const object of source.objects) {
-    const { namespace, name } = object.metadata;
-    let names = table.get(namespace);
-    if (names === undefined) {
-      names = new Map<string, OutputObject | OutputObject[]>();
-      table.set(namespace, names);
-    }
-    const prev = names.get(name);
-    if (prev === undefined) names.set(name, object);
-    else if (Array.isArray(prev)) prev.push(object);
-    else names.set(name, [prev, object]);
-  }
+/** Namespace, then name, then kind, as code units: the order of the output. */
+function compareOutput(a: OutputObject, b: OutputObject): number {
+  const an = a.metadata.namespace;
+  const bn = b.metadata.namespace;
+  if (an !== bn) return an < bn ? -1 : 1;
+  const x = a.metadata.name;
+  const y = b.metadata.name;
+  if (x !== y) return x < y ? -1 : 1;
+  return a.kind === b.kind ? 0 : a.kind < b.kind ? -1 : 1;
 }
 
 /**
  * Keeps the first claim of every namespace/name/kind in claim order (oldest source first, see claimOrder);
  * identical duplicates from one source collapse, others become issues, in claim order. The result is sorted by
- * namespace, then name, then kind: the name strings are sorted as plain strings (the engine's own string sort:
- * no comparator calls, no reads through objects). Claim order is computed only if some name has several
- * claims (rare).
+ * namespace, then name, then kind.
+ *
+ * `all` (every object, in generation order) is sorted in place; objects that share a namespace/name/kind end up
+ * next to each other, so collisions are found by comparing neighbours: no table keyed by name (with tens of
+ * thousands of names, a hash table is a cache miss per insert, and costs more than the sort). Claim order is
+ * computed only if some name has several claims (rare).
  */
 function resolveClaims(
-  table: ClaimTable,
+  all: OutputObject[],
   sources: readonly SourceOutput[],
   issues: ConfigIssue[],
 ): OutputObject[] {
+  all.sort(compareOutput);
   const out: OutputObject[] = [];
   const dropped: { position: number; issue: ConfigIssue }[] = [];
   const claimOf = lazyClaims(sources);
-  for (const namespace of [...table.keys()].sort()) {
-    const names = table.get(namespace) as Map<string, OutputObject | OutputObject[]>;
-    for (const name of [...names.keys()].sort()) {
-      const claims = names.get(name) as OutputObject | OutputObject[];
-      if (!Array.isArray(claims)) {
-        out.push(claims);
-        continue;
-      }
-      claims.sort((a, b) => compareStrings(a.kind, b.kind) || claimOf(a).position - claimOf(b).position);
-      let first: OutputObject | undefined;
-      for (const object of claims) {
-        if (first === undefined || first.kind !== object.kind) {
-          first = object;
-          out.push(object);
-          continue;
-        }
-        const prev = claimOf(first).source;
-        const { source, position } = claimOf(object);
-        if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
-          const owner = prev === source ? 'another port of the same object' : prev.key;
-          const message = `${object.kind} ${namespace}/${name} is already generated for ${owner}; this one is dropped`;
-          dropped.push({ position, issue: issue(source.ref, '', message) });
-        }
+  const n = all.length;
+  for (let i = 0; i < n;) {
+    const head = all[i] as OutputObject;
+    let j = i + 1;
+    while (j < n && compareOutput(head, all[j] as OutputObject) === 0) j++;
+    if (j === i + 1) {
+      out.push(head);
+      i = j;
+      continue;
+    }
+    const claims = all.slice(i, j).sort((a, b) => claimOf(a).position - claimOf(b).position);
+    i = j;
+    const first = claims[0] as OutputObject;
+    out.push(first);
+    const prev = claimOf(first).source;
+    for (let k = 1; k < claims.length; k++) {
+      const object = claims[k] as OutputObject;
+      const { source, position } = claimOf(object);
+      if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
+        const { namespace, name } = object.metadata;
+        const owner = prev === source ? 'another port of the same object' : prev.key;
+        const message = `${object.kind} ${namespace}/${name} is already generated for ${owner}; this one is dropped`;
+        dropped.push({ position, issue: issue(source.ref, '', message) });
       }
     }
   }
@@ -230,18 +223,18 @@ export function generateAll(
   const issues: ConfigIssue[] = [];
   const failed = new Set<string>();
   const sources: SourceOutput[] = [];
-  const claims: ClaimTable = new Map();
+  const all: OutputObject[] = [];
   for (const se of view.serviceEntries()) {
     const out = generateServiceEntry(view, se, byProtocol, options, issues);
     if (out) {
       sources.push(out);
-      fileClaims(claims, out);
+      for (const object of out.objects) all.push(object);
     } else failed.add(sourceKey('ServiceEntry', se.metadata.namespace, se.metadata.name));
   }
   for (const out of generateGateways(view, byProtocol, issues, failed)) {
     sources.push(out);
-    fileClaims(claims, out);
+    for (const object of out.objects) all.push(object);
   }
-  const objects = resolveClaims(claims, sources, issues);
+  const objects = resolveClaims(all, sources, issues);
   return { objects, issues: dedupeIssues(issues), failedSources: failed };
 }

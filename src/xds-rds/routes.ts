@@ -43,19 +43,38 @@ export interface RouteBuildResult {
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
   const shared = new SharedParts();
-  const byName = new Map<string, { readonly se: ServiceEntry; readonly route: RouteConfigurationJson }>();
+  const built: NamedRoute[] = [];
   for (const se of view.serviceEntries()) {
-    for (const route of routesOfServiceEntry(view, se, issues, shared)) {
-      const prev = byName.get(route.name);
-      // On a name collision (rare) the oldest ServiceEntry wins, the first seen among equals.
-      if (prev === undefined || compareOldestFirst(se, prev.se) < 0) byName.set(route.name, { se, route });
-    }
+    for (const route of routesOfServiceEntry(view, se, issues, shared)) built.push({ se, route });
   }
-  // Names sorted as plain strings: the engine's own string sort, no comparator calls and no reads through the
-  // route objects, which matters once tens of thousands of them no longer fit in the caches.
-  const names = [...byName.keys()].sort();
-  const routes = names.map((name) => (byName.get(name) as { route: RouteConfigurationJson }).route);
+  // Sorted by name, then kept: the first of each name, or on a collision (rare) the oldest ServiceEntry, the
+  // first seen among equals (the sort is stable). Neighbours share a name: no table keyed by name, which with
+  // tens of thousands of names costs a cache miss per insert, more than the sort.
+  built.sort(compareRouteNames);
+  const routes: RouteConfigurationJson[] = [];
+  const n = built.length;
+  for (let i = 0; i < n;) {
+    let best = built[i] as NamedRoute;
+    let j = i + 1;
+    for (; j < n && (built[j] as NamedRoute).route.name === best.route.name; j++) {
+      const other = built[j] as NamedRoute;
+      if (compareOldestFirst(other.se, best.se) < 0) best = other;
+    }
+    routes.push(best.route);
+    i = j;
+  }
   return { routes, issues: dedupeIssues(issues) };
+}
+
+interface NamedRoute {
+  readonly se: ServiceEntry;
+  readonly route: RouteConfigurationJson;
+}
+
+function compareRouteNames(a: NamedRoute, b: NamedRoute): number {
+  const x = a.route.name;
+  const y = b.route.name;
+  return x === y ? 0 : x < y ? -1 : 1;
 }
 
 /** Route parts that do not depend on the route: frozen, and shared by every route configuration. */
