@@ -4,14 +4,22 @@
  * ports failed renders nothing (its source key goes into failedSources, so a reconciler keeps what it wrote
  * before); then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
  */
-import type { Generator } from '../model/generator.ts';
+import type { FilterDraft, Generator, SidecarContext } from '../model/generator.ts';
 import type { OutputObject, ServiceEntry } from '../model/objects.ts';
 import type { Protocol } from '../model/protocol.ts';
-import { dedupeIssues, issue, type ConfigIssue, type ObjectRef, type Result } from '../model/result.ts';
+import {
+  dedupeIssues,
+  fail,
+  issue,
+  ok,
+  type ConfigIssue,
+  type ObjectRef,
+  type Result,
+} from '../model/result.ts';
 import { compareStrings, creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
-import { gatewayContexts, sidecarContexts } from './context.ts';
+import { codecLookup, gatewayContexts, sidecarContexts } from './context.ts';
 import { placeDraft, placementNamespaces, sourceAnnotations, sourceKey, stampObject } from './placement.ts';
 
 export interface GenerateOptions {
@@ -32,8 +40,8 @@ export interface GenerateOutput {
 interface SourceOutput {
   readonly ref: ObjectRef;
   readonly key: string;
-  /** creationTimestamp in ms since the epoch (+Infinity when unknown: counts as newest). */
-  readonly createdMs: number;
+  /** The source's creationTimestamp: parsed only if some name is claimed twice (see claimOrder). */
+  readonly createdAt: string | undefined;
   readonly objects: OutputObject[];
 }
 
@@ -43,26 +51,36 @@ function generatorsByProtocol(generators: readonly Generator[]): Map<Protocol, G
   return map;
 }
 
-/** Calls a generator; a thrown exception (a bug) becomes an issue instead of stopping the pass. */
-function guarded<T>(ref: ObjectRef, generator: Generator, run: () => Result<T>): Result<T> {
+/** A generator's exception (a bug) as the issue that replaces its result: the pass goes on. */
+function internalError<T>(ref: ObjectRef, generator: Generator, err: unknown): Result<T> {
+  const message = err instanceof Error ? err.message : String(err);
+  return fail([issue(ref, '', `internal error in the ${generator.name} generator: ${message}`)]);
+}
+
+/** generator.generateSidecar(ctx), an exception becoming an issue (no closure: this runs for every port). */
+function guardedSidecar(
+  ref: ObjectRef,
+  generator: Generator,
+  ctx: SidecarContext,
+): Result<readonly FilterDraft[]> {
   try {
-    return run();
+    return generator.generateSidecar(ctx);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return {
-      ok: false,
-      issues: [issue(ref, '', `internal error in the ${generator.name} generator: ${message}`)],
-    };
+    return internalError(ref, generator, err);
   }
 }
 
-function generateServiceEntry(
-  view: ConfigView,
-  se: ServiceEntry,
-  byProtocol: Map<Protocol, Generator>,
-  options: GenerateOptions,
-  issues: ConfigIssue[],
-): SourceOutput | undefined {
+/** What every service of one pass shares. */
+interface Pass {
+  readonly view: ConfigView;
+  readonly byProtocol: Map<Protocol, Generator>;
+  readonly options: GenerateOptions;
+  readonly codecFor: (applicationProtocol: string) => string | undefined;
+  readonly issues: ConfigIssue[];
+}
+
+function generateServiceEntry(pass: Pass, se: ServiceEntry): SourceOutput | undefined {
+  const { view, byProtocol, options, issues } = pass;
   const { namespace, name } = se.metadata;
   const ref: ObjectRef = { kind: 'ServiceEntry', namespace, name };
   const host = se.spec.hosts[0];
@@ -70,15 +88,15 @@ function generateServiceEntry(
     issues.push(issue(ref, 'spec.hosts', 'no hosts: nothing is generated for this ServiceEntry'));
     return undefined;
   }
-  const contexts = sidecarContexts(view, se, host);
-  const drafts = [];
+  const contexts = sidecarContexts(view, se, host, pass.codecFor);
+  const drafts: FilterDraft[] = [];
   let failed = false;
   for (const ctx of contexts) {
     const generator = byProtocol.get(ctx.protocol);
     if (!generator) continue;
-    const result = guarded(ref, generator, () => generator.generateSidecar(ctx));
-    issues.push(...result.issues);
-    if (result.ok) drafts.push(...result.value);
+    const result = guardedSidecar(ref, generator, ctx);
+    for (const i of result.issues) issues.push(i);
+    if (result.ok) for (const d of result.value) drafts.push(d);
     else failed = true;
   }
   if (failed) return undefined;
@@ -88,7 +106,7 @@ function generateServiceEntry(
   const annotations = sourceAnnotations(key);
   const objects: OutputObject[] = [];
   for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
-  return { ref, key, createdMs: creationTimeMs(se.metadata.creationTimestamp), objects };
+  return { ref, key, createdAt: se.metadata.creationTimestamp, objects };
 }
 
 function generateGateways(
@@ -107,18 +125,19 @@ function generateGateways(
     const ref: ObjectRef = { kind: 'Gateway', namespace, name };
     const key = sourceKey('Gateway', namespace, name);
     const objects: OutputObject[] = [];
-    let ok = true;
+    let succeeded = true;
     for (const ctx of contexts) {
-      const result = guarded(
-        ref,
-        generator,
-        () => generator.generateGateway?.(ctx) ?? { ok: true, value: [], issues: [] },
-      );
+      let result: Result<readonly OutputObject[]>;
+      try {
+        result = generator.generateGateway?.(ctx) ?? ok([]);
+      } catch (err) {
+        result = internalError(ref, generator, err);
+      }
       issues.push(...result.issues);
       if (result.ok) objects.push(...result.value.map((o) => stampObject(o, key)));
-      else ok = false;
+      else succeeded = false;
     }
-    if (ok) out.push({ ref, key, createdMs: creationTimeMs(gw.metadata.creationTimestamp), objects });
+    if (succeeded) out.push({ ref, key, createdAt: gw.metadata.creationTimestamp, objects });
     else failed.add(key);
   }
   return out;
@@ -126,14 +145,17 @@ function generateGateways(
 
 /** Oldest source first, then namespace, name, kind: the order in which sources claim object names. */
 function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
-  // Equal times subtract to 0, two unknown ones to NaN: both fall through to the names.
-  return [...sources].sort(
+  // Timestamps parsed once each (+Infinity when unknown: counts as newest). Equal times subtract to 0, two
+  // unknown ones to NaN: both fall through to the names.
+  const timed = sources.map((source) => ({ source, ms: creationTimeMs(source.createdAt) }));
+  timed.sort(
     (a, b) =>
-      a.createdMs - b.createdMs ||
-      compareStrings(a.ref.namespace, b.ref.namespace) ||
-      compareStrings(a.ref.name, b.ref.name) ||
-      compareStrings(a.ref.kind, b.ref.kind),
+      a.ms - b.ms ||
+      compareStrings(a.source.ref.namespace, b.source.ref.namespace) ||
+      compareStrings(a.source.ref.name, b.source.ref.name) ||
+      compareStrings(a.source.ref.kind, b.source.ref.kind),
   );
+  return timed.map((t) => t.source);
 }
 
 /** Namespace, then name, then kind, as code units: the order of the output. */
@@ -221,11 +243,12 @@ export function generateAll(
 ): GenerateOutput {
   const byProtocol = generatorsByProtocol(generators);
   const issues: ConfigIssue[] = [];
+  const pass: Pass = { view, byProtocol, options, codecFor: codecLookup(view), issues };
   const failed = new Set<string>();
   const sources: SourceOutput[] = [];
   const all: OutputObject[] = [];
   for (const se of view.serviceEntries()) {
-    const out = generateServiceEntry(view, se, byProtocol, options, issues);
+    const out = generateServiceEntry(pass, se);
     if (out) {
       sources.push(out);
       for (const object of out.objects) all.push(object);

@@ -57,7 +57,8 @@ function outboundNetworkFilterPatch(
   port: number,
   patch: EnvoyFilterPatch['patch'],
 ): EnvoyFilterPatch {
-  return networkFilterPatch({ name: `${address}_${port}`, filterChain: TCP_PROXY_CHAIN }, patch);
+  // Joined, not a template literal: the name stays in the output, and a template leaves a tree of strings.
+  return networkFilterPatch({ name: [address, port].join('_'), filterChain: TCP_PROXY_CHAIN }, patch);
 }
 
 /** Listener match of an outbound listener `<address>_<port>`. */
@@ -81,10 +82,16 @@ export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: Netw
   const addresses = se.spec.addresses;
   if (addresses.length === 0) return [];
   const patch = filterPatch(filter);
-  return addresses.map((address) => ({
-    name: outboundFilterName(host, address, port.number),
-    spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
-  }));
+  const drafts: FilterDraft[] = [];
+  // Indexed: parsed config is frozen, and iterating a frozen array with for-of allocates (V8 11).
+  for (let i = 0; i < addresses.length; i++) {
+    const address = addresses[i] as string;
+    drafts.push({
+      name: outboundFilterName(host, address, port.number),
+      spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
+    });
+  }
+  return drafts;
 }
 
 /**
@@ -94,7 +101,7 @@ export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: Netw
  */
 export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<string, string>> | undefined> {
   const labels = se.spec.workloadSelector?.labels;
-  if (labels && Object.keys(labels).length > 0) return ok(labels);
+  if (labels && hasOwnKeys(labels)) return ok(labels);
   const annotation = se.metadata.annotations['workloadSelector'];
   if (annotation === undefined) return ok(undefined);
   const parts = annotation.replace(/\s+/g, '').split(':');
@@ -108,6 +115,12 @@ export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<str
       `"${annotation}" has more than one ':' (want "value" or "key:value")`,
     ),
   ]);
+}
+
+/** Whether `o` has an own enumerable key (without building the array of them). */
+function hasOwnKeys(o: Readonly<Record<string, string>>): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 /** The inbound filter of a port, or undefined when the ServiceEntry selects no workloads (D2). */

@@ -25,7 +25,10 @@ export type Result<T> =
   | { readonly ok: true; readonly value: T; readonly issues: readonly ConfigIssue[] }
   | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
 
-export function ok<T>(value: T, issues: readonly ConfigIssue[] = []): Result<T> {
+/** The issues of a result that has none: one frozen array, shared (results are built for every port of every service). */
+const NO_ISSUES: readonly ConfigIssue[] = Object.freeze([]);
+
+export function ok<T>(value: T, issues: readonly ConfigIssue[] = NO_ISSUES): Result<T> {
   return { ok: true, value, issues };
 }
 

@@ -117,25 +117,25 @@ export function inboundFilters(
   metaRouter: MetaRouter | undefined,
   common: readonly MetaProtocolFilter[],
 ): Result<readonly MetaProtocolFilter[]> {
+  if (metaRouter === undefined) return ok(common);
+  const { localRateLimit, globalRateLimit } = metaRouter.spec;
+  if (localRateLimit === undefined && globalRateLimit === undefined) return ok(common);
   const filters: MetaProtocolFilter[] = [];
   const issues: ConfigIssue[] = [];
-  if (metaRouter) {
-    const ref = {
-      kind: 'MetaRouter',
-      namespace: metaRouter.metadata.namespace,
-      name: metaRouter.metadata.name,
-    };
-    const { localRateLimit, globalRateLimit } = metaRouter.spec;
-    if (localRateLimit) {
-      const local = localRateLimitFilter(ref, metaRouter.spec.hosts[0] ?? '', localRateLimit);
-      if (local.ok) filters.push(local.value);
-      issues.push(...local.issues);
-    }
-    if (globalRateLimit) {
-      const global = globalRateLimitFilter(ref, globalRateLimit);
-      if (global.ok) filters.push(global.value);
-      issues.push(...global.issues);
-    }
+  const ref = {
+    kind: 'MetaRouter',
+    namespace: metaRouter.metadata.namespace,
+    name: metaRouter.metadata.name,
+  };
+  if (localRateLimit) {
+    const local = localRateLimitFilter(ref, metaRouter.spec.hosts[0] ?? '', localRateLimit);
+    if (local.ok) filters.push(local.value);
+    for (const i of local.issues) issues.push(i);
+  }
+  if (globalRateLimit) {
+    const global = globalRateLimitFilter(ref, globalRateLimit);
+    if (global.ok) filters.push(global.value);
+    for (const i of global.issues) issues.push(i);
   }
   if (issues.length > 0) return fail(issues);
   if (filters.length === 0) return ok(common);

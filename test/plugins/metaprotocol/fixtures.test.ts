@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fillStore, loadConfigFiles } from '../../../src/controller/file-source.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
-import { gatewayContexts, sidecarContexts } from '../../../src/envoyfilter/context.ts';
+import { codecLookup, gatewayContexts, sidecarContexts } from '../../../src/envoyfilter/context.ts';
 import { META_PROTOCOL_PROXY_FILTER } from '../../../src/model/constants.ts';
 import type { EnvoyFilterSpec } from '../../../src/model/objects.ts';
 import { formatIssue, type ConfigIssue } from '../../../src/model/result.ts';
@@ -66,7 +66,7 @@ function generateCase(caseName: string): { specs: Map<string, EnvoyFilterSpec>; 
   for (const se of store.serviceEntries()) {
     const host = se.spec.hosts[0];
     if (host === undefined) continue;
-    for (const ctx of sidecarContexts(store, se, host)) {
+    for (const ctx of sidecarContexts(store, se, host, codecLookup(store))) {
       if (ctx.protocol !== 'metaprotocol') continue;
       const r = gen.generateSidecar(ctx);
       issues.push(...r.issues);
