@@ -52,6 +52,7 @@ import './render/cli.test.ts';
 import './render/fixtures.test.ts';
 import './render/generate-all.test.ts';
 import './render/robustness.test.ts';
+import './util/json.test.ts';
 import './util/logging.test.ts';
 import './xds-rds/encoding.test.ts';
 import './xds-rds/fixtures.test.ts';

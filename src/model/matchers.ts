@@ -3,6 +3,7 @@
  * still accepted, and what the MetaProtocol proxy reads) from the two kinds of string matches users write.
  * Lists derived from maps are sorted by key (deviation D5).
  */
+import { sortedKeys } from '../util/json.ts';
 import type { MetaRouteMatch, StringMatch } from './objects.ts';
 
 export type HeaderMatcherJson = { readonly name: string } & (
@@ -20,7 +21,7 @@ export type HeaderMatcherJson = { readonly name: string } & (
 export function attributeMatchers(match: MetaRouteMatch | undefined): HeaderMatcherJson[] {
   const attributes = match?.attributes ?? {};
   const out: HeaderMatcherJson[] = [];
-  for (const name of Object.keys(attributes).sort()) {
+  for (const name of sortedKeys(attributes)) {
     const m = attributes[name] ?? null;
     if (m === null || m.regex === '*') out.push({ name, presentMatch: true });
     else if (m.exact !== undefined) out.push({ name, exactMatch: m.exact });
@@ -46,7 +47,5 @@ export function istioHeaderMatchers(
   headers: Readonly<Record<string, StringMatch>> | undefined,
 ): HeaderMatcherJson[] {
   const all = headers ?? {};
-  return Object.keys(all)
-    .sort()
-    .map((name) => istioHeaderMatcher(name, all[name] ?? {}));
+  return sortedKeys(all).map((name) => istioHeaderMatcher(name, all[name] ?? {}));
 }

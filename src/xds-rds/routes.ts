@@ -44,8 +44,13 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
   const shared = new SharedParts();
   const built: NamedRoute[] = [];
-  for (const se of view.serviceEntries()) {
-    for (const route of routesOfServiceEntry(view, se, issues, shared)) built.push({ se, route });
+  // Loops over input arrays are indexed throughout: parsed config is frozen, and for-of over a frozen array
+  // allocates an iterator result per element (V8 11).
+  const serviceEntries = view.serviceEntries();
+  for (let i = 0; i < serviceEntries.length; i++) {
+    const se = serviceEntries[i] as ServiceEntry;
+    const routes = routesOfServiceEntry(view, se, issues, shared);
+    for (let k = 0; k < routes.length; k++) built.push({ se, route: routes[k] as RouteConfigurationJson });
   }
   // Sorted by name, then kept: the first of each name, or on a collision (rare) the oldest ServiceEntry, the
   // first seen among equals (the sort is stable). Neighbours share a name: no table keyed by name, which with
@@ -145,9 +150,12 @@ function routesOfServiceEntry(
   const out: RouteConfigurationJson[] = [];
   for (const port of ports) {
     const routes: RouteJson[] = [];
-    if (metaRouter)
-      for (const r of metaRouter.spec.routes) routes.push(buildRoute(r, port.number, dr, shared));
-    else routes.push(defaultRoute(host, port.number, dr, shared));
+    if (metaRouter) {
+      const metaRoutes = metaRouter.spec.routes;
+      for (let i = 0; i < metaRoutes.length; i++) {
+        routes.push(buildRoute(metaRoutes[i] as MetaRoute, port.number, dr, shared));
+      }
+    } else routes.push(defaultRoute(host, port.number, dr, shared));
     out.push({
       name: routeConfigName(host, port.number),
       virtualHosts: [{ name: 'dummy', domains: ALL_DOMAINS, routes }],
@@ -211,7 +219,8 @@ function routeAction(
     const hashes: HashPolicyJson[] = [];
     let totalWeight = 0;
     const clusters: { name: string; weight: number }[] = [];
-    for (const d of r.route) {
+    for (let i = 0; i < r.route.length; i++) {
+      const d = r.route[i] as MetaRoute['route'][number];
       const weight = d.weight ?? 0;
       totalWeight += weight;
       const h = hashHeaderOf(dr, d.destination.subset);
@@ -240,7 +249,9 @@ function hashHeaderOf(dr: DestinationRule | undefined, subset: string | undefine
   let policy: TrafficPolicy | undefined;
   if (!subset) policy = dr.spec.trafficPolicy;
   else {
-    for (const s of dr.spec.subsets) {
+    const subsets = dr.spec.subsets;
+    for (let i = 0; i < subsets.length; i++) {
+      const s = subsets[i] as DestinationRule['spec']['subsets'][number];
       if (s.name === subset) {
         policy = s.trafficPolicy;
         break;
