@@ -57,8 +57,7 @@ function outboundNetworkFilterPatch(
   port: number,
   patch: EnvoyFilterPatch['patch'],
 ): EnvoyFilterPatch {
-  // Joined, not a template literal: the name stays in the output, and a template leaves a tree of strings.
-  return networkFilterPatch({ name: [address, port].join('_'), filterChain: TCP_PROXY_CHAIN }, patch);
+  return networkFilterPatch({ name: `${address}_${port}`, filterChain: TCP_PROXY_CHAIN }, patch);
 }
 
 /** Listener match of an outbound listener `<address>_<port>`. */
