@@ -43,43 +43,48 @@ export interface RouteBuildResult {
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
   const shared = new SharedParts();
-  const built: NamedRoute[] = [];
+  // The routes, the ServiceEntry of each and each name in a flat array, filled while the route is in the caches.
+  const built: RouteConfigurationJson[] = [];
+  const owners: ServiceEntry[] = [];
+  const names: string[] = [];
   // Loops over input arrays are indexed throughout: parsed config is frozen, and for-of over a frozen array
   // allocates an iterator result per element (V8 11).
   const serviceEntries = view.serviceEntries();
   for (let i = 0; i < serviceEntries.length; i++) {
     const se = serviceEntries[i] as ServiceEntry;
     const routes = routesOfServiceEntry(view, se, issues, shared);
-    for (let k = 0; k < routes.length; k++) built.push({ se, route: routes[k] as RouteConfigurationJson });
+    for (let k = 0; k < routes.length; k++) {
+      const route = routes[k] as RouteConfigurationJson;
+      built.push(route);
+      owners.push(se);
+      names.push(route.name);
+    }
   }
   // Sorted by name, then kept: the first of each name, or on a collision (rare) the oldest ServiceEntry, the
   // first seen among equals (the sort is stable). Neighbours share a name: no table keyed by name, which with
-  // tens of thousands of names costs a cache miss per insert, more than the sort.
-  built.sort(compareRouteNames);
+  // tens of thousands of names costs a cache miss per insert, more than the sort. The sort compares strings
+  // reached in one step from `names`, not through the route objects.
+  const order: number[] = [];
+  for (let i = 0; i < built.length; i++) order.push(i);
+  order.sort((i, j) => {
+    const x = names[i] as string;
+    const y = names[j] as string;
+    return x === y ? 0 : x < y ? -1 : 1;
+  });
   const routes: RouteConfigurationJson[] = [];
-  const n = built.length;
+  const n = order.length;
   for (let i = 0; i < n;) {
-    let best = built[i] as NamedRoute;
+    let best = order[i] as number;
+    const name = names[best] as string;
     let j = i + 1;
-    for (; j < n && (built[j] as NamedRoute).route.name === best.route.name; j++) {
-      const other = built[j] as NamedRoute;
-      if (compareOldestFirst(other.se, best.se) < 0) best = other;
+    for (; j < n && names[order[j] as number] === name; j++) {
+      const other = order[j] as number;
+      if (compareOldestFirst(owners[other] as ServiceEntry, owners[best] as ServiceEntry) < 0) best = other;
     }
-    routes.push(best.route);
+    routes.push(built[best] as RouteConfigurationJson);
     i = j;
   }
   return { routes, issues: dedupeIssues(issues) };
-}
-
-interface NamedRoute {
-  readonly se: ServiceEntry;
-  readonly route: RouteConfigurationJson;
-}
-
-function compareRouteNames(a: NamedRoute, b: NamedRoute): number {
-  const x = a.route.name;
-  const y = b.route.name;
-  return x === y ? 0 : x < y ? -1 : 1;
 }
 
 /** Route parts that do not depend on the route: frozen, and shared by every route configuration. */
