@@ -65,11 +65,24 @@ export function outboundPatch(address: string, port: number, filter: NetworkFilt
   return outboundNetworkFilterPatch(address, port, filterPatch(filter));
 }
 
+/**
+ * The match of an inbound patch (listener `virtualInbound`, filter chain of `port`) depends on the port alone:
+ * one frozen object per port number, shared by every service on that port (output is never mutated).
+ */
+const inboundMatches = new Map<number, EnvoyFilterPatch['match']>();
+
+function inboundMatchOf(port: number): EnvoyFilterPatch['match'] {
+  let match = inboundMatches.get(port);
+  if (match === undefined) {
+    const filterChain = Object.freeze({ destinationPort: port, filter: TCP_PROXY_MATCH });
+    match = Object.freeze({ listener: Object.freeze({ name: 'virtualInbound', filterChain }) });
+    inboundMatches.set(port, match); // at most 65,536 entries: one per port number
+  }
+  return match;
+}
+
 export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
-  return networkFilterPatch(
-    { name: 'virtualInbound', filterChain: { destinationPort: port, filter: TCP_PROXY_MATCH } },
-    filterPatch(filter),
-  );
+  return { applyTo: 'NETWORK_FILTER', match: inboundMatchOf(port), patch: filterPatch(filter) };
 }
 
 /**
