@@ -5,7 +5,7 @@
  * before); then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
  */
 import type { FilterDraft, Generator, SidecarContext } from '../model/generator.ts';
-import type { OutputObject, ServiceEntry } from '../model/objects.ts';
+import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
 import type { Protocol } from '../model/protocol.ts';
 import {
   dedupeIssues,
@@ -36,13 +36,15 @@ export interface GenerateOutput {
   readonly failedSources: ReadonlySet<string>;
 }
 
-/** Output of one source before name-collision resolution. */
-interface SourceOutput {
-  readonly ref: ObjectRef;
-  readonly key: string;
-  /** The source's creationTimestamp: parsed only if some name is claimed twice (see claimOrder). */
-  readonly createdAt: string | undefined;
-  readonly objects: OutputObject[];
+/** What generated objects come from: a ServiceEntry (sidecar filters) or a Gateway (gateway mode). */
+type SourceObject = ServiceEntry | Gateway;
+
+function refOf(source: SourceObject): ObjectRef {
+  return { kind: source.kind, namespace: source.metadata.namespace, name: source.metadata.name };
+}
+
+function keyOf(source: SourceObject): string {
+  return sourceKey(source.kind, source.metadata.namespace, source.metadata.name);
 }
 
 function generatorsByProtocol(generators: readonly Generator[]): Map<Protocol, Generator> {
@@ -79,10 +81,9 @@ interface Pass {
   readonly issues: ConfigIssue[];
 }
 
-function generateServiceEntry(pass: Pass, se: ServiceEntry): SourceOutput | undefined {
+function generateServiceEntry(pass: Pass, se: ServiceEntry): OutputObject[] | undefined {
   const { view, byProtocol, options, issues } = pass;
-  const { namespace, name } = se.metadata;
-  const ref: ObjectRef = { kind: 'ServiceEntry', namespace, name };
+  const ref = refOf(se);
   const host = se.spec.hosts[0];
   if (host === undefined || host === '') {
     issues.push(issue(ref, 'spec.hosts', 'no hosts: nothing is generated for this ServiceEntry'));
@@ -100,13 +101,13 @@ function generateServiceEntry(pass: Pass, se: ServiceEntry): SourceOutput | unde
     else failed = true;
   }
   if (failed) return undefined;
-  const key = sourceKey('ServiceEntry', namespace, name);
+  const key = keyOf(se);
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);
   const annotations = sourceAnnotations(key);
   const objects: OutputObject[] = [];
   for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
-  return { ref, key, createdAt: se.metadata.creationTimestamp, objects };
+  return objects;
 }
 
 function generateGateways(
@@ -114,16 +115,15 @@ function generateGateways(
   byProtocol: Map<Protocol, Generator>,
   issues: ConfigIssue[],
   failed: Set<string>,
-): SourceOutput[] {
+  collected: Collected,
+): void {
   const generator = byProtocol.get('metaprotocol');
-  if (!generator?.generateGateway) return [];
-  const out: SourceOutput[] = [];
+  if (!generator?.generateGateway) return;
   for (const gw of view.gateways()) {
     const contexts = gatewayContexts(view, gw);
     if (contexts.length === 0) continue;
-    const { namespace, name } = gw.metadata;
-    const ref: ObjectRef = { kind: 'Gateway', namespace, name };
-    const key = sourceKey('Gateway', namespace, name);
+    const ref = refOf(gw);
+    const key = keyOf(gw);
     const objects: OutputObject[] = [];
     let succeeded = true;
     for (const ctx of contexts) {
@@ -137,25 +137,27 @@ function generateGateways(
       if (result.ok) objects.push(...result.value.map((o) => stampObject(o, key)));
       else succeeded = false;
     }
-    if (succeeded) out.push({ ref, key, createdAt: gw.metadata.creationTimestamp, objects });
+    if (succeeded) collected.add(gw, objects);
     else failed.add(key);
   }
-  return out;
 }
 
-/** Oldest source first, then namespace, name, kind: the order in which sources claim object names. */
-function claimOrder(sources: readonly SourceOutput[]): SourceOutput[] {
+/** Source indexes, oldest source first, then namespace, name, kind: the order in which sources claim names. */
+function claimOrder(sources: readonly SourceObject[]): number[] {
   // Timestamps parsed once each (+Infinity when unknown: counts as newest). Equal times subtract to 0, two
   // unknown ones to NaN: both fall through to the names.
-  const timed = sources.map((source) => ({ source, ms: creationTimeMs(source.createdAt) }));
-  timed.sort(
-    (a, b) =>
-      a.ms - b.ms ||
-      compareStrings(a.source.ref.namespace, b.source.ref.namespace) ||
-      compareStrings(a.source.ref.name, b.source.ref.name) ||
-      compareStrings(a.source.ref.kind, b.source.ref.kind),
-  );
-  return timed.map((t) => t.source);
+  const ms = sources.map((source) => creationTimeMs(source.metadata.creationTimestamp));
+  const order = sources.map((_, i) => i);
+  return order.sort((i, j) => {
+    const a = sources[i] as SourceObject;
+    const b = sources[j] as SourceObject;
+    return (
+      (ms[i] as number) - (ms[j] as number) ||
+      compareStrings(a.metadata.namespace, b.metadata.namespace) ||
+      compareStrings(a.metadata.name, b.metadata.name) ||
+      compareStrings(a.kind, b.kind)
+    );
+  });
 }
 
 /**
@@ -168,8 +170,13 @@ class Collected {
   readonly objects: OutputObject[] = [];
   readonly names: string[] = [];
   readonly byNamespace = new Map<string, number[]>();
+  /** The sources in generation order; the objects of source `s` are objects[firsts[s]] up to the next first. */
+  readonly sources: SourceObject[] = [];
+  readonly firsts: number[] = [];
 
-  add(objects: readonly OutputObject[]): void {
+  add(source: SourceObject, objects: readonly OutputObject[]): void {
+    this.sources.push(source);
+    this.firsts.push(this.objects.length);
     for (let k = 0; k < objects.length; k++) {
       const object = objects[k] as OutputObject;
       const index = this.objects.length;
@@ -193,12 +200,8 @@ class Collected {
  * table keyed by name (with tens of thousands of names, a hash table is a cache miss per insert, and costs more
  * than the sort). Claim order is computed only if some name has several claims (rare).
  */
-function resolveClaims(
-  collected: Collected,
-  sources: readonly SourceOutput[],
-  issues: ConfigIssue[],
-): OutputObject[] {
-  const { objects, names } = collected;
+function resolveClaims(collected: Collected, issues: ConfigIssue[]): OutputObject[] {
+  const { objects, names, sources } = collected;
   const byName = (i: number, j: number): number => {
     const x = names[i] as string;
     const y = names[j] as string;
@@ -207,7 +210,7 @@ function resolveClaims(
   };
   const out: OutputObject[] = [];
   const dropped: { position: number; issue: ConfigIssue }[] = [];
-  const claimOf = lazyClaims(sources);
+  const claimOf = lazyClaims(collected);
   for (const namespace of [...collected.byNamespace.keys()].sort()) {
     const order = (collected.byNamespace.get(namespace) as number[]).sort(byName);
     const n = order.length;
@@ -220,21 +223,19 @@ function resolveClaims(
         i = j;
         continue;
       }
-      const claims = order
-        .slice(i, j)
-        .map((index) => objects[index] as OutputObject)
-        .sort((a, b) => claimOf(a).position - claimOf(b).position);
+      const claims = order.slice(i, j).sort((a, b) => claimOf(a).position - claimOf(b).position);
       i = j;
-      const first = claims[0] as OutputObject;
+      const first = objects[claims[0] as number] as OutputObject;
       out.push(first);
-      const prev = claimOf(first).source;
+      const prev = claimOf(claims[0] as number).source;
       for (let k = 1; k < claims.length; k++) {
-        const object = claims[k] as OutputObject;
-        const { source, position } = claimOf(object);
+        const object = objects[claims[k] as number] as OutputObject;
+        const { source, position } = claimOf(claims[k] as number);
         if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
-          const owner = prev === source ? 'another port of the same object' : prev.key;
+          const owner =
+            prev === source ? 'another port of the same object' : keyOf(sources[prev] as SourceObject);
           const message = `${object.kind} ${namespace}/${object.metadata.name} is already generated for ${owner}; this one is dropped`;
-          dropped.push({ position, issue: issue(source.ref, '', message) });
+          dropped.push({ position, issue: issue(refOf(sources[source] as SourceObject), '', message) });
         }
       }
     }
@@ -244,20 +245,24 @@ function resolveClaims(
   return out;
 }
 
-/** The source and claim position (index over all objects in claim order) of each object, built on first use. */
-function lazyClaims(
-  sources: readonly SourceOutput[],
-): (o: OutputObject) => { source: SourceOutput; position: number } {
-  let claims: Map<OutputObject, { source: SourceOutput; position: number }> | undefined;
-  return (o) => {
+/**
+ * The source (index into collected.sources) and claim position (index over all objects in claim order) of each
+ * object (index into collected.objects), built on first use.
+ */
+function lazyClaims(collected: Collected): (object: number) => { source: number; position: number } {
+  let claims: { source: number; position: number }[] | undefined;
+  return (object) => {
     if (claims === undefined) {
-      claims = new Map();
+      const { sources, firsts, objects } = collected;
+      const table = new Array<{ source: number; position: number }>(objects.length);
       let position = 0;
-      for (const source of claimOrder(sources)) {
-        for (const object of source.objects) claims.set(object, { source, position: position++ });
+      for (const s of claimOrder(sources)) {
+        const end = s + 1 < firsts.length ? (firsts[s + 1] as number) : objects.length;
+        for (let o = firsts[s] as number; o < end; o++) table[o] = { source: s, position: position++ };
       }
+      claims = table;
     }
-    return claims.get(o) as { source: SourceOutput; position: number };
+    return claims[object] as { source: number; position: number };
   };
 }
 
@@ -270,22 +275,16 @@ export function generateAll(
   const issues: ConfigIssue[] = [];
   const pass: Pass = { view, byProtocol, options, codecFor: codecLookup(view), issues };
   const failed = new Set<string>();
-  const sources: SourceOutput[] = [];
   const collected = new Collected();
   const serviceEntries = view.serviceEntries();
   // Indexed: the list is frozen, and for-of over a frozen array allocates per element (V8 11).
   for (let i = 0; i < serviceEntries.length; i++) {
     const se = serviceEntries[i] as ServiceEntry;
-    const out = generateServiceEntry(pass, se);
-    if (out) {
-      sources.push(out);
-      collected.add(out.objects);
-    } else failed.add(sourceKey('ServiceEntry', se.metadata.namespace, se.metadata.name));
+    const objects = generateServiceEntry(pass, se);
+    if (objects) collected.add(se, objects);
+    else failed.add(keyOf(se));
   }
-  for (const out of generateGateways(view, byProtocol, issues, failed)) {
-    sources.push(out);
-    collected.add(out.objects);
-  }
-  const objects = resolveClaims(collected, sources, issues);
+  generateGateways(view, byProtocol, issues, failed, collected);
+  const objects = resolveClaims(collected, issues);
   return { objects, issues: dedupeIssues(issues), failedSources: failed };
 }
