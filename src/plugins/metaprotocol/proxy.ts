@@ -74,20 +74,64 @@ function codecOf(name: string): Readonly<Record<string, unknown>> {
   return codec;
 }
 
-function withCommon(
-  head: Record<string, unknown>,
+/**
+ * The config as one object literal per combination of the optional mesh parts, keys in the proto field order
+ * (statPrefix, rds | routeConfig, applicationProtocol, codec, metaProtocolFilters, accessLog, tracing): a literal
+ * keeps every field in the object itself, where adding fields to a smaller one would give each of the two
+ * configs of every service a second, out-of-object, property store.
+ */
+function proxyConfig(
+  statPrefix: string,
+  routeKind: 'rds' | 'routeConfig',
+  route: unknown,
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
   const { accessLog: log, tracing: trace } = meshPartsOf(basics.mesh);
-  // Assigned in place (not spread): this runs for every proxy of every service.
-  const config = head;
-  if (basics.applicationProtocol) config['applicationProtocol'] = basics.applicationProtocol;
-  config['codec'] = codecOf(basics.codec);
-  config['metaProtocolFilters'] = filters;
-  if (log) config['accessLog'] = log;
-  if (trace) config['tracing'] = trace;
-  return config;
+  const applicationProtocol = basics.applicationProtocol;
+  const codec = codecOf(basics.codec);
+  const metaProtocolFilters = filters;
+  if (!applicationProtocol) {
+    // Not reached by the MetaProtocol generator (an application protocol is required), kept for completeness.
+    const config: Record<string, unknown> = { statPrefix, [routeKind]: route, codec, metaProtocolFilters };
+    if (log) config['accessLog'] = log;
+    if (trace) config['tracing'] = trace;
+    return config;
+  }
+  if (routeKind === 'rds') {
+    const rds = route;
+    if (log && trace) {
+      return {
+        statPrefix,
+        rds,
+        applicationProtocol,
+        codec,
+        metaProtocolFilters,
+        accessLog: log,
+        tracing: trace,
+      };
+    }
+    if (log) return { statPrefix, rds, applicationProtocol, codec, metaProtocolFilters, accessLog: log };
+    if (trace) return { statPrefix, rds, applicationProtocol, codec, metaProtocolFilters, tracing: trace };
+    return { statPrefix, rds, applicationProtocol, codec, metaProtocolFilters };
+  }
+  const routeConfig = route;
+  if (log && trace) {
+    return {
+      statPrefix,
+      routeConfig,
+      applicationProtocol,
+      codec,
+      metaProtocolFilters,
+      accessLog: log,
+      tracing: trace,
+    };
+  }
+  if (log)
+    return { statPrefix, routeConfig, applicationProtocol, codec, metaProtocolFilters, accessLog: log };
+  if (trace)
+    return { statPrefix, routeConfig, applicationProtocol, codec, metaProtocolFilters, tracing: trace };
+  return { statPrefix, routeConfig, applicationProtocol, codec, metaProtocolFilters };
 }
 
 /** Outbound (sidecar and gateway): routes over RDS, resource `<host>_<port>`, stats as `outbound|<port>||<host>`. */
@@ -97,11 +141,8 @@ export function outboundProxy(
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const head = {
-    statPrefix: outboundClusterName(port, undefined, host),
-    rds: { configSource: RDS_CONFIG_SOURCE, routeConfigName: routeConfigName(host, port) },
-  };
-  return withCommon(head, basics, filters);
+  const rds = { configSource: RDS_CONFIG_SOURCE, routeConfigName: routeConfigName(host, port) };
+  return proxyConfig(outboundClusterName(port, undefined, host), 'rds', rds, basics, filters);
 }
 
 /**
@@ -127,7 +168,7 @@ export function inboundProxy(
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
   const { cluster, routeConfig } = inboundRouteOf(port);
-  return withCommon({ statPrefix: cluster, routeConfig }, basics, filters);
+  return proxyConfig(cluster, 'routeConfig', routeConfig, basics, filters);
 }
 
 /** The network filter (for patch-builders) carrying a MetaProtocolProxy config. */
