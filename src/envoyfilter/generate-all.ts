@@ -12,11 +12,12 @@ import {
   fail,
   issue,
   ok,
+  refOf,
   type ConfigIssue,
   type ObjectRef,
   type Result,
 } from '../model/result.ts';
-import { compareStrings, creationTimeMs } from '../model/order.ts';
+import { compareByName, compareStrings, creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { codecLookup, gatewayContexts, sidecarContexts } from './context.ts';
@@ -38,10 +39,6 @@ export interface GenerateOutput {
 
 /** What generated objects come from: a ServiceEntry (sidecar filters) or a Gateway (gateway mode). */
 type SourceObject = ServiceEntry | Gateway;
-
-function refOf(source: SourceObject): ObjectRef {
-  return { kind: source.kind, namespace: source.metadata.namespace, name: source.metadata.name };
-}
 
 function keyOf(source: SourceObject): string {
   return sourceKey(source.kind, source.metadata.namespace, source.metadata.name);
@@ -151,12 +148,7 @@ function claimOrder(sources: readonly SourceObject[]): number[] {
   return order.sort((i, j) => {
     const a = sources[i] as SourceObject;
     const b = sources[j] as SourceObject;
-    return (
-      (ms[i] as number) - (ms[j] as number) ||
-      compareStrings(a.metadata.namespace, b.metadata.namespace) ||
-      compareStrings(a.metadata.name, b.metadata.name) ||
-      compareStrings(a.kind, b.kind)
-    );
+    return (ms[i] as number) - (ms[j] as number) || compareByName(a, b) || compareStrings(a.kind, b.kind);
   });
 }
 

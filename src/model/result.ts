@@ -10,6 +10,14 @@ export interface ObjectRef {
   readonly name: string;
 }
 
+/** The ref of a config object: its kind, namespace and name. */
+export function refOf(o: {
+  readonly kind: string;
+  readonly metadata: { readonly namespace: string; readonly name: string };
+}): ObjectRef {
+  return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
+}
+
 export interface ConfigIssue {
   readonly ref: ObjectRef;
   /** Dotted field path inside the object, e.g. `spec.ports[1].name`; empty when the whole object is meant. */

@@ -5,7 +5,6 @@
 import type {
   DestinationRule,
   MetaRoute,
-  MetaRouter,
   ServiceEntry,
   ServicePort,
   TrafficPolicy,
@@ -15,7 +14,7 @@ import { compareOldestFirst } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
-import { dedupeIssues, issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { dedupeIssues, issue, refOf, type ConfigIssue } from '../model/result.ts';
 import { pinShape } from '../util/shape.ts';
 import type {
   HashPolicyJson,
@@ -117,10 +116,6 @@ class SharedParts {
 // One per build, garbage after it: without a live instance a full collection would drop its shape and the
 // optimized route-building code with it (see pinShape).
 pinShape(new SharedParts());
-
-function refOf(o: ServiceEntry | MetaRouter): ObjectRef {
-  return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
-}
 
 function routesOfServiceEntry(
   view: ConfigView,

@@ -11,7 +11,7 @@ import type {
   TokenBucket,
 } from '../../model/objects.ts';
 import { attributeMatchers } from '../../model/matchers.ts';
-import { fail, issue, ok, type ConfigIssue, type ObjectRef, type Result } from '../../model/result.ts';
+import { fail, issue, ok, refOf, type ConfigIssue, type ObjectRef, type Result } from '../../model/result.ts';
 
 export const METADATA_EXCHANGE_FILTER = 'aeraki.meta_protocol.filters.metadata_exchange';
 export const ISTIO_STATS_FILTER = 'aeraki.meta_protocol.filters.istio_stats';
@@ -122,11 +122,7 @@ export function inboundFilters(
   if (localRateLimit === undefined && globalRateLimit === undefined) return ok(common);
   const filters: MetaProtocolFilter[] = [];
   const issues: ConfigIssue[] = [];
-  const ref = {
-    kind: 'MetaRouter',
-    namespace: metaRouter.metadata.namespace,
-    name: metaRouter.metadata.name,
-  };
+  const ref = refOf(metaRouter);
   if (localRateLimit) {
     const local = localRateLimitFilter(ref, metaRouter.spec.hosts[0] ?? '', localRateLimit);
     if (local.ok) filters.push(local.value);

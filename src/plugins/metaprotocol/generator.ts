@@ -6,16 +6,12 @@
 import { MANAGED_LABELS } from '../../model/constants.ts';
 import type { FilterDraft, GatewayContext, SidecarContext } from '../../model/generator.ts';
 import { gatewayVirtualServiceName } from '../../model/names.ts';
-import type { GatewayVirtualServiceObject, ObjectMeta, OutputObject } from '../../model/objects.ts';
+import type { GatewayVirtualServiceObject, OutputObject } from '../../model/objects.ts';
 import { applicationProtocolOf } from '../../model/protocol.ts';
-import { fail, issue, ok, type ObjectRef, type Result } from '../../model/result.ts';
+import { fail, issue, ok, refOf, type ObjectRef, type Result } from '../../model/result.ts';
 import { gatewayFilter, inboundDraft, outboundDrafts } from '../../envoyfilter/patch-builders.ts';
 import { commonFilters, inboundFilters } from './filters.ts';
 import { inboundProxy, metaProtocolNetworkFilter, outboundProxy, type ProxyBasics } from './proxy.ts';
-
-function refOf(kind: string, meta: ObjectMeta): ObjectRef {
-  return { kind, namespace: meta.namespace, name: meta.name };
-}
 
 /** Application protocol (third port-name segment, D1) and its codec; errors name `ref` at `path`. */
 function protocolBasics(
@@ -42,7 +38,7 @@ function protocolBasics(
 /** Sidecar filters of `ctx.port` (D4: this port, its own number): outbound per address, then inbound (D2). */
 export function generateSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]> {
   const se = ctx.serviceEntry;
-  const ref = refOf('ServiceEntry', se.metadata);
+  const ref = refOf(se);
   const host = se.spec.hosts[0];
   if (host === undefined) return fail([issue(ref, 'spec.hosts', 'no hosts')]);
   const basics = protocolBasics(ctx.port.name, ctx, ref, `spec.ports[${ctx.portIndex}].name`);
@@ -69,9 +65,9 @@ export function generateGateway(ctx: GatewayContext): Result<readonly OutputObje
   const gw = ctx.gateway;
   const mr = ctx.metaRouter;
   const host = mr.spec.hosts[0];
-  if (host === undefined) return fail([issue(refOf('MetaRouter', mr.metadata), 'spec.hosts', 'no hosts')]);
+  if (host === undefined) return fail([issue(refOf(mr), 'spec.hosts', 'no hosts')]);
   const path = `spec.servers[${ctx.serverIndex}].port.name`;
-  const basics = protocolBasics(ctx.server.port.name, ctx, refOf('Gateway', gw.metadata), path);
+  const basics = protocolBasics(ctx.server.port.name, ctx, refOf(gw), path);
   if (!basics.ok) return basics;
 
   const port = ctx.server.port.number;
