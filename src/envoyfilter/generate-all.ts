@@ -157,6 +157,14 @@ function claimOrder(sources: readonly SourceObject[]): number[] {
  * is still in the caches: its name in a flat array, its index in the list of its namespace (namespaces are few).
  * Sorting then compares strings reached in one step from an array, instead of three (object, metadata, name),
  * which is most of the cost once tens of thousands of objects no longer fit in the caches.
+ *
+ * The list of a namespace is laid out for the sort, not in generation order: sources come in name order
+ * (namespace, then name), and within a run of sources of one namespace the k-th objects of every source (its
+ * inbound filter, its first outbound filter, ...) are listed together, lane by lane. Names are built from hosts,
+ * and hosts mostly follow the names of their sources within a namespace, so each lane is mostly already sorted:
+ * the sort (a merge sort that finds sorted runs) merges a few runs per namespace of sources instead of ordering
+ * every name from scratch, which halves its comparisons at 10,000 services and makes it grow with the number of
+ * namespaces rather than with log2 of the number of objects. Any layout sorts to the same result.
  */
 class Collected {
   readonly objects: OutputObject[] = [];
@@ -165,8 +173,15 @@ class Collected {
   /** The sources in generation order; the objects of source `s` are objects[firsts[s]] up to the next first. */
   readonly sources: SourceObject[] = [];
   readonly firsts: number[] = [];
+  /** The namespace of the current run of sources, and its lanes: output namespace → k → object indexes. */
+  private runNamespace: string | undefined;
+  private readonly lanes = new Map<string, number[][]>();
 
   add(source: SourceObject, objects: readonly OutputObject[]): void {
+    if (source.metadata.namespace !== this.runNamespace) {
+      this.flush();
+      this.runNamespace = source.metadata.namespace;
+    }
     this.sources.push(source);
     this.firsts.push(this.objects.length);
     for (let k = 0; k < objects.length; k++) {
@@ -175,10 +190,31 @@ class Collected {
       this.objects.push(object);
       this.names.push(object.metadata.name);
       const namespace = object.metadata.namespace;
-      const list = this.byNamespace.get(namespace);
-      if (list === undefined) this.byNamespace.set(namespace, [index]);
-      else list.push(index);
+      let lanes = this.lanes.get(namespace);
+      if (lanes === undefined) {
+        lanes = [];
+        this.lanes.set(namespace, lanes);
+      }
+      const lane = lanes[k];
+      if (lane === undefined) lanes.push([index]);
+      else lane.push(index);
     }
+  }
+
+  /** Ends the current run of sources: its lanes go to the lists of their namespaces, lane 0 first. */
+  flush(): void {
+    for (const [namespace, lanes] of this.lanes) {
+      let list = this.byNamespace.get(namespace);
+      if (list === undefined) {
+        list = [];
+        this.byNamespace.set(namespace, list);
+      }
+      for (let k = 0; k < lanes.length; k++) {
+        const lane = lanes[k] as number[];
+        for (let i = 0; i < lane.length; i++) list.push(lane[i] as number);
+      }
+    }
+    this.lanes.clear();
   }
 }
 
@@ -187,12 +223,14 @@ class Collected {
  * identical duplicates from one source collapse, others become issues, in claim order. The result is sorted by
  * namespace, then name, then kind.
  *
- * Each namespace's objects are sorted by name (a stable sort: equal names stay in generation order), so objects
- * that share a namespace/name/kind end up next to each other and collisions are found between neighbours: no
+ * Each namespace's objects are sorted by name, then kind (see Collected for the layout the sort starts from), so
+ * objects that share a namespace/name/kind end up next to each other, where their claims are ordered by claim
+ * position whatever order the sort left them in, and collisions are found between neighbours: no
  * table keyed by name (with tens of thousands of names, a hash table is a cache miss per insert, and costs more
  * than the sort). Claim order is computed only if some name has several claims (rare).
  */
 function resolveClaims(collected: Collected, issues: ConfigIssue[]): OutputObject[] {
+  collected.flush();
   const { objects, names, sources } = collected;
   const byName = (i: number, j: number): number => {
     const x = names[i] as string;

@@ -360,4 +360,76 @@ describe('generateAll', () => {
     assert.deepEqual(ids(one.objects), ['a/m-a.example.com-1', 'm/m-m.example.com-1', 'z/m-z.example.com-1']);
     assert.equal(JSON.stringify(one.objects), JSON.stringify(two.objects));
   });
+
+  it('sorts and resolves claims whatever the hosts: many namespaces and ports, hosts unrelated to names, collisions', () => {
+    // The sort starts from a layout that assumes hosts follow source names (see Collected); here they do not,
+    // some collide across namespaces, and sources have one to three ports (one to three objects each).
+    let seed = 3;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const ses = Array.from({ length: 300 }, (_, i) => {
+      const ports = Array.from({ length: 1 + random(3) }, (__, p) => ({
+        number: 100 + ((i + p * 7) % 5),
+        name: 'tcp-metaprotocol-dubbo',
+      }));
+      const host = `h${random(400)}.example.com`;
+      const day = String(1 + random(28)).padStart(2, '0');
+      return serviceEntry(
+        `ns-${random(7)}`,
+        `se-${i}`,
+        { hosts: [host], ports },
+        {
+          creationTimestamp: `2025-01-${day}T00:00:00Z`,
+        },
+      );
+    });
+    for (const namespaceScope of [false, true]) {
+      const g = fakeGenerator('m', ['metaprotocol']);
+      const out = generateAll(storeOf(ses), [g], { namespaceScope });
+      // Expected, computed directly: claims in claim order (oldest, then namespace/name), the first one wins.
+      const claimOrder = [...ses].sort(
+        (a, b) =>
+          Date.parse(a.metadata.creationTimestamp ?? '') - Date.parse(b.metadata.creationTimestamp ?? '') ||
+          (a.metadata.namespace < b.metadata.namespace
+            ? -1
+            : a.metadata.namespace > b.metadata.namespace
+              ? 1
+              : 0) ||
+          (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0),
+      );
+      const winners = new Map<string, string>();
+      let losers = 0;
+      for (const se of claimOrder) {
+        const seen = new Set<string>();
+        for (const port of se.spec.ports) {
+          const namespace = namespaceScope ? se.metadata.namespace : 'istio-system';
+          const key = `${namespace}/m-${se.spec.hosts[0]}-${port.number}`;
+          if (seen.has(key)) continue; // the same object twice from one source collapses
+          seen.add(key);
+          if (winners.has(key)) losers++;
+          else winners.set(key, `ServiceEntry/${se.metadata.namespace}/${se.metadata.name}`);
+        }
+      }
+      const expected = [...winners.keys()].sort((x, y) => {
+        const [nx = '', ...rx] = x.split('/');
+        const [ny = '', ...ry] = y.split('/');
+        const a = rx.join('/');
+        const b = ry.join('/');
+        return nx < ny ? -1 : nx > ny ? 1 : a < b ? -1 : a > b ? 1 : 0;
+      });
+      assert.deepEqual(ids(out.objects), expected, `namespaceScope ${namespaceScope}`);
+      for (const o of out.objects) {
+        const key = `${o.metadata.namespace}/${o.metadata.name}`;
+        assert.equal(o.metadata.annotations?.[SOURCE_ANNOTATION], winners.get(key), key);
+      }
+      assert.equal(
+        out.issues.length,
+        losers,
+        `namespaceScope ${namespaceScope}: one issue per dropped claim`,
+      );
+      assert.ok(losers > 20, `the case has collisions (${losers})`);
+    }
+  });
 });
