@@ -232,12 +232,9 @@ class Collected {
 function resolveClaims(collected: Collected, issues: ConfigIssue[]): OutputObject[] {
   collected.flush();
   const { objects, names, sources } = collected;
-  const byName = (i: number, j: number): number => {
-    const x = names[i] as string;
-    const y = names[j] as string;
-    if (x !== y) return x < y ? -1 : 1;
-    return compareStrings((objects[i] as OutputObject).kind, (objects[j] as OutputObject).kind);
-  };
+  const byName = (i: number, j: number): number =>
+    compareStrings(names[i] as string, names[j] as string) ||
+    compareStrings((objects[i] as OutputObject).kind, (objects[j] as OutputObject).kind);
   const out: OutputObject[] = [];
   const dropped: { position: number; issue: ConfigIssue }[] = [];
   const claimOf = lazyClaims(collected);

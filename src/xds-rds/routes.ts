@@ -10,7 +10,7 @@ import type {
   TrafficPolicy,
 } from '../model/objects.ts';
 import { attributeMatchers } from '../model/matchers.ts';
-import { compareOldestFirst } from '../model/order.ts';
+import { compareOldestFirst, compareStrings } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
@@ -65,11 +65,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   // reached in one step from `names`, not through the route objects.
   const order: number[] = [];
   for (let i = 0; i < built.length; i++) order.push(i);
-  order.sort((i, j) => {
-    const x = names[i] as string;
-    const y = names[j] as string;
-    return x === y ? 0 : x < y ? -1 : 1;
-  });
+  order.sort((i, j) => compareStrings(names[i] as string, names[j] as string));
   const routes: RouteConfigurationJson[] = [];
   const n = order.length;
   for (let i = 0; i < n;) {
