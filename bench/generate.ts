@@ -35,8 +35,13 @@ const ROUNDS = 11;
 const WORK_PER_SAMPLE = 10000;
 
 function median(xs: readonly number[]): number {
+  return quantile(xs, 0.5);
+}
+
+/** The q-quantile (nearest rank below), q in [0, 1]: 0.5 is the median of an odd count. */
+function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
+  return s[Math.floor((s.length - 1) * q)] ?? NaN;
 }
 
 function gc(): void {
@@ -262,8 +267,15 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   ];
   // Growth ratios are paired: the median over rounds of t(10k)/t(1k) within a round, the two measured seconds
   // apart, so that load drifting between rounds cancels out of each ratio.
-  const growth = (pick: (s: SizeSamples) => Sample[], value: (x: Sample) => number = (x) => x.ms) =>
-    round(median(pick(largeSamples).map((x, i) => value(x) / value(pick(smallSamples)[i] as Sample))));
+  const ratios = (pick: (s: SizeSamples) => Sample[], value: (x: Sample) => number = (x) => x.ms) =>
+    pick(largeSamples).map((x, i) => value(x) / value(pick(smallSamples)[i] as Sample));
+  const growth = (pick: (s: SizeSamples) => Sample[], value?: (x: Sample) => number) =>
+    round(median(ratios(pick, value)));
+  // The spread of the per-round ratios (first and third quartiles): how far one round's load moves a ratio.
+  const spread = (pick: (s: SizeSamples) => Sample[]) => {
+    const r = ratios(pick);
+    return [round(quantile(r, 0.25)), round(quantile(r, 0.75))];
+  };
   const outsideGc = (x: Sample) => x.ms - pauses.within(x);
   const summary = {
     [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
@@ -271,6 +283,8 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     // t(10k)/t(1k): linear is 10, the target at most 11 (cold caches, as a rebuild in the controller runs).
     growthFilters: growth((s) => s.filters),
     growthRoutes: growth((s) => s.routes),
+    growthFiltersQuartiles: spread((s) => s.filters),
+    growthRoutesQuartiles: spread((s) => s.routes),
     // The same from CPU time, from time outside GC pauses, and with caches warm (back-to-back rebuilds).
     growthFiltersCpu: growth(
       (s) => s.filters,
