@@ -9,7 +9,7 @@ import { heldSourceKeys } from '../envoyfilter/reconciler.ts';
 import type { EnvoyFilterSink } from '../envoyfilter/sink.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
-import { formatIssue } from '../model/result.ts';
+import { formatIssue, refOf } from '../model/result.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
 /** `/debug/config`: every object of the store by kind, the mesh config and the rejected objects. */
@@ -44,9 +44,7 @@ export async function envoyFiltersDocument(
     issues: desired.issues.map(formatIssue),
     failedSources: [...failed].sort(),
     diff: {
-      create: plan.creates.map((o) =>
-        ref({ kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name }),
-      ),
+      create: plan.creates.map((o) => ref(refOf(o))),
       update: plan.updates.map((u) => ref(u.existing)),
       delete: plan.deletes.map(ref),
       kept: plan.kept.map(ref),

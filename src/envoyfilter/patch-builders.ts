@@ -17,7 +17,7 @@ import type {
   ServicePort,
   VirtualService,
 } from '../model/objects.ts';
-import { fail, issue, ok, type ConfigIssue, type Result } from '../model/result.ts';
+import { fail, issue, ok, refOf, type ConfigIssue, type Result } from '../model/result.ts';
 
 export type PatchOperation = 'REPLACE' | 'INSERT_BEFORE';
 
@@ -117,7 +117,7 @@ export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<str
   const annotation = se.metadata.annotations['workloadSelector'];
   if (annotation === undefined) return ok(undefined);
   const parts = annotation.replace(/\s+/g, '').split(':');
-  const ref = { kind: 'ServiceEntry', namespace: se.metadata.namespace, name: se.metadata.name };
+  const ref = refOf(se);
   if (parts.length === 1) return ok({ app: parts[0] ?? '' });
   if (parts.length === 2) return ok({ [parts[0] ?? '']: parts[1] ?? '' });
   return fail([
@@ -194,7 +194,7 @@ export function routesFromVirtualService<R>(
   const problems: FieldProblem[] = [];
   const routes = vs.spec.http.map((http, i) => build(http, `spec.http[${i}]`, problems));
   if (problems.length === 0) return { routes, issues: [] };
-  const ref = { kind: 'VirtualService', namespace: vs.metadata.namespace, name: vs.metadata.name };
+  const ref = refOf(vs);
   const suffix = `; the VirtualService is ignored for ${service}`;
   return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
 }

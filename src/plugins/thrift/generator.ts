@@ -7,7 +7,7 @@
 import { THRIFT_PROXY_FILTER, THRIFT_PROXY_TYPE } from '../../model/constants.ts';
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
-import { fail, issue, ok, type Result } from '../../model/result.ts';
+import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 import { inboundDraft, outboundDrafts, type NetworkFilter } from '../../envoyfilter/patch-builders.ts';
 import { defaultRoute, outboundRoutes, type ThriftRouteConfiguration } from './route.ts';
 
@@ -32,8 +32,7 @@ export function generateThriftSidecar(ctx: SidecarContext): Result<readonly Filt
   const se = ctx.serviceEntry;
   const host = se.spec.hosts[0];
   if (host === undefined) {
-    const ref = { kind: 'ServiceEntry', namespace: se.metadata.namespace, name: se.metadata.name };
-    return fail([issue(ref, 'spec.hosts', 'has no host; a thrift service needs hosts[0]')]);
+    return fail([issue(refOf(se), 'spec.hosts', 'has no host; a thrift service needs hosts[0]')]);
   }
   const port = ctx.port.number;
 
