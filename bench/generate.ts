@@ -24,6 +24,7 @@ import { PerformanceObserver, performance, type PerformanceEntry } from 'node:pe
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
 import type { Generator } from '../src/model/generator.ts';
+import { compareStrings } from '../src/model/order.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
@@ -62,7 +63,7 @@ function buildStore(services: number): ConfigStore {
     return `${String(o['kind'])}\u0000${meta.namespace}\u0000${meta.name}`;
   };
   const keyed = raws.map((raw) => ({ raw, key: listOrder(raw) }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  keyed.sort((a, b) => compareStrings(a.key, b.key));
   for (const { raw } of keyed) {
     const parsed = parseConfigObject(raw);
     if (!parsed?.ok) throw new Error(`synthetic object did not parse: ${JSON.stringify(parsed?.issues)}`);

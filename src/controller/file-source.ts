@@ -10,6 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
 import type { ConfigKind, ConfigObject, MeshConfig } from '../model/objects.ts';
 import { meshConfigFromConfigMap, parseConfigObject, recognisedKind } from '../model/parse.ts';
+import { compareStrings } from '../model/order.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigStore, RejectedObject } from './store.ts';
@@ -38,7 +39,7 @@ export function listConfigFiles(paths: readonly string[], issues: ConfigIssue[])
   const walk = (dir: string): void => {
     const entries = readdirSync(dir, { withFileTypes: true })
       .map((e) => ({ name: e.name, dir: e.isDirectory(), file: e.isFile() }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort((a, b) => compareStrings(a.name, b.name));
     for (const e of entries) {
       const full = join(dir, e.name);
       if (e.dir) walk(full);

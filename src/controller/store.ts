@@ -6,6 +6,7 @@
 import { BUILTIN_CODECS } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
 import { normalizeHost } from '../model/names.ts';
+import { compareStrings } from '../model/order.ts';
 import type {
   ApplicationProtocol,
   ConfigKind,
@@ -153,7 +154,7 @@ export class ConfigStore implements ConfigView {
 
   /** Rejected objects, ordered by kind, namespace, name. */
   rejected(): readonly RejectedObject[] {
-    return [...this.rejects.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+    return [...this.rejects.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, r]) => r);
   }
 
   /** Subscribes to changes; events arrive synchronously after each change. Returns the unsubscribe function. */

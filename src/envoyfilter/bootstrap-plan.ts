@@ -15,6 +15,7 @@
  */
 import { CONTENT_HASH_ANNOTATION, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import { fail, ok, type Result } from '../model/result.ts';
+import { compareStrings } from '../model/order.ts';
 import { isPlainObject } from '../util/json.ts';
 import {
   BOOTSTRAP_CONFIGMAP_NAME,
@@ -134,7 +135,7 @@ export function planBootstrap(
     else if (isCurrent(desired, cm)) unchanged++;
     else updates.push({ desired, existing: cm, adopt: owner === 'legacy' });
   }
-  for (const cm of [...byNamespace.values()].sort((a, b) => (a.namespace < b.namespace ? -1 : 1))) {
+  for (const cm of [...byNamespace.values()].sort((a, b) => compareStrings(a.namespace, b.namespace))) {
     const ns = known.get(cm.namespace);
     if (ns && !wantsBootstrap(ns) && ownership(cm) === 'managed') deletes.push(cm);
   }

@@ -1,3 +1,5 @@
+import { compareStrings } from '../model/order.ts';
+
 /** Counters of the RDS server. Mutable, process-local; read them with `snapshot()`. */
 export interface NackRecord {
   readonly proxy: string;
@@ -37,7 +39,7 @@ export class RdsMetrics {
       nacks: this.nacks,
       staleNonces: this.staleNonces,
       rejectedTypeUrls: this.rejectedTypeUrls,
-      nacksByPeer: Object.fromEntries([...this.nacksByPeer].sort(([a], [b]) => (a < b ? -1 : 1))),
+      nacksByPeer: Object.fromEntries([...this.nacksByPeer].sort(([a], [b]) => compareStrings(a, b))),
     };
   }
 }

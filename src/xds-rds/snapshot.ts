@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs';
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
+import { compareStrings } from '../model/order.ts';
 import { sha256Hex } from '../util/json.ts';
 import { loadRdsProtos, proto3JsonToObject, type RdsProtos } from './protos.ts';
 import type { RouteConfigurationJson } from './route-json.ts';
@@ -81,7 +82,7 @@ export function nextSnapshot(
 ): { snapshot: Snapshot; changed: string[] } {
   const resources = new Map<string, EncodedResource>();
   const changed: string[] = [];
-  for (const json of [...routes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const json of [...routes].sort((a, b) => compareStrings(a.name, b.name))) {
     // Unchanged content is recognised by its text (no hashing, no encoding); only changes are hashed and encoded.
     const text = JSON.stringify(json);
     const old = previous.resources.get(json.name);
