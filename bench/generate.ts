@@ -20,6 +20,9 @@
 //   warm figure is reported too (`...Warm...`).
 // - Garbage-collection pauses inside each sample are summed (perf_hooks 'gc' entries) and reported as a share,
 //   with the growth ratio of the time outside them: a diagnosis of where super-linear time goes, not a target.
+// - Minor page faults inside the timed windows are counted too (process.resourceUsage, read outside the
+//   windows): memory the heap commits afresh during a rebuild costs a kernel fault per 4 KiB page, a few
+//   microseconds each here. Also a diagnosis.
 import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
@@ -79,6 +82,8 @@ interface Sample {
   readonly cpuMs: number;
   readonly windows: readonly (readonly [number, number])[];
   readonly repeat: number;
+  /** Minor page faults per call. */
+  readonly faults: number;
 }
 
 /** Heap of one generation: growth during the call (no collection forced) and what its output holds after it. */
@@ -115,11 +120,14 @@ function sample(fn: () => unknown, repeat: number, cold: boolean): { sample: Sam
   const kept: unknown[] = [];
   const windows: [number, number][] = [];
   let cpuMicros = 0;
+  let faults = 0;
   const timed = (calls: number): void => {
     const cpu0 = process.cpuUsage();
+    const f0 = process.resourceUsage().minorPageFault;
     const start = performance.now();
     for (let r = 0; r < calls; r++) kept.push(fn());
     windows.push([start, performance.now()]);
+    faults += process.resourceUsage().minorPageFault - f0;
     const cpu = process.cpuUsage(cpu0);
     cpuMicros += cpu.user + cpu.system;
   };
@@ -132,7 +140,10 @@ function sample(fn: () => unknown, repeat: number, cold: boolean): { sample: Sam
     timed(repeat);
   }
   const ms = windows.reduce((t, [a, b]) => t + (b - a), 0) / repeat;
-  return { sample: { ms, cpuMs: cpuMicros / 1000 / repeat, windows, repeat }, last: kept[kept.length - 1] };
+  return {
+    sample: { ms, cpuMs: cpuMicros / 1000 / repeat, windows, repeat, faults: faults / repeat },
+    last: kept[kept.length - 1],
+  };
 }
 
 /** Collects garbage-collection pauses of the main thread. */
@@ -234,6 +245,7 @@ function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<str
   ): Record<string, number> => ({
     [`${name}MedianMs`]: round(ms(cold)),
     [`${name}UsPerService`]: round((ms(cold) * 1000) / services),
+    [`${name}PageFaults`]: round(median(cold.map((x) => x.faults))),
     [`${name}CpuMs`]: round(median(cold.map((x) => x.cpuMs))),
     [`${name}OutsideGcMs`]: round(median(cold.map((x) => x.ms - pauses.within(x)))),
     [`${name}GcShare`]: round(median(cold.map((x) => pauses.within(x))) / ms(cold)),
