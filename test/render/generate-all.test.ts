@@ -5,6 +5,7 @@ import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { GatewayContext, Generator, SidecarContext } from '../../src/model/generator.ts';
 import type { ConfigObject, OutputObject } from '../../src/model/objects.ts';
+import { compareStrings } from '../../src/model/order.ts';
 import { formatIssue, issue, ok, fail } from '../../src/model/result.ts';
 import { destinationRule, gateway, metaRouter, serviceEntry, virtualService } from '../support/builders.ts';
 
@@ -392,12 +393,8 @@ describe('generateAll', () => {
       const claimOrder = [...ses].sort(
         (a, b) =>
           Date.parse(a.metadata.creationTimestamp ?? '') - Date.parse(b.metadata.creationTimestamp ?? '') ||
-          (a.metadata.namespace < b.metadata.namespace
-            ? -1
-            : a.metadata.namespace > b.metadata.namespace
-              ? 1
-              : 0) ||
-          (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0),
+          compareStrings(a.metadata.namespace, b.metadata.namespace) ||
+          compareStrings(a.metadata.name, b.metadata.name),
       );
       const winners = new Map<string, string>();
       let losers = 0;
@@ -415,9 +412,7 @@ describe('generateAll', () => {
       const expected = [...winners.keys()].sort((x, y) => {
         const [nx = '', ...rx] = x.split('/');
         const [ny = '', ...ry] = y.split('/');
-        const a = rx.join('/');
-        const b = ry.join('/');
-        return nx < ny ? -1 : nx > ny ? 1 : a < b ? -1 : a > b ? 1 : 0;
+        return compareStrings(nx, ny) || compareStrings(rx.join('/'), ry.join('/'));
       });
       assert.deepEqual(ids(out.objects), expected, `namespaceScope ${namespaceScope}`);
       for (const o of out.objects) {
