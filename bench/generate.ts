@@ -29,6 +29,10 @@
 //   window (gc({ type: 'minor' })), so each rebuild pays in full for copying what it keeps and for freeing its
 //   garbage, at both sizes alike. Another diagnosis, beside the headline figures, which stay the plain cold
 //   rebuild.
+// - A reference workload runs in the same rounds: a plain deep copy of the same output (every object and array
+//   allocated afresh, strings shared, kept like the generation's output; `...Copy...`). It does nothing but build
+//   and keep that much data, so its growth is what the machine charges, at that hour, for the memory such an
+//   output occupies at each size; the generation's growth is read against it. Another diagnosis.
 import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
@@ -52,6 +56,22 @@ function median(xs: readonly number[]): number {
 function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) * q)] ?? NaN;
+}
+
+/** The reference workload: `v` copied object by object, array by array (strings and numbers shared). */
+function deepCopy(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = deepCopy(v[i]);
+    return out;
+  }
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    const o = v as Record<string, unknown>;
+    for (const k in o) if (Object.hasOwn(o, k)) out[k] = deepCopy(o[k]);
+    return out;
+  }
+  return v;
 }
 
 type GcOptions = { type?: 'major' | 'minor' };
@@ -190,10 +210,12 @@ interface SizeSamples {
   filtersWarm: Sample[];
   filtersCollected: Sample[];
   filterJson: Sample[];
+  filterCopy: Sample[];
   routes: Sample[];
   routesWarm: Sample[];
   routesCollected: Sample[];
   routeJson: Sample[];
+  routeCopy: Sample[];
   filtersHeap: HeapUse[];
   routesHeap: HeapUse[];
   envoyFilters: number;
@@ -206,10 +228,12 @@ function emptySamples(): SizeSamples {
     filtersWarm: [],
     filtersCollected: [],
     filterJson: [],
+    filterCopy: [],
     routes: [],
     routesWarm: [],
     routesCollected: [],
     routeJson: [],
+    routeCopy: [],
     filtersHeap: [],
     routesHeap: [],
     envoyFilters: 0,
@@ -232,12 +256,14 @@ function measureRound(services: number, generators: readonly Generator[], into: 
   const filterObjects = (filters.last as ReturnType<typeof generateAll>).objects;
   into.filters.push(filters.sample);
   into.filterJson.push(sample(() => JSON.stringify(filterObjects), repeat, 'cold').sample);
+  into.filterCopy.push(sample(() => deepCopy(filterObjects), repeat, 'cold').sample);
   into.filtersWarm.push(sample(run.filters, repeat, 'warm').sample);
   into.filtersCollected.push(sample(run.filters, repeat, 'collected').sample);
   const routes = sample(run.routes, repeat, 'cold');
   const routeObjects = (routes.last as ReturnType<typeof buildRouteConfigurations>).routes;
   into.routes.push(routes.sample);
   into.routeJson.push(sample(() => JSON.stringify(routeObjects), repeat, 'cold').sample);
+  into.routeCopy.push(sample(() => deepCopy(routeObjects), repeat, 'cold').sample);
   into.routesWarm.push(sample(run.routes, repeat, 'warm').sample);
   into.routesCollected.push(sample(run.routes, repeat, 'collected').sample);
   into.filtersHeap.push(heapUse(run.filters));
@@ -261,6 +287,7 @@ function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<str
     warm: Sample[],
     collected: Sample[],
     json: Sample[],
+    copy: Sample[],
     heap: HeapUse[],
   ): Record<string, number> => ({
     [`${name}MedianMs`]: round(ms(cold)),
@@ -274,12 +301,21 @@ function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<str
     [`${name}PeakHeapMb`]: round(Math.max(...heap.map((x) => x.peak)) / 2 ** 20),
     [`${name}RetainedMb`]: round(median(heap.map((x) => x.retained)) / 2 ** 20),
     [`${name}VsStringify`]: round(ms(cold) / ms(json)),
+    [`${name}CopyMs`]: round(ms(copy)),
   });
   return {
     envoyFilters: s.envoyFilters,
-    ...kind('filters', s.filters, s.filtersWarm, s.filtersCollected, s.filterJson, s.filtersHeap),
+    ...kind(
+      'filters',
+      s.filters,
+      s.filtersWarm,
+      s.filtersCollected,
+      s.filterJson,
+      s.filterCopy,
+      s.filtersHeap,
+    ),
     routes: s.routeConfigs,
-    ...kind('routes', s.routes, s.routesWarm, s.routesCollected, s.routeJson, s.routesHeap),
+    ...kind('routes', s.routes, s.routesWarm, s.routesCollected, s.routeJson, s.routeCopy, s.routesHeap),
   };
 }
 
@@ -310,6 +346,11 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     const r = ratios(pick);
     return [round(quantile(r, 0.25)), round(quantile(r, 0.75))];
   };
+  // Per round, the generation's growth divided by the reference workload's: the median of those quotients.
+  const overCopy = (pick: (s: SizeSamples) => Sample[], reference: (s: SizeSamples) => Sample[]) => {
+    const r = ratios(reference);
+    return round(median(ratios(pick).map((x, i) => x / (r[i] as number))));
+  };
   const outsideGc = (x: Sample) => x.ms - pauses.within(x);
   const summary = {
     [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
@@ -336,6 +377,18 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     growthFiltersCollected: growth((s) => s.filtersCollected),
     growthRoutesCollected: growth((s) => s.routesCollected),
     growthFiltersCollectedQuartiles: spread((s) => s.filtersCollected),
+    // The reference workload (a deep copy of the same output, see the header): its growth, and the median of the
+    // per-round quotients of the generation's growth by it (1 = the generation grows as building its output does).
+    growthFiltersCopy: growth((s) => s.filterCopy),
+    growthRoutesCopy: growth((s) => s.routeCopy),
+    growthFiltersOverCopy: overCopy(
+      (s) => s.filters,
+      (s) => s.filterCopy,
+    ),
+    growthRoutesOverCopy: overCopy(
+      (s) => s.routes,
+      (s) => s.routeCopy,
+    ),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
   return summary;
