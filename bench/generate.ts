@@ -44,7 +44,21 @@ import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { syntheticObjects } from './synthetic.ts';
 
 const SIZES = [1000, 10000] as const;
-const ROUNDS = 11;
+/**
+ * Rounds per run: 11, or GENERATE_ROUNDS (an odd count from 3 to 201). The per-round ratios spread widely on a shared
+ * machine (their quartiles are printed), so the median of 11 moves by about one from run to run; more rounds narrow
+ * that at the cost of time (about 14 s per round).
+ */
+const ROUNDS = roundsFromEnv(process.env['GENERATE_ROUNDS']);
+
+function roundsFromEnv(value: string | undefined): number {
+  if (value === undefined || value === '') return 11;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 3 || n > 201 || n % 2 === 0) {
+    throw new Error(`GENERATE_ROUNDS=${value}: want an odd whole number from 3 to 201`);
+  }
+  return n;
+}
 /** Generations per sample times size: the same work in every sample. */
 const WORK_PER_SAMPLE = 10000;
 
@@ -353,6 +367,7 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   };
   const outsideGc = (x: Sample) => x.ms - pauses.within(x);
   const summary = {
+    rounds: ROUNDS,
     [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
     [SIZES[1]]: figures(SIZES[1], largeSamples, pauses),
     // t(10k)/t(1k): linear is 10, the target at most 11 (cold caches, as a rebuild in the controller runs).
