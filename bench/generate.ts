@@ -47,10 +47,8 @@ const SIZES = [1000, 10000] as const;
 /**
  * Rounds per run: 11, or GENERATE_ROUNDS (an odd count from 3 to 201). The per-round ratios spread widely on a shared
  * machine (their quartiles are printed), so the median of 11 moves by about one from run to run; more rounds narrow
- * that at the cost of time (about 14 s per round).
+ * that at the cost of time (about 14 s per round). Read when this benchmark starts, not when it is imported.
  */
-const ROUNDS = roundsFromEnv(process.env['GENERATE_ROUNDS']);
-
 function roundsFromEnv(value: string | undefined): number {
   if (value === undefined || value === '') return 11;
   const n = Number(value);
@@ -59,6 +57,7 @@ function roundsFromEnv(value: string | undefined): number {
   }
   return n;
 }
+
 /** Generations per sample times size: the same work in every sample. */
 const WORK_PER_SAMPLE = 10000;
 
@@ -334,15 +333,16 @@ function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<str
 }
 
 export async function benchGenerate(): Promise<Record<string, unknown>> {
+  const rounds = roundsFromEnv(process.env['GENERATE_ROUNDS']);
   const generators = createGenerators();
   const pauses = new GcPauses();
   const bySize = new Map<number, SizeSamples>(SIZES.map((n) => [n, emptySamples()]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const services of SIZES) {
       measureRound(services, generators, bySize.get(services) as SizeSamples);
       await new Promise((r) => setImmediate(r));
     }
-    console.error(`generation: round ${round + 1}/${ROUNDS} done`);
+    console.error(`generation: round ${round + 1}/${rounds} done`);
   }
   await pauses.stop();
   const [smallSamples, largeSamples] = SIZES.map((n) => bySize.get(n) as SizeSamples) as [
@@ -367,7 +367,7 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   };
   const outsideGc = (x: Sample) => x.ms - pauses.within(x);
   const summary = {
-    rounds: ROUNDS,
+    rounds,
     [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
     [SIZES[1]]: figures(SIZES[1], largeSamples, pauses),
     // t(10k)/t(1k): linear is 10, the target at most 11 (cold caches, as a rebuild in the controller runs).
