@@ -218,40 +218,51 @@ class GcPauses {
   }
 }
 
+/** The samples of one kind of output (EnvoyFilters or routes) at one size, one entry per round. */
+interface KindSamples {
+  readonly cold: Sample[];
+  readonly warm: Sample[];
+  readonly collected: Sample[];
+  /** JSON.stringify of the cold sample's output. */
+  readonly json: Sample[];
+  /** The reference workload: a deep copy of the cold sample's output. */
+  readonly copy: Sample[];
+  readonly heap: HeapUse[];
+}
+
 interface SizeSamples {
-  filters: Sample[];
-  filtersWarm: Sample[];
-  filtersCollected: Sample[];
-  filterJson: Sample[];
-  filterCopy: Sample[];
-  routes: Sample[];
-  routesWarm: Sample[];
-  routesCollected: Sample[];
-  routeJson: Sample[];
-  routeCopy: Sample[];
-  filtersHeap: HeapUse[];
-  routesHeap: HeapUse[];
+  readonly filters: KindSamples;
+  readonly routes: KindSamples;
   envoyFilters: number;
   routeConfigs: number;
 }
 
+function emptyKind(): KindSamples {
+  return { cold: [], warm: [], collected: [], json: [], copy: [], heap: [] };
+}
+
 function emptySamples(): SizeSamples {
-  return {
-    filters: [],
-    filtersWarm: [],
-    filtersCollected: [],
-    filterJson: [],
-    filterCopy: [],
-    routes: [],
-    routesWarm: [],
-    routesCollected: [],
-    routeJson: [],
-    routeCopy: [],
-    filtersHeap: [],
-    routesHeap: [],
-    envoyFilters: 0,
-    routeConfigs: 0,
-  };
+  return { filters: emptyKind(), routes: emptyKind(), envoyFilters: 0, routeConfigs: 0 };
+}
+
+/**
+ * The timed samples of one kind: cold, then JSON.stringify and the deep copy of its output, warm, collected.
+ * Returns the output objects of the cold sample (`objectsOf` picks them from a result of `run`).
+ */
+function measureKind(
+  run: () => unknown,
+  objectsOf: (result: unknown) => readonly unknown[],
+  repeat: number,
+  into: KindSamples,
+): readonly unknown[] {
+  const cold = sample(run, repeat, 'cold');
+  const objects = objectsOf(cold.last);
+  into.cold.push(cold.sample);
+  into.json.push(sample(() => JSON.stringify(objects), repeat, 'cold').sample);
+  into.copy.push(sample(() => deepCopy(objects), repeat, 'cold').sample);
+  into.warm.push(sample(run, repeat, 'warm').sample);
+  into.collected.push(sample(run, repeat, 'collected').sample);
+  return objects;
 }
 
 function measureRound(services: number, generators: readonly Generator[], into: SizeSamples): void {
@@ -265,22 +276,20 @@ function measureRound(services: number, generators: readonly Generator[], into: 
   // output while it builds the next: a full collection that found no live object of some output shape would
   // drop that shape and the optimized code built for it, and the next sample would start unoptimized.
   const previous = { filters: run.filters(), routes: run.routes() };
-  const filters = sample(run.filters, repeat, 'cold');
-  const filterObjects = (filters.last as ReturnType<typeof generateAll>).objects;
-  into.filters.push(filters.sample);
-  into.filterJson.push(sample(() => JSON.stringify(filterObjects), repeat, 'cold').sample);
-  into.filterCopy.push(sample(() => deepCopy(filterObjects), repeat, 'cold').sample);
-  into.filtersWarm.push(sample(run.filters, repeat, 'warm').sample);
-  into.filtersCollected.push(sample(run.filters, repeat, 'collected').sample);
-  const routes = sample(run.routes, repeat, 'cold');
-  const routeObjects = (routes.last as ReturnType<typeof buildRouteConfigurations>).routes;
-  into.routes.push(routes.sample);
-  into.routeJson.push(sample(() => JSON.stringify(routeObjects), repeat, 'cold').sample);
-  into.routeCopy.push(sample(() => deepCopy(routeObjects), repeat, 'cold').sample);
-  into.routesWarm.push(sample(run.routes, repeat, 'warm').sample);
-  into.routesCollected.push(sample(run.routes, repeat, 'collected').sample);
-  into.filtersHeap.push(heapUse(run.filters));
-  into.routesHeap.push(heapUse(run.routes));
+  const filterObjects = measureKind(
+    run.filters,
+    (r) => (r as ReturnType<typeof generateAll>).objects,
+    repeat,
+    into.filters,
+  );
+  const routeObjects = measureKind(
+    run.routes,
+    (r) => (r as ReturnType<typeof buildRouteConfigurations>).routes,
+    repeat,
+    into.routes,
+  );
+  into.filters.heap.push(heapUse(run.filters));
+  into.routes.heap.push(heapUse(run.routes));
   into.envoyFilters = filterObjects.length;
   into.routeConfigs = routeObjects.length;
   if (
@@ -294,41 +303,25 @@ function measureRound(services: number, generators: readonly Generator[], into: 
 function figures(services: number, s: SizeSamples, pauses: GcPauses): Record<string, number> {
   const ms = (xs: Sample[]) => median(xs.map((x) => x.ms));
   // One block of figures per kind of output: `<kind>MedianMs`, `<kind>UsPerService`, ...
-  const kind = (
-    name: 'filters' | 'routes',
-    cold: Sample[],
-    warm: Sample[],
-    collected: Sample[],
-    json: Sample[],
-    copy: Sample[],
-    heap: HeapUse[],
-  ): Record<string, number> => ({
-    [`${name}MedianMs`]: round(ms(cold)),
-    [`${name}UsPerService`]: round((ms(cold) * 1000) / services),
-    [`${name}PageFaults`]: round(median(cold.map((x) => x.faults))),
-    [`${name}CpuMs`]: round(median(cold.map((x) => x.cpuMs))),
-    [`${name}OutsideGcMs`]: round(median(cold.map((x) => x.ms - pauses.within(x)))),
-    [`${name}GcShare`]: round(median(cold.map((x) => pauses.within(x))) / ms(cold)),
-    [`${name}WarmMs`]: round(ms(warm)),
-    [`${name}CollectedMs`]: round(ms(collected)),
-    [`${name}PeakHeapMb`]: round(Math.max(...heap.map((x) => x.peak)) / 2 ** 20),
-    [`${name}RetainedMb`]: round(median(heap.map((x) => x.retained)) / 2 ** 20),
-    [`${name}VsStringify`]: round(ms(cold) / ms(json)),
-    [`${name}CopyMs`]: round(ms(copy)),
+  const kind = (name: 'filters' | 'routes', k: KindSamples): Record<string, number> => ({
+    [`${name}MedianMs`]: round(ms(k.cold)),
+    [`${name}UsPerService`]: round((ms(k.cold) * 1000) / services),
+    [`${name}PageFaults`]: round(median(k.cold.map((x) => x.faults))),
+    [`${name}CpuMs`]: round(median(k.cold.map((x) => x.cpuMs))),
+    [`${name}OutsideGcMs`]: round(median(k.cold.map((x) => x.ms - pauses.within(x)))),
+    [`${name}GcShare`]: round(median(k.cold.map((x) => pauses.within(x))) / ms(k.cold)),
+    [`${name}WarmMs`]: round(ms(k.warm)),
+    [`${name}CollectedMs`]: round(ms(k.collected)),
+    [`${name}PeakHeapMb`]: round(Math.max(...k.heap.map((x) => x.peak)) / 2 ** 20),
+    [`${name}RetainedMb`]: round(median(k.heap.map((x) => x.retained)) / 2 ** 20),
+    [`${name}VsStringify`]: round(ms(k.cold) / ms(k.json)),
+    [`${name}CopyMs`]: round(ms(k.copy)),
   });
   return {
     envoyFilters: s.envoyFilters,
-    ...kind(
-      'filters',
-      s.filters,
-      s.filtersWarm,
-      s.filtersCollected,
-      s.filterJson,
-      s.filterCopy,
-      s.filtersHeap,
-    ),
+    ...kind('filters', s.filters),
     routes: s.routeConfigs,
-    ...kind('routes', s.routes, s.routesWarm, s.routesCollected, s.routeJson, s.routeCopy, s.routesHeap),
+    ...kind('routes', s.routes),
   };
 }
 
@@ -371,38 +364,38 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
     [SIZES[1]]: figures(SIZES[1], largeSamples, pauses),
     // t(10k)/t(1k): linear is 10, the target at most 11 (cold caches, as a rebuild in the controller runs).
-    growthFilters: growth((s) => s.filters),
-    growthRoutes: growth((s) => s.routes),
-    growthFiltersQuartiles: spread((s) => s.filters),
-    growthRoutesQuartiles: spread((s) => s.routes),
+    growthFilters: growth((s) => s.filters.cold),
+    growthRoutes: growth((s) => s.routes.cold),
+    growthFiltersQuartiles: spread((s) => s.filters.cold),
+    growthRoutesQuartiles: spread((s) => s.routes.cold),
     // The same from CPU time, from time outside GC pauses, with caches warm (back-to-back rebuilds), and with
     // every rebuild ending in a young-generation collection inside its window (see the header).
     growthFiltersCpu: growth(
-      (s) => s.filters,
+      (s) => s.filters.cold,
       (x) => x.cpuMs,
     ),
     growthRoutesCpu: growth(
-      (s) => s.routes,
+      (s) => s.routes.cold,
       (x) => x.cpuMs,
     ),
-    growthFiltersOutsideGc: growth((s) => s.filters, outsideGc),
-    growthRoutesOutsideGc: growth((s) => s.routes, outsideGc),
-    growthFiltersWarm: growth((s) => s.filtersWarm),
-    growthRoutesWarm: growth((s) => s.routesWarm),
-    growthFiltersCollected: growth((s) => s.filtersCollected),
-    growthRoutesCollected: growth((s) => s.routesCollected),
-    growthFiltersCollectedQuartiles: spread((s) => s.filtersCollected),
+    growthFiltersOutsideGc: growth((s) => s.filters.cold, outsideGc),
+    growthRoutesOutsideGc: growth((s) => s.routes.cold, outsideGc),
+    growthFiltersWarm: growth((s) => s.filters.warm),
+    growthRoutesWarm: growth((s) => s.routes.warm),
+    growthFiltersCollected: growth((s) => s.filters.collected),
+    growthRoutesCollected: growth((s) => s.routes.collected),
+    growthFiltersCollectedQuartiles: spread((s) => s.filters.collected),
     // The reference workload (a deep copy of the same output, see the header): its growth, and the median of the
     // per-round quotients of the generation's growth by it (1 = the generation grows as building its output does).
-    growthFiltersCopy: growth((s) => s.filterCopy),
-    growthRoutesCopy: growth((s) => s.routeCopy),
+    growthFiltersCopy: growth((s) => s.filters.copy),
+    growthRoutesCopy: growth((s) => s.routes.copy),
     growthFiltersOverCopy: overCopy(
-      (s) => s.filters,
-      (s) => s.filterCopy,
+      (s) => s.filters.cold,
+      (s) => s.filters.copy,
     ),
     growthRoutesOverCopy: overCopy(
-      (s) => s.routes,
-      (s) => s.routeCopy,
+      (s) => s.routes.cold,
+      (s) => s.routes.copy,
     ),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
