@@ -354,49 +354,36 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     return [round(quantile(r, 0.25)), round(quantile(r, 0.75))];
   };
   // Per round, the generation's growth divided by the reference workload's: the median of those quotients.
-  const overCopy = (pick: (s: SizeSamples) => Sample[], reference: (s: SizeSamples) => Sample[]) => {
-    const r = ratios(reference);
-    return round(median(ratios(pick).map((x, i) => x / (r[i] as number))));
+  const overCopy = (kind: (s: SizeSamples) => KindSamples) => {
+    const r = ratios((s) => kind(s).copy);
+    return round(median(ratios((s) => kind(s).cold).map((x, i) => x / (r[i] as number))));
   };
+  const cpu = (x: Sample) => x.cpuMs;
   const outsideGc = (x: Sample) => x.ms - pauses.within(x);
+  // One figure for each kind of output, EnvoyFilters then routes, named `growthFilters<suffix>` and
+  // `growthRoutes<suffix>`; `figure` gets the picker of that kind's samples.
+  const perKind = (suffix: string, figure: (kind: (s: SizeSamples) => KindSamples) => unknown) => ({
+    [`growthFilters${suffix}`]: figure((s) => s.filters),
+    [`growthRoutes${suffix}`]: figure((s) => s.routes),
+  });
   const summary = {
     rounds,
     [SIZES[0]]: figures(SIZES[0], smallSamples, pauses),
     [SIZES[1]]: figures(SIZES[1], largeSamples, pauses),
     // t(10k)/t(1k): linear is 10, the target at most 11 (cold caches, as a rebuild in the controller runs).
-    growthFilters: growth((s) => s.filters.cold),
-    growthRoutes: growth((s) => s.routes.cold),
-    growthFiltersQuartiles: spread((s) => s.filters.cold),
-    growthRoutesQuartiles: spread((s) => s.routes.cold),
+    ...perKind('', (k) => growth((s) => k(s).cold)),
+    ...perKind('Quartiles', (k) => spread((s) => k(s).cold)),
     // The same from CPU time, from time outside GC pauses, with caches warm (back-to-back rebuilds), and with
     // every rebuild ending in a young-generation collection inside its window (see the header).
-    growthFiltersCpu: growth(
-      (s) => s.filters.cold,
-      (x) => x.cpuMs,
-    ),
-    growthRoutesCpu: growth(
-      (s) => s.routes.cold,
-      (x) => x.cpuMs,
-    ),
-    growthFiltersOutsideGc: growth((s) => s.filters.cold, outsideGc),
-    growthRoutesOutsideGc: growth((s) => s.routes.cold, outsideGc),
-    growthFiltersWarm: growth((s) => s.filters.warm),
-    growthRoutesWarm: growth((s) => s.routes.warm),
-    growthFiltersCollected: growth((s) => s.filters.collected),
-    growthRoutesCollected: growth((s) => s.routes.collected),
+    ...perKind('Cpu', (k) => growth((s) => k(s).cold, cpu)),
+    ...perKind('OutsideGc', (k) => growth((s) => k(s).cold, outsideGc)),
+    ...perKind('Warm', (k) => growth((s) => k(s).warm)),
+    ...perKind('Collected', (k) => growth((s) => k(s).collected)),
     growthFiltersCollectedQuartiles: spread((s) => s.filters.collected),
     // The reference workload (a deep copy of the same output, see the header): its growth, and the median of the
     // per-round quotients of the generation's growth by it (1 = the generation grows as building its output does).
-    growthFiltersCopy: growth((s) => s.filters.copy),
-    growthRoutesCopy: growth((s) => s.routes.copy),
-    growthFiltersOverCopy: overCopy(
-      (s) => s.filters.cold,
-      (s) => s.filters.copy,
-    ),
-    growthRoutesOverCopy: overCopy(
-      (s) => s.routes.cold,
-      (s) => s.routes.copy,
-    ),
+    ...perKind('Copy', (k) => growth((s) => k(s).copy)),
+    ...perKind('OverCopy', overCopy),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
   return summary;

@@ -5,7 +5,7 @@ import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { GatewayContext, Generator, SidecarContext } from '../../src/model/generator.ts';
 import type { ConfigObject, OutputObject } from '../../src/model/objects.ts';
-import { compareStrings } from '../../src/model/order.ts';
+import { compareByName, compareStrings } from '../../src/model/order.ts';
 import { formatIssue, issue, ok, fail } from '../../src/model/result.ts';
 import { destinationRule, gateway, metaRouter, serviceEntry, virtualService } from '../support/builders.ts';
 
@@ -393,8 +393,7 @@ describe('generateAll', () => {
       const claimOrder = [...ses].sort(
         (a, b) =>
           Date.parse(a.metadata.creationTimestamp ?? '') - Date.parse(b.metadata.creationTimestamp ?? '') ||
-          compareStrings(a.metadata.namespace, b.metadata.namespace) ||
-          compareStrings(a.metadata.name, b.metadata.name),
+          compareByName(a, b),
       );
       const winners = new Map<string, string>();
       let losers = 0;
