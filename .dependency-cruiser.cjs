@@ -1,9 +1,11 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
-//   util <- model <- controller
-//                 <- envoyfilter <- plugins  (plugins: model, util, envoyfilter/patch-builders only)
-//                 <- xds-rds
-//                 <- ops
-//   everything <- app.ts, app/ <- cmd/
+//   util <- model <- controller, registry
+//                 <- plugins/sdk <- plugins/*        (plugins: model, util and plugins/sdk only)
+//                 <- envoyfilter, reconcile, leader, bootstrap, xds-rds, ops
+//   tools: model, util and the RDS wire definitions (xds-rds/protos.ts)
+//   everything <- app/ <- cmd/
+// controller, registry, envoyfilter, reconcile, leader, bootstrap and xds-rds never import each other: they meet
+// in model and are wired together in app/.
 const layer = (from, allowed) => ({
   name: `${from}-imports`,
   severity: 'error',
@@ -15,28 +17,29 @@ const layer = (from, allowed) => ({
   },
 });
 
+const PEERS = ['controller', 'registry', 'envoyfilter', 'reconcile', 'leader', 'bootstrap', 'xds-rds', 'ops'];
+
 module.exports = {
   forbidden: [
     layer('util', []),
     layer('model', ['util/']),
-    layer('controller', ['util/', 'model/']),
-    layer('xds-rds', ['util/', 'model/']),
-    layer('envoyfilter', ['util/', 'model/']),
-    // ops: the admin HTTP server and the metrics; wired to the components in app.ts through injected providers.
-    layer('ops', ['util/', 'model/']),
+    ...PEERS.map((peer) => layer(peer, ['util/', 'model/'])),
+    layer('plugins/sdk', ['util/', 'model/']),
+    layer('tools', ['util/', 'model/', 'xds-rds/protos\\.ts$']),
     {
       name: 'plugins-imports',
       severity: 'error',
-      comment: 'plugins import model, util and envoyfilter/patch-builders only; never another plugin',
-      from: { path: '^src/plugins/([^/]+)/' },
+      comment: 'plugins import model, util and plugins/sdk only; never another plugin',
+      from: { path: '^src/plugins/(?!sdk/)([^/]+)/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/plugins/$1/', '^src/util/', '^src/model/', '^src/envoyfilter/patch-builders'],
+        pathNot: ['^src/plugins/$1/', '^src/util/', '^src/model/', '^src/plugins/sdk/'],
       },
     },
     {
       name: 'registry-imports',
       severity: 'error',
+      comment: 'the generator registry lists plugins; it imports plugins, model and util only',
       from: { path: '^src/plugins/registry\\.ts$' },
       to: { path: '^src/', pathNot: ['^src/plugins/', '^src/model/', '^src/util/'] },
     },
@@ -49,9 +52,20 @@ module.exports = {
     {
       name: 'only-app-imports-everything',
       severity: 'error',
-      comment: 'src/app.ts and src/app/ are the composition root; nothing else in src imports them',
-      from: { path: '^src/', pathNot: '^src/app(\\.ts$|/)' },
-      to: { path: '^src/app(\\.ts$|/)' },
+      comment: 'src/app/ is the composition root; nothing else in src imports it',
+      from: { path: '^src/', pathNot: '^src/app/' },
+      to: { path: '^src/app/' },
+    },
+    {
+      name: 'no-stray-folders',
+      severity: 'error',
+      comment: 'every source file lives in one of the folders of DESIGN.md',
+      from: {
+        path: '^src/',
+        pathNot:
+          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|xds-rds|ops|tools)/',
+      },
+      to: {},
     },
     {
       name: 'no-circular',

@@ -4,14 +4,15 @@
 // with the same credentials and the same client code.
 import * as grpc from '@grpc/grpc-js';
 import { ROUTE_CONFIGURATION_TYPE } from '../src/model/constants.ts';
-import { silentLogger } from '../src/model/logger.ts';
+import { silentLogger } from '../src/util/logger.ts';
 import type { ConfigObject, MetaRouter } from '../src/model/objects.ts';
 import { ConfigStore } from '../src/controller/store.ts';
 import { loadRdsProtos } from '../src/xds-rds/protos.ts';
 import { RouteSource } from '../src/xds-rds/route-source.ts';
 import { RdsServer } from '../src/xds-rds/server.ts';
 import { encodeSotwResponse } from '../src/xds-rds/responses.ts';
-import { encodeSotwRequest, rdsRawClientDefinition, rdsServiceDefinition } from '../src/xds-rds/service.ts';
+import { encodeSotwRequest, rdsRawClientDefinition } from '../src/tools/rds-codec.ts';
+import { rdsServiceDefinition } from '../src/xds-rds/service.ts';
 import { SnapshotCache } from '../src/xds-rds/snapshot.ts';
 import { metaRouter, serviceEntry } from '../test/support/builders.ts';
 import { testCa, writeCertDir } from '../test/fakes/test-ca.ts';

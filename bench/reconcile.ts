@@ -3,11 +3,11 @@
 // resync (target 0), writes after one service changes (target: exactly its changed filters), and memory.
 import { performance } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
-import { desiredHash } from '../src/envoyfilter/diff.ts';
+import { desiredHash } from '../src/reconcile/diff.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
-import { createKubeSink } from '../src/envoyfilter/kube-sink.ts';
-import { Reconciler } from '../src/envoyfilter/reconciler.ts';
-import { silentLogger } from '../src/model/logger.ts';
+import { createKubeSink } from '../src/reconcile/kube-sink.ts';
+import { Reconciler } from '../src/reconcile/reconciler.ts';
+import { silentLogger } from '../src/util/logger.ts';
 import type { OutputObject } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';

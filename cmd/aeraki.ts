@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
-import { ensureDevCertificates, render, startServe, watchRoutes } from '../src/app.ts';
+import { ensureDevCertificates, render, startServe, watchRoutes } from '../src/app/index.ts';
 import { formatIssue } from '../src/model/result.ts';
 import { addOptions, ConfigError, RENDER_ROWS, renderConfig } from './config.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';

@@ -1,6 +1,6 @@
 /** What `aeraki serve` prints on stdout for a person: where things are and how to look at them. */
 import path from 'node:path';
-import type { RunningServe, ServeOptions } from '../src/app.ts';
+import type { RunningServe, ServeOptions } from '../src/app/index.ts';
 
 type Write = (text: string) => void;
 

@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
-import type { RenderOptions } from '../src/app.ts';
+import type { RenderOptions } from '../src/app/index.ts';
 
 export interface ConfigRow<T> {
   /** Property name in the resulting config. */

@@ -1,6 +1,6 @@
 /** Value parsers shared by the option tables of cmd/ (each throws commander's InvalidArgumentError). */
 import { InvalidArgumentError } from 'commander';
-import { parseListenAddress } from '../src/ops/address.ts';
+import { parseListenAddress } from '../src/util/address.ts';
 import { parseBoolean, type ConfigRow } from './config.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- heterogeneous table, typed per row

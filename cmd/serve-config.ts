@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { needsKube, type ServeOptions } from '../src/app.ts';
+import { needsKube, type ServeOptions } from '../src/app/index.ts';
 import { ConfigError, resolveConfig } from './config.ts';
 import { SERVE_ROWS } from './serve-rows.ts';
 

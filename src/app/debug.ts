@@ -3,10 +3,10 @@
  * none of them writes anything.
  */
 import type { ConfigStore } from '../controller/store.ts';
-import { diff } from '../envoyfilter/diff.ts';
+import { diff } from '../reconcile/diff.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
-import { heldSourceKeys } from '../envoyfilter/reconciler.ts';
-import type { EnvoyFilterSink } from '../envoyfilter/sink.ts';
+import { heldSourceKeys } from '../reconcile/reconciler.ts';
+import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import { formatIssue, refOf } from '../model/result.ts';

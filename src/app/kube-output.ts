@@ -5,13 +5,13 @@
  * controller so a new leader converges at once.
  */
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { ResilientInformer } from '../controller/kube/informer.ts';
-import { ManagedObjectsWatch } from '../controller/kube/managed-watch.ts';
-import { createKubeBootstrapPort } from '../envoyfilter/bootstrap-kube.ts';
-import { LeaderElector } from '../envoyfilter/leader-election.ts';
-import { createKubeLeaseClient } from '../envoyfilter/lease-client.ts';
-import { NamespaceBootstrapController, namespaceInfoOf } from '../envoyfilter/namespace-bootstrap.ts';
-import type { Logger } from '../model/logger.ts';
+import { ResilientInformer } from '../util/informer.ts';
+import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
+import { createKubeBootstrapPort } from '../bootstrap/kube.ts';
+import { LeaderElector } from '../leader/leader-election.ts';
+import { createKubeLeaseClient } from '../leader/lease-client.ts';
+import { NamespaceBootstrapController, namespaceInfoOf } from '../bootstrap/controller.ts';
+import type { Logger } from '../util/logger.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { ServeOptions } from './options.ts';

@@ -10,9 +10,9 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeSource } from '../controller/kube/sources.ts';
 import { firstHostIp, McpClient } from '../controller/mcp/index.ts';
 import type { ConfigStore } from '../controller/store.ts';
-import type { Logger } from '../model/logger.ts';
+import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
-import { DirSource } from './dir-source.ts';
+import { DirSource } from '../controller/dir-source.ts';
 import type { ServeOptions } from './options.ts';
 
 export class ConfigSources {

@@ -21,7 +21,8 @@ import { compareByName, compareStrings, creationTimeMs } from '../model/order.ts
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { codecLookup, gatewayContexts, sidecarContexts } from './context.ts';
-import { placeDraft, placementNamespaces, sourceAnnotations, sourceKey, stampObject } from './placement.ts';
+import { sourceKey } from '../model/names.ts';
+import { placeDraft, placementNamespaces, sourceAnnotations, stampObject } from './placement.ts';
 
 export interface GenerateOptions {
   /** Aeraki's --enable-envoy-filter-namespace-scope: filters without exportTo go to the ServiceEntry namespace. */

@@ -28,10 +28,6 @@ export function placementNamespaces(
   return [namespaceScope ? se.metadata.namespace : rootNamespace];
 }
 
-export function sourceKey(kind: 'ServiceEntry' | 'Gateway', namespace: string, name: string): string {
-  return `${kind}/${namespace}/${name}`;
-}
-
 /** The annotations of every object generated for `source`: one frozen object, shared by all of them. */
 export function sourceAnnotations(source: string): Readonly<Record<string, string>> {
   return Object.freeze({ [SOURCE_ANNOTATION]: source });

@@ -9,6 +9,12 @@ export const MANAGED_LABELS: Readonly<Record<string, string>> = Object.freeze({
 /** Annotation carrying the content hash of the spec the controller wrote (lets unchanged filters cost no write). */
 export const CONTENT_HASH_ANNOTATION = 'aeraki.io/content-hash';
 
+/** Field manager of every write to the Kubernetes API. */
+export const FIELD_MANAGER = 'aeraki';
+
+/** API group of the Istio kinds read and written. */
+export const ISTIO_GROUP = 'networking.istio.io';
+
 export const DEFAULT_ROOT_NAMESPACE = 'istio-system';
 export const CLUSTER_DOMAIN = 'cluster.local';
 

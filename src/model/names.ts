@@ -44,3 +44,11 @@ export function gatewayVirtualServiceName(
 ): string {
   return `aeraki-vs-${gatewayNamespace}.${gatewayName}-${port}`;
 }
+
+/**
+ * The key of a config object that generated objects come from, as written in their source annotation and in
+ * the reconciler's failed and held sources: `ServiceEntry/<ns>/<name>` or `Gateway/<ns>/<name>`.
+ */
+export function sourceKey(kind: 'ServiceEntry' | 'Gateway', namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
+}

@@ -16,8 +16,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorFields, type Logger } from '../model/logger.ts';
-import { formatAddress, parseListenAddress, type ListenAddress } from './address.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
+import { formatAddress, parseListenAddress, type ListenAddress } from '../util/address.ts';
 import { runChecks, type ReadinessCheck } from './readiness.ts';
 
 export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';

@@ -1,6 +1,6 @@
 import type { ConfigEvent, ConfigView } from '../model/view.ts';
 import { formatIssue } from '../model/result.ts';
-import type { Logger } from '../model/logger.ts';
+import type { Logger } from '../util/logger.ts';
 import { createDebouncer, type Debouncer } from '../util/debounce.ts';
 import { buildRouteConfigurations } from './routes.ts';
 import type { SnapshotCache } from './snapshot.ts';

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { errorFields, type Logger } from '../model/logger.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
 import { DeltaStream } from './delta-stream.ts';
 import { RdsMetrics } from './metrics.ts';
 import { rdsServiceDefinition } from './service.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../model/logger.ts';
+import type { Logger } from '../util/logger.ts';
 import type { RdsMetrics } from './metrics.ts';
 import type { SnapshotCache } from './snapshot.ts';
 

@@ -1,7 +1,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { experimental } from '@grpc/grpc-js';
-import { errorFields, type Logger } from '../model/logger.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
 
 type CaListener = experimental.CaCertificateUpdateListener;
 type IdListener = experimental.IdentityCertificateUpdateListener;

@@ -1,5 +1,5 @@
 // A complete ServeOptions for in-process end-to-end tests: short timings, free ports, everything local.
-import type { ServeOptions } from '../../src/app.ts';
+import type { ServeOptions } from '../../src/app/index.ts';
 
 export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
   return {

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServe } from '../../src/app.ts';
-import { silentLogger } from '../../src/model/logger.ts';
+import { startServe } from '../../src/app/index.ts';
+import { silentLogger } from '../../src/util/logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { serveOptions } from './options.ts';

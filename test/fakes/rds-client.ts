@@ -10,7 +10,7 @@ import {
   rdsRawClientDefinition,
   type DeltaResponse,
   type SotwResponse,
-} from '../../src/xds-rds/service.ts';
+} from '../../src/tools/rds-codec.ts';
 
 export interface ClientTls {
   readonly ca: string | Buffer;

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateDevCertificates, type DevCertPems } from '../../src/xds-rds/dev-certs.ts';
+import { generateDevCertificates, type DevCertPems } from '../../src/tools/dev-certs.ts';
 
 let main: DevCertPems | undefined;
 let foreign: DevCertPems | undefined;

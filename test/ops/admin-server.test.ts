@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
-import { silentLogger } from '../../src/model/logger.ts';
-import { parseListenAddress } from '../../src/ops/address.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import { parseListenAddress } from '../../src/util/address.ts';
 import { AdminServer, type AdminServerOptions } from '../../src/ops/admin-server.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 

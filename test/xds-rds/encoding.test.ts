@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRdsProtos, messageToProto3Json } from '../../src/xds-rds/protos.ts';
-import { encodeRouteConfiguration } from '../../src/xds-rds/service.ts';
+import { encodeRouteConfiguration } from '../../src/tools/rds-codec.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = path.resolve(repoRoot, '../shared/fixtures/render');

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
-import { silentLogger } from '../../src/model/logger.ts';
+import { silentLogger } from '../../src/util/logger.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';

@@ -1,12 +1,12 @@
 import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
-import { silentLogger } from '../../src/model/logger.ts';
+import { silentLogger } from '../../src/util/logger.ts';
 import { RdsMetrics } from '../../src/xds-rds/metrics.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { SotwStream } from '../../src/xds-rds/sotw-stream.ts';
 import { DeltaStream } from '../../src/xds-rds/delta-stream.ts';
-import { decodeDeltaResponse, decodeSotwResponse } from '../../src/xds-rds/service.ts';
+import { decodeDeltaResponse, decodeSotwResponse } from '../../src/tools/rds-codec.ts';
 import type { RouteConfigurationJson } from '../../src/xds-rds/route-json.ts';
 import type { StreamSink } from '../../src/xds-rds/stream-types.ts';
 

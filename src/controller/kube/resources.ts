@@ -1,5 +1,6 @@
 /** The Kubernetes resources the controller reads, and the choice between networking.istio.io v1 and v1alpha3. */
 import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { ISTIO_GROUP } from '../../model/constants.ts';
 import type { ConfigKind } from '../../model/objects.ts';
 
 export interface KindResource {
@@ -11,7 +12,6 @@ export interface KindResource {
 }
 
 export const AERAKI_GROUP = 'metaprotocol.aeraki.io';
-export const ISTIO_GROUP = 'networking.istio.io';
 
 export const AERAKI_RESOURCES: readonly KindResource[] = [
   {

@@ -14,8 +14,9 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import type { Logger } from '../../model/logger.ts';
-import { errorFields } from '../../model/logger.ts';
+import type { Logger } from '../../util/logger.ts';
+import { errorFields } from '../../util/logger.ts';
+import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
 import type { ConfigKind, ConfigObject, MeshConfig } from '../../model/objects.ts';
 import { meshConfigFromConfigMap, parseConfigObject } from '../../model/parse.ts';
@@ -23,11 +24,10 @@ import { formatIssue, type ConfigIssue, type ObjectRef } from '../../model/resul
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { ResilientInformer } from './informer.ts';
+import { ResilientInformer } from '../../util/informer.ts';
 import {
   AERAKI_RESOURCES,
   detectIstioApiVersion,
-  ISTIO_GROUP,
   istioResources,
   resourcePath,
   type IstioApiVersion,

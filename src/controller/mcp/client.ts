@@ -1,5 +1,5 @@
 import type { StatusObject } from '@grpc/grpc-js';
-import { errorFields, type Logger } from '../../model/logger.ts';
+import { errorFields, type Logger } from '../../util/logger.ts';
 import { parseConfigObject } from '../../model/parse.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';

@@ -7,7 +7,7 @@ import { DUBBO_PROXY_FILTER, DUBBO_PROXY_TYPE } from '../../model/constants.ts';
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
-import { inboundDraft, outboundDrafts, type NetworkFilter } from '../../envoyfilter/patch-builders.ts';
+import { inboundDraft, outboundDrafts, type NetworkFilter } from '../sdk/patches.ts';
 import { dubboProxy, ROUTER, type DubboFilter, type DubboProxyConfig } from './filters.ts';
 import { defaultRoute, outboundRoutes } from './route.ts';
 

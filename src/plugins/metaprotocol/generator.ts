@@ -9,7 +9,7 @@ import { gatewayVirtualServiceName } from '../../model/names.ts';
 import type { GatewayVirtualServiceObject, OutputObject } from '../../model/objects.ts';
 import { applicationProtocolOf } from '../../model/protocol.ts';
 import { fail, issue, ok, refOf, type ObjectRef, type Result } from '../../model/result.ts';
-import { gatewayFilter, inboundDraft, outboundDrafts } from '../../envoyfilter/patch-builders.ts';
+import { gatewayFilter, inboundDraft, outboundDrafts } from '../sdk/patches.ts';
 import { commonFilters, inboundFilters } from './filters.ts';
 import { inboundProxy, metaProtocolNetworkFilter, outboundProxy, type ProxyBasics } from './proxy.ts';
 

@@ -10,7 +10,7 @@ import {
 } from '../../model/constants.ts';
 import { inboundClusterName, outboundClusterName, routeConfigName } from '../../model/names.ts';
 import type { MeshConfig } from '../../model/objects.ts';
-import type { NetworkFilter } from '../../envoyfilter/patch-builders.ts';
+import type { NetworkFilter } from '../sdk/patches.ts';
 import type { MetaProtocolFilter } from './filters.ts';
 import { deepFreeze } from '../../util/json.ts';
 import { accessLog, tracing } from './mesh.ts';

@@ -8,7 +8,7 @@ import { THRIFT_PROXY_FILTER, THRIFT_PROXY_TYPE } from '../../model/constants.ts
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
-import { inboundDraft, outboundDrafts, type NetworkFilter } from '../../envoyfilter/patch-builders.ts';
+import { inboundDraft, outboundDrafts, type NetworkFilter } from '../sdk/patches.ts';
 import { defaultRoute, outboundRoutes, type ThriftRouteConfiguration } from './route.ts';
 
 export const THRIFT_ROUTER_FILTER = 'envoy.filters.thrift.router';

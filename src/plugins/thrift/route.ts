@@ -19,11 +19,7 @@
  * A VirtualService without `http` entries routes like no VirtualService.
  */
 import type { HeaderMatcherJson } from '../../model/matchers.ts';
-import {
-  routesFromVirtualService,
-  vsHeaderMatchers,
-  type FieldProblem,
-} from '../../envoyfilter/patch-builders.ts';
+import { routesFromVirtualService, vsHeaderMatchers, type FieldProblem } from '../sdk/vs-routes.ts';
 import { outboundClusterName } from '../../model/names.ts';
 import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
 import type { ConfigIssue } from '../../model/result.ts';

@@ -3,7 +3,7 @@ import { after } from 'node:test';
 import { McpClient, type McpClientOptions } from '../../../src/controller/mcp/client.ts';
 import type { McpStatusSnapshot } from '../../../src/controller/mcp/status.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
-import { silentLogger } from '../../../src/model/logger.ts';
+import { silentLogger } from '../../../src/util/logger.ts';
 import type { ServiceEntry } from '../../../src/model/objects.ts';
 import type { ConfigEvent } from '../../../src/model/view.ts';
 import { ManualClock } from '../../../src/util/clock.ts';

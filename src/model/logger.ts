@@ -1,1 +1,0 @@
-export { errorFields, silentLogger, type Logger } from '../util/logger.ts';

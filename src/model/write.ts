@@ -1,0 +1,96 @@
+/**
+ * The contract of every write the controller makes (EnvoyFilters, gateway VirtualServices, bootstrap ConfigMaps):
+ * a failed write is a SinkError, transient (retried with backoff) or terminal (reported, not retried until the
+ * next change), and a run reports each failed object as a WriteFailure.
+ */
+import { isPlainObject } from '../util/json.ts';
+
+/**
+ * A failed sink operation. `transient` failures (conflicts, throttling, server errors, network) are retried with
+ * backoff; the others (invalid object, forbidden) are reported and not retried until the next change.
+ */
+export class SinkError extends Error {
+  readonly transient: boolean;
+  readonly code: number | undefined;
+  readonly reason: string | undefined;
+
+  constructor(
+    message: string,
+    opts: { transient: boolean; code?: number; reason?: string; cause?: unknown },
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = 'SinkError';
+    this.transient = opts.transient;
+    this.code = opts.code;
+    this.reason = opts.reason;
+  }
+}
+
+/** HTTP status codes worth retrying: conflicts (re-list and re-plan), timeouts, throttling, server errors. */
+export function isTransientStatus(code: number): boolean {
+  return code === 409 || code === 408 || code === 429 || code >= 500;
+}
+
+export type WriteVerb = 'create' | 'update' | 'delete';
+
+/** What one object's write failure looks like in a run report. */
+export interface WriteFailure {
+  readonly op: WriteVerb;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly error: SinkError;
+}
+
+/** Anything a write threw, as a SinkError (unknown errors count as transient). */
+export function asSinkError(op: string, err: unknown): SinkError {
+  if (err instanceof SinkError) return err;
+  return new SinkError(`${op}: ${err instanceof Error ? err.message : String(err)}`, {
+    transient: true,
+    cause: err,
+  });
+}
+
+/** An HTTP error of the Kubernetes API as client-node throws it (ApiException): the status code and the raw body. */
+interface ApiStatusError {
+  readonly code: number;
+  readonly body: unknown;
+}
+
+function isApiStatusError(err: unknown): err is ApiStatusError {
+  return err instanceof Error && typeof (err as Partial<ApiStatusError>).code === 'number' && 'body' in err;
+}
+
+/** The `reason` of a Kubernetes Status body (a JSON string or an object). */
+function statusReason(body: unknown): string | undefined {
+  try {
+    const parsed: unknown = typeof body === 'string' ? JSON.parse(body) : body;
+    if (isPlainObject(parsed) && typeof parsed['reason'] === 'string') return parsed['reason'];
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
+/** Converts anything a Kubernetes API call throws into a SinkError. */
+export function kubeSinkError(op: string, err: unknown): SinkError {
+  if (isApiStatusError(err)) {
+    const code = err.code;
+    const reason = statusReason(err.body);
+    // AlreadyExists on create: an object of that name exists without the `manager: Aeraki` label (else it
+    // would have been listed and updated). It is not ours to overwrite; retrying cannot help.
+    const foreign = reason === 'AlreadyExists';
+    return new SinkError(
+      `${op}: HTTP ${code}${reason ? ` ${reason}` : ''}${foreign ? ' (not managed by Aeraki)' : ''}`,
+      {
+        transient: isTransientStatus(code) && !foreign,
+        code,
+        ...(reason ? { reason } : {}),
+        cause: err,
+      },
+    );
+  }
+  // Network failures (FetchError, ECONNREFUSED, resets) are transient.
+  const message = err instanceof Error ? err.message : String(err);
+  return new SinkError(`${op}: ${message}`, { transient: true, cause: err });
+}

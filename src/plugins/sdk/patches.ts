@@ -1,0 +1,169 @@
+/**
+ * The EnvoyFilter patch shapes every protocol plugin shares (Aeraki envoyfilter/network_filter.go): a REPLACE
+ * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>`, or on `virtualInbound` for the
+ * service port, with the proxy config wrapped in a udpa TypedStruct.
+ */
+import { MANAGED_LABELS, TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../../model/constants.ts';
+import type { FilterDraft } from '../../model/generator.ts';
+import { gatewayFilterName, inboundFilterName, outboundFilterName } from '../../model/names.ts';
+import type {
+  EnvoyFilterObject,
+  EnvoyFilterPatch,
+  Gateway,
+  ServiceEntry,
+  ServicePort,
+} from '../../model/objects.ts';
+import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
+
+export type PatchOperation = 'REPLACE' | 'INSERT_BEFORE';
+
+/** The network filter that replaces tcp_proxy: its name, the proto type of its config and the config (proto3 JSON). */
+export interface NetworkFilter {
+  readonly filterName: string;
+  readonly typeUrl: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly operation?: PatchOperation;
+}
+
+export function patchValue(filter: NetworkFilter): Record<string, unknown> {
+  return {
+    name: filter.filterName,
+    typed_config: { '@type': TYPED_STRUCT_TYPE, type_url: filter.typeUrl, value: filter.config },
+  };
+}
+
+/** The `patch` of a network-filter patch: operation and value. */
+function filterPatch(filter: NetworkFilter): EnvoyFilterPatch['patch'] {
+  return { operation: filter.operation ?? 'REPLACE', value: patchValue(filter) };
+}
+
+function networkFilterPatch(
+  listener: Record<string, unknown>,
+  patch: EnvoyFilterPatch['patch'],
+): EnvoyFilterPatch {
+  return { applyTo: 'NETWORK_FILTER', match: { listener }, patch };
+}
+
+/** Filter match on tcp_proxy, and the filter-chain match of every outbound listener. Shared, frozen. */
+const TCP_PROXY_MATCH: Readonly<Record<string, unknown>> = Object.freeze({ name: TCP_PROXY_FILTER });
+const TCP_PROXY_CHAIN: Readonly<Record<string, unknown>> = Object.freeze({ filter: TCP_PROXY_MATCH });
+
+function outboundNetworkFilterPatch(
+  address: string,
+  port: number,
+  patch: EnvoyFilterPatch['patch'],
+): EnvoyFilterPatch {
+  return networkFilterPatch({ name: `${address}_${port}`, filterChain: TCP_PROXY_CHAIN }, patch);
+}
+
+/** Listener match of an outbound listener `<address>_<port>`. */
+export function outboundPatch(address: string, port: number, filter: NetworkFilter): EnvoyFilterPatch {
+  return outboundNetworkFilterPatch(address, port, filterPatch(filter));
+}
+
+/**
+ * The match of an inbound patch (listener `virtualInbound`, filter chain of `port`) depends on the port alone:
+ * one frozen object per port number, shared by every service on that port (output is never mutated).
+ */
+const inboundMatches = new Map<number, EnvoyFilterPatch['match']>();
+
+function inboundMatchOf(port: number): EnvoyFilterPatch['match'] {
+  let match = inboundMatches.get(port);
+  if (match === undefined) {
+    const filterChain = Object.freeze({ destinationPort: port, filter: TCP_PROXY_MATCH });
+    match = Object.freeze({ listener: Object.freeze({ name: 'virtualInbound', filterChain }) });
+    inboundMatches.set(port, match); // at most 65,536 entries: one per port number
+  }
+  return match;
+}
+
+export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
+  return { applyTo: 'NETWORK_FILTER', match: inboundMatchOf(port), patch: filterPatch(filter) };
+}
+
+/**
+ * One outbound filter per address of the ServiceEntry (none without addresses), named after `hosts[0]`. The
+ * filters differ only in the listener name: they share one `patch` object (generation output is never mutated).
+ */
+export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: NetworkFilter): FilterDraft[] {
+  const host = se.spec.hosts[0] ?? '';
+  const addresses = se.spec.addresses;
+  if (addresses.length === 0) return [];
+  const patch = filterPatch(filter);
+  const drafts: FilterDraft[] = [];
+  // Indexed: parsed config is frozen, and iterating a frozen array with for-of allocates (V8 11).
+  for (let i = 0; i < addresses.length; i++) {
+    const address = addresses[i] as string;
+    drafts.push({
+      name: outboundFilterName(host, address, port.number),
+      spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
+    });
+  }
+  return drafts;
+}
+
+/**
+ * The workload selector of the inbound filter: `spec.workloadSelector.labels` when non-empty, else the
+ * `workloadSelector` annotation (`value` -> {app: value}, `key:value` -> {key: value}, spaces removed).
+ * undefined when there is neither (deviation D2: no inbound filter then); more than one `:` is an input error.
+ */
+export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<string, string>> | undefined> {
+  const labels = se.spec.workloadSelector?.labels;
+  if (labels && hasOwnKeys(labels)) return ok(labels);
+  const annotation = se.metadata.annotations['workloadSelector'];
+  if (annotation === undefined) return ok(undefined);
+  const parts = annotation.replace(/\s+/g, '').split(':');
+  const ref = refOf(se);
+  if (parts.length === 1) return ok({ app: parts[0] ?? '' });
+  if (parts.length === 2) return ok({ [parts[0] ?? '']: parts[1] ?? '' });
+  return fail([
+    issue(
+      ref,
+      'metadata.annotations.workloadSelector',
+      `"${annotation}" has more than one ':' (want "value" or "key:value")`,
+    ),
+  ]);
+}
+
+/** Whether `o` has an own enumerable key (without building the array of them). */
+function hasOwnKeys(o: Readonly<Record<string, string>>): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
+}
+
+/** The inbound filter of a port, or undefined when the ServiceEntry selects no workloads (D2). */
+export function inboundDraft(
+  se: ServiceEntry,
+  port: ServicePort,
+  filter: NetworkFilter,
+): Result<FilterDraft | undefined> {
+  const selector = workloadSelectorOf(se);
+  if (!selector.ok) return selector;
+  if (selector.value === undefined) return ok(undefined);
+  // The ServiceEntry's own (frozen) `{labels}` when the labels come from it; a new one for the annotation.
+  const own = se.spec.workloadSelector;
+  return ok({
+    name: inboundFilterName(se.spec.hosts[0] ?? '', port.number),
+    spec: {
+      workloadSelector: own?.labels === selector.value ? own : { labels: selector.value },
+      configPatches: [inboundPatch(port.number, filter)],
+    },
+  });
+}
+
+/** Gateway filter: in the gateway's namespace, selecting the gateway's workloads, on listener `0.0.0.0_<port>`. */
+export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFilter): EnvoyFilterObject {
+  return {
+    apiVersion: 'networking.istio.io/v1alpha3',
+    kind: 'EnvoyFilter',
+    metadata: {
+      name: gatewayFilterName(gateway.metadata.name, gateway.metadata.namespace, port),
+      namespace: gateway.metadata.namespace,
+      labels: MANAGED_LABELS,
+    },
+    spec: {
+      workloadSelector: { labels: gateway.spec.selector },
+      configPatches: [outboundPatch('0.0.0.0', port, filter)],
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Routes of the native proxies (dubbo_proxy, thrift_proxy) from the `http` entries of a VirtualService, shared by
+ * their plugins: all or nothing, with every problem reported on the VirtualService.
+ */
+import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matchers.ts';
+import type { HTTPRoute, VirtualService } from '../../model/objects.ts';
+import { issue, refOf, type ConfigIssue } from '../../model/result.ts';
+
+/** Something a proxy cannot express in one field of a VirtualService. */
+export interface FieldProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Routes from the `http` entries of a VirtualService, all or nothing (dubbo_proxy, thrift_proxy): `build` turns
+ * entry `i` (field path `spec.http[i]`) into a route and records what the proxy cannot express. Any problem makes
+ * the whole VirtualService an input error (one issue per problem, on the VirtualService) and `fallback` is used,
+ * as if there were no VirtualService; so is a missing VirtualService or one without `http` entries.
+ */
+export function routesFromVirtualService<R>(
+  vs: VirtualService | undefined,
+  fallback: readonly R[],
+  service: string,
+  build: (http: HTTPRoute, path: string, problems: FieldProblem[]) => R,
+): { readonly routes: readonly R[]; readonly issues: readonly ConfigIssue[] } {
+  if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
+  const problems: FieldProblem[] = [];
+  const routes = vs.spec.http.map((http, i) => build(http, `spec.http[${i}]`, problems));
+  if (problems.length === 0) return { routes, issues: [] };
+  const ref = refOf(vs);
+  const suffix = `; the VirtualService is ignored for ${service}`;
+  return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
+}
+
+/** Header matchers of `match[0]` (Istio semantics, sorted by name); an empty header name is a problem. */
+export function vsHeaderMatchers(
+  http: HTTPRoute,
+  path: string,
+  problems: FieldProblem[],
+): HeaderMatcherJson[] {
+  const matchers = istioHeaderMatchers(http.match[0]?.headers);
+  if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
+  return matchers;
+}

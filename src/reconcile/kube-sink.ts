@@ -1,0 +1,145 @@
+/**
+ * The Kubernetes adapter of the sink port (@kubernetes/client-node 1.4, one-object API). Objects are written
+ * with POST (create), PUT carrying the observed resourceVersion (update; 409 on a stale one) and DELETE with a
+ * resourceVersion precondition, all with field manager `aeraki`.
+ */
+import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
+import type { OutputObject } from '../model/objects.ts';
+import { isPlainObject } from '../util/json.ts';
+import type { ExistingObject, ManagedKind } from './diff.ts';
+import { kubeSinkError } from '../model/write.ts';
+import type { EnvoyFilterSink } from './sink.ts';
+
+const VERSION = 'v1alpha3';
+const PLURALS: Readonly<Record<ManagedKind, string>> = {
+  EnvoyFilter: 'envoyfilters',
+  VirtualService: 'virtualservices',
+};
+const KINDS: readonly ManagedKind[] = ['EnvoyFilter', 'VirtualService'];
+
+export interface KubeSinkOptions {
+  /** Kinds to list; default both (EnvoyFilter and the gateway VirtualService). */
+  readonly kinds?: readonly ManagedKind[];
+  /** List page size (default 500). */
+  readonly pageSize?: number;
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isPlainObject(v)) return out;
+  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  return out;
+}
+
+/** The fields of a listed item the reconciler needs; undefined for malformed items. */
+export function toExisting(kind: ManagedKind, item: unknown): ExistingObject | undefined {
+  if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
+  const m = item['metadata'];
+  if (typeof m['name'] !== 'string') return undefined;
+  return {
+    kind,
+    namespace: typeof m['namespace'] === 'string' ? m['namespace'] : '',
+    name: m['name'],
+    resourceVersion: typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '',
+    labels: stringMap(m['labels']),
+    annotations: stringMap(m['annotations']),
+    spec: item['spec'] ?? {},
+  };
+}
+
+export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): EnvoyFilterSink {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const kinds = options.kinds ?? KINDS;
+  const ref = (kind: ManagedKind, namespace: string) => ({
+    group: ISTIO_GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURALS[kind],
+  });
+
+  return {
+    name: 'kubernetes',
+    async list() {
+      const out: ExistingObject[] = [];
+      for (const kind of kinds) {
+        // Paged (limit/continue) to spare a real API server; a server that ignores limit answers in one page.
+        let next: string | undefined;
+        do {
+          let list: unknown;
+          try {
+            list = await api.listClusterCustomObject({
+              group: ISTIO_GROUP,
+              version: VERSION,
+              plural: PLURALS[kind],
+              labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE}`,
+              limit: options.pageSize ?? 500,
+              ...(next ? { _continue: next } : {}),
+            });
+          } catch (err) {
+            throw kubeSinkError(`list ${PLURALS[kind]}`, err);
+          }
+          const items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+          for (const item of items) {
+            const e = toExisting(kind, item);
+            if (e) out.push(e);
+          }
+          const md = isPlainObject(list) ? list['metadata'] : undefined;
+          const token = isPlainObject(md) ? md['continue'] : undefined;
+          next = typeof token === 'string' && token !== '' ? token : undefined;
+        } while (next !== undefined);
+      }
+      return out;
+    },
+    async create(obj) {
+      try {
+        await api.createNamespacedCustomObject({
+          ...ref(obj.kind, obj.metadata.namespace),
+          body: obj,
+          fieldManager: FIELD_MANAGER,
+        });
+      } catch (err) {
+        throw kubeSinkError(`create ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err);
+      }
+    },
+    async update(obj, existing) {
+      try {
+        await api.replaceNamespacedCustomObject({
+          ...ref(obj.kind, obj.metadata.namespace),
+          name: obj.metadata.name,
+          body: updateBody(obj, existing),
+          fieldManager: FIELD_MANAGER,
+        });
+      } catch (err) {
+        throw kubeSinkError(`update ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err);
+      }
+    },
+    async delete(existing) {
+      try {
+        await api.deleteNamespacedCustomObject({
+          ...ref(existing.kind, existing.namespace),
+          name: existing.name,
+          body: existing.resourceVersion
+            ? { preconditions: { resourceVersion: existing.resourceVersion } }
+            : {},
+        });
+      } catch (err) {
+        if (err instanceof ApiException && err.code === 404) return;
+        throw kubeSinkError(`delete ${existing.kind} ${existing.namespace}/${existing.name}`, err);
+      }
+    },
+  };
+}
+
+/** The PUT body: the desired object plus the existing resourceVersion and the existing foreign labels/annotations. */
+export function updateBody(obj: OutputObject, existing: ExistingObject): Record<string, unknown> {
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      resourceVersion: existing.resourceVersion,
+      labels: { ...existing.labels, ...obj.metadata.labels },
+      annotations: { ...existing.annotations, ...(obj.metadata.annotations ?? {}) },
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The client side of envoy.service.route.v3.RouteDiscoveryService, as a MetaProtocol proxy speaks it: requests
+ * encoded from proto3 JSON field names, responses decoded with their RouteConfigurations in proto3 JSON. Used by
+ * `aeraki routes`, the tests and the RDS benchmark; the server's own (de)serialisers are in src/xds-rds/service.ts.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import type protobuf from 'protobufjs';
+import { loadRdsProtos, messageToProto3Json, proto3JsonToObject } from '../xds-rds/protos.ts';
+
+const SERVICE = '/envoy.service.route.v3.RouteDiscoveryService/';
+const identity = (b: Buffer): Buffer => b;
+const stream = (method: string) => ({
+  path: `${SERVICE}${method}`,
+  requestStream: true,
+  responseStream: true,
+  requestSerialize: identity,
+  requestDeserialize: identity,
+  responseSerialize: identity,
+  responseDeserialize: identity,
+});
+
+/** Everything as bytes; use the encode/decode helpers below. */
+export const rdsRawClientDefinition = {
+  StreamRoutes: stream('StreamRoutes'),
+  DeltaRoutes: stream('DeltaRoutes'),
+} satisfies grpc.ServiceDefinition;
+
+/** A DiscoveryRequest / DeltaDiscoveryRequest from proto3 JSON field names. */
+export function encodeSotwRequest(req: Record<string, unknown>): Buffer {
+  const p = loadRdsProtos();
+  return Buffer.from(p.DiscoveryRequest.encode(p.DiscoveryRequest.fromObject(req)).finish());
+}
+
+export function encodeDeltaRequest(req: Record<string, unknown>): Buffer {
+  const p = loadRdsProtos();
+  return Buffer.from(p.DeltaDiscoveryRequest.encode(p.DeltaDiscoveryRequest.fromObject(req)).finish());
+}
+
+export interface DecodedResource {
+  readonly typeUrl: string;
+  readonly json: unknown;
+}
+
+/** protobufjs's google.protobuf.Any keeps the proto field name `type_url`. */
+interface RawAny {
+  type_url?: string;
+  value?: Uint8Array;
+}
+
+function decodeAny(any: RawAny): DecodedResource {
+  const p = loadRdsProtos();
+  const msg = p.RouteConfiguration.decode(any.value ?? new Uint8Array());
+  return { typeUrl: any.type_url ?? '', json: messageToProto3Json(p.RouteConfiguration, msg) };
+}
+
+export interface SotwResponse {
+  readonly versionInfo: string;
+  readonly typeUrl: string;
+  readonly nonce: string;
+  readonly resources: readonly DecodedResource[];
+}
+
+export function decodeSotwResponse(bytes: Buffer): SotwResponse {
+  const p = loadRdsProtos();
+  const raw = p.DiscoveryResponse.toObject(p.DiscoveryResponse.decode(bytes), { arrays: true }) as {
+    versionInfo?: string;
+    typeUrl?: string;
+    nonce?: string;
+    resources: RawAny[];
+  };
+  return {
+    versionInfo: raw.versionInfo ?? '',
+    typeUrl: raw.typeUrl ?? '',
+    nonce: raw.nonce ?? '',
+    resources: raw.resources.map(decodeAny),
+  };
+}
+
+export interface DeltaResponse {
+  readonly systemVersionInfo: string;
+  readonly typeUrl: string;
+  readonly nonce: string;
+  readonly resources: readonly (DecodedResource & { name: string; version: string })[];
+  readonly removedResources: readonly string[];
+}
+
+export function decodeDeltaResponse(bytes: Buffer): DeltaResponse {
+  const p = loadRdsProtos();
+  const raw = p.DeltaDiscoveryResponse.toObject(p.DeltaDiscoveryResponse.decode(bytes), { arrays: true }) as {
+    systemVersionInfo?: string;
+    typeUrl?: string;
+    nonce?: string;
+    removedResources: string[];
+    resources: { name?: string; version?: string; resource?: RawAny }[];
+  };
+  return {
+    systemVersionInfo: raw.systemVersionInfo ?? '',
+    typeUrl: raw.typeUrl ?? '',
+    nonce: raw.nonce ?? '',
+    removedResources: raw.removedResources,
+    resources: raw.resources.map((r) => ({
+      name: r.name ?? '',
+      version: r.version ?? '',
+      ...decodeAny(r.resource ?? {}),
+    })),
+  };
+}
+
+/** Proto3 JSON of a RouteConfiguration to its wire bytes (for tests comparing encodings). */
+export function encodeRouteConfiguration(json: unknown): Uint8Array {
+  const p = loadRdsProtos();
+  const t: protobuf.Type = p.RouteConfiguration;
+  return t.encode(t.fromObject(proto3JsonToObject(t, json) as Record<string, unknown>)).finish();
+}

@@ -1,0 +1,163 @@
+/**
+ * A client-node informer (ListWatch) that survives failures. client-node 1.4 facts (spec/ecosystem.md 1.1):
+ * a 410 (watch ERROR event or HTTP 410) re-lists by itself and reports vanished objects as deletes; any other
+ * error emits `error` and stops the informer for good, so it is restarted here with capped, jittered backoff;
+ * a watch that ends normally is re-opened at once, so re-opens are spaced by at least `minWatchIntervalMs`.
+ */
+import {
+  ListWatch,
+  Watch,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { Logger } from './logger.ts';
+import { errorFields } from './logger.ts';
+import { Backoff, type BackoffOptions } from './backoff.ts';
+import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+
+export interface InformerHandlers {
+  /** Added or changed (same resourceVersion never reported twice). */
+  upsert(obj: KubernetesObject): void;
+  delete(obj: KubernetesObject): void;
+}
+
+export interface ResilientInformerOptions {
+  readonly kc: KubeConfig;
+  /** Watch path, e.g. `/apis/metaprotocol.aeraki.io/v1alpha1/metarouters`. */
+  readonly path: string;
+  readonly list: () => Promise<KubernetesListObject<KubernetesObject>>;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly handlers: InformerHandlers;
+  readonly backoff?: BackoffOptions;
+  readonly minWatchIntervalMs?: number;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+}
+
+/** The subset of client-node's Watch that ListWatch uses. */
+type WatchLike = Pick<Watch, 'watch'>;
+
+export class ResilientInformer {
+  private readonly o: ResilientInformerOptions;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly backoff: Backoff;
+  private readonly lw: ListWatch<KubernetesObject>;
+  private restartTimer: TimerHandle | undefined;
+  private stopped = true;
+  private syncedOnce = false;
+  private readonly syncWaiters: (() => void)[] = [];
+  /** Number of restarts after errors (for tests and metrics). */
+  restarts = 0;
+  /** Number of successful lists (the first one, and one per 410 or restart without resourceVersion). */
+  lists = 0;
+
+  constructor(options: ResilientInformerOptions) {
+    this.o = options;
+    this.clock = options.clock ?? systemClock;
+    this.log = options.logger.child({ component: 'informer', path: options.path });
+    this.backoff = new Backoff({ initialMs: 500, maxMs: 30_000, ...options.backoff });
+    const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
+      const list = await this.o.list();
+      this.lists++;
+      this.backoff.reset();
+      return list;
+    };
+    this.lw = new ListWatch(
+      options.path,
+      this.spacedWatch(new Watch(options.kc)) as Watch,
+      listFn,
+      false,
+      options.labelSelector,
+      options.fieldSelector,
+    );
+    this.lw.on('add', (obj) => {
+      options.handlers.upsert(obj);
+    });
+    this.lw.on('update', (obj) => {
+      options.handlers.upsert(obj);
+    });
+    this.lw.on('delete', (obj) => {
+      options.handlers.delete(obj);
+    });
+    this.lw.on('error', (err: unknown) => {
+      this.onError(err);
+    });
+  }
+
+  /** True once a list has been applied (stays true across restarts). */
+  get synced(): boolean {
+    return this.syncedOnce;
+  }
+
+  whenSynced(): Promise<void> {
+    if (this.syncedOnce) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.startOnce();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer) this.clock.clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+    await this.lw.stop();
+  }
+
+  private async startOnce(): Promise<void> {
+    const listsBefore = this.lists;
+    try {
+      await this.lw.start();
+    } catch (err) {
+      this.onError(err);
+    }
+    if (this.lists > listsBefore && !this.syncedOnce) {
+      this.syncedOnce = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  private onError(err: unknown): void {
+    if (this.stopped || this.restartTimer) return;
+    const delay = this.backoff.next();
+    this.restarts++;
+    this.log.warn('informer stopped, restarting', { delayMs: delay, ...errorFields(err) });
+    this.restartTimer = this.clock.setTimeout(() => {
+      this.restartTimer = undefined;
+      if (!this.stopped) void this.startOnce();
+    }, delay);
+  }
+
+  /** A Watch whose (re)opens are spaced by minWatchIntervalMs and which reset the backoff on every event. */
+  private spacedWatch(inner: Watch): WatchLike {
+    let lastOpen = 0;
+    const minGap = this.o.minWatchIntervalMs ?? 200;
+    return {
+      watch: async (path, query, callback, done) => {
+        const wait = lastOpen + minGap - this.clock.now();
+        if (wait > 0) await new Promise<void>((r) => this.clock.setTimeout(r, wait));
+        lastOpen = this.clock.now();
+        if (this.stopped) {
+          const c = new AbortController();
+          c.abort();
+          return c;
+        }
+        return inner.watch(
+          path,
+          query,
+          (phase, obj, watchObj) => {
+            this.backoff.reset();
+            callback(phase, obj, watchObj);
+          },
+          done,
+        );
+      },
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadMcpProtos, MCP_RESOURCE_TYPE_URL } from '../../../src/controller/mcp/protos.ts';
+import { McpState, type McpStoreSink, type RejectedObject } from '../../../src/controller/mcp/state.ts';
+import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
+import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
+import { parseConfigObject } from '../../../src/model/parse.ts';
+import { encodeResource, GARBAGE, type AnyBytes } from '../../fakes/istiod/encode.ts';
+
+const protos = loadMcpProtos();
+const V1 = typeUrlFor('ServiceEntry', 'v1');
+const V1A3 = typeUrlFor('ServiceEntry', 'v1alpha3');
+
+/** Records what the state writes, as the store would hold it. */
+class Recorder implements McpStoreSink {
+  readonly calls: { kind: ConfigKind; names: string[]; rejected: string[] }[] = [];
+  replaceKind(kind: ConfigKind, objects: readonly ConfigObject[], rejected: readonly RejectedObject[]): void {
+    this.calls.push({
+      kind,
+      names: objects.map(
+        (o) => `${o.apiVersion.split('/')[1] ?? ''}:${o.metadata.namespace}/${o.metadata.name}`,
+      ),
+      rejected: rejected.map((r) => `${r.ref.namespace}/${r.ref.name}`),
+    });
+  }
+  get last(): { names: string[]; rejected: string[] } | undefined {
+    return this.calls.at(-1);
+  }
+}
+
+function res(name: string, version: string, host = `${name}.example.com`): AnyBytes {
+  return encodeResource(protos, {
+    kind: 'ServiceEntry',
+    namespace: 'ns',
+    name,
+    version,
+    spec: { hosts: [host], ports: [{ number: 80, name: 'tcp-dubbo' }] },
+  });
+}
+
+describe('McpState', () => {
+  it('unions v1 and v1alpha3; v1 wins a shared name; an empty answer of one URL deletes nothing', () => {
+    const sink = new Recorder();
+    const state = new McpState(protos, sink, parseConfigObject, '', subscribedTypeUrls('auto'));
+    state.applyResponse(V1A3, [res('a', '1'), res('b', '1')]);
+    assert.deepEqual(sink.last?.names, ['v1alpha3:ns/a', 'v1alpha3:ns/b']);
+    state.applyResponse(V1, [res('b', '7'), res('c', '1')]);
+    assert.deepEqual(sink.last?.names, ['v1:ns/b', 'v1:ns/c', 'v1alpha3:ns/a']);
+    state.applyResponse(V1, []);
+    assert.deepEqual(sink.last?.names, ['v1alpha3:ns/a', 'v1alpha3:ns/b']);
+    state.applyResponse(V1A3, []);
+    assert.deepEqual(sink.last?.names, []);
+  });
+
+  it('reuses the parsed object of an unchanged resourceVersion; re-parses an empty one', () => {
+    let parses = 0;
+    const counting = (raw: unknown) => (parses++, parseConfigObject(raw));
+    const state = new McpState(protos, new Recorder(), counting, '', [V1]);
+    state.applyResponse(V1, [res('a', '1'), res('synthetic-b', '')]);
+    state.applyResponse(V1, [res('a', '1'), res('synthetic-b', '')]);
+    assert.equal(parses, 3);
+    state.applyResponse(V1, [res('a', '2')]);
+    assert.equal(parses, 4);
+  });
+
+  it('keeps an object whose new body is undecodable, and deletes nothing after a nameless undecodable one', () => {
+    const sink = new Recorder();
+    const state = new McpState(protos, sink, parseConfigObject, '', [V1]);
+    state.applyResponse(V1, [res('a', '1'), res('b', '1')]);
+    const badBody = encodeResource(protos, {
+      kind: 'ServiceEntry',
+      namespace: 'ns',
+      name: 'a',
+      version: '2',
+      spec: {},
+    });
+    const r = protos.Resource.decode(badBody.value) as unknown as { body: { value: Uint8Array } };
+    r.body.value = GARBAGE;
+    const a2 = { type_url: MCP_RESOURCE_TYPE_URL, value: protos.Resource.encode(r).finish() };
+    let out = state.applyResponse(V1, [a2]);
+    assert.deepEqual(sink.last?.names, ['v1:ns/a'], 'a kept at its previous version, b deleted');
+    assert.equal(out.undecodable, 1);
+    assert.equal(out.partial, false);
+    out = state.applyResponse(V1, [{ type_url: MCP_RESOURCE_TYPE_URL, value: GARBAGE }, res('c', '1')]);
+    assert.equal(out.partial, true);
+    assert.deepEqual(sink.last?.names, ['v1:ns/c', 'v1:ns/a'], 'partial answer: added c, deleted nothing');
+  });
+
+  it('passes invalid objects as rejections and skips bad names and other revisions', () => {
+    const sink = new Recorder();
+    const state = new McpState(protos, sink, parseConfigObject, 'canary', [V1]);
+    const invalid = encodeResource(protos, {
+      kind: 'ServiceEntry',
+      namespace: 'ns',
+      name: 'bad',
+      spec: { ports: [{ number: 1 }] },
+    });
+    const other = encodeResource(protos, {
+      kind: 'ServiceEntry',
+      namespace: 'ns',
+      name: 'stable',
+      labels: { 'istio.io/rev': 'stable' },
+      spec: { hosts: ['x'] },
+    });
+    const mine = encodeResource(protos, {
+      kind: 'ServiceEntry',
+      namespace: 'ns',
+      name: 'mine',
+      labels: { 'istio.io/rev': 'canary' },
+      spec: { hosts: ['x'] },
+    });
+    const noNs = protos.Resource.decode(res('x', '1').value) as unknown as { metadata: { name: string } };
+    noNs.metadata.name = 'no-namespace';
+    const out = state.applyResponse(V1, [
+      invalid,
+      other,
+      mine,
+      { type_url: MCP_RESOURCE_TYPE_URL, value: protos.Resource.encode(noNs).finish() },
+    ]);
+    assert.deepEqual(sink.last, { kind: 'ServiceEntry', names: ['v1:ns/mine'], rejected: ['ns/bad'] });
+    assert.equal(out.skipped, 2);
+    assert.equal(out.badNames.length, 1);
+    assert.deepEqual(state.counts(V1.url), { valid: 1, invalid: 1 });
+  });
+});

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CONTENT_HASH_ANNOTATION, SOURCE_ANNOTATION } from '../../src/model/constants.ts';
+import { desiredHash, diff, withContentHash, type ExistingObject } from '../../src/reconcile/diff.ts';
+import type { OutputObject } from '../../src/model/objects.ts';
+import { filter } from './support.ts';
+
+function existing(o: OutputObject, extra: Partial<ExistingObject> = {}): ExistingObject {
+  const h = withContentHash(o);
+  return {
+    kind: h.kind,
+    namespace: h.metadata.namespace,
+    name: h.metadata.name,
+    resourceVersion: '7',
+    labels: h.metadata.labels,
+    annotations: h.metadata.annotations ?? {},
+    spec: JSON.parse(JSON.stringify(h.spec)),
+    ...extra,
+  };
+}
+
+const none = { failedSources: new Set<string>() };
+
+describe('diff', () => {
+  it('creates what is missing, with the content hash annotation', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const plan = diff([a], [], none);
+    assert.equal(plan.creates.length, 1);
+    assert.equal(plan.creates[0]?.metadata.annotations?.[CONTENT_HASH_ANNOTATION], desiredHash(a));
+    assert.deepEqual([plan.updates.length, plan.deletes.length, plan.unchanged], [0, 0, 0]);
+  });
+
+  it('leaves an equal object alone even when foreign labels and annotations were added', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const e = existing(a);
+    const plan = diff(
+      [a],
+      [{ ...e, labels: { ...e.labels, team: 'x' }, annotations: { ...e.annotations, note: 'y' } }],
+      none,
+    );
+    assert.deepEqual(
+      [plan.creates.length, plan.updates.length, plan.deletes.length, plan.unchanged],
+      [0, 0, 0, 1],
+    );
+  });
+
+  it('updates a changed spec, and a spec edited by hand under an intact hash annotation (drift)', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const changed = diff([filter('istio-system', 'a', 'ServiceEntry/ns/a', 2)], [existing(a)], none);
+    assert.equal(changed.updates.length, 1);
+    assert.equal(changed.updates[0]?.existing.resourceVersion, '7');
+    const drifted = diff([a], [existing(a, { spec: { configPatches: [] } })], none);
+    assert.equal(drifted.updates.length, 1);
+  });
+
+  it('adopts a filter written by Aeraki (no hash, no source annotation) in place', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const aeraki = existing(a, { annotations: {} });
+    const plan = diff([a], [aeraki], none);
+    assert.deepEqual([plan.creates.length, plan.updates.length, plan.deletes.length], [0, 1, 0]);
+  });
+
+  it('deletes only on positive absence of the source', () => {
+    const gone = existing(filter('istio-system', 'gone', 'ServiceEntry/ns/gone'));
+    const failing = existing(filter('istio-system', 'f', 'ServiceEntry/ns/f'));
+    const legacy = existing(filter('istio-system', 'legacy', 'x'), { annotations: {} });
+    const failed = diff([], [gone, failing, legacy], { failedSources: new Set(['ServiceEntry/ns/f']) });
+    assert.deepEqual(
+      failed.deletes.map((e) => e.name),
+      ['gone'],
+    );
+    assert.deepEqual(
+      failed.kept.map((e) => e.name),
+      ['f', 'legacy'],
+    );
+    const clean = diff([], [gone, legacy], none);
+    assert.deepEqual(
+      clean.deletes.map((e) => e.name),
+      ['gone', 'legacy'],
+    );
+  });
+
+  it('is deterministic: plans are ordered by kind, namespace, name whatever the input order', () => {
+    const xs = [filter('b', 'z', 's'), filter('a', 'y', 's'), filter('a', 'x', 's')];
+    const p1 = diff(xs, [], none);
+    const p2 = diff([...xs].reverse(), [], none);
+    assert.deepEqual(p1, p2);
+    assert.deepEqual(
+      p1.creates.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+      ['a/x', 'a/y', 'b/z'],
+    );
+  });
+
+  it('memoises existing hashes by resourceVersion', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const memo = new Map<string, string>();
+    diff([a], [existing(a)], { ...none, hashMemo: memo });
+    assert.equal(memo.size, 1);
+    const plan = diff([a], [existing(a)], { ...none, hashMemo: memo });
+    assert.equal(plan.unchanged, 1);
+  });
+
+  it('source annotation of desired objects is part of the owned content', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const e = existing(a);
+    const moved = {
+      ...a,
+      metadata: { ...a.metadata, annotations: { [SOURCE_ANNOTATION]: 'ServiceEntry/ns/b' } },
+    };
+    assert.equal(diff([moved], [e], none).updates.length, 1);
+  });
+});

@@ -1,0 +1,218 @@
+// The reconciler against the fake kube-apiserver over HTTP: the behaviours the issue lists.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { createKubeSink } from '../../src/reconcile/kube-sink.ts';
+import { Reconciler, type RunReport } from '../../src/reconcile/reconciler.ts';
+import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import type { OutputObject } from '../../src/model/objects.ts';
+import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
+import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
+import { replica, waitFor, type Replica } from './kube-support.ts';
+import { filter, refClock } from './support.ts';
+
+const EF = 'envoyfilters.networking.istio.io';
+const efWrites = (api: FakeKubeApiServer) => api.writes({ resource: 'envoyfilters' });
+
+function services(n: number, version = 1, skip = -1): OutputObject[] {
+  const out: OutputObject[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i === skip) continue;
+    const v = typeof version === 'number' ? version : 1;
+    out.push(filter('istio-system', `aeraki-outbound-s${i}`, `ServiceEntry/shop/s${i}`, v));
+    out.push(filter('istio-system', `aeraki-inbound-s${i}`, `ServiceEntry/shop/s${i}`, v));
+  }
+  return out;
+}
+
+describe('reconciler against the fake kube-apiserver', () => {
+  let api: FakeKubeApiServer;
+  let r: Replica | undefined;
+  let desired: OutputObject[] = [];
+  let failed = new Set<string>();
+  const set = () => ({ objects: desired, issues: [], failedSources: failed });
+
+  before(async () => {
+    api = await startFakeKubeApiServer();
+  });
+  after(async () => {
+    await api.close();
+  });
+  beforeEach(async () => {
+    await r?.stop();
+    r = undefined;
+    for (const o of api.list(EF)) api.delete(EF, o.metadata.namespace, o.metadata.name ?? '');
+    api.faults.clear();
+    api.clearRequests();
+    failed = new Set();
+  });
+
+  it('first sync creates exactly the desired set; an unchanged resync makes zero writes', async () => {
+    desired = services(25);
+    r = replica(api, 'a', { desired: set });
+    await r.rec.runNow();
+    assert.equal(efWrites(api).length, 50);
+    assert.ok(efWrites(api).every((w) => w.verb === 'create'));
+    assert.equal(api.list(EF).length, 50);
+    api.clearRequests();
+    await r.rec.runNow();
+    assert.equal(efWrites(api).length, 0);
+  });
+
+  it('one changed service rewrites only its filters', async () => {
+    desired = services(10);
+    r = replica(api, 'a', { desired: set });
+    await r.rec.runNow();
+    api.clearRequests();
+    desired = desired.map((o) =>
+      o.metadata.annotations?.[SOURCE_ANNOTATION] === 'ServiceEntry/shop/s4'
+        ? filter('istio-system', o.metadata.name, 'ServiceEntry/shop/s4', 2)
+        : o,
+    );
+    await r.rec.runNow();
+    const w = efWrites(api);
+    assert.deepEqual(w.map((x) => `${x.verb} ${x.name}`).sort(), [
+      'update aeraki-inbound-s4',
+      'update aeraki-outbound-s4',
+    ]);
+  });
+
+  it('retries 409 and 500 until convergence', async () => {
+    desired = services(5);
+    r = replica(api, 'a', { desired: set });
+    await r.rec.runNow();
+    desired = services(5, 2);
+    api.faults.inject({ verb: 'update', resource: 'envoyfilters', status: 409, times: 3 });
+    api.faults.inject({ verb: 'update', resource: 'envoyfilters', status: 500, times: 3 });
+    api.faults.inject({ verb: 'list', resource: 'envoyfilters', status: 500, times: 1 });
+    api.clearRequests();
+    r.rec.trigger();
+    await waitFor(() => efWrites(api).length === 10, 'all 10 updates');
+    assert.ok(api.requests.some((q) => q.injected && q.status === 409));
+    const stored = api.list(EF);
+    assert.ok(stored.every((o) => JSON.stringify(o.spec).includes('"n":2')));
+  });
+
+  it('survives an API outage of several seconds', async () => {
+    desired = services(3);
+    r = replica(api, 'a', { desired: set });
+    api.setOutage(true);
+    r.rec.trigger();
+    await waitFor(() => r!.rec.totals.failures >= 3, 'failed attempts during the outage');
+    await new Promise((res) => setTimeout(res, 2000)); // keep the outage going for a while (not an assertion)
+    api.setOutage(false);
+    await waitFor(() => api.list(EF).length === 6, 'convergence after the outage', 15_000);
+  });
+
+  it('an unsynced source causes no deletes (nor any write)', async () => {
+    api.seed(services(2).map((o) => ({ ...o, metadata: { ...o.metadata } })));
+    desired = [];
+    let synced = false;
+    r = replica(api, 'a', { desired: set, isSynced: () => synced });
+    await r.rec.runNow();
+    assert.equal(efWrites(api).length, 0);
+    assert.equal(api.list(EF).length, 4);
+    synced = true;
+    await r.rec.runNow();
+    assert.equal(api.list(EF).length, 0, 'deleted once synced and positively absent');
+  });
+
+  it('a failing service keeps its filters; a held (invalid) source too', async () => {
+    desired = services(3);
+    r = replica(api, 'a', { desired: set, heldSources: () => ['ServiceEntry/shop/s2'] });
+    await r.rec.runNow();
+    desired = services(3, 1, 1).filter((o) => !o.metadata.name.endsWith('s2'));
+    failed = new Set(['ServiceEntry/shop/s1']);
+    await r.rec.runNow();
+    assert.equal(api.list(EF).length, 6);
+    assert.equal(api.writes({ verb: 'delete' }).length, 0);
+  });
+
+  it('adopts Aeraki-labelled filters of a previous install in place', async () => {
+    const old = services(2).map((o) => ({
+      ...o,
+      metadata: { name: o.metadata.name, namespace: o.metadata.namespace, labels: { manager: 'Aeraki' } },
+    }));
+    const stale = { ...old[0]!, metadata: { ...old[0]!.metadata, name: 'aeraki-outbound-gone' } };
+    api.seed([...old, stale]);
+    desired = services(2);
+    r = replica(api, 'a', { desired: set });
+    await r.rec.runNow();
+    const w = efWrites(api).map((x) => x.verb);
+    assert.equal(w.filter((v) => v === 'create').length, 0, 'no duplicates');
+    assert.equal(w.filter((v) => v === 'update').length, 4);
+    assert.equal(w.filter((v) => v === 'delete').length, 1);
+    assert.equal(api.list(EF).length, 4);
+  });
+
+  it('reconciles gateway VirtualServices the same way', async () => {
+    const vs: OutputObject = {
+      apiVersion: 'networking.istio.io/v1alpha3',
+      kind: 'VirtualService',
+      metadata: {
+        name: 'aeraki-vs-gw.ingress-20880',
+        namespace: 'gw',
+        labels: { manager: 'Aeraki' },
+        annotations: { [SOURCE_ANNOTATION]: 'Gateway/gw/ingress' },
+      },
+      spec: {
+        hosts: ['a.shop.svc.cluster.local'],
+        gateways: ['gw/ingress'],
+        tcp: [{ match: [{ port: 20880 }] }],
+      },
+    };
+    desired = [vs];
+    r = replica(api, 'a', { desired: set });
+    await r.rec.runNow();
+    const VS = 'virtualservices.networking.istio.io';
+    assert.ok(api.get(VS, 'gw', 'aeraki-vs-gw.ingress-20880'));
+    api.clearRequests();
+    await r.rec.runNow();
+    assert.equal(api.writes().length, 0);
+    desired = [];
+    await r.rec.runNow();
+    assert.equal(api.get(VS, 'gw', 'aeraki-vs-gw.ingress-20880'), undefined);
+  });
+
+  it('the periodic resync restores a filter deleted by hand', async () => {
+    desired = services(2);
+    const rec = new Reconciler({
+      sink: createKubeSink(fakeKubeConfig(api)),
+      desired: set,
+      isSynced: () => true,
+      quietMs: 10,
+      maxWaitMs: 50,
+      resyncMs: 150,
+      clock: refClock,
+      logger: silentLogger,
+    });
+    rec.start();
+    try {
+      await rec.runNow();
+      api.delete(EF, 'istio-system', 'aeraki-inbound-s1');
+      await waitFor(
+        () => api.get(EF, 'istio-system', 'aeraki-inbound-s1') !== undefined,
+        'the periodic resync',
+      );
+    } finally {
+      await rec.stop();
+    }
+  });
+
+  it('never overwrites a same-named filter that Aeraki does not manage (terminal, not retried)', async () => {
+    const mine = filter('istio-system', 'aeraki-outbound-s0', 'ServiceEntry/shop/s0');
+    api.seed({
+      ...mine,
+      metadata: { name: mine.metadata.name, namespace: 'istio-system', labels: { team: 'x' } },
+    });
+    desired = [mine];
+    r = replica(api, 'a', { desired: set });
+    const reports: RunReport[] = [];
+    r.rec.onRun((x) => reports.push(x));
+    await r.rec.runNow();
+    assert.equal(reports[0]?.failures.length, 1);
+    assert.equal(reports[0]?.failures[0]?.error.reason, 'AlreadyExists');
+    assert.equal(reports[0]?.failures[0]?.error.transient, false);
+    assert.deepEqual(api.get(EF, 'istio-system', 'aeraki-outbound-s0')?.metadata.labels, { team: 'x' });
+  });
+});

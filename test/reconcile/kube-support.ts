@@ -1,0 +1,84 @@
+// Wiring for suites that run the reconciler against the fake kube-apiserver over real HTTP.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createKubeSink } from '../../src/reconcile/kube-sink.ts';
+import { LeaderElector } from '../../src/leader/leader-election.ts';
+import { createKubeLeaseClient } from '../../src/leader/lease-client.ts';
+import { Reconciler, type DesiredSet } from '../../src/reconcile/reconciler.ts';
+import type { EnvoyFilterSink } from '../../src/reconcile/sink.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
+import type { FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
+import { refClock } from './support.ts';
+
+export const ROOT = 'istio-system';
+export const LEASE = 'aeraki-controller';
+
+/** Polls `pred` every 10 ms until it holds; rejects with `what` after `timeoutMs`. */
+export async function waitFor(pred: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export interface Replica {
+  readonly id: string;
+  readonly kc: KubeConfig;
+  readonly rec: Reconciler;
+  readonly elector: LeaderElector | undefined;
+  stop(): Promise<void>;
+}
+
+export interface ReplicaOptions {
+  desired: () => DesiredSet;
+  isSynced?: () => boolean;
+  heldSources?: () => Iterable<string>;
+  election?: boolean;
+  /** Wraps the sink (e.g. to check leadership at each write). */
+  wrapSink?: (s: EnvoyFilterSink, id: string) => EnvoyFilterSink;
+}
+
+export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): Replica {
+  const kc = fakeKubeConfig(api, { token: id });
+  const holder: { rec?: Reconciler } = {};
+  const elector = o.election
+    ? new LeaderElector({
+        client: createKubeLeaseClient(kc, ROOT, LEASE),
+        identity: id,
+        leaseDurationMs: 1500,
+        renewDeadlineMs: 1000,
+        retryPeriodMs: 200,
+        clock: refClock,
+        logger: silentLogger,
+        onStartedLeading: () => holder.rec?.trigger(),
+      })
+    : undefined;
+  const sink = createKubeSink(kc);
+  const r = new Reconciler({
+    sink: o.wrapSink ? o.wrapSink(sink, id) : sink,
+    desired: o.desired,
+    isSynced: o.isSynced ?? (() => true),
+    ...(o.heldSources ? { heldSources: o.heldSources } : {}),
+    ...(elector ? { isLeader: () => elector.isLeader() } : {}),
+    quietMs: 20,
+    maxWaitMs: 200,
+    resyncMs: 0,
+    retry: { initialMs: 50, maxMs: 400 },
+    clock: refClock,
+    logger: silentLogger,
+  });
+  holder.rec = r;
+  r.start();
+  elector?.start();
+  return {
+    id,
+    kc,
+    rec: r,
+    elector,
+    async stop() {
+      await r.stop();
+      await elector?.stop();
+    },
+  };
+}

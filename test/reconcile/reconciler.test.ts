@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Reconciler, type DesiredSet, type RunReport } from '../../src/reconcile/reconciler.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import type { OutputObject } from '../../src/model/objects.ts';
+import { MemorySink, filter, refClock } from './support.ts';
+
+interface Harness {
+  sink: MemorySink;
+  rec: Reconciler;
+  state: { objects: OutputObject[]; failed: Set<string>; synced: boolean; leader: boolean };
+  reports: RunReport[];
+  nextReport(pred?: (r: RunReport) => boolean): Promise<RunReport>;
+}
+
+function harness(objects: OutputObject[], opts: { retryMs?: number } = {}): Harness {
+  const sink = new MemorySink();
+  const state = { objects, failed: new Set<string>(), synced: true, leader: true };
+  const desired = (): DesiredSet => ({ objects: state.objects, issues: [], failedSources: state.failed });
+  const rec = new Reconciler({
+    sink,
+    desired,
+    isSynced: () => state.synced,
+    isLeader: () => state.leader,
+    quietMs: 5,
+    maxWaitMs: 20,
+    resyncMs: 0,
+    retry: { initialMs: opts.retryMs ?? 5, maxMs: 20, jitter: 0 },
+    clock: refClock,
+    logger: silentLogger,
+  });
+  const reports: RunReport[] = [];
+  rec.onRun((r) => reports.push(r));
+  const nextReport = (pred: (r: RunReport) => boolean = () => true) =>
+    new Promise<RunReport>((resolve) => {
+      const off = rec.onRun((r) => {
+        if (pred(r)) {
+          off();
+          resolve(r);
+        }
+      });
+    });
+  return { sink, rec, state, reports, nextReport };
+}
+
+const many = (n: number, v = 1) =>
+  Array.from({ length: n }, (_, i) => filter('istio-system', `f${i}`, `ServiceEntry/ns/s${i}`, v));
+
+describe('Reconciler', () => {
+  it('first sync creates exactly the desired set; an unchanged resync writes nothing', async () => {
+    const h = harness(many(20));
+    await h.rec.runNow();
+    assert.equal(h.sink.writes.length, 20);
+    assert.ok(h.sink.writes.every((w) => w.op === 'create'));
+    await h.rec.runNow();
+    assert.equal(h.sink.writes.length, 20);
+    assert.equal(h.reports.at(-1)?.unchanged, 20);
+    await h.rec.stop();
+  });
+
+  it('one changed service rewrites only its filters', async () => {
+    const h = harness(many(10));
+    await h.rec.runNow();
+    h.state.objects = h.state.objects.map((o, i) =>
+      i === 3 ? filter('istio-system', 'f3', 'ServiceEntry/ns/s3', 9) : o,
+    );
+    await h.rec.runNow();
+    assert.deepEqual(h.sink.writes.slice(10), [{ op: 'update', key: 'EnvoyFilter/istio-system/f3' }]);
+    await h.rec.stop();
+  });
+
+  it('writes nothing before every source synced, nor when not leader', async () => {
+    const h = harness(many(3));
+    h.state.synced = false;
+    await h.rec.runNow();
+    assert.equal(h.reports.at(-1)?.skipped, 'not-synced');
+    h.state.synced = true;
+    h.state.leader = false;
+    await h.rec.runNow();
+    assert.equal(h.reports.at(-1)?.skipped, 'not-leader');
+    assert.equal(h.sink.writes.length, 0);
+    await h.rec.stop();
+  });
+
+  it('stops writing at once when leadership is lost mid-run', async () => {
+    const h = harness(many(50));
+    let n = 0;
+    h.sink.beforeWrite = () => {
+      if (++n === 10) h.state.leader = false;
+    };
+    await h.rec.runNow();
+    assert.ok(h.sink.writes.length <= 10, `wrote ${h.sink.writes.length}`);
+    assert.equal(h.reports.at(-1)?.interrupted, true);
+    await h.rec.stop();
+  });
+
+  it('retries 409 and 500 with backoff until convergence, collecting every failure', async () => {
+    const h = harness(many(5));
+    h.sink.faults.push({ op: 'create', code: 500, times: 3 }, { op: 'create', code: 409, times: 2 });
+    const converged = h.nextReport((r) => !r.skipped && r.failures.length === 0);
+    await h.rec.runNow();
+    assert.equal(h.reports[0]?.failures.length, 5);
+    await converged;
+    assert.equal(h.sink.objects.size, 5);
+    await h.rec.stop();
+  });
+
+  it('survives a failing list (API outage) and converges afterwards', async () => {
+    const h = harness(many(3));
+    h.sink.faults.push({ op: 'list', code: 503, times: 4 });
+    const converged = h.nextReport((r) => !r.skipped && r.failures.length === 0);
+    await h.rec.runNow();
+    await converged;
+    assert.equal(h.sink.objects.size, 3);
+    assert.equal(h.reports.filter((r) => r.skipped === 'desired-failed').length, 4);
+    await h.rec.stop();
+  });
+
+  it('keeps the filters of a failing service and deletes those of a removed one', async () => {
+    const h = harness(many(3));
+    await h.rec.runNow();
+    h.state.objects = [h.state.objects[0]!];
+    h.state.failed = new Set(['ServiceEntry/ns/s1']);
+    await h.rec.runNow();
+    assert.deepEqual([...h.sink.objects.keys()].sort(), [
+      'EnvoyFilter/istio-system/f0',
+      'EnvoyFilter/istio-system/f1',
+    ]);
+    await h.rec.stop();
+  });
+
+  it('coalesces a burst of triggers into one run', async () => {
+    const h = harness(many(2));
+    const done = h.nextReport();
+    for (let i = 0; i < 50; i++) h.rec.trigger();
+    await done;
+    await h.rec.runNow();
+    assert.equal(h.reports.length, 2);
+    await h.rec.stop();
+  });
+
+  it('repairs a filter deleted or edited by hand on the next run', async () => {
+    const h = harness(many(2));
+    await h.rec.runNow();
+    h.sink.objects.delete('EnvoyFilter/istio-system/f0');
+    const f1 = h.sink.objects.get('EnvoyFilter/istio-system/f1')!;
+    h.sink.seed({ ...f1, spec: { configPatches: [] } });
+    await h.rec.runNow();
+    assert.deepEqual(
+      h.sink.writes
+        .slice(2)
+        .map((w) => w.op)
+        .sort(),
+      ['create', 'update'],
+    );
+    await h.rec.stop();
+  });
+});
