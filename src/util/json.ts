@@ -60,22 +60,7 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/**
- * The own enumerable keys of `o`, sorted as code units: `Object.keys(o).sort()` without the engine's sort, whose
- * per-call state costs more than sorting the few keys of a match map. Insertion sort up to 16 keys.
- */
+/** The own enumerable keys of `o`, sorted by UTF-16 code units (the order of `Array.prototype.sort`). */
 export function sortedKeys(o: object): string[] {
-  const keys: string[] = [];
-  for (const k in o) {
-    if (!Object.hasOwn(o, k)) continue;
-    let i = keys.length;
-    keys.push(k);
-    if (i >= 16) continue;
-    while (i > 0 && (keys[i - 1] as string) > k) {
-      keys[i] = keys[i - 1] as string;
-      i--;
-    }
-    keys[i] = k;
-  }
-  return keys.length > 16 ? keys.sort() : keys;
+  return Object.keys(o).sort();
 }
