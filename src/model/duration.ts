@@ -3,6 +3,7 @@
  * `1.5s`, `1m30s`, and the proto3 JSON form `0.100s`), converted to proto3 JSON (`"60s"`, `"0.100s"`,
  * `"1.500s"`): whole seconds, then 0, 3, 6 or 9 fractional digits.
  */
+import { fail, issue, ok, type ObjectRef, type Result } from './result.ts';
 
 const UNIT_NANOS: Readonly<Record<string, bigint>> = {
   ns: 1n,
@@ -19,15 +20,15 @@ const PART = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/;
 /** proto3 Duration limit: 315,576,000,000 seconds. */
 const MAX_NANOS = 315_576_000_000n * 1_000_000_000n;
 
-export type DurationResult = { ok: true; nanos: bigint } | { ok: false; message: string };
-
-/** Parses a Go-style duration into nanoseconds. Negative durations are rejected (none of ours may be negative). */
-export function parseDurationNanos(text: string): DurationResult {
-  const bad = {
-    ok: false as const,
-    message: `invalid duration "${text}" (expected e.g. "60s", "100ms", "1.5s")`,
-  };
-  if (text === '0') return { ok: true, nanos: 0n };
+/**
+ * Parses a Go-style duration into nanoseconds. Negative durations are rejected (none of ours may be negative).
+ * Failures are reported as an issue at `path` of the object `ref`.
+ */
+export function parseDurationNanos(text: string, ref: ObjectRef, path: string): Result<bigint> {
+  const bad = fail<bigint>([
+    issue(ref, path, `invalid duration "${text}" (expected e.g. "60s", "100ms", "1.5s")`),
+  ]);
+  if (text === '0') return ok(0n);
   if (text === '') return bad;
   let rest = text;
   let total = 0n;
@@ -40,8 +41,8 @@ export function parseDurationNanos(text: string): DurationResult {
     total += decimalTimes(num, scale);
     rest = rest.slice(whole.length);
   }
-  if (total > MAX_NANOS) return { ok: false, message: `duration "${text}" is out of range` };
-  return { ok: true, nanos: total };
+  if (total > MAX_NANOS) return fail([issue(ref, path, `duration "${text}" is out of range`)]);
+  return ok(total);
 }
 
 /** `num` (decimal text) times `scale`, truncated to whole nanoseconds. */
@@ -66,10 +67,8 @@ export function formatProtoDuration(nanos: bigint): string {
   return `${seconds}.${digits}s`;
 }
 
-export type ProtoDurationResult = { ok: true; value: string } | { ok: false; message: string };
-
-/** Go-style duration text to proto3 JSON duration text. */
-export function toProtoDuration(text: string): ProtoDurationResult {
-  const parsed = parseDurationNanos(text.trim());
-  return parsed.ok ? { ok: true, value: formatProtoDuration(parsed.nanos) } : parsed;
+/** Go-style duration text to proto3 JSON duration text; failures as in parseDurationNanos. */
+export function toProtoDuration(text: string, ref: ObjectRef, path: string): Result<string> {
+  const parsed = parseDurationNanos(text.trim(), ref, path);
+  return parsed.ok ? ok(formatProtoDuration(parsed.value)) : parsed;
 }

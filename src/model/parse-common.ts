@@ -80,7 +80,7 @@ export function readWorkloadSelector(
   path: string,
 ): WorkloadSelector | undefined {
   const o = f.object(parent, key, path);
-  return o ? Object.freeze({ labels: f.stringMap(o, 'labels', `${path}.labels`) }) : undefined;
+  return o ? { labels: f.stringMap(o, 'labels', `${path}.labels`) } : undefined;
 }
 
 /** Optional string list: undefined when absent (exportTo distinguishes "absent" from "[]" nowhere, but keep it). */

@@ -3,13 +3,9 @@
  * ConfigIssues (with the dotted field path) on the Fields collector and returns undefined (or a default);
  * none throws. Absent and `null` values count as "not given".
  */
-import * as utilJson from '../util/json.ts';
-import { pinShape } from '../util/shape.ts';
+import { isPlainObject } from '../util/json.ts';
 import { toProtoDuration } from './duration.ts';
 import { issue, type ConfigIssue, type ObjectRef } from './result.ts';
-
-// Bound once (called per field; under a CommonJS transform each call through an import is a getter call).
-const { isPlainObject } = utilJson;
 
 export type Raw = Record<string, unknown>;
 
@@ -81,27 +77,6 @@ export class Fields {
     return v;
   }
 
-  /**
-   * `*In` readers: the field path is `${base}.${key}`, built only when an issue is recorded (valid input is
-   * the bulk case). Same results and issues as the plain reader with that path.
-   */
-  stringIn(parent: Raw, key: string, base: string): string | undefined {
-    const v = parent[key];
-    return typeof v === 'string' ? v : this.string(parent, key, `${base}.${key}`);
-  }
-
-  requiredStringIn(parent: Raw, key: string, base: string): string | undefined {
-    const v = parent[key];
-    return typeof v === 'string' ? v : this.requiredString(parent, key, `${base}.${key}`);
-  }
-
-  portIn(parent: Raw, key: string, base: string): number | undefined {
-    const v = parent[key];
-    return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535
-      ? v
-      : this.port(parent, key, `${base}.${key}`);
-  }
-
   uint32(parent: Raw, key: string, path: string): number | undefined {
     return this.integer(parent, key, path, 0, 4294967295);
   }
@@ -114,13 +89,12 @@ export class Fields {
   list<T>(parent: Raw, key: string, path: string, item: (v: unknown, path: string) => T | undefined): T[] {
     const v = this.array(parent, key, path);
     if (v === undefined) return [];
-    const out = sized<T>(v.length);
-    let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      const mapped = item(v[i], `${path}[${i}]`);
-      if (mapped !== undefined) out[n++] = mapped;
+    const out: T[] = [];
+    for (const [i, x] of v.entries()) {
+      const mapped = item(x, `${path}[${i}]`);
+      if (mapped !== undefined) out.push(mapped);
     }
-    return fit(out, n);
+    return out;
   }
 
   /** A list of objects, each read by `item`. */
@@ -128,7 +102,7 @@ export class Fields {
     return this.objects(parent, key, path, (_f, o, p) => item(o, p));
   }
 
-  /** objectList with a reader taking the collector (no per-call closure on the bulk path). */
+  /** objectList with a reader that takes the collector. */
   objects<T>(
     parent: Raw,
     key: string,
@@ -137,33 +111,26 @@ export class Fields {
   ): T[] {
     const v = this.array(parent, key, path);
     if (v === undefined) return [];
-    const out = sized<T>(v.length);
-    let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      const x: unknown = v[i];
+    const out: T[] = [];
+    for (const [i, x] of v.entries()) {
       const p = `${path}[${i}]`;
       if (!isPlainObject(x)) {
         this.error(p, `expected an object, got ${describe(x)}`);
         continue;
       }
       const mapped = item(this, x, p);
-      if (mapped !== undefined) out[n++] = mapped;
+      if (mapped !== undefined) out.push(mapped);
     }
-    return fit(out, n);
+    return out;
   }
 
-  /** A list of strings (frozen). */
+  /** A list of strings. */
   stringList(parent: Raw, key: string, path: string): string[] {
-    const v = this.array(parent, key, path);
-    if (v === undefined) return [];
-    const out = sized<string>(v.length);
-    let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      const x: unknown = v[i];
-      if (typeof x === 'string') out[n++] = x;
-      else this.error(`${path}[${i}]`, `expected a string, got ${describe(x)}`);
-    }
-    return Object.freeze(fit(out, n)) as string[]; // strings only: frozen now, deepFreeze stops here
+    return this.list(parent, key, path, (x, p) => {
+      if (typeof x === 'string') return x;
+      this.error(p, `expected a string, got ${describe(x)}`);
+      return undefined;
+    });
   }
 
   /** The list at `key`; absent/null → undefined; anything else not a list → issue and undefined. */
@@ -177,68 +144,29 @@ export class Fields {
     return v as unknown[];
   }
 
-  /** A map of string values (labels, annotations, selectors); absent → {}. Keys are kept in sorted order. Frozen. */
+  /** A map of string values (labels, annotations, selectors); absent → {}. Keys are kept in sorted order. */
   stringMap(parent: Raw, key: string, path: string): Record<string, string> {
     const o = this.object(parent, key, path);
     const out: Record<string, string> = {};
-    if (!o) return Object.freeze(out);
-    // Usually already sorted (one or two labels): then the keys are read in place (for-in over own keys is
-    // Object.keys order) rather than copied into a sorted array, one allocation less per map on the bulk path.
-    if (ownKeysSorted(o)) {
-      for (const k in o) if (Object.hasOwn(o, k)) this.copyString(o, k, out, path);
-    } else {
-      for (const k of Object.keys(o).sort()) this.copyString(o, k, out, path);
+    if (!o) return out;
+    for (const k of Object.keys(o).sort()) {
+      const v = o[k];
+      if (typeof v === 'string') out[k] = v;
+      else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
     }
-    return Object.freeze(out); // strings only: frozen now, deepFreeze stops here
-  }
-
-  private copyString(o: Raw, k: string, out: Record<string, string>, path: string): void {
-    const v = o[k];
-    if (typeof v === 'string') out[k] = v;
-    else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
+    return out;
   }
 
   /** A duration field converted to proto3 JSON (`"60s"`, `"0.100s"`). */
   duration(parent: Raw, key: string, path: string): string | undefined {
     const text = this.string(parent, key, path);
     if (text === undefined) return undefined;
-    const d = toProtoDuration(text);
-    if (!d.ok) {
-      this.error(path, d.message);
-      return undefined;
-    }
-    return d.value;
+    const d = toProtoDuration(text, this.ref, path);
+    if (d.ok) return d.value;
+    this.issues.push(...d.issues);
+    return undefined;
   }
 }
-
-/** True when the own enumerable keys of `o`, in Object.keys order, are sorted. */
-function ownKeysSorted(o: Raw): boolean {
-  let prev: string | undefined;
-  for (const k in o) {
-    if (!Object.hasOwn(o, k)) continue;
-    if (prev !== undefined && prev > k) return false;
-    prev = k;
-  }
-  return true;
-}
-
-/**
- * An array with room for exactly `length` items, filled by index. Parsed lists are held as long as their object
- * is stored, and an array grown by push from [] reserves 17 slots: for the bulk of one- and two-item lists that
- * is most of the memory of a stored object (and of what the scavenger copies while a large response is read).
- */
-function sized<T>(length: number): T[] {
-  return new Array<T>(length);
-}
-
-/** `out` cut to its first `n` items (when some were dropped as invalid): no holes are left. */
-function fit<T>(out: T[], n: number): T[] {
-  if (n < out.length) out.length = n;
-  return out;
-}
-
-// One collector per parsed object, garbage right after (see pinShape).
-pinShape(new Fields({ kind: 'ServiceEntry', namespace: '', name: '' }));
 
 export function describe(v: unknown): string {
   if (v === null) return 'null';

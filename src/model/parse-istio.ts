@@ -30,22 +30,20 @@ import {
 import type { Fields, Raw } from './parse-fields.ts';
 
 function readServicePort(f: Fields, o: Raw, path: string): ServicePort | undefined {
-  const number = f.portIn(o, 'number', path);
+  const number = f.port(o, 'number', `${path}.number`);
   if (number === undefined && (o['number'] === undefined || o['number'] === null)) {
     f.error(`${path}.number`, 'required field is missing');
   }
-  const name = f.requiredStringIn(o, 'name', path);
-  const protocol = f.stringIn(o, 'protocol', path);
-  const targetPort = f.portIn(o, 'targetPort', path);
+  const name = f.requiredString(o, 'name', `${path}.name`);
+  const protocol = f.string(o, 'protocol', `${path}.protocol`);
+  const targetPort = f.port(o, 'targetPort', `${path}.targetPort`);
   if (number === undefined || name === undefined) return undefined;
-  // One literal per combination of the optional keys (same key order as a spread, without temporary objects):
-  // keys added to a built object would go to a separate property array, memory held by every stored port.
-  let port: ServicePort;
-  if (protocol === undefined)
-    port = targetPort === undefined ? { number, name } : { number, name, targetPort };
-  else if (targetPort === undefined) port = { number, name, protocol };
-  else port = { number, name, protocol, targetPort };
-  return Object.freeze(port);
+  return {
+    number,
+    name,
+    ...(protocol !== undefined ? { protocol } : {}),
+    ...(targetPort !== undefined ? { targetPort } : {}),
+  };
 }
 
 export function readServiceEntrySpec(f: Fields, spec: Raw): ServiceEntrySpec {
@@ -53,17 +51,15 @@ export function readServiceEntrySpec(f: Fields, spec: Raw): ServiceEntrySpec {
   const resolution = f.string(spec, 'resolution', 'spec.resolution');
   const exportTo = readOptionalStringList(f, spec, 'exportTo', 'spec.exportTo');
   const workloadSelector = readWorkloadSelector(f, spec, 'workloadSelector', 'spec.workloadSelector');
-  const out: { -readonly [K in keyof ServiceEntrySpec]: ServiceEntrySpec[K] } = {
+  return {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     addresses: f.stringList(spec, 'addresses', 'spec.addresses'),
-    ports: Object.freeze(f.objects(spec, 'ports', 'spec.ports', readServicePort)),
+    ports: f.objects(spec, 'ports', 'spec.ports', readServicePort),
+    ...(location !== undefined ? { location } : {}),
+    ...(resolution !== undefined ? { resolution } : {}),
+    ...(exportTo !== undefined ? { exportTo } : {}),
+    ...(workloadSelector !== undefined ? { workloadSelector } : {}),
   };
-  if (location !== undefined) out.location = location;
-  if (resolution !== undefined) out.resolution = resolution;
-  if (exportTo !== undefined) out.exportTo = exportTo;
-  if (workloadSelector !== undefined) out.workloadSelector = workloadSelector;
-  // Frozen as built (every part is frozen already): parseConfigObject's deepFreeze stops here.
-  return Object.freeze(out);
 }
 
 function readHttpMatch(f: Fields, o: Raw, path: string): HTTPMatchRequest {

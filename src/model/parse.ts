@@ -4,7 +4,7 @@
  * (`spec.ports[1].name`); an object with any issue is rejected as a whole (ok: false). Unknown fields are
  * ignored. Never throws on input.
  */
-import * as utilJson from '../util/json.ts';
+import { deepFreeze, isPlainObject } from '../util/json.ts';
 import type { ConfigKind, ConfigObject, ObjectMeta } from './objects.ts';
 import { readApplicationProtocolSpec, readMetaRouterSpec } from './parse-aeraki.ts';
 import { Fields, type Raw } from './parse-fields.ts';
@@ -15,9 +15,6 @@ import {
   readVirtualServiceSpec,
 } from './parse-istio.ts';
 import { fail, ok, type ObjectRef, type Result } from './result.ts';
-
-// Bound once (called per field; under a CommonJS transform each call through an import is a getter call).
-const { deepFreeze, isPlainObject } = utilJson;
 
 export { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from './parse-mesh.ts';
 
@@ -61,7 +58,8 @@ export function recognisedKind(raw: unknown): ConfigKind | undefined {
 
 /**
  * Parses one object. Returns undefined when it is not a kind this controller reads (including ConfigMaps, see
- * meshConfigFromConfigMap). The result value is deeply frozen.
+ * meshConfigFromConfigMap). The result value is deeply frozen: parsed objects are shared input (store, generators,
+ * route builder), so no reader may change them.
  */
 export function parseConfigObject(raw: unknown): Result<ConfigObject> | undefined {
   const kind = recognisedKind(raw);
@@ -96,67 +94,26 @@ function readMeta(f: Fields, md: Raw, name: string, namespace: string): ObjectMe
   }
   const generation = f.integer(md, 'generation', 'metadata.generation', 0, Number.MAX_SAFE_INTEGER);
   const uid = f.string(md, 'uid', 'metadata.uid');
-  const meta: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = {
+  return {
     name,
     namespace,
     labels: f.stringMap(md, 'labels', 'metadata.labels'),
     annotations: f.stringMap(md, 'annotations', 'metadata.annotations'),
     creationTimestamp: readTimestamp(f, md['creationTimestamp']),
     resourceVersion: readResourceVersion(f, md['resourceVersion']),
+    ...(generation !== undefined ? { generation } : {}),
+    ...(uid !== undefined ? { uid } : {}),
   };
-  // Assigned in place (same key order as a spread, without the temporary objects).
-  if (generation !== undefined) meta.generation = generation;
-  if (uid !== undefined) meta.uid = uid;
-  return Object.freeze(meta); // all parts frozen or primitive: deepFreeze stops here
 }
 
 function readTimestamp(f: Fields, v: unknown): string {
   if (v === undefined || v === null) return '';
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? '' : v.toISOString();
-  if (typeof v !== 'string' || (v !== '' && !isPlainUtcSeconds(v) && Number.isNaN(Date.parse(v)))) {
+  if (typeof v !== 'string' || (v !== '' && Number.isNaN(Date.parse(v)))) {
     f.error('metadata.creationTimestamp', 'expected an RFC 3339 timestamp');
     return '';
   }
   return v;
-}
-
-/** Digit at `i` of `s` (0..9), or -1. */
-function digit(s: string, i: number): number {
-  const c = s.charCodeAt(i) - 48;
-  return c >= 0 && c <= 9 ? c : -1;
-}
-
-function twoDigits(s: string, i: number, max: number): boolean {
-  const a = digit(s, i);
-  const b = digit(s, i + 1);
-  return a >= 0 && b >= 0 && a * 10 + b <= max;
-}
-
-/**
- * True for `YYYY-MM-DDTHH:MM:SSZ` with a day of month <= 28 (what the API server and the MCP envelope write):
- * a form Date.parse always accepts, so that call (slow on the bulk path) can be skipped.
- */
-function isPlainUtcSeconds(v: string): boolean {
-  return (
-    v.length === 20 &&
-    v.charCodeAt(4) === 45 &&
-    v.charCodeAt(7) === 45 &&
-    v.charCodeAt(10) === 84 &&
-    v.charCodeAt(13) === 58 &&
-    v.charCodeAt(16) === 58 &&
-    v.charCodeAt(19) === 90 &&
-    digit(v, 0) >= 0 &&
-    digit(v, 1) >= 0 &&
-    digit(v, 2) >= 0 &&
-    digit(v, 3) >= 0 &&
-    twoDigits(v, 5, 12) &&
-    (v.charCodeAt(5) !== 48 || v.charCodeAt(6) !== 48) &&
-    twoDigits(v, 8, 28) &&
-    (v.charCodeAt(8) !== 48 || v.charCodeAt(9) !== 48) &&
-    twoDigits(v, 11, 23) &&
-    twoDigits(v, 14, 59) &&
-    twoDigits(v, 17, 59)
-  );
 }
 
 function readResourceVersion(f: Fields, v: unknown): string {

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toProtoDuration } from '../../src/model/duration.ts';
+import { fail, issue, ok } from '../../src/model/result.ts';
 
 describe('toProtoDuration', () => {
+  const ref = { kind: 'MetaRouter', namespace: 'shop', name: 'route' };
+  const path = 'spec.fillInterval';
   const cases: [string, string][] = [
     ['60s', '60s'],
     ['100ms', '0.100s'],
@@ -17,9 +20,16 @@ describe('toProtoDuration', () => {
     ['.5s', '0.500s'],
   ];
   for (const [input, want] of cases) {
-    it(`${input} -> ${want}`, () => assert.deepEqual(toProtoDuration(input), { ok: true, value: want }));
+    it(`${input} -> ${want}`, () => assert.deepEqual(toProtoDuration(input, ref, path), ok(want)));
   }
   for (const bad of ['', '60', 's', '-1s', '1x', '1.2.3s', 'abc']) {
-    it(`rejects ${JSON.stringify(bad)}`, () => assert.equal(toProtoDuration(bad).ok, false));
+    it(`rejects ${JSON.stringify(bad)}`, () => {
+      const message = `invalid duration "${bad}" (expected e.g. "60s", "100ms", "1.5s")`;
+      assert.deepEqual(toProtoDuration(bad, ref, path), fail([issue(ref, path, message)]));
+    });
   }
+  it('rejects durations beyond the proto3 limit', () => {
+    const message = 'duration "87660001h" is out of range';
+    assert.deepEqual(toProtoDuration('87660001h', ref, path), fail([issue(ref, path, message)]));
+  });
 });
