@@ -1,14 +1,9 @@
 import type { ConfigObject } from '../../model/objects.ts';
-import type { ConfigIssue, ObjectRef, Result } from '../../model/result.ts';
-import * as jsonDecode from './json-decode.ts';
+import { fail, issue, ok, type ConfigIssue, type ObjectRef, type Result } from '../../model/result.ts';
+import { decodeRangeToJson, decodeToJson } from './json-decode.ts';
 import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from './protos.ts';
-import * as resourceDecode from './resource-decode.ts';
-import type { DecodedResourceMessage } from './resource-decode.ts';
+import { BodyRef, decodeResourceMessage, type DecodedResourceMessage } from './resource-decode.ts';
 import { MCP_KINDS, type IstioKind, type McpTypeUrl } from './type-urls.ts';
-
-// Bound once (per-resource calls; under a CommonJS transform each call through an import is a getter call).
-const { decodeRangeToJson, decodeToJson } = jsonDecode;
-const { BodyRef, decodeResourceMessage } = resourceDecode;
 
 /**
  * The parser: one `google.protobuf.Any` of a DiscoveryResponse → an Istio config object. Pure: no I/O, no
@@ -61,6 +56,9 @@ interface TimestampMessage {
 }
 
 const GO_ZERO_TIME_SECONDS = -62_135_596_800; // 0001-01-01T00:00:00Z
+/** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the years RFC 3339 can write. */
+const MIN_SECONDS = -62_167_219_200;
+const MAX_SECONDS = 253_402_300_799;
 
 /** RFC 3339 with second precision, as the Kubernetes API server writes creationTimestamp. */
 export function formatTimestamp(ts: TimestampMessage | undefined): string {
@@ -68,126 +66,58 @@ export function formatTimestamp(ts: TimestampMessage | undefined): string {
   const seconds = typeof ts.seconds === 'number' ? ts.seconds : ts.seconds.toNumber();
   // Go's zero time.Time (synthetic ServiceEntries have no creation time): unknown, as Kubernetes shows null.
   if (seconds === GO_ZERO_TIME_SECONDS) return '';
-  // Years 0..9999 only (what RFC 3339 can write); Date is ~10x slower than this on the hot path.
-  if (!Number.isInteger(seconds) || seconds < -62_167_219_200 || seconds > 253_402_300_799) return '';
-  const days = Math.floor(seconds / 86_400);
-  const rem = seconds - days * 86_400;
-  const hh = Math.floor(rem / 3600);
-  const mm = Math.floor((rem % 3600) / 60);
-  const ss = rem % 60;
-  // Objects are often created on the same day: the date part is computed once per distinct day.
-  if (days !== lastDays) {
-    const prefix = datePrefix(days);
-    for (let i = 0; i < 10; i++) lastDate[i] = prefix.charCodeAt(i);
-    lastDays = days;
-  }
-  // Written as one flat string: a template literal makes a chain of cons strings here (garbage), which the
-  // parser's checks then flatten into yet another copy.
-  const d = lastDate;
-  return String.fromCharCode(
-    d[0] as number,
-    d[1] as number,
-    d[2] as number,
-    d[3] as number,
-    45, // -
-    d[5] as number,
-    d[6] as number,
-    45,
-    d[8] as number,
-    d[9] as number,
-    84, // T
-    48 + Math.floor(hh / 10),
-    48 + (hh % 10),
-    58, // :
-    48 + Math.floor(mm / 10),
-    48 + (mm % 10),
-    58,
-    48 + Math.floor(ss / 10),
-    48 + (ss % 10),
-    90, // Z
-  );
+  if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) return '';
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
 }
 
-let lastDays = Number.NaN;
-/** Character codes of the `YYYY-MM-DD` of lastDays. */
-const lastDate: number[] = Array.from({ length: 10 }, () => 48);
-
-/** `YYYY-MM-DD` of a day number since 1970-01-01. */
-function datePrefix(days: number): string {
-  // Civil date from days since 1970-01-01 (H. Hinnant, "chrono-compatible low-level date algorithms").
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+/** The object named in envelope issues: the MCP Resource, by its name once that could be read. */
+function resourceRef(name: string): ObjectRef {
+  return { kind: 'Resource', namespace: '', name };
 }
 
-function pad(n: number, width: number): string {
-  const s = String(n);
-  return s.length >= width ? s : '0'.repeat(width - s.length) + s;
-}
+/**
+ * Path of the issue of a resource that decodes but whose name is not `<namespace>/<name>` (adsc skips those
+ * with a warning); issues at any other path mean the resource could not be decoded.
+ */
+export const RESOURCE_NAME_PATH = 'metadata.name';
 
-/** `_protos` is unused since the Resource is read by resource-decode.ts (kept: callers pass it). */
-export function decodeEnvelope(
-  _protos: McpProtos,
-  any: AnyMessage,
-):
-  | { ok: true; envelope: Envelope }
-  /** `badName`: decodable but not `<namespace>/<name>` (adsc skips those with a warning). */
-  | { ok: false; badName: boolean; reason: string } {
+/**
+ * Decodes the envelope of one resource. Fails with one issue: at RESOURCE_NAME_PATH for a name that is not
+ * `<namespace>/<name>`, else (wrong type, undecodable bytes) for the whole resource. `_protos` is unused since
+ * the Resource is read by resource-decode.ts (kept: callers pass it).
+ */
+export function decodeEnvelope(_protos: McpProtos, any: AnyMessage): Result<Envelope> {
   if (any.type_url !== MCP_RESOURCE_TYPE_URL) {
-    return {
-      ok: false,
-      badName: false,
-      reason: `unexpected resource type ${JSON.stringify(any.type_url ?? '')}`,
-    };
+    const message = `unexpected resource type ${JSON.stringify(any.type_url ?? '')}`;
+    return fail([issue(resourceRef(''), '', message)]);
   }
   let res: DecodedResourceMessage;
   try {
     // Equivalent to protos.Resource.decode, without message instances or copies of the body.
     res = decodeResourceMessage(any.value ?? new Uint8Array());
   } catch (err) {
-    return {
-      ok: false,
-      badName: false,
-      reason: `cannot decode istio.mcp.v1alpha1.Resource: ${(err as Error).message}`,
-    };
+    const message = `cannot decode istio.mcp.v1alpha1.Resource: ${(err as Error).message}`;
+    return fail([issue(resourceRef(''), '', message)]);
   }
   const full = res.name;
   const slash = full.indexOf('/');
   if (slash <= 0 || slash === full.length - 1 || full.indexOf('/', slash + 1) !== -1) {
-    return {
-      ok: false,
-      badName: true,
-      reason: `metadata.name ${JSON.stringify(full)} is not <namespace>/<name>`,
-    };
+    const message = `metadata.name ${JSON.stringify(full)} is not <namespace>/<name>`;
+    return fail([issue(resourceRef(full), RESOURCE_NAME_PATH, message)]);
   }
-  return {
-    ok: true,
-    envelope: {
-      key: full,
-      namespace: full.slice(0, slash),
-      name: full.slice(slash + 1),
-      version: res.version,
-      labels: res.labels,
-      annotations: res.annotations,
-      createTime: res.createSeconds === undefined ? '' : formatTimestamp({ seconds: res.createSeconds }),
-      body: res.body,
-    },
-  };
+  return ok({
+    key: full,
+    namespace: full.slice(0, slash),
+    name: full.slice(slash + 1),
+    version: res.version,
+    labels: res.labels,
+    annotations: res.annotations,
+    createTime: res.createSeconds === undefined ? '' : formatTimestamp({ seconds: res.createSeconds }),
+    body: res.body,
+  });
 }
 
-/**
- * The body type URL of each kind, built once: concatenated per resource it was a new string each time, flattened
- * again by the comparison and the lookup below.
- */
+/** The body type URL of each kind. */
 const BODY_TYPE_URLS = Object.fromEntries(MCP_KINDS.map((k) => [k, BODY_TYPE_PREFIX + k])) as Readonly<
   Record<IstioKind, string>
 >;

@@ -1,15 +1,11 @@
 import protobuf from 'protobufjs';
-import * as wire from './wire.ts';
+import { protobufReaderAt, type Cursor } from './wire.ts';
 
 /** Field plans of json-decode.ts: what to read for each field number of a message type (from reflection). */
 
-// Bound once (see json-decode.ts).
-const { protobufReaderAt } = wire;
-type Cursor = wire.Cursor;
-
 export type BasicKind = keyof typeof protobuf.types.basic;
 
-// Value kinds, as small integers (a string switch per field is measurably slower on the MCP hot path).
+// Value kinds.
 export const K_STRING = 0;
 export const K_BOOL = 1;
 export const K_INT32 = 2;

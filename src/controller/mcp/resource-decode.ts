@@ -1,11 +1,12 @@
-import { pinShape } from '../../util/shape.ts';
-import * as wire from './wire.ts';
-import type { WireBuffer } from './wire.ts';
-
-// Bound once: under a CommonJS transform (tsx) every call through an import is a getter call, which is
-// measurable on this per-byte path.
-const { asBuffer, Cursor, delimitedEnd, EMPTY_BUFFER, readStrictString, readTag, skipType } = wire;
-type Cursor = wire.Cursor;
+import {
+  asBuffer,
+  Cursor,
+  delimitedEnd,
+  readStrictString,
+  readTag,
+  skipType,
+  type WireBuffer,
+} from './wire.ts';
 
 /**
  * Decoder of `istio.mcp.v1alpha1.Resource` (metadata + body Any) written for the wire format, equivalent to
@@ -28,9 +29,6 @@ export class BodyRef {
     return this.buf.subarray(this.start, this.end);
   }
 }
-
-// Body references live until their resource is parsed (see pinShape).
-pinShape(new BodyRef('', EMPTY_BUFFER, 0, 0));
 
 export interface DecodedResourceMessage {
   readonly name: string;

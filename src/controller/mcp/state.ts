@@ -4,6 +4,7 @@ import {
   decodeBody,
   decodeEnvelope,
   inRevision,
+  RESOURCE_NAME_PATH,
   type AnyMessage,
   type DecodedResource,
   type ParseFn,
@@ -67,12 +68,10 @@ export class McpState {
   counts(url: string): { valid: number; invalid: number } {
     let valid = 0;
     let invalid = 0;
-    // forEach rather than for-of here and below: these loops run once per response over every resource, mostly
-    // before V8 optimizes them, and an unoptimized for-of allocates an iterator result (and entry) per item.
-    this.byUrl.get(url)?.forEach((e) => {
+    for (const e of this.byUrl.get(url)?.values() ?? []) {
       if (e.status === 'ok') valid++;
       else invalid++;
-    });
+    }
     return { valid, invalid };
   }
 
@@ -85,8 +84,8 @@ export class McpState {
     const badNames: string[] = [];
     let undecodable = 0;
     let partial = false;
-    for (let i = 0; i < resources.length; i++) {
-      const d = this.decodeOne(type, resources[i] as AnyMessage, previous);
+    for (const resource of resources) {
+      const d = this.decodeOne(type, resource, previous);
       switch (d.status) {
         case 'ok':
         case 'invalid':
@@ -118,11 +117,13 @@ export class McpState {
   private decodeOne(type: McpTypeUrl, any: AnyMessage, previous: Map<string, Entry>): DecodedResource {
     const env = decodeEnvelope(this.protos, any);
     if (!env.ok) {
-      return env.badName
-        ? { status: 'skipped', reason: env.reason }
-        : { status: 'undecodable', reason: env.reason };
+      const failure = env.issues[0];
+      const reason = failure?.message ?? '';
+      return failure?.path === RESOURCE_NAME_PATH
+        ? { status: 'skipped', reason }
+        : { status: 'undecodable', reason };
     }
-    const e = env.envelope;
+    const e = env.value;
     if (!inRevision(e.labels, this.revision)) {
       return { status: 'skipped', key: e.key, reason: `revision ${e.labels['istio.io/rev'] ?? ''}` };
     }
@@ -144,14 +145,14 @@ export class McpState {
     const rejected: RejectedObject[] = [];
     const seen = sources.length > 1 ? new Set<string>() : undefined;
     for (const m of sources) {
-      m.forEach((e, key) => {
+      for (const [key, e] of m) {
         if (seen) {
-          if (seen.has(key)) return;
+          if (seen.has(key)) continue;
           seen.add(key);
         }
         if (e.status === 'ok') valid.push(e.object);
         else rejected.push({ ref: e.ref, issues: e.issues });
-      });
+      }
     }
     this.sink.replaceKind(kind, valid, rejected);
   }

@@ -1,5 +1,4 @@
 import protobuf from 'protobufjs';
-import { pinShape } from '../../util/shape.ts';
 
 /**
  * A minimal protobuf wire-format cursor over a Buffer, for the MCP hot path (10,000s of resources per
@@ -30,12 +29,6 @@ export function asBuffer(bytes: Uint8Array): WireBuffer {
     Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   ) as WireBuffer;
 }
-
-/** An empty buffer (placeholder contents for pinned shapes). */
-export const EMPTY_BUFFER: WireBuffer = asBuffer(Buffer.alloc(0));
-
-// Cursors live for one decode call only (see pinShape).
-pinShape(new Cursor(EMPTY_BUFFER, 0, 0));
 
 function outOfRange(): RangeError {
   return new RangeError('index out of range');

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeBody, decodeEnvelope, formatTimestamp } from '../../../src/controller/mcp/decode.ts';
+import {
+  decodeBody,
+  decodeEnvelope,
+  formatTimestamp,
+  RESOURCE_NAME_PATH,
+} from '../../../src/controller/mcp/decode.ts';
 import { loadMcpProtos } from '../../../src/controller/mcp/protos.ts';
 import { typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { IstioConfig } from '../../../src/model/objects.ts';
@@ -212,7 +217,7 @@ describe('MCP protos', () => {
         const any = encodeResource(protos, fromConfig(sample));
         const env = decodeEnvelope(protos, any);
         assert.ok(env.ok);
-        const decoded = decodeBody(protos, typeUrlFor(sample.kind, version), env.envelope, parseConfigObject);
+        const decoded = decodeBody(protos, typeUrlFor(sample.kind, version), env.value, parseConfigObject);
         assert.equal(decoded.status, 'ok', JSON.stringify(decoded));
         if (decoded.status !== 'ok') return;
         assert.deepEqual(decoded.object, { ...sample, apiVersion: `networking.istio.io/${version}` });
@@ -224,9 +229,9 @@ describe('MCP protos', () => {
     const any = encodeResource(protos, { ...fromConfig(SAMPLES[0]!), createTime: 1_747_030_000 });
     const env = decodeEnvelope(protos, any);
     assert.ok(env.ok);
-    assert.equal(env.envelope.key, 'meta-dubbo/dubbo-demoservice');
-    assert.equal(env.envelope.version, '812');
-    assert.equal(env.envelope.createTime, '2025-05-12T06:06:40Z');
+    assert.equal(env.value.key, 'meta-dubbo/dubbo-demoservice');
+    assert.equal(env.value.version, '812');
+    assert.equal(env.value.createTime, '2025-05-12T06:06:40Z');
     assert.equal(formatTimestamp(undefined), '');
     assert.equal(formatTimestamp({ seconds: -62_135_596_800 }), '', "Go's zero time (synthetic entries)");
     assert.equal(formatTimestamp({ seconds: 0, nanos: 5 }), '1970-01-01T00:00:00Z');
@@ -242,17 +247,20 @@ describe('MCP protos', () => {
     r.metadata.name = 'dubbo-demoservice';
     const bad = { type_url: noSlash.type_url, value: protos.Resource.encode(r).finish() };
     const e1 = decodeEnvelope(protos, bad);
-    assert.ok(!e1.ok && /not <namespace>\/<name>/.test(e1.reason));
+    assert.ok(!e1.ok && /not <namespace>\/<name>/.test(e1.issues[0]?.message ?? ''));
+    assert.equal(e1.issues[0]?.path, RESOURCE_NAME_PATH);
     const e2 = decodeEnvelope(protos, {
       type_url: 'type.googleapis.com/istio.networking.v1alpha3.ServiceEntry',
       value: new Uint8Array(),
     });
-    assert.ok(!e2.ok && /unexpected resource type/.test(e2.reason));
+    assert.ok(!e2.ok && /unexpected resource type/.test(e2.issues[0]?.message ?? ''));
+    assert.notEqual(e2.issues[0]?.path, RESOURCE_NAME_PATH);
     const e3 = decodeEnvelope(protos, { type_url: noSlash.type_url, value: GARBAGE });
-    assert.ok(!e3.ok && /cannot decode/.test(e3.reason));
+    assert.ok(!e3.ok && /cannot decode/.test(e3.issues[0]?.message ?? ''));
+    assert.notEqual(e3.issues[0]?.path, RESOURCE_NAME_PATH);
     const env = decodeEnvelope(protos, noSlash);
     assert.ok(env.ok);
-    const d = decodeBody(protos, typeUrlFor('ServiceEntry', 'v1'), env.envelope, parseConfigObject);
+    const d = decodeBody(protos, typeUrlFor('ServiceEntry', 'v1'), env.value, parseConfigObject);
     assert.equal(d.status, 'undecodable');
     assert.equal(d.key, 'x/y');
   });
