@@ -33,7 +33,7 @@ export type Result<T> =
   | { readonly ok: true; readonly value: T; readonly issues: readonly ConfigIssue[] }
   | { readonly ok: false; readonly issues: readonly ConfigIssue[] };
 
-/** The issues of a result that has none: one frozen array, shared (results are built for every port of every service). */
+/** The issues of a result that has none: one array shared by all such results, so frozen. */
 const NO_ISSUES: readonly ConfigIssue[] = Object.freeze([]);
 
 export function ok<T>(value: T, issues: readonly ConfigIssue[] = NO_ISSUES): Result<T> {

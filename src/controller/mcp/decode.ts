@@ -67,7 +67,32 @@ export function formatTimestamp(ts: TimestampMessage | undefined): string {
   // Go's zero time.Time (synthetic ServiceEntries have no creation time): unknown, as Kubernetes shows null.
   if (seconds === GO_ZERO_TIME_SECONDS) return '';
   if (!Number.isInteger(seconds) || seconds < MIN_SECONDS || seconds > MAX_SECONDS) return '';
-  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+  const days = Math.floor(seconds / 86_400);
+  const rem = seconds - days * 86_400;
+  const hh = Math.floor(rem / 3600);
+  const mm = Math.floor((rem % 3600) / 60);
+  const ss = rem % 60;
+  return `${civilDate(days)}T${pad(hh, 2)}:${pad(mm, 2)}:${pad(ss, 2)}Z`;
+}
+
+/** `YYYY-MM-DD` of a day number since 1970-01-01 (H. Hinnant, "chrono-compatible low-level date algorithms"). */
+function civilDate(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
 }
 
 /** The object named in envelope issues: the MCP Resource, by its name once that could be read. */
