@@ -76,9 +76,8 @@ export function delimitedEnd(c: Cursor): number {
 
 /**
  * Short ASCII strings recur across resources (label keys, port names, protocols, enum-like values): a small
- * direct-mapped cache hands back the string already decoded for the same bytes instead of a new copy (fewer
- * allocations and fewer live strings for the scavenger to copy). Bounded: CACHE_SLOTS strings of at most
- * CACHE_MAX_LENGTH characters.
+ * direct-mapped table hands back the string already decoded for the same bytes, so the objects of a response
+ * share one copy of each. Bounded: CACHE_SLOTS strings of at most CACHE_MAX_LENGTH characters.
  */
 const CACHE_SLOTS = 4096;
 const CACHE_MAX_LENGTH = 64;
