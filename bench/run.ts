@@ -1,5 +1,7 @@
 // `npm run bench`: every benchmark in one process (never part of npm test). Pass names to run a subset:
-// `npm run bench -- generate rds`. Figures are medians and ratios; the machines are shared and noisy.
+// `npm run bench -- generate rds` (`cli`: start-up of the compiled CLI). Figures are medians and ratios; the
+// machines are shared and noisy.
+import { benchCli } from './cli.ts';
 import { benchGenerate } from './generate.ts';
 import { benchMcp } from './mcp.ts';
 import { benchRds } from './rds.ts';
@@ -10,6 +12,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   reconcile: benchReconcile,
   mcp: benchMcp,
   rds: benchRds,
+  cli: benchCli,
 };
 
 const selected = process.argv.slice(2);

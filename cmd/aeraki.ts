@@ -2,14 +2,17 @@
  * Process entry: `aeraki render | serve | certs | routes | version`. The only module that touches process
  * (argv, env, signals, exit code, stdout/stderr). Exit codes: render 0 valid / 1 input errors or bad flags;
  * serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
+ * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
+ * the Kubernetes client, gRPC or the servers.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
-import { ensureDevCertificates, render, startServe, watchRoutes } from '../src/app/index.ts';
 import { formatIssue } from '../src/model/result.ts';
-import { addOptions, ConfigError, RENDER_ROWS, renderConfig } from './config.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
+import { showAddress } from './parsers.ts';
+import { RENDER_ROWS, renderConfig } from './render-config.ts';
 import { routesConfig, ROUTES_ROWS } from './routes-config.ts';
+import { addOptions, ConfigError } from './rows.ts';
 import { SERVE_ROWS, serveConfig } from './serve-config.ts';
 
 /** The version in package.json: next to cmd/ when run from source, two levels up when run from dist/cmd/. */
@@ -40,7 +43,7 @@ const renderCommand = addOptions(
       'render the EnvoyFilters (or, with --routes, the MetaProtocol routes) for a set of config files',
     ),
   RENDER_ROWS,
-).action(() => {
+).action(async () => {
   let options;
   try {
     options = renderConfig(renderCommand, process.env);
@@ -50,6 +53,7 @@ const renderCommand = addOptions(
     process.exitCode = 1;
     return;
   }
+  const { render } = await import('../src/app/render.ts');
   const result = render(options);
   process.stdout.write(result.stdout);
   for (const i of result.issues) process.stderr.write(`error: ${formatIssue(i)}\n`);
@@ -72,6 +76,7 @@ const serveCommand = addOptions(
       if (!(err instanceof ConfigError)) throw err;
       fail(err.message, 2);
     }
+    const { startServe } = await import('../src/app/serve.ts');
     let running;
     try {
       running = await startServe(options);
@@ -109,6 +114,7 @@ const certsCommand = program
   )
   .action(async () => {
     const opts = certsCommand.opts<{ out: string; namespace: string }>();
+    const { ensureDevCertificates } = await import('../src/tools/dev-certs.ts');
     const { paths } = await ensureDevCertificates(opts.out, { namespace: opts.namespace, force: true });
     for (const [what, file] of Object.entries(paths)) process.stdout.write(`${what}: ${file}\n`);
   });
@@ -123,7 +129,7 @@ const routesCommand = addOptions(
   ROUTES_ROWS,
 )
   .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
-  .action((names: string[]) => {
+  .action(async (names: string[]) => {
     let o;
     try {
       o = routesConfig(routesCommand, process.env);
@@ -131,10 +137,11 @@ const routesCommand = addOptions(
       if (!(err instanceof ConfigError)) throw err;
       fail(err.message, 2);
     }
+    const { watchRoutes } = await import('../src/tools/route-watcher.ts');
     let seen = 0;
     const read = (file: string) => readFileSync(file);
     const watcher = watchRoutes({
-      address: o.rdsAddress,
+      address: showAddress(o.rdsAddress),
       tls: o.insecure ? 'insecure' : { ca: read(o.ca), cert: read(o.cert), key: read(o.key) },
       names,
       ...(o.serverName ? { serverName: o.serverName } : {}),

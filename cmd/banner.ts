@@ -1,6 +1,7 @@
 /** What `aeraki serve` prints on stdout for a person: where things are and how to look at them. */
 import path from 'node:path';
-import type { RunningServe, ServeOptions } from '../src/app/index.ts';
+import type { ServeOptions } from '../src/app/options.ts';
+import type { RunningServe } from '../src/app/serve.ts';
 
 type Write = (text: string) => void;
 

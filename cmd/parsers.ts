@@ -1,26 +1,57 @@
-/** Value parsers shared by the option tables of cmd/ (each throws commander's InvalidArgumentError). */
+/** Value parsers of the option tables of cmd/ (each throws commander's InvalidArgumentError). */
 import { InvalidArgumentError } from 'commander';
-import { parseListenAddress } from '../src/util/address.ts';
-import { parseBoolean, type ConfigRow } from './config.ts';
+import { AddressError, formatAddress, parseListenAddress, type ListenAddress } from '../src/util/address.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- heterogeneous table, typed per row
-export type AnyRow = ConfigRow<any>;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export const text = (raw: string): string => raw;
+
+export function parseBoolean(raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(v)) return false;
+  throw new InvalidArgumentError(`expected true or false, got "${raw}"`);
+}
+
+export function parseNamespace(raw: string): string {
+  if (!DNS1123_LABEL.test(raw)) throw new InvalidArgumentError(`"${raw}" is not a valid namespace name`);
+  return raw;
+}
 
 export function oneOf<T extends string>(...values: T[]): (raw: string) => T {
   return (raw) => {
-    if ((values as string[]).includes(raw)) return raw as T;
+    const found = values.find((v) => v === raw);
+    if (found !== undefined) return found;
     throw new InvalidArgumentError(`expected ${values.join(' | ')}, got "${raw}"`);
   };
 }
 
-export function parseAddress(raw: string): string {
-  const parsed = parseListenAddress(raw);
-  if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
-  return raw;
+/** A repeatable value: each occurrence is appended. */
+export function appendPath(raw: string, previous: readonly string[] | undefined): readonly string[] {
+  if (raw === '') throw new InvalidArgumentError('empty path');
+  return [...(previous ?? []), raw];
 }
 
+export function parseCount(raw: string): number {
+  if (!/^\d+$/.test(raw)) throw new InvalidArgumentError(`expected a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+/** `host:port`, parsed once here (src/ takes the ListenAddress). */
+export function parseAddress(raw: string): ListenAddress {
+  try {
+    return parseListenAddress(raw);
+  } catch (err) {
+    if (err instanceof AddressError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+}
+
+/** `host:port` again, for the help and the clients that take a target string. */
+export const showAddress = (a: ListenAddress): string => formatAddress(a.host, a.port);
+
 /** Aeraki's AERAKI_XDS_PORT is `:15010`; a bare port and `host:port` are accepted too. */
-export function parseRdsAddress(raw: string): string {
+export function parseRdsAddress(raw: string): ListenAddress {
   const address = /^\d+$/.test(raw) ? `0.0.0.0:${raw}` : raw.startsWith(':') ? `0.0.0.0${raw}` : raw;
   return parseAddress(address);
 }
@@ -34,11 +65,10 @@ export function parseDurationMs(raw: string): number {
   return Math.round(ms);
 }
 
-const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-type Level = (typeof LEVELS)[number];
+const toLevel = oneOf('debug', 'info', 'warn', 'error');
 
 /** `info`, or Aeraki's `scope:level,...` (the `all`/`default` scope counts; fatal/none mean error). */
-export function parseLogLevel(raw: string): Level {
+export function parseLogLevel(raw: string): ReturnType<typeof toLevel> {
   const entries = raw.split(',').map((e) => e.trim());
   let level: string | undefined;
   for (const e of entries) {
@@ -47,14 +77,18 @@ export function parseLogLevel(raw: string): Level {
   }
   if (level === 'fatal' || level === 'none') level = 'error';
   if (level === 'warning') level = 'warn';
-  if (level !== undefined && (LEVELS as readonly string[]).includes(level)) return level as Level;
-  throw new InvalidArgumentError(`expected debug | info | warn | error (or all:<level>), got "${raw}"`);
+  try {
+    return toLevel(level ?? '');
+  } catch {
+    throw new InvalidArgumentError(`expected debug | info | warn | error (or all:<level>), got "${raw}"`);
+  }
 }
 
 export function parseTls(raw: string): boolean | 'auto' {
   return raw === 'auto' ? 'auto' : parseBoolean(raw);
 }
 
-export const text = (raw: string) => raw;
-
-export const row = <T>(r: ConfigRow<T>): AnyRow => r;
+export function parseOutputFormat(raw: string): 'yaml' | 'json' {
+  if (raw === 'yaml' || raw === 'json') return raw;
+  throw new InvalidArgumentError(`expected yaml or json, got "${raw}"`);
+}

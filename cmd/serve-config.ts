@@ -2,22 +2,15 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { needsKube, type ServeOptions } from '../src/app/index.ts';
-import { ConfigError, resolveConfig } from './config.ts';
+import { needsKube, type ServeOptions } from '../src/app/options.ts';
+import { ConfigError, resolveConfig, type Env } from './rows.ts';
 import { SERVE_ROWS } from './serve-rows.ts';
 
 export { SERVE_ROWS } from './serve-rows.ts';
-export { parseAddress, parseDurationMs, parseLogLevel, parseRdsAddress } from './parsers.ts';
 
 /** The validated, frozen options of `aeraki serve`; cross-field problems are ConfigErrors. */
-export function serveConfig(
-  command: Command,
-  env: Readonly<Record<string, string | undefined>>,
-  version: string,
-): ServeOptions {
-  const c = resolveConfig(SERVE_ROWS, command, env) as unknown as Omit<ServeOptions, 'leaderElect'> & {
-    leaderElect: boolean | undefined;
-  };
+export function serveConfig(command: Command, env: Env, version: string): ServeOptions {
+  const c = resolveConfig(SERVE_ROWS, command, env);
   const problems: string[] = [];
   if (c.configSource === 'dir' && c.configDir === '') problems.push('--config-source dir needs --config-dir');
   if (c.output === 'dir' && c.outputDir === '') problems.push('--output dir needs --output-dir');

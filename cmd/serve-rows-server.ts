@@ -1,127 +1,116 @@
 /** `aeraki serve` options of the RDS and admin servers, logging and debounce timings (see serve-rows.ts). */
-import { parseBoolean } from './config.ts';
 import {
   oneOf,
   parseAddress,
+  parseBoolean,
   parseDurationMs,
   parseLogLevel,
   parseRdsAddress,
-  row,
+  showAddress,
   text,
-  type AnyRow,
 } from './parsers.ts';
+import type { RowTable } from './rows.ts';
+import type { ServeFlags } from './serve-flags.ts';
 
-export const SERVER_ROWS: readonly AnyRow[] = [
-  row({
-    key: 'rdsAddress',
+export const SERVER_ROWS = {
+  rdsAddress: {
     flag: '--rds-address <host:port>',
     env: 'AERAKI_XDS_PORT',
-    default: '0.0.0.0:15010',
+    default: { host: '0.0.0.0', port: 15010 },
     description: 'RDS (gRPC) listen address',
     parse: parseRdsAddress,
-  }),
-  row({
-    key: 'tlsCertFile',
+    format: showAddress,
+  },
+  tlsCertFile: {
     flag: '--tls-cert-file <file>',
     env: 'AERAKI_TLS_CERT_FILE',
     default: '',
     description: 'RDS server certificate (PEM)',
     parse: text,
-  }),
-  row({
-    key: 'tlsKeyFile',
+  },
+  tlsKeyFile: {
     flag: '--tls-key-file <file>',
     env: 'AERAKI_TLS_KEY_FILE',
     default: '',
     description: 'RDS server key (PEM)',
     parse: text,
-  }),
-  row({
-    key: 'clientCaFile',
+  },
+  clientCaFile: {
     flag: '--client-ca-file <file>',
     env: 'AERAKI_CLIENT_CA_FILE',
     default: '/var/run/secrets/istio/root-cert.pem',
     description: 'CA that RDS client certificates must chain to (the mesh root)',
     parse: text,
-  }),
-  row({
-    key: 'rdsInsecure',
+  },
+  rdsInsecure: {
     flag: '--rds-insecure [bool]',
     env: 'AERAKI_RDS_INSECURE',
     default: false,
     description: 'serve RDS without TLS (development only)',
     parse: parseBoolean,
-  }),
-  row({
-    key: 'devCertsDir',
+  },
+  devCertsDir: {
     flag: '--dev-certs <dir>',
     env: 'AERAKI_DEV_CERTS',
     default: '',
     description: 'serve RDS with development certificates from <dir>, generated when missing',
     parse: text,
-  }),
-  row({
-    key: 'httpAddress',
+  },
+  httpAddress: {
     flag: '--http-address <host:port>',
     env: 'AERAKI_HTTP_ADDRESS',
-    default: '0.0.0.0:8080',
+    default: { host: '0.0.0.0', port: 8080 },
     description: 'admin server: /healthz /readyz /metrics /debug/*',
     parse: parseAddress,
-  }),
-  row({
-    key: 'logLevel',
+    format: showAddress,
+  },
+  logLevel: {
     flag: '--log-level <level>',
     env: 'AERAKI_LOG_LEVEL',
     default: 'info',
     description: 'debug | info | warn | error (Aeraki form all:<level> accepted)',
     parse: parseLogLevel,
-  }),
-  row({
-    key: 'logFormat',
+  },
+  logFormat: {
     flag: '--log-format <format>',
     env: 'AERAKI_LOG_FORMAT',
     default: 'json',
     description: 'json | text',
     parse: oneOf('json', 'text'),
-  }),
-  row({
-    key: 'debounceAfterMs',
+  },
+  debounceAfterMs: {
     flag: '--debounce-after <duration>',
     env: 'AERAKI_DEBOUNCE_AFTER',
     default: 1000,
     description: 'EnvoyFilter reconcile: quiet period after the last change',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'debounceMaxMs',
+  },
+  debounceMaxMs: {
     flag: '--debounce-max <duration>',
     env: 'AERAKI_DEBOUNCE_MAX',
     default: 10_000,
     description: 'EnvoyFilter reconcile: maximum delay after the first change',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'rdsDebounceAfterMs',
+  },
+  rdsDebounceAfterMs: {
     flag: '--rds-debounce-after <duration>',
     env: 'AERAKI_RDS_DEBOUNCE_AFTER',
     default: 100,
     description: 'RDS route rebuild: quiet period',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'rdsDebounceMaxMs',
+  },
+  rdsDebounceMaxMs: {
     flag: '--rds-debounce-max <duration>',
     env: 'AERAKI_RDS_DEBOUNCE_MAX',
     default: 1000,
     description: 'RDS route rebuild: maximum delay',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'resyncMs',
+  },
+  resyncMs: {
     flag: '--resync-period <duration>',
     env: 'AERAKI_RESYNC_PERIOD',
     default: 300_000,
     description: 'periodic full reconcile (0 disables)',
     parse: parseDurationMs,
-  }),
-];
+  },
+} satisfies Partial<RowTable<ServeFlags>>;

@@ -1,184 +1,164 @@
 /**
- * The option table of `aeraki serve` (same {flag, env, default, parse} rows as render, see config.ts). Aeraki's
+ * The option table of `aeraki serve` (same {flag, env, default, parse} rows as render, see rows.ts). Aeraki's
  * environment names are kept where they exist: AERAKI_ISTIOD_ADDR, AERAKI_NAMESPACE (root namespace),
  * AERAKI_XDS_ADDR, AERAKI_XDS_PORT (`:15010`, `15010` or `host:port`), AERAKI_LOG_LEVEL (`all:info` or `info`),
  * POD_NAME. Every `<value>` option also accepts `--name=value`; `[bool]` switches accept `--x`, `--x=false`.
  * Sources, sinks and leader election here; the servers, logging and timings in serve-rows-server.ts.
  */
 import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
-import { parseBoolean, parseNamespace } from './config.ts';
-import { oneOf, parseDurationMs, parseTls, row, text, type AnyRow } from './parsers.ts';
+import { oneOf, parseBoolean, parseDurationMs, parseNamespace, parseTls, text } from './parsers.ts';
+import type { RowTable } from './rows.ts';
+import type { ServeFlags } from './serve-flags.ts';
 import { SERVER_ROWS } from './serve-rows-server.ts';
 
-const SOURCE_ROWS: readonly AnyRow[] = [
-  row({
-    key: 'configSource',
+const SOURCE_ROWS = {
+  configSource: {
     flag: '--config-source <source>',
     env: 'AERAKI_CONFIG_SOURCE',
     default: 'mcp',
     description: 'where Istio config comes from: mcp (istiod) | kube (Kubernetes API) | dir (--config-dir)',
     parse: oneOf('mcp', 'kube', 'dir'),
-  }),
-  row({
-    key: 'istiodAddress',
+  },
+  istiodAddress: {
     flag: '--istiod-address <host:port>',
     env: 'AERAKI_ISTIOD_ADDR',
     default: 'istiod.istio-system:15010',
     description: 'istiod MCP-over-xDS address',
     parse: text,
-  }),
-  row<boolean | 'auto'>({
-    key: 'istiodTls',
+  },
+  istiodTls: {
     flag: '--istiod-tls <mode>',
     env: 'AERAKI_ISTIOD_TLS',
     default: 'auto',
     description: 'TLS to istiod: auto (plaintext on port 15010) | true | false',
     parse: parseTls,
-  }),
-  row({
-    key: 'istiodRootCertFile',
+  },
+  istiodRootCertFile: {
     flag: '--istiod-root-cert-file <file>',
     env: 'AERAKI_ISTIOD_ROOT_CERT',
     default: '',
     description: 'PEM root certificate to verify istiod (default: system roots)',
     parse: text,
-  }),
-  row({
-    key: 'istioApiVersion',
+  },
+  istioApiVersion: {
     flag: '--istio-api-version <version>',
     env: 'AERAKI_ISTIO_API_VERSION',
     default: 'auto',
     description: 'networking.istio.io version to read: auto | v1 | v1alpha3',
     parse: oneOf('auto', 'v1', 'v1alpha3'),
-  }),
-  row({
-    key: 'istiodTokenFile',
+  },
+  istiodTokenFile: {
     flag: '--istiod-token-file <file>',
     env: 'AERAKI_ISTIOD_TOKEN_FILE',
     default: '',
     description: 'service account token file sent to istiod as a bearer token',
     parse: text,
-  }),
-  row({
-    key: 'revision',
+  },
+  revision: {
     flag: '--revision <rev>',
     env: 'AERAKI_REVISION',
     default: '',
     description: 'follow this istio.io/rev control plane (default revision when empty)',
     parse: text,
-  }),
-  row({
-    key: 'configDir',
+  },
+  configDir: {
     flag: '--config-dir <dir>',
     env: 'AERAKI_CONFIG_DIR',
     default: '',
     description: 'directory of YAML/JSON config, watched (--config-source dir)',
     parse: text,
-  }),
-  row({
-    key: 'watchDebounceMs',
+  },
+  watchDebounceMs: {
     flag: '--watch-debounce <duration>',
     env: 'AERAKI_WATCH_DEBOUNCE',
     default: 200,
     description: 'quiet period before re-reading a changed --config-dir',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'output',
+  },
+  output: {
     flag: '--output <sink>',
     env: 'AERAKI_OUTPUT',
     default: 'kube',
     description: 'where EnvoyFilters go: kube (Kubernetes API) | dir (--output-dir)',
     parse: oneOf('kube', 'dir'),
-  }),
-  row({
-    key: 'outputDir',
+  },
+  outputDir: {
     flag: '--output-dir <dir>',
     env: 'AERAKI_OUTPUT_DIR',
     default: '',
     description: 'directory the EnvoyFilters are written to (--output dir)',
     parse: text,
-  }),
-  row({
-    key: 'kubeconfig',
+  },
+  kubeconfig: {
     flag: '--kubeconfig <file>',
     env: 'KUBECONFIG',
     default: '',
     description: 'kubeconfig file (in-cluster configuration when absent)',
     parse: text,
-  }),
-  row({
-    key: 'rootNamespace',
+  },
+  rootNamespace: {
     flag: '--root-namespace <namespace>',
     env: 'AERAKI_NAMESPACE',
     default: DEFAULT_ROOT_NAMESPACE,
     description: 'Istio root namespace (mesh ConfigMap, Lease, filters)',
     parse: parseNamespace,
-  }),
-  row({
-    key: 'namespaceScope',
+  },
+  namespaceScope: {
     flag: '--namespace-scope [bool]',
     env: 'AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE',
     default: false,
     description: "filters without exportTo go to their ServiceEntry's namespace",
     parse: parseBoolean,
-  }),
-  row({
-    key: 'leaderElect',
+  },
+  leaderElect: {
     flag: '--leader-elect [bool]',
     env: 'AERAKI_LEADER_ELECT',
     default: undefined,
     description: 'elect one writer through a Lease (default: true with --output kube)',
     parse: parseBoolean,
-  }),
-  row({
-    key: 'podName',
+  },
+  podName: {
     flag: '--pod-name <name>',
     env: 'POD_NAME',
     default: '',
     description: 'leader election identity and MCP node name (default: the host name)',
     parse: text,
-  }),
-  row({
-    key: 'leaseDurationMs',
+  },
+  leaseDurationMs: {
     flag: '--lease-duration <duration>',
     env: 'AERAKI_LEASE_DURATION',
     default: 15_000,
     description: 'leader lease duration',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'renewDeadlineMs',
+  },
+  renewDeadlineMs: {
     flag: '--renew-deadline <duration>',
     env: 'AERAKI_RENEW_DEADLINE',
     default: 10_000,
     description: 'a leader that cannot renew for this long stops writing',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'retryPeriodMs',
+  },
+  retryPeriodMs: {
     flag: '--retry-period <duration>',
     env: 'AERAKI_RETRY_PERIOD',
     default: 2_000,
     description: 'lease acquire/renew period',
     parse: parseDurationMs,
-  }),
-  row({
-    key: 'namespaceBootstrap',
+  },
+  namespaceBootstrap: {
     flag: '--namespace-bootstrap [bool]',
     env: 'AERAKI_NAMESPACE_BOOTSTRAP',
     default: true,
     description: 'keep the sidecar bootstrap ConfigMap in injected namespaces (--output kube)',
     parse: parseBoolean,
-  }),
-  row({
-    key: 'xdsServiceAddress',
+  },
+  xdsServiceAddress: {
     flag: '--xds-service-address <host>',
     env: 'AERAKI_XDS_ADDR',
     default: '',
     description: 'address sidecars reach the RDS server at (default: aeraki.<root namespace>)',
     parse: text,
-  }),
-];
+  },
+} satisfies Partial<RowTable<ServeFlags>>;
 
-export const SERVE_ROWS: readonly AnyRow[] = [...SOURCE_ROWS, ...SERVER_ROWS];
+export const SERVE_ROWS: RowTable<ServeFlags> = { ...SOURCE_ROWS, ...SERVER_ROWS };

@@ -4,6 +4,7 @@ import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
 import './bootstrap/controller.test.ts';
 import './cmd/certs.test.ts';
+import './cmd/lazy-load.test.ts';
 import './cmd/render-cli.test.ts';
 import './cmd/serve-config.test.ts';
 import './conformance/conformance.test.ts';

@@ -1,8 +1,9 @@
 /**
- * The validated options of `aeraki serve` (cmd/config.ts builds them from flags, environment and defaults).
- * Durations are milliseconds; addresses are `host:port` (see src/ops/address.ts).
+ * The validated options of `aeraki serve` (cmd/serve-config.ts builds them from flags, environment and defaults).
+ * Durations are milliseconds; listen addresses are parsed (src/util/address.ts).
  */
 import type { IstioApiMode } from '../controller/mcp/index.ts';
+import type { ListenAddress } from '../util/address.ts';
 import type { LogFormat, LogLevel } from '../util/logging.ts';
 
 export type ConfigSourceKind = 'mcp' | 'kube' | 'dir';
@@ -42,7 +43,7 @@ export interface ServeOptions {
   /** Address MetaProtocol sidecars use to reach the RDS server (the controller's Service; `AERAKI_XDS_ADDR`). */
   readonly xdsServiceAddress: string;
 
-  readonly rdsAddress: string;
+  readonly rdsAddress: ListenAddress;
   readonly tlsCertFile: string;
   readonly tlsKeyFile: string;
   readonly clientCaFile: string;
@@ -50,7 +51,7 @@ export interface ServeOptions {
   /** Generate development certificates into this directory when they are missing, and serve with them. */
   readonly devCertsDir: string;
 
-  readonly httpAddress: string;
+  readonly httpAddress: ListenAddress;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
 

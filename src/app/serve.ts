@@ -18,7 +18,7 @@ import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import { AdminServer } from '../ops/admin-server.ts';
-import { formatAddress, parseListenAddress, type ListenAddress } from '../util/address.ts';
+import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { AerakiMetrics } from '../ops/metrics.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
@@ -58,12 +58,6 @@ export interface RunningServe {
   stop(): Promise<void>;
 }
 
-function address(text: string, what: string): ListenAddress {
-  const parsed = parseListenAddress(text);
-  if (!parsed.ok) throw new Error(`${what}: ${parsed.message}`);
-  return parsed.value;
-}
-
 function loadKubeConfig(path: string): KubeConfig {
   const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);
@@ -90,7 +84,7 @@ async function rdsTls(o: ServeOptions): Promise<{
 export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
   const logger = deps.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, component: 'aeraki' });
   const log = logger.child({ component: 'serve' });
-  const rdsListen = address(o.rdsAddress, '--rds-address');
+  const rdsListen = o.rdsAddress;
   const { tls, devCerts } = await rdsTls(o);
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
 

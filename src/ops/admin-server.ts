@@ -17,7 +17,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorFields, type Logger } from '../util/logger.ts';
-import { formatAddress, parseListenAddress, type ListenAddress } from '../util/address.ts';
+import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { runChecks, type ReadinessCheck } from './readiness.ts';
 
 export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
@@ -34,8 +34,8 @@ export interface MetricsSource {
 }
 
 export interface AdminServerOptions {
-  /** `host:port` (see address.ts) or a parsed address; port 0 picks a free port (see `start()`'s result). */
-  readonly address: string | ListenAddress;
+  /** Where to listen (see util/address.ts); port 0 picks a free port (see `start()`'s result). */
+  readonly address: ListenAddress;
   readonly metrics?: MetricsSource;
   /** Readiness checks by name (more can be added with `addReadinessCheck`). */
   readonly readiness?: Readonly<Record<string, ReadinessCheck>>;
@@ -95,17 +95,10 @@ export class AdminServer {
     return this.bound;
   }
 
-  /** Binds and serves; resolves with the bound address (the real port when 0 was asked). Rejects on a bad
-   *  address or when binding fails (e.g. EADDRINUSE). */
+  /** Binds and serves; resolves with the bound address (the real port when 0 was asked). Rejects when
+   *  binding fails (e.g. EADDRINUSE). */
   async start(): Promise<ListenAddress> {
-    let addr: ListenAddress;
-    if (typeof this.options.address === 'string') {
-      const parsed = parseListenAddress(this.options.address);
-      if (!parsed.ok) throw new Error(`admin server: ${parsed.message}`);
-      addr = parsed.value;
-    } else {
-      addr = this.options.address;
-    }
+    const addr = this.options.address;
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error) =>
         reject(

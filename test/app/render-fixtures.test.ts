@@ -1,11 +1,11 @@
 // Every acceptance case under ../shared/fixtures/render, run exactly as its README says: through the CLI
-// (`node bin/aeraki.js render -f <case>/input.yaml <args> -o json`) and, faster, in process through render().
+// (`aeraki render -f <case>/input.yaml <args> -o json`, from the sources) and, faster, in process through render().
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { render } from '../../src/app/index.ts';
+import { render } from '../../src/app/render.ts';
 import { formatIssue } from '../../src/model/result.ts';
+import { cliArgs } from '../support/process.ts';
 import {
   assertOutputMatches,
   assertSorted,
@@ -21,7 +21,7 @@ function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr:
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [path.join(repoRoot, 'bin/aeraki.js'), ...args],
+      cliArgs(args),
       { cwd: repoRoot, timeout: 60_000, maxBuffer: 64 * 2 ** 20 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;

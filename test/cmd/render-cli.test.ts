@@ -4,8 +4,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { addOptions, ConfigError, RENDER_ROWS, renderConfig } from '../../cmd/config.ts';
-import { render } from '../../src/app/index.ts';
+import { RENDER_ROWS, renderConfig } from '../../cmd/render-config.ts';
+import { addOptions, ConfigError } from '../../cmd/rows.ts';
+import { cliArgs } from '../support/process.ts';
+import { render } from '../../src/app/render.ts';
 import { fixturesDir, repoRoot } from '../app/fixture-cases.ts';
 
 function configOf(argv: string[], env: Record<string, string> = {}) {
@@ -21,7 +23,7 @@ function cli(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [path.join(repoRoot, 'bin/aeraki.js'), ...args],
+      cliArgs(args),
       { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 60_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
@@ -32,7 +34,7 @@ function cli(
 const case01 = path.join(fixturesDir, '01-metaprotocol-dubbo-sidecar/input.yaml');
 const case25 = path.join(fixturesDir, '25-d1-port-without-app-protocol/input.yaml');
 
-describe('render configuration (cmd/config.ts)', () => {
+describe('render configuration (cmd/render-config.ts)', () => {
   it('defaults', () => {
     assert.deepEqual(configOf(['-f', 'x.yaml']), {
       files: ['x.yaml'],

@@ -5,8 +5,10 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
-import { addOptions, ConfigError } from '../../cmd/config.ts';
-import { parseDurationMs, parseLogLevel, SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
+import { parseDurationMs, parseLogLevel } from '../../cmd/parsers.ts';
+import { addOptions, ConfigError } from '../../cmd/rows.ts';
+import { SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
+import { cliArgs } from '../support/process.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const EXISTING = path.join(repoRoot, 'package.json');
@@ -24,7 +26,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [path.join(repoRoot, 'bin/aeraki.js'), ...args],
+      cliArgs(args),
       { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 30_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout + stderr }),
@@ -41,8 +43,8 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     assert.equal(c.output, 'kube');
     assert.equal(c.leaderElect, true);
     assert.equal(c.namespaceBootstrap, true);
-    assert.equal(c.rdsAddress, '0.0.0.0:15010');
-    assert.equal(c.httpAddress, '0.0.0.0:8080');
+    assert.deepEqual(c.rdsAddress, { host: '0.0.0.0', port: 15010 });
+    assert.deepEqual(c.httpAddress, { host: '0.0.0.0', port: 8080 });
     assert.equal(configOf(['--rds-insecure']).clientCaFile, '/var/run/secrets/istio/root-cert.pem');
     assert.equal(c.rootNamespace, 'istio-system');
     assert.equal(c.xdsServiceAddress, 'aeraki.istio-system');
@@ -66,7 +68,7 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     const c = configOf(TLS, env);
     assert.equal(c.istiodAddress, 'istiod.other:15012');
     assert.equal(c.rootNamespace, 'mesh-root');
-    assert.equal(c.rdsAddress, '0.0.0.0:15011');
+    assert.deepEqual(c.rdsAddress, { host: '0.0.0.0', port: 15011 });
     assert.equal(c.xdsServiceAddress, 'aeraki.mesh-root.svc');
     assert.equal(c.logLevel, 'debug');
     assert.equal(c.podName, 'pod-a');

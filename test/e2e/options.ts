@@ -1,5 +1,5 @@
 // A complete ServeOptions for in-process end-to-end tests: short timings, free ports, everything local.
-import type { ServeOptions } from '../../src/app/index.ts';
+import type { ServeOptions } from '../../src/app/options.ts';
 
 export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
   return {
@@ -24,13 +24,13 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     retryPeriodMs: 200,
     namespaceBootstrap: true,
     xdsServiceAddress: 'aeraki.istio-system',
-    rdsAddress: '127.0.0.1:0',
+    rdsAddress: { host: '127.0.0.1', port: 0 },
     tlsCertFile: '',
     tlsKeyFile: '',
     clientCaFile: '',
     rdsInsecure: false,
     devCertsDir: '',
-    httpAddress: '127.0.0.1:0',
+    httpAddress: { host: '127.0.0.1', port: 0 },
     logLevel: 'error',
     logFormat: 'text',
     debounceAfterMs: 50,

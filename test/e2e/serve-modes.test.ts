@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startServe } from '../../src/app/index.ts';
+import { startServe } from '../../src/app/serve.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
@@ -88,14 +88,14 @@ describe('aeraki serve: other modes and start failures', () => {
       const opts = { logger: silentLogger, kubeConfig: fakeKubeConfig(api), backoff: BACKOFF };
       await assert.rejects(
         startServe(
-          serveOptions({ rdsAddress: `127.0.0.1:${port}`, rdsInsecure: true, configSource: 'kube' }),
+          serveOptions({ rdsAddress: { host: '127.0.0.1', port }, rdsInsecure: true, configSource: 'kube' }),
           opts,
         ),
         /cannot serve RDS on 127\.0\.0\.1:\d+.*--rds-address/,
       );
       await assert.rejects(
         startServe(
-          serveOptions({ httpAddress: `127.0.0.1:${port}`, rdsInsecure: true, configSource: 'kube' }),
+          serveOptions({ httpAddress: { host: '127.0.0.1', port }, rdsInsecure: true, configSource: 'kube' }),
           opts,
         ),
         /admin server: cannot listen on 127\.0\.0\.1:\d+.*--http-address/,

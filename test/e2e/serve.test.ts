@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServe, type RunningServe } from '../../src/app/index.ts';
+import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import type { SotwResponse } from '../../src/tools/rds-codec.ts';

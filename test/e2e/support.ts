@@ -1,7 +1,7 @@
 // Shared helpers of the end-to-end suites: the CLI as a child process, polling waits, small HTTP GETs.
 import { get } from 'node:http';
 import path from 'node:path';
-import { start, type Running } from '../support/process.ts';
+import { cliArgs, start, type Running } from '../support/process.ts';
 
 export const repoRoot = path.resolve(import.meta.dirname, '../..');
 
@@ -31,10 +31,9 @@ export type Child = Running;
 /** A safety net: no end-to-end child outlives this, even if a test forgets to kill it. */
 const CLI_TIMEOUT_MS = 5 * 60_000;
 
-/** Runs `node bin/aeraki.js <args>` from the repo root; kill() is a hard stop for cleanup. */
+/** Runs `aeraki <args>` (from the sources, see cliArgs) in the repo root; kill() is a hard stop for cleanup. */
 export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
-  const cli = [path.join(repoRoot, 'bin/aeraki.js'), ...args];
-  return start(process.execPath, cli, CLI_TIMEOUT_MS, { ...process.env, ...env }, repoRoot);
+  return start(process.execPath, cliArgs(args), CLI_TIMEOUT_MS, { ...process.env, ...env }, repoRoot);
 }
 
 /** The admin and RDS ports printed in the serve banner. */

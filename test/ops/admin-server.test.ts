@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { silentLogger } from '../../src/util/logger.ts';
-import { parseListenAddress } from '../../src/util/address.ts';
+import { AddressError, parseListenAddress } from '../../src/util/address.ts';
 import { AdminServer, type AdminServerOptions } from '../../src/ops/admin-server.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 
@@ -35,7 +35,11 @@ const servers: AdminServer[] = [];
 async function start(
   options: Partial<AdminServerOptions> = {},
 ): Promise<{ server: AdminServer; port: number }> {
-  const server = new AdminServer({ address: '127.0.0.1:0', logger: silentLogger, ...options });
+  const server = new AdminServer({
+    address: { host: '127.0.0.1', port: 0 },
+    logger: silentLogger,
+    ...options,
+  });
   servers.push(server);
   const { port } = await server.start();
   assert.ok(port > 0);
@@ -170,9 +174,9 @@ describe('ops/admin-server', () => {
   });
 
   it('stop() closes kept-alive connections and frees the port; a busy port rejects start()', async () => {
-    const server = new AdminServer({ address: '127.0.0.1:0', logger: silentLogger });
+    const server = new AdminServer({ address: { host: '127.0.0.1', port: 0 }, logger: silentLogger });
     const { port } = await server.start();
-    const busy = new AdminServer({ address: `127.0.0.1:${port}`, logger: silentLogger });
+    const busy = new AdminServer({ address: { host: '127.0.0.1', port }, logger: silentLogger });
     await assert.rejects(busy.start(), /cannot listen on 127\.0\.0\.1:\d+/);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`); // keep-alive agent
     assert.equal(res.status, 200);
@@ -181,25 +185,18 @@ describe('ops/admin-server', () => {
     await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
     await server.stop(); // idempotent
   });
-
-  it('refuses a bad address with a clear message', async () => {
-    const s = new AdminServer({ address: 'localhost', logger: silentLogger });
-    await assert.rejects(s.start(), /invalid address "localhost": missing port/);
-  });
 });
 
-describe('ops/address', () => {
+describe('util/address', () => {
   it('parses host:port forms', () => {
-    assert.deepEqual(parseListenAddress('0.0.0.0:8080'), {
-      ok: true,
-      value: { host: '0.0.0.0', port: 8080 },
-    });
-    assert.deepEqual(parseListenAddress(':8080'), { ok: true, value: { host: '', port: 8080 } });
-    assert.deepEqual(parseListenAddress('[::1]:0'), { ok: true, value: { host: '::1', port: 0 } });
-    assert.deepEqual(parseListenAddress('localhost:15010'), {
-      ok: true,
-      value: { host: 'localhost', port: 15010 },
-    });
+    assert.deepEqual(parseListenAddress('0.0.0.0:8080'), { host: '0.0.0.0', port: 8080 });
+    assert.deepEqual(parseListenAddress(':8080'), { host: '', port: 8080 });
+    assert.deepEqual(parseListenAddress('[::1]:0'), { host: '::1', port: 0 });
+    assert.deepEqual(parseListenAddress('localhost:15010'), { host: 'localhost', port: 15010 });
+  });
+
+  it('refuses bad addresses with a message naming the text and the expected form', () => {
+    assert.throws(() => parseListenAddress('localhost'), /invalid address "localhost": missing port/);
     for (const bad of [
       '8080',
       'host:',
@@ -210,8 +207,7 @@ describe('ops/address', () => {
       'a b:80',
       '[host]:80',
     ]) {
-      const r = parseListenAddress(bad);
-      assert.equal(r.ok, false, bad);
+      assert.throws(() => parseListenAddress(bad), AddressError, bad);
     }
   });
 });

@@ -2,6 +2,7 @@
 // the event loop (fake servers live in this process).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 export interface Running {
   child: ChildProcess;
@@ -80,4 +81,15 @@ export async function run(
 /** The first existing path among the candidates, else the bare name (resolved through PATH). */
 export function binary(...candidates: string[]): string {
   return candidates.find((c) => c.startsWith('/') && existsSync(c)) ?? candidates.at(-1)!;
+}
+
+const CLI_SOURCE = fileURLToPath(new URL('../../cmd/aeraki.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+/**
+ * Node's arguments that run `aeraki <args>` from the sources (through tsx), so that tests never run a stale
+ * dist/; bin/aeraki.js runs the build and is checked by .ci/run. `preload` adds `--import` modules before it.
+ */
+export function cliArgs(args: readonly string[], preload: readonly string[] = []): string[] {
+  return ['--import', TSX, ...preload.flatMap((m) => ['--import', m]), CLI_SOURCE, ...args];
 }

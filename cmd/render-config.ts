@@ -1,0 +1,50 @@
+/** The options of `aeraki render`: its row table and the check that at least one file is given. */
+import type { Command } from 'commander';
+import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
+import type { RenderOptions } from '../src/app/render.ts';
+import { appendPath, parseBoolean, parseNamespace, parseOutputFormat } from './parsers.ts';
+import { ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
+
+export const RENDER_ROWS: RowTable<RenderOptions> = {
+  files: {
+    flag: '-f, --filename <file-or-dir>',
+    default: [],
+    description: 'file or directory of YAML/JSON objects (repeatable; directories are read recursively)',
+    parse: appendPath,
+  },
+  output: {
+    flag: '-o, --output <format>',
+    default: 'yaml',
+    description: 'output format: yaml or json',
+    parse: parseOutputFormat,
+  },
+  routes: {
+    flag: '--routes',
+    default: false,
+    description: 'render the MetaProtocol RDS RouteConfigurations instead of the EnvoyFilters',
+    parse: parseBoolean,
+  },
+  rootNamespace: {
+    flag: '--root-namespace <namespace>',
+    env: 'AERAKI_NAMESPACE',
+    default: DEFAULT_ROOT_NAMESPACE,
+    description:
+      'Istio root namespace: default EnvoyFilter namespace, `*` of exportTo, home of the mesh ConfigMap',
+    parse: parseNamespace,
+  },
+  namespaceScope: {
+    flag: '--namespace-scope',
+    env: 'AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE',
+    default: false,
+    description:
+      "put filters without exportTo in their ServiceEntry's namespace instead of the root namespace",
+    parse: parseBoolean,
+  },
+};
+
+/** The validated options of `aeraki render`. */
+export function renderConfig(command: Command, env: Env): RenderOptions {
+  const c = resolveConfig(RENDER_ROWS, command, env);
+  if (c.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
+  return Object.freeze({ ...c, files: Object.freeze([...c.files]) });
+}
