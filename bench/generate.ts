@@ -232,25 +232,16 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   }
   await pauses?.stop();
   // Per round t(10k)/t(1k) of one measure (the two sizes measured seconds apart), in round order.
-  const ratios = (pick: (s: SizeSamples) => readonly Sample[], value: (x: Sample) => number) =>
+  const ratios = (pick: (s: SizeSamples) => readonly Sample[], value = (x: Sample) => x.ms) =>
     pick(large).map((x, i) => value(x) / value(pick(small)[i] as Sample));
-  const growth = (pick: (s: SizeSamples) => readonly Sample[], value = (x: Sample) => x.ms) =>
+  const growth = (pick: (s: SizeSamples) => readonly Sample[], value?: (x: Sample) => number) =>
     round(median(ratios(pick, value)));
   // Per round, the generation's growth divided by the reference workload's; the median of those quotients.
   const overCopy = (k: Kind) => {
-    const copy = ratios(
-      (s) => s[k].copy,
-      (x) => x.ms,
-    );
-    return round(
-      median(
-        ratios(
-          (s) => s[k].generate,
-          (x) => x.ms,
-        ).map((g, i) => g / (copy[i] as number)),
-      ),
-    );
+    const copy = ratios((s) => s[k].copy);
+    return round(median(ratios((s) => s[k].generate).map((g, i) => g / (copy[i] as number))));
   };
+  const outsideGc = (x: Sample) => x.ms - (pauses?.within(x) ?? 0);
   // `growthFilters<suffix>` and `growthRoutes<suffix>`.
   const perKind = (suffix: string, figure: (k: Kind) => number) => ({
     [`growthFilters${suffix}`]: figure('filters'),
@@ -261,13 +252,7 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     [SIZES[0]]: figures(SIZES[0], small, pauses),
     [SIZES[1]]: figures(SIZES[1], large, pauses),
     ...perKind('', (k) => growth((s) => s[k].generate)),
-    ...(pauses &&
-      perKind('OutsideGc', (k) =>
-        growth(
-          (s) => s[k].generate,
-          (x) => x.ms - pauses.within(x),
-        ),
-      )),
+    ...(pauses && perKind('OutsideGc', (k) => growth((s) => s[k].generate, outsideGc))),
     ...perKind('Copy', (k) => growth((s) => s[k].copy)),
     ...perKind('OverCopy', overCopy),
   };
