@@ -1,6 +1,8 @@
 // Synthetic mesh configs for benchmarks: N MetaProtocol ServiceEntries with two addresses each; every other
 // one has a MetaRouter (traffic split + attribute match) and a DestinationRule (two subsets, consistent hash).
+import { compareStrings } from '../src/model/order.ts';
 
+/** The objects service by service (ServiceEntry, then DestinationRule and MetaRouter), services numbered 0..n-1. */
 export function syntheticObjects(services: number): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (let i = 0; i < services; i++) {
@@ -62,4 +64,18 @@ export function syntheticObjects(services: number): Record<string, unknown>[] {
     }
   }
   return out;
+}
+
+/**
+ * The same objects in the order a Kubernetes LIST returns them, kind by kind, then namespace and name: the order
+ * informers deliver at start-up, so a store filled from it holds its objects as the controller's store does.
+ */
+export function syntheticObjectsInListOrder(services: number): Record<string, unknown>[] {
+  const listKey = (o: Record<string, unknown>) => {
+    const meta = o['metadata'] as { namespace: string; name: string };
+    return `${String(o['kind'])}\u0000${meta.namespace}\u0000${meta.name}`;
+  };
+  const keyed = syntheticObjects(services).map((raw) => ({ raw, key: listKey(raw) }));
+  keyed.sort((a, b) => compareStrings(a.key, b.key));
+  return keyed.map((k) => k.raw);
 }
