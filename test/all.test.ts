@@ -52,6 +52,7 @@ import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
+import './util/controller-loop.test.ts';
 import './util/debounce.test.ts';
 import './util/json.test.ts';
 import './util/logging.test.ts';

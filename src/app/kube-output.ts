@@ -7,6 +7,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { ResilientInformer } from '../util/informer.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
+import { applyWrites } from '../reconcile/apply.ts';
 import { createKubeBootstrapPort } from '../bootstrap/kube.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
 import { createKubeLeaseClient } from '../leader/lease-client.ts';
@@ -76,6 +77,7 @@ export class KubeOutput {
     this.namespaces = namespaces;
     this.bootstrap = new NamespaceBootstrapController({
       port: createKubeBootstrapPort(kc),
+      apply: applyWrites,
       target: { address: o.xdsServiceAddress, port: rdsPort },
       isLeader,
       isSynced: () => namespaces.synced,

@@ -5,24 +5,33 @@
  * after a redeploy), deleted when the label goes away. Only ConfigMaps labelled `manager: Aeraki` are updated
  * or deleted (plus Aeraki's own unlabelled ones, adopted; see bootstrap-plan.ts).
  *
- * Driving it (the lead wires it in app.ts; src/controller is never imported here):
+ * Driving it (src/app/kube-output.ts wires it; src/controller is never imported here):
  * - event mode: feed a Namespace informer into `upsertNamespace` / `deleteNamespace` (`namespaceInfoOf`
  *   converts an informer object), pass `isSynced` = "the informer has listed once", and call `trigger()` when
  *   it turns true and on becoming leader; `start()` adds a periodic resync that repairs hand edits;
  * - level mode: `reconcile(namespaces)` with the complete set of namespaces runs once and reports.
- * Runs never overlap; triggers during a run cause one more run after it. Every write is preceded by an
- * `isLeader()` check (a replica that is not the leader never writes). Transient failures are retried with
- * capped, jittered backoff; terminal ones wait for the next change or resync.
+ * Runs never overlap; triggers during a run cause one more run after it (util/controller-loop.ts). Every write
+ * is preceded by an `isLeader()` check (a replica that is not the leader never writes); while not leader or not
+ * synced, the controller re-checks every `pollMs`. Transient failures are retried with capped, jittered
+ * backoff; terminal ones wait for the next change or resync. Writes go through the injected `apply`
+ * (reconcile/apply.ts, wired by src/app/), one at a time in namespace order.
  */
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
 import { formatIssue } from '../model/result.ts';
-import { Backoff, type BackoffOptions } from '../util/backoff.ts';
-import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
 import type { BootstrapTarget } from './config.ts';
 import type { BootstrapConfigMapPort } from './kube.ts';
-import { planBootstrap, wantsBootstrap, type NamespaceInfo } from './plan.ts';
-import { asSinkError, type WriteFailure, type WriteVerb } from '../model/write.ts';
+import { planBootstrap, wantsBootstrap, type BootstrapPlan, type NamespaceInfo } from './plan.ts';
+import {
+  asSinkError,
+  type ApplyWrites,
+  type SinkError,
+  type WriteOp,
+  type WriteVerb,
+} from '../model/write.ts';
 import { EMPTY_REPORT, type BootstrapRunReport } from './report.ts';
 
 export { namespaceInfoOf, wantsBootstrap, type NamespaceInfo } from './plan.ts';
@@ -34,10 +43,14 @@ export type { WriteVerb } from '../model/write.ts';
 export interface NamespaceBootstrapOptions {
   readonly port: BootstrapConfigMapPort;
   readonly target: BootstrapTarget;
+  /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
+  readonly apply: ApplyWrites;
   /** Checked before every run and every write (default: always leader). */
   readonly isLeader?: () => boolean;
   /** The namespace set is complete (event mode); runs are skipped until then (default: always). */
   readonly isSynced?: () => boolean;
+  /** Re-check period while not leader, not synced or interrupted (default 1 s). */
+  readonly pollMs?: number;
   /** Periodic full run after `start()` (default 10 minutes; 0 disables). */
   readonly resyncMs?: number;
   readonly retry?: BackoffOptions;
@@ -49,27 +62,46 @@ export interface NamespaceBootstrapOptions {
   readonly onRun?: (report: BootstrapRunReport) => void;
 }
 
+interface ConfigMapWrite extends WriteOp {
+  readonly adopt?: boolean;
+}
+
+/** Transient list or write failures retry; a closed gate or lost leadership re-checks soon. */
+function classify(r: BootstrapRunReport): RunOutcome {
+  if ((r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient)) return 'transient';
+  if (r.interrupted) return 'retry-soon';
+  return r.skipped || r.listError || r.failures.length > 0 ? 'terminal' : 'ok';
+}
+
 export class NamespaceBootstrapController {
   private readonly o: NamespaceBootstrapOptions;
-  private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly backoff: Backoff;
+  private readonly loop: ControllerLoop<BootstrapRunReport>;
   private readonly namespaces = new Map<string, NamespaceInfo>();
   private target: BootstrapTarget;
-  private tail: Promise<unknown> = Promise.resolve();
-  private inFlight = 0;
-  private scheduled: TimerHandle | undefined;
-  private retryTimer: TimerHandle | undefined;
-  private resyncTimer: TimerHandle | undefined;
-  private stopped = false;
   private lastWarning = '';
 
   constructor(options: NamespaceBootstrapOptions) {
     this.o = options;
     this.target = options.target;
-    this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ component: 'namespace-bootstrap' });
-    this.backoff = new Backoff({ initialMs: 500, maxMs: 30_000, ...options.retry });
+    this.loop = new ControllerLoop<BootstrapRunReport>({
+      run: () => this.runOnce(),
+      failed: (err) => ({ ...EMPTY_REPORT, listError: asSinkError('bootstrap run', err) }),
+      skipped: (gate) => ({ ...EMPTY_REPORT, skipped: gate }),
+      classify,
+      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
+      ...(options.isSynced ? { isSynced: options.isSynced } : {}),
+      quietMs: 0,
+      maxWaitMs: 0,
+      pollMs: options.pollMs ?? 1000,
+      resyncMs: options.resyncMs ?? 600_000,
+      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
+      clock: options.clock ?? systemClock,
+      logger: this.log,
+    });
+    this.loop.onRun((r) => this.warn(r));
+    if (options.onRun) this.loop.onRun(options.onRun);
   }
 
   /** Adds or changes a namespace; triggers a run when it starts or stops wanting the ConfigMap. */
@@ -91,39 +123,28 @@ export class NamespaceBootstrapController {
     this.trigger();
   }
 
-  /** Schedules a run soon (coalesced with other triggers; never runs inside this call). */
+  /** Schedules a run soon (a 0 ms timer of the clock, coalesced with other triggers; never runs inside this call). */
   trigger(): void {
-    if (this.stopped || this.scheduled) return;
-    this.scheduled = this.clock.setTimeout(() => {
-      this.scheduled = undefined;
-      void this.enqueue();
-    }, 0);
+    this.loop.trigger();
   }
 
   /** Starts the periodic resync and runs once. */
   start(): void {
-    this.stopped = false;
-    this.scheduleResync();
-    this.trigger();
+    this.loop.start();
+    this.loop.trigger();
   }
 
   /** Stops timers and waits for a run in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const t of [this.scheduled, this.retryTimer, this.resyncTimer]) if (t) this.clock.clearTimeout(t);
-    this.scheduled = this.retryTimer = this.resyncTimer = undefined;
-    await this.tail;
+    await this.loop.stop();
   }
 
   /**
-   * Resolves once no run is scheduled or in progress (pending retries and resyncs excepted). Polls real time
-   * while a triggered run waits for its timer: use it with the system clock.
+   * Resolves once no run is scheduled or in progress (pending retries and resyncs excepted). With a manual clock,
+   * advance it by 0 after a trigger first.
    */
-  async idle(): Promise<void> {
-    while (this.inFlight > 0 || this.scheduled) {
-      if (this.inFlight === 0) await new Promise((r) => setTimeout(r, 1));
-      await this.tail;
-    }
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
   /**
@@ -135,34 +156,10 @@ export class NamespaceBootstrapController {
       this.namespaces.clear();
       for (const ns of namespaces) this.namespaces.set(ns.name, ns);
     }
-    return this.enqueue();
-  }
-
-  private enqueue(): Promise<BootstrapRunReport> {
-    this.inFlight++;
-    const run = this.tail.then(() => this.runOnce());
-    this.tail = run.then(
-      () => this.inFlight--,
-      () => this.inFlight--,
-    );
-    return run;
+    return this.loop.runNow();
   }
 
   private async runOnce(): Promise<BootstrapRunReport> {
-    const report = await this.runSafely();
-    this.afterRun(report);
-    try {
-      this.o.onRun?.(report);
-    } catch (err) {
-      this.log.error('bootstrap: onRun listener threw', errorFields(err));
-    }
-    return report;
-  }
-
-  private async runSafely(): Promise<BootstrapRunReport> {
-    const isLeader = this.o.isLeader ?? (() => true);
-    if (!isLeader()) return { ...EMPTY_REPORT, skipped: 'not-leader' };
-    if (!(this.o.isSynced?.() ?? true)) return { ...EMPTY_REPORT, skipped: 'not-synced' };
     let existing;
     try {
       existing = await this.o.port.list();
@@ -172,76 +169,59 @@ export class NamespaceBootstrapController {
     const planned = planBootstrap(this.namespaces.values(), existing, this.target);
     if (!planned.ok) return { ...EMPTY_REPORT, skipped: 'invalid-target', issues: planned.issues };
     const plan = planned.value;
-    const failures: WriteFailure[] = [];
-    const done = { create: 0, update: 0, delete: 0 };
-    const ops: {
-      op: WriteVerb;
-      namespace: string;
-      name: string;
-      run: () => Promise<void>;
-      adopt?: boolean;
-    }[] = [
+    // One write at a time: few namespaces, and the writes keep namespace order.
+    const result = await this.o.apply(this.writes(plan), {
+      concurrency: 1,
+      mayWrite: () => this.loop.mayWrite(),
+      onWrite: (op, error) => this.wrote(op, error),
+    });
+    return { ...EMPTY_REPORT, ...result, unchanged: plan.unchanged, conflicts: plan.conflicts };
+  }
+
+  private writes(plan: BootstrapPlan): ConfigMapWrite[] {
+    const port = this.o.port;
+    const at = (namespace: string, name: string) => ({ kind: 'ConfigMap', namespace, name });
+    return [
       ...plan.creates.map((cm) => ({
         op: 'create' as const,
-        namespace: cm.metadata.namespace,
-        name: cm.metadata.name,
-        run: () => this.o.port.create(cm),
+        ...at(cm.metadata.namespace, cm.metadata.name),
+        write: () => port.create(cm),
       })),
       ...plan.updates.map((u) => ({
         op: 'update' as const,
-        namespace: u.existing.namespace,
-        name: u.existing.name,
+        ...at(u.existing.namespace, u.existing.name),
         adopt: u.adopt,
-        run: () => this.o.port.update(u),
+        write: () => port.update(u),
       })),
       ...plan.deletes.map((cm) => ({
         op: 'delete' as const,
-        namespace: cm.namespace,
-        name: cm.name,
-        run: () => this.o.port.delete(cm),
+        ...at(cm.namespace, cm.name),
+        write: () => port.delete(cm),
       })),
     ];
-    for (const op of ops) {
-      if (!isLeader()) return { ...this.summary(plan, done, failures), interrupted: true };
-      try {
-        await op.run();
-        done[op.op]++;
-        this.notifyWrite(op.op, true);
-        this.log.info(`${op.op}d bootstrap ConfigMap`, {
-          namespace: op.namespace,
-          name: op.name,
-          ...(op.adopt ? { adopted: true } : {}),
-        });
-      } catch (err) {
-        const error = asSinkError(`${op.op} ConfigMap ${op.namespace}/${op.name}`, err);
-        failures.push({ op: op.op, kind: 'ConfigMap', namespace: op.namespace, name: op.name, error });
-        this.notifyWrite(op.op, false);
-        this.log.warn(`bootstrap ConfigMap ${op.op} failed`, {
-          namespace: op.namespace,
-          ...errorFields(error),
-        });
-      }
+  }
+
+  private wrote(op: ConfigMapWrite, error: SinkError | undefined): void {
+    try {
+      this.o.onWrite?.(op.op, error === undefined);
+    } catch {
+      // a metrics hook must not turn a successful write into a failure
     }
-    return this.summary(plan, done, failures);
+    if (error) {
+      this.log.warn(`bootstrap ConfigMap ${op.op} failed`, {
+        namespace: op.namespace,
+        ...errorFields(error),
+      });
+      return;
+    }
+    this.log.info(`${op.op}d bootstrap ConfigMap`, {
+      namespace: op.namespace,
+      name: op.name,
+      ...(op.adopt ? { adopted: true } : {}),
+    });
   }
 
-  private summary(
-    plan: { unchanged: number; conflicts: readonly string[] },
-    done: Record<WriteVerb, number>,
-    failures: WriteFailure[],
-  ): BootstrapRunReport {
-    return {
-      ...EMPTY_REPORT,
-      created: done.create,
-      updated: done.update,
-      deleted: done.delete,
-      unchanged: plan.unchanged,
-      conflicts: plan.conflicts,
-      failures,
-    };
-  }
-
-  private afterRun(r: BootstrapRunReport): void {
+  private warn(r: BootstrapRunReport): void {
     const warning = [
       ...r.issues.map(formatIssue),
       ...r.conflicts.map(
@@ -251,36 +231,5 @@ export class NamespaceBootstrapController {
     if (warning !== this.lastWarning && warning !== '') this.log.warn(`bootstrap: ${warning}`);
     this.lastWarning = warning;
     if (r.listError) this.log.warn('bootstrap: listing ConfigMaps failed', errorFields(r.listError));
-    const transient = (r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient);
-    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    if (transient && !this.stopped) {
-      const delay = this.backoff.next();
-      this.retryTimer = this.clock.setTimeout(() => {
-        this.retryTimer = undefined;
-        this.trigger();
-      }, delay);
-    } else if (!r.skipped && r.failures.length === 0 && !r.interrupted) {
-      this.backoff.reset();
-    }
-  }
-
-  private notifyWrite(verb: WriteVerb, ok: boolean): void {
-    try {
-      this.o.onWrite?.(verb, ok);
-    } catch {
-      // a metrics hook must not turn a successful write into a failure
-    }
-  }
-
-  private scheduleResync(): void {
-    if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
-    this.resyncTimer = undefined;
-    const every = this.o.resyncMs ?? 600_000;
-    if (every <= 0 || this.stopped) return;
-    this.resyncTimer = this.clock.setTimeout(() => {
-      this.trigger();
-      this.scheduleResync();
-    }, every);
   }
 }

@@ -42,6 +42,41 @@ export interface WriteFailure {
   readonly error: SinkError;
 }
 
+/** One write of a plan: what it touches (for reports and logs) and how to do it. */
+export interface WriteOp {
+  readonly op: WriteVerb;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** Performs the write; a rejection of any kind becomes a WriteFailure (asSinkError). */
+  readonly write: () => Promise<void>;
+}
+
+export interface ApplyOptions<O extends WriteOp> {
+  /** Writes in flight at once (at least 1); ops start in list order. */
+  readonly concurrency: number;
+  /** Checked immediately before each write; false stops the remaining writes at once. */
+  readonly mayWrite: () => boolean;
+  /** Called after each write attempt, with the error when it failed. */
+  readonly onWrite?: (op: O, error: SinkError | undefined) => void;
+}
+
+export interface ApplyResult {
+  readonly created: number;
+  readonly updated: number;
+  readonly deleted: number;
+  /** Every failed write, in the order they failed. */
+  readonly failures: readonly WriteFailure[];
+  /** True when writing stopped because mayWrite() turned false. */
+  readonly interrupted: boolean;
+}
+
+/** Executes writes (reconcile/apply.ts); injected where reconcile/ may not be imported. Never rejects. */
+export type ApplyWrites = <O extends WriteOp>(
+  ops: readonly O[],
+  options: ApplyOptions<O>,
+) => Promise<ApplyResult>;
+
 /** Anything a write threw, as a SinkError (unknown errors count as transient). */
 export function asSinkError(op: string, err: unknown): SinkError {
   if (err instanceof SinkError) return err;

@@ -7,20 +7,21 @@
  * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
  * soon after the gate opens (calling trigger() then is still useful: it skips the wait);
  * the output of a failed or currently invalid source is kept (diff.ts). Transient write failures are retried
- * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change.
+ * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change. The timing is the
+ * ControllerLoop's (util/controller-loop.ts).
  */
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import { formatIssue } from '../model/result.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
-import { Backoff, type BackoffOptions } from '../util/backoff.ts';
-import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
-import { createDebouncer, type Debouncer } from '../util/debounce.ts';
-import { applyPlan } from './apply.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
+import { applyWrites, planWrites } from './apply.ts';
 import { diff } from './diff.ts';
 import { sourceKey } from '../model/names.ts';
-import { SinkError, type WriteFailure } from '../model/write.ts';
+import { SinkError, type WriteFailure, type WriteOp } from '../model/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
 /** What generateAll returns (src/envoyfilter/generate-all.ts); structural so tests can inject anything. */
@@ -90,20 +91,20 @@ const EMPTY: Omit<RunReport, 'skipped'> = {
   issues: 0,
 };
 
+/** Transient failures (and runs that could not plan) retry; a lost leadership re-checks soon. */
+function classify(report: RunReport): RunOutcome {
+  if (report.skipped === 'desired-failed' || report.failures.some((f) => f.error.transient))
+    return 'transient';
+  if (report.interrupted) return 'retry-soon';
+  return report.failures.length === 0 ? 'ok' : 'terminal';
+}
+
 export class Reconciler {
   private readonly opts: ReconcilerOptions;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly debouncer: Debouncer;
-  private readonly backoff: Backoff;
-  private readonly pollMs: number;
+  private readonly loop: ControllerLoop<RunReport>;
   private readonly hashMemo = new Map<string, string>();
-  private readonly listeners: ((r: RunReport) => void)[] = [];
-  private running: Promise<void> | undefined;
-  private rerun = false;
-  private stopped = false;
-  private retryTimer: TimerHandle | undefined;
-  private resyncTimer: TimerHandle | undefined;
   private lastIssues = '';
   /** Cumulative write counters (all runs). */
   readonly totals = { runs: 0, created: 0, updated: 0, deleted: 0, failures: 0 };
@@ -112,117 +113,72 @@ export class Reconciler {
     this.opts = options;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ component: 'reconciler', sink: options.sink.name });
-    this.debouncer = createDebouncer(() => this.kick(), {
-      quietMs: options.quietMs ?? 1000,
+    const quietMs = options.quietMs ?? 1000;
+    this.loop = new ControllerLoop<RunReport>({
+      run: () => this.runOnce(),
+      failed: (err) => this.failedRun(err),
+      skipped: (gate) => ({ ...EMPTY, skipped: gate, durationMs: 0 }),
+      classify,
+      isSynced: options.isSynced,
+      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
+      quietMs,
       maxWaitMs: options.maxWaitMs ?? 10_000,
+      pollMs: quietMs,
+      resyncMs: options.resyncMs ?? 300_000,
+      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
+      clock: this.clock,
+      logger: this.log,
     });
-    this.pollMs = options.quietMs ?? 1000;
-    this.backoff = new Backoff({ initialMs: 500, maxMs: 30_000, ...options.retry });
+    this.loop.onRun((report, after) => {
+      this.count(report);
+      if (after.outcome === 'transient')
+        this.log.warn('reconcile incomplete, retrying', {
+          delayMs: after.nextInMs,
+          failures: report.failures.length,
+        });
+    });
   }
 
   /** Marks the desired state dirty; a run follows after the debounce. Never blocks. */
   trigger(): void {
-    if (!this.stopped) this.debouncer.trigger();
+    this.loop.trigger();
   }
 
   /** Starts the periodic resync. */
   start(): void {
-    this.stopped = false;
-    this.scheduleResync();
+    this.loop.start();
   }
 
   /** Stops timers and waits for a run in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.debouncer.cancel();
-    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
-    if (this.resyncTimer) this.clock.clearTimeout(this.resyncTimer);
-    this.retryTimer = this.resyncTimer = undefined;
-    await this.running;
+    await this.loop.stop();
   }
 
-  /** Called after every run (including skipped ones). */
+  /** Called after every run (including skipped ones), after the retry or re-check of its outcome is armed. */
   onRun(listener: (r: RunReport) => void): () => void {
-    this.listeners.push(listener);
-    return () => {
-      const i = this.listeners.indexOf(listener);
-      if (i >= 0) this.listeners.splice(i, 1);
-    };
+    return this.loop.onRun((r) => listener(r));
   }
 
   /** Runs now (serialised with other runs) and resolves when the run (and any re-run it caused) is over. */
   async runNow(): Promise<void> {
-    this.kick();
-    await this.running;
+    if (!this.loop.stopped) await this.loop.runNow();
   }
 
-  private kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.rerun = true;
-      return;
-    }
-    this.running = this.loop();
+  /** Resolves once no run is in progress or waiting for its debounce (retry and resync timers excepted). */
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
-  private async loop(): Promise<void> {
-    try {
-      do {
-        this.rerun = false;
-        const started = this.clock.now();
-        const report = await this.runOnce().catch((err: unknown) => this.failedRun(err));
-        this.afterRun({ ...report, durationMs: report.skipped ? 0 : this.clock.now() - started });
-      } while (this.rerun && !this.stopped);
-    } finally {
-      // Synchronously after the last check of `rerun`: a kick() from now on starts a new loop.
-      this.running = undefined;
-    }
-  }
-
-  private afterRun(report: RunReport): void {
+  private count(report: RunReport): void {
     this.totals.runs++;
     this.totals.created += report.created;
     this.totals.updated += report.updated;
     this.totals.deleted += report.deleted;
     this.totals.failures += report.failures.length;
-    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    const transient = report.skipped === 'desired-failed' || report.failures.some((f) => f.error.transient);
-    let delay: number | undefined;
-    if (transient) {
-      delay = this.backoff.next();
-      this.log.warn('reconcile incomplete, retrying', { delayMs: delay, failures: report.failures.length });
-    } else if (report.skipped === 'not-synced' || report.skipped === 'not-leader' || report.interrupted) {
-      // Cheap re-check (no list happens before both gates pass): converges even if nobody calls trigger().
-      delay = this.pollMs;
-    } else if (report.failures.length === 0) {
-      this.backoff.reset();
-    }
-    if (delay !== undefined && !this.stopped) {
-      this.retryTimer = this.clock.setTimeout(() => {
-        this.retryTimer = undefined;
-        this.kick();
-      }, delay);
-    }
-    for (const l of [...this.listeners]) l(report);
-  }
-
-  private scheduleResync(): void {
-    const every = this.opts.resyncMs ?? 300_000;
-    if (every <= 0 || this.stopped) return;
-    this.resyncTimer = this.clock.setTimeout(() => {
-      this.trigger();
-      this.scheduleResync();
-    }, every);
-  }
-
-  private mayWrite(): boolean {
-    return !this.stopped && (this.opts.isLeader?.() ?? true);
   }
 
   private async runOnce(): Promise<RunReport> {
-    if (!this.opts.isSynced()) return { ...EMPTY, skipped: 'not-synced' };
-    if (!this.mayWrite()) return { ...EMPTY, skipped: 'not-leader' };
+    const started = this.clock.now();
     let desired: DesiredSet;
     let existing;
     try {
@@ -236,20 +192,11 @@ export class Reconciler {
     for (const s of this.opts.heldSources?.() ?? []) failed.add(s);
     this.pruneMemo(existing.length);
     const plan = diff(desired.objects, existing, { failedSources: failed, hashMemo: this.hashMemo });
-    const result = await applyPlan(plan, this.opts.sink, {
+    const result = await applyWrites(planWrites(plan, this.opts.sink), {
       concurrency: this.opts.concurrency ?? 16,
-      mayWrite: () => this.mayWrite(),
-      logger: this.log,
+      mayWrite: () => this.loop.mayWrite(),
+      onWrite: (op, error) => this.logWrite(op, error),
     });
-    for (const f of result.failures) {
-      this.log.warn('write failed', {
-        op: f.op,
-        kind: f.kind,
-        namespace: f.namespace,
-        name: f.name,
-        ...errorFields(f.error),
-      });
-    }
     if (result.interrupted) this.log.warn('writes stopped: no longer leader');
     const report: RunReport = {
       created: result.created,
@@ -260,6 +207,7 @@ export class Reconciler {
       failures: result.failures,
       interrupted: result.interrupted,
       issues: desired.issues.length,
+      durationMs: this.clock.now() - started,
     };
     if (report.created + report.updated + report.deleted + report.failures.length > 0) {
       this.log.info('reconciled', { ...report, failures: report.failures.length });
@@ -267,6 +215,12 @@ export class Reconciler {
       this.log.debug('reconciled, nothing to write', { unchanged: report.unchanged, kept: report.kept });
     }
     return report;
+  }
+
+  private logWrite(op: WriteOp, error: SinkError | undefined): void {
+    const at = { namespace: op.namespace, name: op.name };
+    if (error) this.log.warn('write failed', { op: op.op, kind: op.kind, ...at, ...errorFields(error) });
+    else this.log.info(`${op.op}d ${op.kind}`, at);
   }
 
   /** A run that could not plan (list failed, or a bug): retried with backoff. */
@@ -278,6 +232,7 @@ export class Reconciler {
       ...EMPTY,
       skipped: 'desired-failed',
       failures: [{ op: 'create', kind: '', namespace: '', name: '', error }],
+      durationMs: 0,
     };
   }
 

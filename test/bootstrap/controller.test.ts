@@ -19,10 +19,11 @@ import {
   type NamespaceInfo,
 } from '../../src/bootstrap/controller.ts';
 import { CONTENT_HASH_ANNOTATION } from '../../src/model/constants.ts';
+import { applyWrites } from '../../src/reconcile/apply.ts';
+import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
-import { waitFor } from '../reconcile/kube-support.ts';
 
 const TARGET: BootstrapTarget = { address: 'aeraki.istio-system', port: 15010 };
 const ns = (name: string, labels: Record<string, string> = {}): NamespaceInfo => ({ name, labels });
@@ -34,6 +35,7 @@ const NAMESPACES = [
 ];
 
 let api: FakeKubeApiServer;
+let clock: ManualClock;
 before(async () => {
   api = await startFakeKubeApiServer();
 });
@@ -41,6 +43,7 @@ after(async () => {
   await api.close();
 });
 beforeEach(() => {
+  clock = new ManualClock(0);
   for (const cm of api.list('configmaps'))
     api.delete('configmaps', cm.metadata.namespace ?? '', cm.metadata.name ?? '');
   api.clearRequests();
@@ -49,11 +52,19 @@ beforeEach(() => {
 function controller(o: Partial<NamespaceBootstrapOptions> = {}): NamespaceBootstrapController {
   return new NamespaceBootstrapController({
     port: createKubeBootstrapPort(fakeKubeConfig(api)),
+    apply: applyWrites,
     target: TARGET,
     logger: silentLogger,
     resyncMs: 0,
+    clock,
     ...o,
   });
+}
+
+/** Fires the 0 ms trigger timer and awaits the run it starts (and anything that run caused). */
+async function settle(c: NamespaceBootstrapController): Promise<void> {
+  clock.advance(0);
+  await c.idle();
 }
 
 const configMaps = () => api.list('configmaps').filter((c) => c.metadata.name === BOOTSTRAP_CONFIGMAP_NAME);
@@ -272,7 +283,7 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
 
     // setTarget at run time does the same through the event path
     moved.setTarget({ address: 'aeraki.mesh-system', port: 15013 });
-    await moved.idle();
+    await settle(moved);
     assert.equal(
       bootstrapOf('app').static_resources.clusters[0].load_assignment.endpoints[0].lb_endpoints[0].endpoint
         .address.socket_address.port_value,
@@ -295,17 +306,17 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
   it('event mode: creates on label, deletes on unlabel, ignores unrelated label changes', async () => {
     const c = controller();
     for (const n of NAMESPACES) c.upsertNamespace(n);
-    await c.idle();
+    await settle(c);
     assert.equal(configMaps().length, 2);
 
     const writes = cmWrites().length;
     c.upsertNamespace(ns('app', { 'istio-injection': 'enabled', team: 'a' })); // still wanted
     c.upsertNamespace(ns('plain', { other: 'x' })); // still not wanted
-    await c.idle();
+    await settle(c);
     assert.equal(cmWrites().length, writes);
 
     c.upsertNamespace(ns('app', { team: 'a' }));
-    await c.idle();
+    await settle(c);
     assert.deepEqual(
       configMaps().map((x) => x.metadata.namespace),
       ['canary'],
@@ -318,7 +329,7 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
     );
 
     c.upsertNamespace(ns('plain', { 'istio.io/rev': 'stable' }));
-    await c.idle();
+    await settle(c);
     assert.deepEqual(
       configMaps().map((x) => x.metadata.namespace),
       ['canary', 'plain'],
@@ -330,6 +341,7 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
     const follower = controller({ isLeader: () => false });
     const r = await follower.reconcile(NAMESPACES);
     assert.equal(r.skipped, 'not-leader');
+    assert.deepEqual(clock.pendingDelays(), [1000], 'leadership is re-checked after pollMs');
     assert.equal(cmWrites().length, 0);
     assert.equal(api.requests.filter((q) => q.resource === 'configmaps').length, 0);
 
@@ -348,7 +360,7 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
     assert.equal(cmWrites().length, 0);
     synced = true;
     c.trigger();
-    await c.idle();
+    await settle(c);
     assert.equal(configMaps().length, 2);
   });
 
@@ -393,12 +405,17 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
 
   it('retries transient failures with backoff; an invalid target writes nothing', async () => {
     const fault = api.faults.inject({ verb: 'create', resource: 'configmaps', status: 500, times: 1 });
-    const c = controller({ retry: { initialMs: 5, maxMs: 20 } });
+    const c = controller({ retry: { initialMs: 5, maxMs: 20, jitter: 0 } });
     const r = await c.reconcile(NAMESPACES);
     assert.equal(r.failures.length, 1);
     assert.equal(r.failures[0]!.error.transient, true);
     assert.equal(fault.hits, 1);
-    await waitFor(() => configMaps().length === 2, 'the retry to create the second ConfigMap');
+    assert.equal(configMaps().length, 1);
+    assert.deepEqual(clock.pendingDelays(), [5], 'a retry after the first backoff delay');
+    clock.advance(5);
+    await c.idle();
+    assert.equal(configMaps().length, 2, 'the retry created the second ConfigMap');
+    assert.equal(clock.pending(), 0, 'no retry after a successful run');
     await c.stop();
 
     api.clearRequests();

@@ -6,7 +6,7 @@ import type { EnvoyFilterSink } from '../../src/reconcile/sink.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import type { OutputObject } from '../../src/model/objects.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
-import { LEASE, ROOT, replica, waitFor } from './kube-support.ts';
+import { LEASE, ROOT, replica, requests, runs, until } from './kube-support.ts';
 import { filter, refClock } from './support.ts';
 
 const EF = 'envoyfilters.networking.istio.io';
@@ -43,15 +43,17 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     watch.start();
     await watch.whenSynced();
     assert.ok(api.delete(EF, ROOT, 'aeraki-outbound-s1'));
-    await waitFor(
+    await until(
       () => api.get(EF, ROOT, 'aeraki-outbound-s1') !== undefined,
       'the deleted filter to come back',
+      [requests(api)],
     );
     const live = api.get(EF, ROOT, 'aeraki-outbound-s2')!;
     api.seed({ ...live, spec: { configPatches: [] } }, 'kubectl-edit');
-    await waitFor(
+    await until(
       () => JSON.stringify(api.get(EF, ROOT, 'aeraki-outbound-s2')?.spec).includes('REPLACE'),
       'the edited filter to be restored',
+      [requests(api)],
     );
     await watch.stop();
     await r.stop();
@@ -100,7 +102,9 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
       await a.stop();
       await b.stop();
     });
-    await waitFor(() => api.list(EF).length === 4, 'the first leader to write the desired set');
+    await until(() => api.list(EF).length === 4, 'the first leader to write the desired set', [
+      requests(api),
+    ]);
     const first = holder() === 'a' ? a : b;
     const second = first === a ? b : a;
     assert.equal(first.elector?.isLeader(), true);
@@ -113,11 +117,12 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     first.rec.trigger();
     second.rec.trigger();
     const t0 = Date.now();
-    await waitFor(() => holder() === second.id, 'the takeover', 10_000);
+    await until(() => holder() === second.id, 'the takeover', [requests(api)]);
     const takeoverMs = Date.now() - t0;
-    await waitFor(
+    await until(
       () => api.list(EF).every((o) => JSON.stringify(o.spec).includes('"n":2')),
       'the new leader to converge',
+      [requests(api), runs(second.rec)],
     );
     // Lease 1.5 s + retry 0.2 s + one debounce; generous bound for a loaded 2-core machine.
     assert.ok(takeoverMs < 4000, `takeover took ${takeoverMs} ms`);
@@ -126,9 +131,12 @@ describe('drift repair and leader election (fake kube-apiserver)', () => {
     // Graceful stop of the new leader releases the lease: the first one takes over again and converges.
     await second.stop();
     desired = services(4, 3);
-    await waitFor(() => holder() === first.id, 'the takeover after release', 10_000);
+    await until(() => holder() === first.id, 'the takeover after release', [requests(api)]);
     first.rec.trigger();
-    await waitFor(() => api.list(EF).every((o) => JSON.stringify(o.spec).includes('"n":3')), 'convergence');
+    await until(() => api.list(EF).every((o) => JSON.stringify(o.spec).includes('"n":3')), 'convergence', [
+      requests(api),
+      runs(first.rec),
+    ]);
     assert.deepEqual(violations, []);
   });
 });

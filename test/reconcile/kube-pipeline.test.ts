@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/util/logger.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
-import { waitFor } from './kube-support.ts';
+import { requests, runs, until } from './kube-support.ts';
 import { filter, refClock } from './support.ts';
 
 const ROOT = 'istio-system';
@@ -91,18 +91,22 @@ describe('informers -> store -> generateAll -> reconciler (fake kube-apiserver)'
     rec.start();
     await source.start();
     // Store events already arrived (ServiceEntries listed) while MetaRouters still fail to list.
-    await waitFor(() => store.serviceEntries().length === 2 && listFault.hits >= 1, 'partial sync');
+    await until(() => store.serviceEntries().length === 2 && listFault.hits >= 1, 'partial sync', [
+      requests(api),
+      (wake) => store.subscribe(() => wake()),
+    ]);
     await rec.runNow();
     assert.equal(source.synced, false);
     assert.equal(api.writes({ resource: 'envoyfilters' }).length, 0, 'no write before every source synced');
 
     await source.whenSynced();
     rec.trigger();
-    await waitFor(
+    await until(
       () =>
         api.list(EF).filter((o) => sourceOf(o) === 'ServiceEntry/shop/a').length > 0 &&
         api.list(EF).some((o) => sourceOf(o) === 'ServiceEntry/shop/b'),
       'filters of a and b',
+      [requests(api), runs(rec)],
     );
     await rec.runNow();
     assert.ok(api.get(EF, ROOT, 'aeraki-outbound-bad'), 'the invalid service keeps its filter');
@@ -115,9 +119,10 @@ describe('informers -> store -> generateAll -> reconciler (fake kube-apiserver)'
     // Positive absence: ServiceEntry a is deleted, so are its filters (and nothing else).
     const countB = api.list(EF).filter((o) => sourceOf(o) === 'ServiceEntry/shop/b').length;
     api.delete(SE, 'shop', 'a');
-    await waitFor(
+    await until(
       () => !api.list(EF).some((o) => sourceOf(o) === 'ServiceEntry/shop/a'),
       'filters of a deleted',
+      [requests(api), runs(rec)],
     );
     assert.equal(api.list(EF).filter((o) => sourceOf(o) === 'ServiceEntry/shop/b').length, countB);
     assert.ok(api.get(EF, ROOT, 'aeraki-outbound-bad'));

@@ -4,12 +4,13 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { createKubeSink } from '../../src/reconcile/kube-sink.ts';
 import { Reconciler, type RunReport } from '../../src/reconcile/reconciler.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
+import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import type { OutputObject } from '../../src/model/objects.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
-import { replica, waitFor, type Replica } from './kube-support.ts';
-import { filter, refClock } from './support.ts';
+import { drive, replica, type Replica } from './kube-support.ts';
+import { filter } from './support.ts';
 
 const EF = 'envoyfilters.networking.istio.io';
 const efWrites = (api: FakeKubeApiServer) => api.writes({ resource: 'envoyfilters' });
@@ -79,7 +80,8 @@ describe('reconciler against the fake kube-apiserver', () => {
 
   it('retries 409 and 500 until convergence', async () => {
     desired = services(5);
-    r = replica(api, 'a', { desired: set });
+    const clock = new ManualClock(0);
+    r = replica(api, 'a', { desired: set, clock });
     await r.rec.runNow();
     desired = services(5, 2);
     api.faults.inject({ verb: 'update', resource: 'envoyfilters', status: 409, times: 3 });
@@ -87,7 +89,7 @@ describe('reconciler against the fake kube-apiserver', () => {
     api.faults.inject({ verb: 'list', resource: 'envoyfilters', status: 500, times: 1 });
     api.clearRequests();
     r.rec.trigger();
-    await waitFor(() => efWrites(api).length === 10, 'all 10 updates');
+    await drive(clock, r.rec, () => efWrites(api).length === 10, 'all 10 updates');
     assert.ok(api.requests.some((q) => q.injected && q.status === 409));
     const stored = api.list(EF);
     assert.ok(stored.every((o) => JSON.stringify(o.spec).includes('"n":2')));
@@ -95,13 +97,16 @@ describe('reconciler against the fake kube-apiserver', () => {
 
   it('survives an API outage of several seconds', async () => {
     desired = services(3);
-    r = replica(api, 'a', { desired: set });
+    const clock = new ManualClock(0);
+    r = replica(api, 'a', { desired: set, clock });
     api.setOutage(true);
     r.rec.trigger();
-    await waitFor(() => r!.rec.totals.failures >= 3, 'failed attempts during the outage');
-    await new Promise((res) => setTimeout(res, 2000)); // keep the outage going for a while (not an assertion)
+    const rec = r.rec;
+    await drive(clock, rec, () => clock.now() >= 3000, 'retries through 3 s of outage');
+    assert.ok(rec.totals.failures >= 8, `${rec.totals.failures} failed attempts during the outage`);
+    assert.equal(clock.pending(), 1, 'one retry armed');
     api.setOutage(false);
-    await waitFor(() => api.list(EF).length === 6, 'convergence after the outage', 15_000);
+    await drive(clock, rec, () => api.list(EF).length === 6, 'convergence after the outage');
   });
 
   it('an unsynced source causes no deletes (nor any write)', async () => {
@@ -176,6 +181,7 @@ describe('reconciler against the fake kube-apiserver', () => {
 
   it('the periodic resync restores a filter deleted by hand', async () => {
     desired = services(2);
+    const clock = new ManualClock(0);
     const rec = new Reconciler({
       sink: createKubeSink(fakeKubeConfig(api)),
       desired: set,
@@ -183,17 +189,19 @@ describe('reconciler against the fake kube-apiserver', () => {
       quietMs: 10,
       maxWaitMs: 50,
       resyncMs: 150,
-      clock: refClock,
+      clock,
       logger: silentLogger,
     });
     rec.start();
     try {
       await rec.runNow();
       api.delete(EF, 'istio-system', 'aeraki-inbound-s1');
-      await waitFor(
-        () => api.get(EF, 'istio-system', 'aeraki-inbound-s1') !== undefined,
-        'the periodic resync',
-      );
+      clock.advance(149);
+      await rec.idle();
+      assert.equal(api.get(EF, 'istio-system', 'aeraki-inbound-s1'), undefined, 'not before the resync');
+      clock.advance(11); // the resync at 150 ms, then the quiet period
+      await rec.idle();
+      assert.ok(api.get(EF, 'istio-system', 'aeraki-inbound-s1'), 'restored by the periodic resync');
     } finally {
       await rec.stop();
     }

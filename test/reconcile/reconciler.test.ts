@@ -1,20 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Reconciler, type DesiredSet, type RunReport } from '../../src/reconcile/reconciler.ts';
+import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import type { OutputObject } from '../../src/model/objects.ts';
-import { MemorySink, filter, refClock } from './support.ts';
+import { MemorySink, filter } from './support.ts';
 
 interface Harness {
   sink: MemorySink;
   rec: Reconciler;
   state: { objects: OutputObject[]; failed: Set<string>; synced: boolean; leader: boolean };
   reports: RunReport[];
-  nextReport(pred?: (r: RunReport) => boolean): Promise<RunReport>;
+  clock: ManualClock;
+  /** Fires the due timers (retries, re-checks) and awaits the runs they start, until none is left. */
+  settle(): Promise<void>;
 }
 
-function harness(objects: OutputObject[], opts: { retryMs?: number } = {}): Harness {
+function harness(objects: OutputObject[], opts: { retryMs?: number; resyncMs?: number } = {}): Harness {
   const sink = new MemorySink();
+  const clock = new ManualClock(0);
   const state = { objects, failed: new Set<string>(), synced: true, leader: true };
   const desired = (): DesiredSet => ({ objects: state.objects, issues: [], failedSources: state.failed });
   const rec = new Reconciler({
@@ -24,23 +28,21 @@ function harness(objects: OutputObject[], opts: { retryMs?: number } = {}): Harn
     isLeader: () => state.leader,
     quietMs: 5,
     maxWaitMs: 20,
-    resyncMs: 0,
+    resyncMs: opts.resyncMs ?? 0,
     retry: { initialMs: opts.retryMs ?? 5, maxMs: 20, jitter: 0 },
-    clock: refClock,
+    clock,
     logger: silentLogger,
   });
   const reports: RunReport[] = [];
   rec.onRun((r) => reports.push(r));
-  const nextReport = (pred: (r: RunReport) => boolean = () => true) =>
-    new Promise<RunReport>((resolve) => {
-      const off = rec.onRun((r) => {
-        if (pred(r)) {
-          off();
-          resolve(r);
-        }
-      });
-    });
-  return { sink, rec, state, reports, nextReport };
+  const settle = async () => {
+    for (let i = 0; i < 100 && clock.pending() > 0; i++) {
+      clock.runAll();
+      await rec.idle();
+    }
+    assert.equal(clock.pending(), 0, 'settled');
+  };
+  return { sink, rec, state, reports, clock, settle };
 }
 
 const many = (n: number, v = 1) =>
@@ -97,10 +99,18 @@ describe('Reconciler', () => {
   it('retries 409 and 500 with backoff until convergence, collecting every failure', async () => {
     const h = harness(many(5));
     h.sink.faults.push({ op: 'create', code: 500, times: 3 }, { op: 'create', code: 409, times: 2 });
-    const converged = h.nextReport((r) => !r.skipped && r.failures.length === 0);
     await h.rec.runNow();
     assert.equal(h.reports[0]?.failures.length, 5);
-    await converged;
+    assert.deepEqual(h.clock.pendingDelays(), [5], 'a retry after the first backoff delay');
+    await h.settle();
+    assert.equal(h.reports.at(-1)?.failures.length, 0);
+    assert.deepEqual(
+      h.reports.map((r) => [r.created, r.failures.length]),
+      [
+        [0, 5],
+        [5, 0],
+      ],
+    );
     assert.equal(h.sink.objects.size, 5);
     await h.rec.stop();
   });
@@ -108,10 +118,10 @@ describe('Reconciler', () => {
   it('survives a failing list (API outage) and converges afterwards', async () => {
     const h = harness(many(3));
     h.sink.faults.push({ op: 'list', code: 503, times: 4 });
-    const converged = h.nextReport((r) => !r.skipped && r.failures.length === 0);
     await h.rec.runNow();
-    await converged;
+    await h.settle();
     assert.equal(h.sink.objects.size, 3);
+    assert.equal(h.reports.at(-1)?.failures.length, 0);
     assert.equal(h.reports.filter((r) => r.skipped === 'desired-failed').length, 4);
     await h.rec.stop();
   });
@@ -129,14 +139,51 @@ describe('Reconciler', () => {
     await h.rec.stop();
   });
 
-  it('coalesces a burst of triggers into one run', async () => {
+  it('coalesces a burst of triggers into one run, at the latest maxWait after the first', async () => {
     const h = harness(many(2));
-    const done = h.nextReport();
     for (let i = 0; i < 50; i++) h.rec.trigger();
-    await done;
+    h.clock.advance(4);
+    assert.equal(h.reports.length, 0);
+    h.clock.advance(1);
+    await h.rec.idle();
+    assert.equal(h.reports.length, 1);
+    for (let t = 0; t < 20; t += 4) {
+      h.rec.trigger();
+      h.clock.advance(4);
+    }
+    await h.rec.idle();
+    assert.equal(h.reports.length, 2, 'a continuous stream still runs after maxWaitMs');
     await h.rec.runNow();
-    assert.equal(h.reports.length, 2);
+    assert.equal(h.reports.length, 3);
     await h.rec.stop();
+  });
+
+  it('re-checks a closed gate every quietMs and converges once it opens, without a trigger', async () => {
+    const h = harness(many(2));
+    h.state.synced = false;
+    await h.rec.runNow();
+    assert.deepEqual(h.clock.pendingDelays(), [5]);
+    h.state.synced = true;
+    h.state.leader = false;
+    h.clock.advance(5);
+    await h.rec.idle();
+    assert.equal(h.reports.at(-1)?.skipped, 'not-leader');
+    h.state.leader = true;
+    await h.settle();
+    assert.equal(h.sink.objects.size, 2);
+    await h.rec.stop();
+  });
+
+  it('runs a periodic resync after start(), and nothing after stop()', async () => {
+    const h = harness(many(1), { resyncMs: 1000 });
+    h.rec.start();
+    h.clock.advance(1005);
+    await h.rec.idle();
+    assert.equal(h.sink.objects.size, 1);
+    await h.rec.stop();
+    assert.equal(h.clock.pending(), 0);
+    await h.rec.runNow();
+    assert.equal(h.reports.length, 1, 'runNow after stop() does nothing');
   });
 
   it('repairs a filter deleted or edited by hand on the next run', async () => {
