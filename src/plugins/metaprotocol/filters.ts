@@ -38,25 +38,20 @@ function routeMatch(match: MetaRouteMatch | undefined): Record<string, unknown> 
   return metadata.length > 0 ? { metadata } : {};
 }
 
-// The config-less filters are the same everywhere: one frozen object each, shared by every chain.
-const METADATA_EXCHANGE: MetaProtocolFilter = Object.freeze({ name: METADATA_EXCHANGE_FILTER });
-const ROUTER: MetaProtocolFilter = Object.freeze({ name: ROUTER_FILTER });
-
 /**
  * metadata_exchange, istio_stats (destinationService = host), router. The outbound and inbound chains of a
  * service may share the returned array: generation output is never mutated.
  */
 export function commonFilters(host: string): readonly MetaProtocolFilter[] {
   return [
-    METADATA_EXCHANGE,
+    { name: METADATA_EXCHANGE_FILTER },
     { name: ISTIO_STATS_FILTER, config: { '@type': ISTIO_STATS_TYPE, destinationService: host } },
-    ROUTER,
+    { name: ROUTER_FILTER },
   ];
 }
 
 /** envoy.type.v3.TokenBucket: zero maxTokens / tokensPerFill omitted, fillInterval always written. */
 function tokenBucket(tb: TokenBucket): Record<string, unknown> {
-  // Assigned in place (not spread): this runs for every port of every rate-limited service.
   const out: Record<string, unknown> = {};
   if (tb.maxTokens) out['maxTokens'] = tb.maxTokens;
   if (tb.tokensPerFill) out['tokensPerFill'] = tb.tokensPerFill;
