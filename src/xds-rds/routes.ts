@@ -125,12 +125,10 @@ function routesOfServiceEntry(
   for (let index = 0; index < sePorts.length; index++) {
     const port = sePorts[index] as ServicePort;
     if (detectProtocol(port.name) !== 'metaprotocol') continue;
-    const app = applicationProtocolOf(port.name);
+    const app = applicationProtocolOf(port.name, refOf(se), `spec.ports[${index}].name`);
+    issues.push(...app.issues);
     if (app.ok) ports.push(port);
-    else {
-      issues.push(issue(refOf(se), `spec.ports[${index}].name`, app.message));
-      invalid = true;
-    }
+    else invalid = true;
   }
   // D1: a ServiceEntry with an invalid MetaProtocol port is rendered not at all, as its EnvoyFilters are not.
   if (invalid || ports.length === 0) return [];

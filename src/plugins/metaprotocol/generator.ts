@@ -20,19 +20,20 @@ function protocolBasics(
   ref: ObjectRef,
   path: string,
 ): Result<ProxyBasics> {
-  const app = applicationProtocolOf(portName);
-  if (!app.ok) return fail([issue(ref, path, app.message)]);
-  const codec = ctx.codecFor(app.appProtocol);
+  const app = applicationProtocolOf(portName, ref, path);
+  if (!app.ok) return app;
+  const applicationProtocol = app.value;
+  const codec = ctx.codecFor(applicationProtocol);
   if (!codec) {
     return fail([
       issue(
         ref,
         path,
-        `no codec for application protocol "${app.appProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
+        `no codec for application protocol "${applicationProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
       ),
     ]);
   }
-  return ok({ applicationProtocol: app.appProtocol, codec, mesh: ctx.mesh });
+  return ok({ applicationProtocol, codec, mesh: ctx.mesh });
 }
 
 /** Sidecar filters of `ctx.port` (D4: this port, its own number): outbound per address, then inbound (D2). */
