@@ -30,7 +30,7 @@ export interface LostClaim<S extends ClaimSource, T> {
 }
 
 export interface ClaimResult<S extends ClaimSource, T> {
-  /** One value per key, sorted by key (code-unit order). */
+  /** One value per key, in the order the keys were first claimed (callers sort them as their output needs). */
   readonly winners: T[];
   /** The claims that lost, in precedence order. */
   readonly lost: LostClaim<S, T>[];
@@ -39,6 +39,7 @@ export interface ClaimResult<S extends ClaimSource, T> {
 /** Sources in D6 precedence: oldest first, then namespace/name, then kind. */
 export function sortByPrecedence<S extends ClaimSource>(sources: readonly S[]): S[] {
   const created = new Map(sources.map((s) => [s, creationTimeMs(s.metadata.creationTimestamp)]));
+  // Two unknown timestamps subtract to NaN, which counts as equal: the names decide.
   return [...sources].sort(
     (a, b) =>
       (created.get(a) ?? 0) - (created.get(b) ?? 0) ||
@@ -62,6 +63,5 @@ export function resolveClaims<S extends ClaimSource, T>(
       else lost.push({ key, value, source, winner });
     }
   }
-  const keys = [...won.keys()].sort(compareStrings);
-  return { winners: keys.map((k) => (won.get(k) as { value: T }).value), lost };
+  return { winners: [...won.values()].map((w) => w.value), lost };
 }
