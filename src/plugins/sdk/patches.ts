@@ -61,24 +61,9 @@ export function outboundPatch(address: string, port: number, filter: NetworkFilt
   return outboundNetworkFilterPatch(address, port, filterPatch(filter));
 }
 
-/**
- * The match of an inbound patch (listener `virtualInbound`, filter chain of `port`) depends on the port alone:
- * one frozen object per port number, shared by every service on that port (output is never mutated).
- */
-const inboundMatches = new Map<number, EnvoyFilterPatch['match']>();
-
-function inboundMatchOf(port: number): EnvoyFilterPatch['match'] {
-  let match = inboundMatches.get(port);
-  if (match === undefined) {
-    const filterChain = Object.freeze({ destinationPort: port, filter: TCP_PROXY_MATCH });
-    match = Object.freeze({ listener: Object.freeze({ name: 'virtualInbound', filterChain }) });
-    inboundMatches.set(port, match); // at most 65,536 entries: one per port number
-  }
-  return match;
-}
-
 export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
-  return { applyTo: 'NETWORK_FILTER', match: inboundMatchOf(port), patch: filterPatch(filter) };
+  const filterChain = { destinationPort: port, filter: TCP_PROXY_MATCH };
+  return networkFilterPatch({ name: 'virtualInbound', filterChain }, filterPatch(filter));
 }
 
 /**
@@ -88,18 +73,11 @@ export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPa
 export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: NetworkFilter): FilterDraft[] {
   const host = se.spec.hosts[0] ?? '';
   const addresses = se.spec.addresses;
-  if (addresses.length === 0) return [];
   const patch = filterPatch(filter);
-  const drafts: FilterDraft[] = [];
-  // Indexed: parsed config is frozen, and iterating a frozen array with for-of allocates (V8 11).
-  for (let i = 0; i < addresses.length; i++) {
-    const address = addresses[i] as string;
-    drafts.push({
-      name: outboundFilterName(host, address, port.number),
-      spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
-    });
-  }
-  return drafts;
+  return addresses.map((address) => ({
+    name: outboundFilterName(host, address, port.number),
+    spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
+  }));
 }
 
 /**
@@ -109,7 +87,7 @@ export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: Netw
  */
 export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<string, string>> | undefined> {
   const labels = se.spec.workloadSelector?.labels;
-  if (labels && hasOwnKeys(labels)) return ok(labels);
+  if (labels && Object.keys(labels).length > 0) return ok(labels);
   const annotation = se.metadata.annotations['workloadSelector'];
   if (annotation === undefined) return ok(undefined);
   const parts = annotation.replace(/\s+/g, '').split(':');
@@ -125,12 +103,6 @@ export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<str
   ]);
 }
 
-/** Whether `o` has an own enumerable key (without building the array of them). */
-function hasOwnKeys(o: Readonly<Record<string, string>>): boolean {
-  for (const k in o) if (Object.hasOwn(o, k)) return true;
-  return false;
-}
-
 /** The inbound filter of a port, or undefined when the ServiceEntry selects no workloads (D2). */
 export function inboundDraft(
   se: ServiceEntry,
@@ -140,12 +112,10 @@ export function inboundDraft(
   const selector = workloadSelectorOf(se);
   if (!selector.ok) return selector;
   if (selector.value === undefined) return ok(undefined);
-  // The ServiceEntry's own (frozen) `{labels}` when the labels come from it; a new one for the annotation.
-  const own = se.spec.workloadSelector;
   return ok({
     name: inboundFilterName(se.spec.hosts[0] ?? '', port.number),
     spec: {
-      workloadSelector: own?.labels === selector.value ? own : { labels: selector.value },
+      workloadSelector: { labels: selector.value },
       configPatches: [inboundPatch(port.number, filter)],
     },
   });
