@@ -3,16 +3,10 @@
  * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>`, or on `virtualInbound` for the
  * service port, with the proxy config wrapped in a udpa TypedStruct.
  */
-import { MANAGED_LABELS, TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../../model/constants.ts';
-import type { FilterDraft } from '../../model/generator.ts';
+import { TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../../model/constants.ts';
+import type { FilterDraft, GatewayDraft } from '../../model/generator.ts';
 import { gatewayFilterName, inboundFilterName, outboundFilterName } from '../../model/names.ts';
-import type {
-  EnvoyFilterObject,
-  EnvoyFilterPatch,
-  Gateway,
-  ServiceEntry,
-  ServicePort,
-} from '../../model/objects.ts';
+import type { EnvoyFilterPatch, Gateway, ServiceEntry, ServicePort } from '../../model/objects.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 
 export type PatchOperation = 'REPLACE' | 'INSERT_BEFORE';
@@ -122,15 +116,11 @@ export function inboundDraft(
 }
 
 /** Gateway filter: in the gateway's namespace, selecting the gateway's workloads, on listener `0.0.0.0_<port>`. */
-export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFilter): EnvoyFilterObject {
+export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFilter): GatewayDraft {
   return {
-    apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
-    metadata: {
-      name: gatewayFilterName(gateway.metadata.name, gateway.metadata.namespace, port),
-      namespace: gateway.metadata.namespace,
-      labels: MANAGED_LABELS,
-    },
+    name: gatewayFilterName(gateway.metadata.name, gateway.metadata.namespace, port),
+    namespace: gateway.metadata.namespace,
     spec: {
       workloadSelector: { labels: gateway.spec.selector },
       configPatches: [outboundPatch('0.0.0.0', port, filter)],
