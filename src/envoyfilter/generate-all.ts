@@ -23,7 +23,7 @@ import {
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
-import { placeDraft, placeGatewayDraft, placementNamespaces } from './placement.ts';
+import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations } from './placement.ts';
 
 export interface GenerateOptions {
   /** Aeraki's --enable-envoy-filter-namespace-scope: filters without exportTo go to the ServiceEntry namespace. */
@@ -90,8 +90,10 @@ function generateServiceEntry(
   if (failed) return undefined;
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);
-  const source = keyOf(se);
-  return drafts.flatMap((draft) => namespaces.map((ns) => placeDraft(draft, ns, source)));
+  const annotations = sourceAnnotations(keyOf(se));
+  const objects: OutputObject[] = [];
+  for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
+  return objects;
 }
 
 /** The objects of one Gateway, or undefined when it failed (its issues are in `issues`). */
@@ -102,12 +104,13 @@ function generateGateway(
   issues: ConfigIssue[],
 ): OutputObject[] | undefined {
   const ref = refOf(gw);
+  const annotations = sourceAnnotations(keyOf(gw));
   const objects: OutputObject[] = [];
   let failed = false;
   for (const ctx of gatewayContexts(view, gw)) {
     const result = guarded(ref, generator, () => generator.generateGateway?.(ctx) ?? ok([]));
     issues.push(...result.issues);
-    if (result.ok) objects.push(...result.value.map((d) => placeGatewayDraft(d, keyOf(gw))));
+    if (result.ok) objects.push(...result.value.map((d) => placeGatewayDraft(d, annotations)));
     else failed = true;
   }
   return failed ? undefined : objects;
@@ -116,13 +119,6 @@ function generateGateway(
 /** The key objects claim: two objects collide when namespace, name and kind are equal. */
 function claimKey(o: OutputObject): string {
   return `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`;
-}
-
-function claimsOf(
-  source: SourceObject,
-  objects: readonly OutputObject[],
-): SourceClaims<SourceObject, OutputObject> {
-  return { source, items: objects.map((value) => ({ key: claimKey(value), value })) };
 }
 
 /** Output order: namespace, then name, then kind. */
@@ -162,18 +158,18 @@ export function generateAll(
   const claims: SourceClaims<SourceObject, OutputObject>[] = [];
   for (const se of view.serviceEntries()) {
     const objects = generateServiceEntry(view, byProtocol, options, se, issues);
-    if (objects) claims.push(claimsOf(se, objects));
+    if (objects) claims.push({ source: se, items: objects });
     else failed.add(keyOf(se));
   }
   const gatewayGenerator = byProtocol.get('metaprotocol');
   if (gatewayGenerator?.generateGateway) {
     for (const gw of view.gateways()) {
       const objects = generateGateway(view, gatewayGenerator, gw, issues);
-      if (objects) claims.push(claimsOf(gw, objects));
+      if (objects) claims.push({ source: gw, items: objects });
       else failed.add(keyOf(gw));
     }
   }
-  const { winners, lost } = resolveClaims(claims);
+  const { winners, lost } = resolveClaims(claims, claimKey);
   for (const l of lost) {
     const dropped = lostClaimIssue(l);
     if (dropped) issues.push(dropped);

@@ -34,30 +34,41 @@ export function placementNamespaces(
   return [namespaceScope ? se.metadata.namespace : rootNamespace];
 }
 
-/** The metadata of a generated object: sanitised name, the managed labels, `source` in the source annotation. */
-function outputMeta(name: string, namespace: string, source: string): OutputMeta {
-  return {
-    name: sanitizeObjectName(name),
-    namespace,
-    labels: MANAGED_LABELS,
-    annotations: { [SOURCE_ANNOTATION]: source },
-  };
+/** The annotations of the objects generated for `source` (a sourceKey): the source annotation. */
+export function sourceAnnotations(source: string): Readonly<Record<string, string>> {
+  return { [SOURCE_ANNOTATION]: source };
 }
 
-/** A sidecar draft placed in `namespace` as a complete EnvoyFilter generated for `source` (a sourceKey). */
-export function placeDraft(draft: FilterDraft, namespace: string, source: string): EnvoyFilterObject {
+/** The metadata of a generated object: sanitised name, the managed labels and the source's annotations. */
+function outputMeta(
+  name: string,
+  namespace: string,
+  annotations: Readonly<Record<string, string>>,
+): OutputMeta {
+  return { name: sanitizeObjectName(name), namespace, labels: MANAGED_LABELS, annotations };
+}
+
+/** A sidecar draft placed in `namespace` as a complete EnvoyFilter, with its source's annotations. */
+export function placeDraft(
+  draft: FilterDraft,
+  namespace: string,
+  annotations: Readonly<Record<string, string>>,
+): EnvoyFilterObject {
   return {
     apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
-    metadata: outputMeta(draft.name, namespace, source),
+    metadata: outputMeta(draft.name, namespace, annotations),
     spec: draft.spec,
   };
 }
 
-/** A gateway draft as a complete object generated for `source` (a sourceKey), in the draft's namespace. */
-export function placeGatewayDraft(draft: GatewayDraft, source: string): OutputObject {
+/** A gateway draft as a complete object in the draft's namespace, with its source's annotations. */
+export function placeGatewayDraft(
+  draft: GatewayDraft,
+  annotations: Readonly<Record<string, string>>,
+): OutputObject {
   const apiVersion = 'networking.istio.io/v1alpha3';
-  const metadata = outputMeta(draft.name, draft.namespace, source);
+  const metadata = outputMeta(draft.name, draft.namespace, annotations);
   return draft.kind === 'EnvoyFilter'
     ? { apiVersion, kind: draft.kind, metadata, spec: draft.spec }
     : { apiVersion, kind: draft.kind, metadata, spec: draft.spec };

@@ -16,6 +16,7 @@ import type {
   RouteActionJson,
   RouteConfigurationJson,
   RouteJson,
+  RouteMatchJson,
 } from './route-json.ts';
 
 export interface RouteBuildResult {
@@ -36,9 +37,11 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
   const claims: SourceClaims<ServiceEntry, RouteConfigurationJson>[] = view.serviceEntries().map((se) => ({
     source: se,
-    items: routesOfServiceEntry(view, se, issues).map((route) => ({ key: route.name, value: route })),
+    items: routesOfServiceEntry(view, se, issues),
   }));
-  const routes = resolveClaims(claims).winners.sort((a, b) => compareStrings(a.name, b.name));
+  const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
+    compareStrings(a.name, b.name),
+  );
   return { routes, issues: dedupeIssues(issues) };
 }
 
@@ -76,7 +79,7 @@ function routesOfServiceEntry(
     virtualHosts: [
       {
         name: 'dummy',
-        domains: ['*'],
+        domains: ALL_DOMAINS,
         routes:
           metaRoutes.length > 0
             ? metaRoutes.map((r) => buildRoute(r, port.number, dr))
@@ -86,19 +89,23 @@ function routesOfServiceEntry(
   }));
 }
 
+/** Route parts that do not depend on the route: shared constants. */
+const MATCH_ANY: RouteMatchJson = Object.freeze({ prefix: '/' });
+const ALL_DOMAINS = Object.freeze(['*'] as const);
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function defaultRoute(host: string, port: number, dr: DestinationRule | undefined): RouteJson {
   const action: Mutable<RouteActionJson> = { cluster: outboundClusterName(port, undefined, host) };
   const hash = hashHeaderOf(dr, undefined);
   if (hash !== undefined) action.hashPolicy = [hashPolicy(hash)];
-  return { name: 'default', match: { prefix: '/' }, route: action };
+  return { name: 'default', match: MATCH_ANY, route: action };
 }
 
 function buildRoute(r: MetaRoute, sePort: number, dr: DestinationRule | undefined): RouteJson {
   const headers = attributeMatchers(r.match);
   const route: Mutable<RouteJson> = {
-    match: headers.length > 0 ? { prefix: '/', headers } : { prefix: '/' },
+    match: headers.length > 0 ? { prefix: '/', headers } : MATCH_ANY,
     route: routeAction(r, sePort, dr),
   };
   if (r.name) route.name = r.name;
