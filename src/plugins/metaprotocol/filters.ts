@@ -38,15 +38,19 @@ function routeMatch(match: MetaRouteMatch | undefined): Record<string, unknown> 
   return metadata.length > 0 ? { metadata } : {};
 }
 
+// The config-less filters are the same in every chain: shared constants.
+const METADATA_EXCHANGE: MetaProtocolFilter = Object.freeze({ name: METADATA_EXCHANGE_FILTER });
+const ROUTER: MetaProtocolFilter = Object.freeze({ name: ROUTER_FILTER });
+
 /**
  * metadata_exchange, istio_stats (destinationService = host), router. The outbound and inbound chains of a
  * service may share the returned array: generation output is never mutated.
  */
 export function commonFilters(host: string): readonly MetaProtocolFilter[] {
   return [
-    { name: METADATA_EXCHANGE_FILTER },
+    METADATA_EXCHANGE,
     { name: ISTIO_STATS_FILTER, config: { '@type': ISTIO_STATS_TYPE, destinationService: host } },
-    { name: ROUTER_FILTER },
+    ROUTER,
   ];
 }
 
