@@ -62,8 +62,7 @@ export type HostList = keyof HostEntry;
 
 /**
  * host → the VirtualServices, DestinationRules and MetaRouters for it. One index rather than one per kind: a
- * generator needs all three for a service, and one lookup per service costs a third of three when the
- * configuration is larger than the caches (each probe of a large map is a cache miss or more).
+ * generator needs all three for a service, and ConfigView.configForHost finds them with one lookup.
  */
 export class HostIndex {
   private readonly entries = new Map<string, HostEntry>();

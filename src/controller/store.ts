@@ -11,12 +11,10 @@ import type {
   ApplicationProtocol,
   ConfigKind,
   ConfigObject,
-  DestinationRule,
   Gateway,
   MeshConfig,
   MetaRouter,
   ServiceEntry,
-  VirtualService,
 } from '../model/objects.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
@@ -174,7 +172,7 @@ export class ConfigStore implements ConfigView {
   list<K extends ConfigKind>(kind: K): readonly ObjectOf<K>[] {
     let out = this.sorted.get(kind);
     if (!out) {
-      out = Object.freeze([...this.objectsOf(kind).values()].sort(compareByName));
+      out = [...this.objectsOf(kind).values()].sort(compareByName);
       this.sorted.set(kind, out);
     }
     return out as readonly ObjectOf<K>[];
@@ -190,18 +188,6 @@ export class ConfigStore implements ConfigView {
 
   gateways(): readonly Gateway[] {
     return this.list('Gateway');
-  }
-
-  virtualServiceForHost(host: string, namespace: string): VirtualService | undefined {
-    return this.hosts.get(normalizeHost(host, namespace))?.virtualServices[0];
-  }
-
-  destinationRuleForHost(host: string, namespace: string): DestinationRule | undefined {
-    return this.hosts.get(normalizeHost(host, namespace))?.destinationRules[0];
-  }
-
-  metaRouterForHost(host: string, namespace: string): MetaRouter | undefined {
-    return this.hosts.get(normalizeHost(host, namespace))?.metaRouters[0];
   }
 
   configForHost(host: string, namespace: string): HostConfig {
@@ -243,7 +229,7 @@ export class ConfigStore implements ConfigView {
     this.indexAll(obj, false);
   }
 
-  /** Adds (or removes) an object once per distinct (index, key) it belongs to. No closures: bulk-path cost. */
+  /** Adds (or removes) an object once per distinct (index, key) it belongs to. */
   private indexAll(obj: ConfigObject, add: boolean): void {
     const ns = obj.metadata.namespace;
     switch (obj.kind) {

@@ -5,34 +5,19 @@
  * each bound MetaRouter routing to that server's port.
  */
 import type { GatewayContext, SidecarContext } from '../model/generator.ts';
-import type { Gateway, MetaRouter, ServiceEntry, ServicePort } from '../model/objects.ts';
+import type { Gateway, MetaRouter, ServiceEntry } from '../model/objects.ts';
 import { detectProtocol } from '../model/protocol.ts';
 import type { ConfigView } from '../model/view.ts';
 
-/** `view.codecFor` as a function of its own, for contexts: build it once per pass, not once per service. */
-export function codecLookup(view: ConfigView): (applicationProtocol: string) => string | undefined {
-  return (p) => view.codecFor(p);
-}
-
-/**
- * One context per port of `se` whose name selects a protocol (hosts[0] must exist; the caller checks).
- * `codecFor` is codecLookup(view), shared by every service of a pass.
- */
-export function sidecarContexts(
-  view: ConfigView,
-  se: ServiceEntry,
-  host: string,
-  codecFor: (applicationProtocol: string) => string | undefined,
-): SidecarContext[] {
-  const ns = se.metadata.namespace;
-  const { virtualService, destinationRule, metaRouter } = view.configForHost(host, ns);
+/** One context per port of `se` whose name selects a protocol (hosts[0] must exist; the caller checks). */
+export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string): SidecarContext[] {
+  const { virtualService, destinationRule, metaRouter } = view.configForHost(host, se.metadata.namespace);
   const mesh = view.mesh();
+  const codecFor = (applicationProtocol: string) => view.codecFor(applicationProtocol);
   const out: SidecarContext[] = [];
-  const ports = se.spec.ports;
-  for (let portIndex = 0; portIndex < ports.length; portIndex++) {
-    const port = ports[portIndex] as ServicePort;
+  se.spec.ports.forEach((port, portIndex) => {
     const protocol = detectProtocol(port.name);
-    if (protocol === undefined) continue;
+    if (protocol === undefined) return;
     out.push({
       mode: 'sidecar',
       serviceEntry: se,
@@ -45,7 +30,7 @@ export function sidecarContexts(
       mesh,
       codecFor,
     });
-  }
+  });
   return out;
 }
 
@@ -58,7 +43,7 @@ export function gatewayContexts(view: ConfigView, gw: Gateway): GatewayContext[]
   const bound = view.metaRoutersForGateway(gw.metadata.namespace, gw.metadata.name);
   if (bound.length === 0) return [];
   const mesh = view.mesh();
-  const codecFor = codecLookup(view);
+  const codecFor = (applicationProtocol: string) => view.codecFor(applicationProtocol);
   const out: GatewayContext[] = [];
   gw.spec.servers.forEach((server, serverIndex) => {
     if (detectProtocol(server.port.name) !== 'metaprotocol') return;

@@ -4,8 +4,11 @@
  * ports failed renders nothing (its source key goes into failedSources, so a reconciler keeps what it wrote
  * before); then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
  */
-import type { FilterDraft, Generator, SidecarContext } from '../model/generator.ts';
+import { resolveClaims, type LostClaim, type SourceClaims } from '../model/claims.ts';
+import type { FilterDraft, Generator } from '../model/generator.ts';
+import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
+import { compareStrings } from '../model/order.ts';
 import type { Protocol } from '../model/protocol.ts';
 import {
   dedupeIssues,
@@ -17,12 +20,10 @@ import {
   type ObjectRef,
   type Result,
 } from '../model/result.ts';
-import { compareByName, compareStrings, creationTimeMs } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
-import { codecLookup, gatewayContexts, sidecarContexts } from './context.ts';
-import { sourceKey } from '../model/names.ts';
-import { placeDraft, placementNamespaces, sourceAnnotations, stampObject } from './placement.ts';
+import { gatewayContexts, sidecarContexts } from './context.ts';
+import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations } from './placement.ts';
 
 export interface GenerateOptions {
   /** Aeraki's --enable-envoy-filter-namespace-scope: filters without exportTo go to the ServiceEntry namespace. */
@@ -51,247 +52,99 @@ function generatorsByProtocol(generators: readonly Generator[]): Map<Protocol, G
   return map;
 }
 
-/** A generator's exception (a bug) as the issue that replaces its result: the pass goes on. */
-function internalError<T>(ref: ObjectRef, generator: Generator, err: unknown): Result<T> {
-  const message = err instanceof Error ? err.message : String(err);
-  return fail([issue(ref, '', `internal error in the ${generator.name} generator: ${message}`)]);
-}
-
-/** generator.generateSidecar(ctx), an exception becoming an issue (no closure: this runs for every port). */
-function guardedSidecar(
-  ref: ObjectRef,
-  generator: Generator,
-  ctx: SidecarContext,
-): Result<readonly FilterDraft[]> {
+/** `generate()`, a generator's exception (a bug) becoming the issue that replaces its result: the pass goes on. */
+function guarded<T>(ref: ObjectRef, generator: Generator, generate: () => Result<T>): Result<T> {
   try {
-    return generator.generateSidecar(ctx);
+    return generate();
   } catch (err) {
-    return internalError(ref, generator, err);
+    const message = err instanceof Error ? err.message : String(err);
+    return fail([issue(ref, '', `internal error in the ${generator.name} generator: ${message}`)]);
   }
 }
 
-/** What every service of one pass shares. */
-interface Pass {
-  readonly view: ConfigView;
-  readonly byProtocol: Map<Protocol, Generator>;
-  readonly options: GenerateOptions;
-  readonly codecFor: (applicationProtocol: string) => string | undefined;
-  readonly issues: ConfigIssue[];
-}
-
-function generateServiceEntry(pass: Pass, se: ServiceEntry): OutputObject[] | undefined {
-  const { view, byProtocol, options, issues } = pass;
+/** The objects of one ServiceEntry, or undefined when it failed (its issues are in `issues`). */
+function generateServiceEntry(
+  view: ConfigView,
+  byProtocol: Map<Protocol, Generator>,
+  options: GenerateOptions,
+  se: ServiceEntry,
+  issues: ConfigIssue[],
+): OutputObject[] | undefined {
   const ref = refOf(se);
   const host = se.spec.hosts[0];
   if (host === undefined || host === '') {
     issues.push(issue(ref, 'spec.hosts', 'no hosts: nothing is generated for this ServiceEntry'));
     return undefined;
   }
-  const contexts = sidecarContexts(view, se, host, pass.codecFor);
+  const contexts = sidecarContexts(view, se, host);
   const drafts: FilterDraft[] = [];
   let failed = false;
   for (const ctx of contexts) {
     const generator = byProtocol.get(ctx.protocol);
     if (!generator) continue;
-    const result = guardedSidecar(ref, generator, ctx);
-    for (const i of result.issues) issues.push(i);
-    if (result.ok) for (const d of result.value) drafts.push(d);
+    const result = guarded(ref, generator, () => generator.generateSidecar(ctx));
+    issues.push(...result.issues);
+    if (result.ok) drafts.push(...result.value);
     else failed = true;
   }
   if (failed) return undefined;
-  const key = keyOf(se);
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);
-  const annotations = sourceAnnotations(key);
+  const annotations = sourceAnnotations(keyOf(se));
   const objects: OutputObject[] = [];
   for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
   return objects;
 }
 
-function generateGateways(
+/** The objects of one Gateway, or undefined when it failed (its issues are in `issues`). */
+function generateGateway(
   view: ConfigView,
-  byProtocol: Map<Protocol, Generator>,
+  generator: Generator,
+  gw: Gateway,
   issues: ConfigIssue[],
-  failed: Set<string>,
-  collected: Collected,
-): void {
-  const generator = byProtocol.get('metaprotocol');
-  if (!generator?.generateGateway) return;
-  for (const gw of view.gateways()) {
-    const contexts = gatewayContexts(view, gw);
-    if (contexts.length === 0) continue;
-    const ref = refOf(gw);
-    const key = keyOf(gw);
-    const objects: OutputObject[] = [];
-    let succeeded = true;
-    for (const ctx of contexts) {
-      let result: Result<readonly OutputObject[]>;
-      try {
-        result = generator.generateGateway?.(ctx) ?? ok([]);
-      } catch (err) {
-        result = internalError(ref, generator, err);
-      }
-      issues.push(...result.issues);
-      if (result.ok) objects.push(...result.value.map((o) => stampObject(o, key)));
-      else succeeded = false;
-    }
-    if (succeeded) collected.add(gw, objects);
-    else failed.add(key);
+): OutputObject[] | undefined {
+  const ref = refOf(gw);
+  const annotations = sourceAnnotations(keyOf(gw));
+  const objects: OutputObject[] = [];
+  let failed = false;
+  for (const ctx of gatewayContexts(view, gw)) {
+    const result = guarded(ref, generator, () => generator.generateGateway?.(ctx) ?? ok([]));
+    issues.push(...result.issues);
+    if (result.ok) objects.push(...result.value.map((d) => placeGatewayDraft(d, annotations)));
+    else failed = true;
   }
+  return failed ? undefined : objects;
 }
 
-/** Source indexes, oldest source first, then namespace, name, kind: the order in which sources claim names. */
-function claimOrder(sources: readonly SourceObject[]): number[] {
-  // Timestamps parsed once each (+Infinity when unknown: counts as newest). Equal times subtract to 0, two
-  // unknown ones to NaN: both fall through to the names.
-  const ms = sources.map((source) => creationTimeMs(source.metadata.creationTimestamp));
-  const order = sources.map((_, i) => i);
-  return order.sort((i, j) => {
-    const a = sources[i] as SourceObject;
-    const b = sources[j] as SourceObject;
-    return (ms[i] as number) - (ms[j] as number) || compareByName(a, b) || compareStrings(a.kind, b.kind);
-  });
+/** The key objects claim: two objects collide when namespace, name and kind are equal. */
+function claimKey(o: OutputObject): string {
+  return `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`;
+}
+
+/** Output order: namespace, then name, then kind. */
+function compareOutput(a: OutputObject, b: OutputObject): number {
+  return (
+    compareStrings(a.metadata.namespace, b.metadata.namespace) ||
+    compareStrings(a.metadata.name, b.metadata.name) ||
+    compareStrings(a.kind, b.kind)
+  );
 }
 
 /**
- * Every generated object, in generation order, with what the output order needs kept beside it while the object
- * is still in the caches: its name in a flat array, its index in the list of its namespace (namespaces are few).
- * Sorting then compares strings reached in one step from an array, instead of three (object, metadata, name),
- * which is most of the cost once tens of thousands of objects no longer fit in the caches.
- *
- * The list of a namespace is laid out for the sort, not in generation order: sources come in name order
- * (namespace, then name), and within a run of sources of one namespace the k-th objects of every source (its
- * inbound filter, its first outbound filter, ...) are listed together, lane by lane. Names are built from hosts,
- * and hosts mostly follow the names of their sources within a namespace, so each lane is mostly already sorted:
- * the sort (a merge sort that finds sorted runs) merges a few runs per namespace of sources instead of ordering
- * every name from scratch, which halves its comparisons at 10,000 services and makes it grow with the number of
- * namespaces rather than with log2 of the number of objects. Any layout sorts to the same result.
+ * The issue of a claim that lost (D6), or undefined when it repeats its winner from the same source: the same
+ * object generated for two ports of one service collapses silently.
  */
-class Collected {
-  readonly objects: OutputObject[] = [];
-  readonly names: string[] = [];
-  readonly byNamespace = new Map<string, number[]>();
-  /** The sources in generation order; the objects of source `s` are objects[firsts[s]] up to the next first. */
-  readonly sources: SourceObject[] = [];
-  readonly firsts: number[] = [];
-  /** The namespace of the current run of sources, and its lanes: output namespace → k → object indexes. */
-  private runNamespace: string | undefined;
-  private readonly lanes = new Map<string, number[][]>();
-
-  add(source: SourceObject, objects: readonly OutputObject[]): void {
-    if (source.metadata.namespace !== this.runNamespace) {
-      this.flush();
-      this.runNamespace = source.metadata.namespace;
-    }
-    this.sources.push(source);
-    this.firsts.push(this.objects.length);
-    for (let k = 0; k < objects.length; k++) {
-      const object = objects[k] as OutputObject;
-      const index = this.objects.length;
-      this.objects.push(object);
-      this.names.push(object.metadata.name);
-      const namespace = object.metadata.namespace;
-      let lanes = this.lanes.get(namespace);
-      if (lanes === undefined) {
-        lanes = [];
-        this.lanes.set(namespace, lanes);
-      }
-      const lane = lanes[k];
-      if (lane === undefined) lanes.push([index]);
-      else lane.push(index);
-    }
-  }
-
-  /** Ends the current run of sources: its lanes go to the lists of their namespaces, lane 0 first. */
-  flush(): void {
-    for (const [namespace, lanes] of this.lanes) {
-      let list = this.byNamespace.get(namespace);
-      if (list === undefined) {
-        list = [];
-        this.byNamespace.set(namespace, list);
-      }
-      for (let k = 0; k < lanes.length; k++) {
-        const lane = lanes[k] as number[];
-        for (let i = 0; i < lane.length; i++) list.push(lane[i] as number);
-      }
-    }
-    this.lanes.clear();
-  }
-}
-
-/**
- * Keeps the first claim of every namespace/name/kind in claim order (oldest source first, see claimOrder);
- * identical duplicates from one source collapse, others become issues, in claim order. The result is sorted by
- * namespace, then name, then kind.
- *
- * Each namespace's objects are sorted by name, then kind (see Collected for the layout the sort starts from), so
- * objects that share a namespace/name/kind end up next to each other, where their claims are ordered by claim
- * position whatever order the sort left them in, and collisions are found between neighbours: no
- * table keyed by name (with tens of thousands of names, a hash table is a cache miss per insert, and costs more
- * than the sort). Claim order is computed only if some name has several claims (rare).
- */
-function resolveClaims(collected: Collected, issues: ConfigIssue[]): OutputObject[] {
-  collected.flush();
-  const { objects, names, sources } = collected;
-  const byName = (i: number, j: number): number =>
-    compareStrings(names[i] as string, names[j] as string) ||
-    compareStrings((objects[i] as OutputObject).kind, (objects[j] as OutputObject).kind);
-  const out: OutputObject[] = [];
-  const dropped: { position: number; issue: ConfigIssue }[] = [];
-  const claimOf = lazyClaims(collected);
-  for (const namespace of [...collected.byNamespace.keys()].sort()) {
-    const order = (collected.byNamespace.get(namespace) as number[]).sort(byName);
-    const n = order.length;
-    for (let i = 0; i < n;) {
-      const head = order[i] as number;
-      let j = i + 1;
-      while (j < n && byName(head, order[j] as number) === 0) j++;
-      if (j === i + 1) {
-        out.push(objects[head] as OutputObject);
-        i = j;
-        continue;
-      }
-      const claims = order.slice(i, j).sort((a, b) => claimOf(a).position - claimOf(b).position);
-      i = j;
-      const first = objects[claims[0] as number] as OutputObject;
-      out.push(first);
-      const prev = claimOf(claims[0] as number).source;
-      for (let k = 1; k < claims.length; k++) {
-        const object = objects[claims[k] as number] as OutputObject;
-        const { source, position } = claimOf(claims[k] as number);
-        if (prev !== source || stableStringify(first.spec) !== stableStringify(object.spec)) {
-          const owner =
-            prev === source ? 'another port of the same object' : keyOf(sources[prev] as SourceObject);
-          const message = `${object.kind} ${namespace}/${object.metadata.name} is already generated for ${owner}; this one is dropped`;
-          dropped.push({ position, issue: issue(refOf(sources[source] as SourceObject), '', message) });
-        }
-      }
-    }
-  }
-  dropped.sort((a, b) => a.position - b.position);
-  for (const d of dropped) issues.push(d.issue);
-  return out;
-}
-
-/**
- * The source (index into collected.sources) and claim position (index over all objects in claim order) of each
- * object (index into collected.objects), built on first use.
- */
-function lazyClaims(collected: Collected): (object: number) => { source: number; position: number } {
-  let claims: { source: number; position: number }[] | undefined;
-  return (object) => {
-    if (claims === undefined) {
-      const { sources, firsts, objects } = collected;
-      const table = new Array<{ source: number; position: number }>(objects.length);
-      let position = 0;
-      for (const s of claimOrder(sources)) {
-        const end = s + 1 < firsts.length ? (firsts[s + 1] as number) : objects.length;
-        for (let o = firsts[s] as number; o < end; o++) table[o] = { source: s, position: position++ };
-      }
-      claims = table;
-    }
-    return claims[object] as { source: number; position: number };
-  };
+function lostClaimIssue(lost: LostClaim<SourceObject, OutputObject>): ConfigIssue | undefined {
+  const { value: object, source, winner } = lost;
+  const sameSource = winner.source === source;
+  if (sameSource && stableStringify(winner.value.spec) === stableStringify(object.spec)) return undefined;
+  const owner = sameSource ? 'another port of the same object' : keyOf(winner.source);
+  const name = `${object.metadata.namespace}/${object.metadata.name}`;
+  return issue(
+    refOf(source),
+    '',
+    `${object.kind} ${name} is already generated for ${owner}; this one is dropped`,
+  );
 }
 
 export function generateAll(
@@ -301,18 +154,25 @@ export function generateAll(
 ): GenerateOutput {
   const byProtocol = generatorsByProtocol(generators);
   const issues: ConfigIssue[] = [];
-  const pass: Pass = { view, byProtocol, options, codecFor: codecLookup(view), issues };
   const failed = new Set<string>();
-  const collected = new Collected();
-  const serviceEntries = view.serviceEntries();
-  // Indexed: the list is frozen, and for-of over a frozen array allocates per element (V8 11).
-  for (let i = 0; i < serviceEntries.length; i++) {
-    const se = serviceEntries[i] as ServiceEntry;
-    const objects = generateServiceEntry(pass, se);
-    if (objects) collected.add(se, objects);
+  const claims: SourceClaims<SourceObject, OutputObject>[] = [];
+  for (const se of view.serviceEntries()) {
+    const objects = generateServiceEntry(view, byProtocol, options, se, issues);
+    if (objects) claims.push({ source: se, items: objects });
     else failed.add(keyOf(se));
   }
-  generateGateways(view, byProtocol, issues, failed, collected);
-  const objects = resolveClaims(collected, issues);
-  return { objects, issues: dedupeIssues(issues), failedSources: failed };
+  const gatewayGenerator = byProtocol.get('metaprotocol');
+  if (gatewayGenerator?.generateGateway) {
+    for (const gw of view.gateways()) {
+      const objects = generateGateway(view, gatewayGenerator, gw, issues);
+      if (objects) claims.push({ source: gw, items: objects });
+      else failed.add(keyOf(gw));
+    }
+  }
+  const { winners, lost } = resolveClaims(claims, claimKey);
+  for (const l of lost) {
+    const dropped = lostClaimIssue(l);
+    if (dropped) issues.push(dropped);
+  }
+  return { objects: winners.sort(compareOutput), issues: dedupeIssues(issues), failedSources: failed };
 }

@@ -1,10 +1,16 @@
 /**
  * Placement of sidecar EnvoyFilters (spec aeraki-core.md 6.5) and the metadata every generated object carries:
- * sanitised name (D7), `manager: Aeraki` label and the source annotation.
+ * sanitised name (D7), `manager: Aeraki` label (spec 6.6) and the source annotation.
  */
 import { MANAGED_LABELS, SOURCE_ANNOTATION } from '../model/constants.ts';
-import type { FilterDraft } from '../model/generator.ts';
-import type { EnvoyFilterObject, MetaRouter, OutputObject, ServiceEntry } from '../model/objects.ts';
+import type { FilterDraft, GatewayDraft } from '../model/generator.ts';
+import type {
+  EnvoyFilterObject,
+  MetaRouter,
+  OutputMeta,
+  OutputObject,
+  ServiceEntry,
+} from '../model/objects.ts';
 import { sanitizeObjectName } from '../util/names.ts';
 
 /**
@@ -28,15 +34,21 @@ export function placementNamespaces(
   return [namespaceScope ? se.metadata.namespace : rootNamespace];
 }
 
-/** The annotations of every object generated for `source`: one frozen object, shared by all of them. */
+/** The annotations of the objects generated for `source` (a sourceKey): the source annotation. */
 export function sourceAnnotations(source: string): Readonly<Record<string, string>> {
-  return Object.freeze({ [SOURCE_ANNOTATION]: source });
+  return { [SOURCE_ANNOTATION]: source };
 }
 
-/**
- * A sidecar draft placed in `namespace` as a complete EnvoyFilter. Labels and `annotations` (from
- * sourceAnnotations) are shared, frozen, by every filter of the source: generation output is never mutated.
- */
+/** The metadata of a generated object: sanitised name, the managed labels and the source's annotations. */
+function outputMeta(
+  name: string,
+  namespace: string,
+  annotations: Readonly<Record<string, string>>,
+): OutputMeta {
+  return { name: sanitizeObjectName(name), namespace, labels: MANAGED_LABELS, annotations };
+}
+
+/** A sidecar draft placed in `namespace` as a complete EnvoyFilter, with its source's annotations. */
 export function placeDraft(
   draft: FilterDraft,
   namespace: string,
@@ -45,19 +57,19 @@ export function placeDraft(
   return {
     apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
-    metadata: { name: sanitizeObjectName(draft.name), namespace, labels: MANAGED_LABELS, annotations },
+    metadata: outputMeta(draft.name, namespace, annotations),
     spec: draft.spec,
   };
 }
 
-/** A generator-built object (gateway mode) with the name sanitised, labels exactly
- * `{manager: Aeraki}` (spec 6.6) and the source annotation set. */
-export function stampObject(obj: OutputObject, source: string): OutputObject {
-  const metadata = {
-    ...obj.metadata,
-    name: sanitizeObjectName(obj.metadata.name),
-    labels: { ...MANAGED_LABELS },
-    annotations: { ...obj.metadata.annotations, [SOURCE_ANNOTATION]: source },
-  };
-  return { ...obj, metadata };
+/** A gateway draft as a complete object in the draft's namespace, with its source's annotations. */
+export function placeGatewayDraft(
+  draft: GatewayDraft,
+  annotations: Readonly<Record<string, string>>,
+): OutputObject {
+  const apiVersion = 'networking.istio.io/v1alpha3';
+  const metadata = outputMeta(draft.name, draft.namespace, annotations);
+  return draft.kind === 'EnvoyFilter'
+    ? { apiVersion, kind: draft.kind, metadata, spec: draft.spec }
+    : { apiVersion, kind: draft.kind, metadata, spec: draft.spec };
 }

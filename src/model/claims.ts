@@ -3,7 +3,7 @@
  * EnvoyFilter name, an RDS route name), the oldest source keeps it: the earliest metadata.creationTimestamp (an
  * unknown one counts as newest), then namespace/name, then kind; among the claims of one source, the first.
  */
-import { compareStrings, creationTimeMs } from './order.ts';
+import { compareOldestFirst, compareStrings } from './order.ts';
 
 /** A config object that generates output: what D6 precedence reads of it. */
 export interface ClaimSource {
@@ -18,7 +18,7 @@ export interface ClaimSource {
 /** Everything one source generated, in generation order. */
 export interface SourceClaims<S extends ClaimSource, T> {
   readonly source: S;
-  readonly items: readonly { readonly key: string; readonly value: T }[];
+  readonly items: readonly T[];
 }
 
 /** A claim that lost to an earlier one of the same key. */
@@ -30,38 +30,51 @@ export interface LostClaim<S extends ClaimSource, T> {
 }
 
 export interface ClaimResult<S extends ClaimSource, T> {
-  /** One value per key, sorted by key (code-unit order). */
+  /** One value per key, in the order the keys were first seen (callers sort them as their output needs). */
   readonly winners: T[];
-  /** The claims that lost, in precedence order. */
+  /** The claims that lost, in claim order. */
   readonly lost: LostClaim<S, T>[];
 }
 
-/** Sources in D6 precedence: oldest first, then namespace/name, then kind. */
-export function sortByPrecedence<S extends ClaimSource>(sources: readonly S[]): S[] {
-  const created = new Map(sources.map((s) => [s, creationTimeMs(s.metadata.creationTimestamp)]));
-  return [...sources].sort(
-    (a, b) =>
-      (created.get(a) ?? 0) - (created.get(b) ?? 0) ||
-      compareStrings(a.metadata.namespace, b.metadata.namespace) ||
-      compareStrings(a.metadata.name, b.metadata.name) ||
-      compareStrings(a.kind, b.kind),
-  );
+/** D6 precedence of two sources: negative when `a` comes first (older, then namespace/name, then kind). */
+export function comparePrecedence(a: ClaimSource, b: ClaimSource): number {
+  return compareOldestFirst(a, b) || compareStrings(a.kind, b.kind);
 }
 
-/** Keeps the first claim of every key in D6 precedence. */
+/** One item claimed by a source, at `index` among the source's items. */
+interface Claim<S extends ClaimSource, T> {
+  readonly value: T;
+  readonly source: S;
+  readonly index: number;
+}
+
+/** Claim order: sources in D6 precedence, the items of one source in generation order. */
+function compareClaims<S extends ClaimSource, T>(a: Claim<S, T>, b: Claim<S, T>): number {
+  return a.source === b.source ? a.index - b.index : comparePrecedence(a.source, b.source);
+}
+
+/** Keeps, for every key (`keyOf` an item), the claim that comes first in claim order. */
 export function resolveClaims<S extends ClaimSource, T>(
   claims: readonly SourceClaims<S, T>[],
+  keyOf: (item: T) => string,
 ): ClaimResult<S, T> {
-  const bySource = new Map(claims.map((c) => [c.source, c.items]));
-  const won = new Map<string, { readonly value: T; readonly source: S }>();
-  const lost: LostClaim<S, T>[] = [];
-  for (const source of sortByPrecedence([...bySource.keys()])) {
-    for (const { key, value } of bySource.get(source) ?? []) {
-      const winner = won.get(key);
-      if (winner === undefined) won.set(key, { value, source });
-      else lost.push({ key, value, source, winner });
-    }
+  const won = new Map<string, Claim<S, T>>();
+  const beaten: Claim<S, T>[] = [];
+  for (const { source, items } of claims) {
+    items.forEach((value, index) => {
+      const claim = { value, source, index };
+      const key = keyOf(value);
+      const best = won.get(key);
+      if (best === undefined) won.set(key, claim);
+      else if (compareClaims(claim, best) < 0) {
+        won.set(key, claim);
+        beaten.push(best);
+      } else beaten.push(claim);
+    });
   }
-  const keys = [...won.keys()].sort(compareStrings);
-  return { winners: keys.map((k) => (won.get(k) as { value: T }).value), lost };
+  const lost = beaten.sort(compareClaims).map(({ value, source }) => {
+    const key = keyOf(value);
+    return { key, value, source, winner: won.get(key) as Claim<S, T> };
+  });
+  return { winners: [...won.values()].map((w) => w.value), lost };
 }

@@ -6,7 +6,6 @@ import type {
   GatewayServer,
   MeshConfig,
   MetaRouter,
-  OutputObject,
   ServiceEntry,
   ServicePort,
   VirtualService,
@@ -52,6 +51,24 @@ export interface FilterDraft {
 }
 
 /**
+ * A gateway-mode object before stamping: the gateway EnvoyFilter, or the VirtualService that makes istiod build
+ * the gateway listener. The caller sanitises the name (D7) and adds apiVersion, labels and the source annotation.
+ */
+export type GatewayDraft =
+  | {
+      readonly kind: 'EnvoyFilter';
+      readonly name: string;
+      readonly namespace: string;
+      readonly spec: EnvoyFilterSpec;
+    }
+  | {
+      readonly kind: 'VirtualService';
+      readonly name: string;
+      readonly namespace: string;
+      readonly spec: Readonly<Record<string, unknown>>;
+    };
+
+/**
  * A generator is a pure function of its context: no I/O, no logging, no clock. Same context, same output.
  * Errors in user config are returned as issues naming the object and the field, never thrown.
  */
@@ -60,6 +77,6 @@ export interface Generator {
   /** The L7 protocols whose ports this generator handles. */
   readonly protocols: readonly Protocol[];
   generateSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]>;
-  /** Gateway mode (MetaProtocol only): complete objects (EnvoyFilters and the gateway VirtualService). */
-  generateGateway?(ctx: GatewayContext): Result<readonly OutputObject[]>;
+  /** Gateway mode (MetaProtocol only): the gateway EnvoyFilters and VirtualServices, as drafts. */
+  generateGateway?(ctx: GatewayContext): Result<readonly GatewayDraft[]>;
 }

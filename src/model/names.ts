@@ -1,11 +1,8 @@
 import { CLUSTER_DOMAIN } from './constants.ts';
 
-// Names that end up in generated output are built with join, which makes one flat string; a template literal
-// makes a tree of cons strings that stays in the output (about twice the memory) until something flattens it.
-
 /** Istio cluster names (pilot/pkg/model/service.go BuildSubsetKey). */
 export function outboundClusterName(port: number, subset: string | undefined, host: string): string {
-  return ['outbound', port, subset ?? '', host].join('|');
+  return `outbound|${port}|${subset ?? ''}|${host}`;
 }
 
 export function inboundClusterName(port: number): string {
@@ -14,7 +11,7 @@ export function inboundClusterName(port: number): string {
 
 /** Name of a MetaProtocol RDS resource: `<host>_<port>`. */
 export function routeConfigName(host: string, port: number): string {
-  return [host, port].join('_');
+  return `${host}_${port}`;
 }
 
 /**
@@ -26,11 +23,11 @@ export function normalizeHost(host: string, namespace: string): string {
 }
 
 export function outboundFilterName(host: string, address: string, port: number): string {
-  return ['aeraki-outbound', host, address, port].join('-');
+  return `aeraki-outbound-${host}-${address}-${port}`;
 }
 
 export function inboundFilterName(host: string, port: number): string {
-  return ['aeraki-inbound', host, port].join('-');
+  return `aeraki-inbound-${host}-${port}`;
 }
 
 export function gatewayFilterName(gatewayName: string, gatewayNamespace: string, port: number): string {

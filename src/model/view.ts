@@ -15,8 +15,9 @@ import type {
  *
  * Contract:
  * - list methods return objects ordered by namespace, then name; the arrays must not be mutated;
- * - `*ForHost` lookups compare hosts after FQDN normalisation (normalizeHost) on both sides; when several
- *   objects match, the oldest by metadata.creationTimestamp wins, then the first in namespace/name order (D6);
+ * - `configForHost` compares hosts after FQDN normalisation (normalizeHost) on both sides; when several
+ *   objects of a kind match, the oldest by metadata.creationTimestamp wins, then the first in namespace/name
+ *   order (D6);
  * - lookups are O(1) in the number of objects (indexes, never a scan per service).
  */
 export interface ConfigView {
@@ -31,14 +32,9 @@ export interface ConfigView {
 
   serviceEntries(): readonly ServiceEntry[];
   gateways(): readonly Gateway[];
-  /** The VirtualService with any host equal to `host` (normalised in `namespace`, the ServiceEntry's). */
-  virtualServiceForHost(host: string, namespace: string): VirtualService | undefined;
-  destinationRuleForHost(host: string, namespace: string): DestinationRule | undefined;
-  /** The MetaRouter with any host equal to `host`; MetaRouters are mesh-scoped (any namespace). */
-  metaRouterForHost(host: string, namespace: string): MetaRouter | undefined;
   /**
-   * The three lookups above in one (what a generator needs for one service): same normalisation, same D6
-   * precedence, one index probe.
+   * What a generator needs for one service: the VirtualService and DestinationRule for `host` (normalised in
+   * `namespace`, the ServiceEntry's) and the MetaRouter for it (MetaRouters are mesh-scoped: any namespace).
    */
   configForHost(host: string, namespace: string): HostConfig;
   /** MetaRouters whose `gateways` name `<namespace>/<name>` (a bare entry is qualified with the MetaRouter's namespace). */

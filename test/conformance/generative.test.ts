@@ -121,7 +121,11 @@ describe('generative', () => {
     for (let i = 0; i < 3000; i++) {
       const name = randomPortName(r);
       detectProtocol(name);
-      applicationProtocolOf(name);
+      applicationProtocolOf(
+        name,
+        { kind: 'ServiceEntry', namespace: 'ns', name: 'se' },
+        'spec.ports[0].name',
+      );
       const se = {
         apiVersion: 'networking.istio.io/v1',
         kind: 'ServiceEntry',

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
-import type { GatewayContext, Generator, SidecarContext } from '../../src/model/generator.ts';
+import type { GatewayContext, GatewayDraft, Generator, SidecarContext } from '../../src/model/generator.ts';
 import type { ConfigObject, OutputObject } from '../../src/model/objects.ts';
 import { compareByName, compareStrings } from '../../src/model/order.ts';
 import { formatIssue, issue, ok, fail } from '../../src/model/result.ts';
@@ -50,17 +50,13 @@ function fakeGenerator(
     },
     generateGateway(ctx) {
       gw.push(ctx);
-      const o: OutputObject = {
-        apiVersion: 'networking.istio.io/v1alpha3',
+      const d: GatewayDraft = {
         kind: 'EnvoyFilter',
-        metadata: {
-          name: `gw-${ctx.gateway.metadata.name}-${ctx.server.port.number}`,
-          namespace: ctx.gateway.metadata.namespace,
-          labels: {},
-        },
+        name: `gw-${ctx.gateway.metadata.name}-${ctx.server.port.number}`,
+        namespace: ctx.gateway.metadata.namespace,
         spec: { configPatches: [] },
       };
-      return ok([o]);
+      return ok([d]);
     },
   };
 }
@@ -238,15 +234,10 @@ describe('generateAll', () => {
         ]);
       },
       generateGateway(ctx) {
-        const meta = { name: 'shared-name', namespace: ctx.gateway.metadata.namespace, labels: {} };
-        return ok([
-          { apiVersion: 'networking.istio.io/v1alpha3', kind: 'VirtualService', metadata: meta, spec: {} },
-          {
-            apiVersion: 'networking.istio.io/v1alpha3',
-            kind: 'EnvoyFilter',
-            metadata: meta,
-            spec: { configPatches: [] },
-          },
+        const at = { name: 'shared-name', namespace: ctx.gateway.metadata.namespace };
+        return ok<GatewayDraft[]>([
+          { kind: 'VirtualService', ...at, spec: {} },
+          { kind: 'EnvoyFilter', ...at, spec: { configPatches: [] } },
         ]);
       },
     };

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { isDns1123Subdomain, sanitizeObjectName } from '../../src/util/names.ts';
 import { normalizeHost, outboundClusterName, routeConfigName } from '../../src/model/names.ts';
 import { PROTOCOLS, applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
+import { issue, ok } from '../../src/model/result.ts';
 
 describe('names', () => {
   it('keeps valid names exactly', () => {
@@ -87,9 +88,23 @@ describe('protocol detection', () => {
     it(`"${name}" -> ${want ?? 'none'}`, () => assert.equal(detectProtocol(name), want));
   }
   it('reads the application protocol, case kept (D1 errors)', () => {
-    assert.deepEqual(applicationProtocolOf('tcp-metaprotocol-Dubbo-v2'), { ok: true, appProtocol: 'Dubbo' });
-    assert.equal(applicationProtocolOf('tcp-metaprotocol').ok, false);
-    assert.equal(applicationProtocolOf('tcp-metaprotocol-').ok, false);
+    const ref = { kind: 'ServiceEntry', namespace: 'ns', name: 'se' };
+    const path = 'spec.ports[0].name';
+    assert.deepEqual(applicationProtocolOf('tcp-metaprotocol-Dubbo-v2', ref, path), ok('Dubbo'));
+    assert.deepEqual(applicationProtocolOf('tcp-metaprotocol', ref, path), {
+      ok: false,
+      issues: [
+        issue(
+          ref,
+          path,
+          'port name "tcp-metaprotocol" has no application protocol segment (tcp-metaprotocol-<protocol>)',
+        ),
+      ],
+    });
+    assert.deepEqual(applicationProtocolOf('tcp-metaprotocol-', ref, path), {
+      ok: false,
+      issues: [issue(ref, path, 'port name "tcp-metaprotocol-" has an empty application protocol segment')],
+    });
   });
   it('reads the `-` segments exactly as split("-") does', () => {
     const parts = ['tcp', 'metaprotocol', 'Dubbo', 'thrift', '', 'x', 'MetaProtocol', 'redis'];
@@ -103,8 +118,8 @@ describe('protocol detection', () => {
       const wantProtocol = second !== undefined && PROTOCOLS.some((p) => p === second) ? second : undefined;
       assert.equal(detectProtocol(name), wantProtocol, JSON.stringify(name));
       const third = segments[2];
-      const app = applicationProtocolOf(name);
-      assert.equal(app.ok ? app.appProtocol : undefined, third ? third : undefined, JSON.stringify(name));
+      const app = applicationProtocolOf(name, { kind: 'ServiceEntry', namespace: 'ns', name: 'se' }, 'p');
+      assert.equal(app.ok ? app.value : undefined, third ? third : undefined, JSON.stringify(name));
     }
   });
 });

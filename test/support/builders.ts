@@ -1,6 +1,8 @@
 // Typed objects for unit tests, with every required field defaulted. Prefer parseConfigObject on YAML where the
 // parsing itself matters; these are for tests of generators and builders that start from the typed model.
+import { ConfigStore } from '../../src/controller/store.ts';
 import type {
+  ConfigObject,
   DestinationRule,
   DestinationRuleSpec,
   Gateway,
@@ -94,4 +96,11 @@ export function metaRouter(
     metadata: meta(ns, name, m),
     spec: { hosts: [], gateways: [], exportTo: [], routes: [], ...spec },
   };
+}
+
+/** A ConfigStore holding `objects`: the real view (indexes, D6 precedence) for generators and builders. */
+export function storeOf(objects: readonly ConfigObject[], rootNamespace = 'istio-system'): ConfigStore {
+  const store = new ConfigStore({ rootNamespace });
+  for (const o of objects) store.upsert(o);
+  return store;
 }

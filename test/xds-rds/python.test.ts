@@ -10,9 +10,8 @@ import { silentLogger } from '../../src/util/logger.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
-import { metaRouter, serviceEntry } from '../support/builders.ts';
+import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 import { foreignCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
-import { fakeView } from './fake-view.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../python/rds_client.py');
@@ -26,7 +25,7 @@ const se = serviceEntry('ns', 'py', {
 });
 const routes = (subset: string) =>
   buildRouteConfigurations(
-    fakeView([
+    storeOf([
       se,
       metaRouter('ns', 'mr', {
         hosts: [HOST],

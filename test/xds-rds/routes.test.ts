@@ -2,8 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { formatIssue } from '../../src/model/result.ts';
-import { destinationRule, metaRouter, serviceEntry } from '../support/builders.ts';
-import { fakeView } from './fake-view.ts';
+import { destinationRule, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 
 const HOST = 'org.apache.dubbo.samples.basic.api.demoservice';
 const se = serviceEntry('metaprotocol', 'demo', {
@@ -33,7 +32,7 @@ describe('buildRouteConfigurations', () => {
         { number: 20880, name: 'tcp-dubbo' },
       ],
     });
-    const { routes, issues } = buildRouteConfigurations(fakeView([se, other]));
+    const { routes, issues } = buildRouteConfigurations(storeOf([se, other]));
     assert.deepEqual(issues, []);
     assert.deepEqual(
       routes.map((r) => r.name),
@@ -70,7 +69,7 @@ describe('buildRouteConfigurations', () => {
         }),
       ],
     });
-    const { routes } = buildRouteConfigurations(fakeView([se, mr]));
+    const { routes } = buildRouteConfigurations(storeOf([se, mr]));
     assert.deepEqual(routes[0]?.virtualHosts[0].routes[0]?.match, {
       prefix: '/',
       headers: [
@@ -109,7 +108,7 @@ describe('buildRouteConfigurations', () => {
         mrRoute('mirror-all', { route: [route('v2')], mirror: { host: 'm.example' } }),
       ],
     });
-    const { routes, issues } = buildRouteConfigurations(fakeView([se, dr, mr]));
+    const { routes, issues } = buildRouteConfigurations(storeOf([se, dr, mr]));
     assert.deepEqual(issues, []);
     const rs = routes[0]?.virtualHosts[0].routes;
     assert.deepEqual(rs?.[0]?.route, {
@@ -171,7 +170,7 @@ describe('buildRouteConfigurations', () => {
       { hosts: ['cat'] },
       { creationTimestamp: '2019-01-01T00:00:00Z' },
     );
-    const { routes } = buildRouteConfigurations(fakeView([short, old, young, limitsOnly]));
+    const { routes } = buildRouteConfigurations(storeOf([short, old, young, limitsOnly]));
     assert.deepEqual(routes[0]?.virtualHosts[0].routes, [
       {
         name: 'default',
@@ -197,7 +196,7 @@ describe('buildRouteConfigurations', () => {
       hosts: ['good.example'],
       ports: [{ number: 4, name: 'tcp-metaprotocol-dubbo' }],
     });
-    const { routes, issues } = buildRouteConfigurations(fakeView([bad, good]));
+    const { routes, issues } = buildRouteConfigurations(storeOf([bad, good]));
     assert.deepEqual(
       routes.map((r) => r.name),
       ['good.example_4'],
@@ -225,9 +224,9 @@ describe('buildRouteConfigurations', () => {
       hosts: ['h.example'],
       routes: [mrRoute('r', { match: { attributes: { b: { exact: '1' }, a: { exact: '2' } } } })],
     });
-    const one = JSON.stringify(buildRouteConfigurations(fakeView([a, b, mrA])));
-    const two = JSON.stringify(buildRouteConfigurations(fakeView([mrA, b, a])));
+    const one = JSON.stringify(buildRouteConfigurations(storeOf([a, b, mrA])));
+    const two = JSON.stringify(buildRouteConfigurations(storeOf([mrA, b, a])));
     assert.equal(one, two);
-    assert.equal(buildRouteConfigurations(fakeView([a, b])).routes.length, 1);
+    assert.equal(buildRouteConfigurations(storeOf([a, b])).routes.length, 1);
   });
 });

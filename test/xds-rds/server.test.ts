@@ -4,17 +4,16 @@ import * as tls from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import type { ConfigObject } from '../../src/model/objects.ts';
+import { CONFIG_KINDS, type ConfigObject } from '../../src/model/objects.ts';
 import type { ConfigView } from '../../src/model/view.ts';
 import { generateDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import type { RouteConfigurationJson } from '../../src/xds-rds/route-json.ts';
-import { metaRouter, serviceEntry } from '../support/builders.ts';
+import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
 import { foreignCa, testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
-import { fakeView } from './fake-view.ts';
 
 const HOST = 'svc.example';
 const NAME = `${HOST}_20880`;
@@ -43,12 +42,18 @@ const router = (subset: string) =>
     ],
   });
 
+/** A store whose whole content `set` replaces. */
 function mutableView(initial: ConfigObject[]): { view: ConfigView; set(objects: ConfigObject[]): void } {
-  let current = fakeView(initial);
-  const view = new Proxy({} as ConfigView, {
-    get: (_t, prop) => (current as unknown as Record<string | symbol, unknown>)[prop],
-  });
-  return { view, set: (objects) => (current = fakeView(objects)) };
+  const store = storeOf(initial);
+  const set = (objects: ConfigObject[]) => {
+    for (const kind of CONFIG_KINDS) {
+      store.replaceKind(
+        kind,
+        objects.filter((o) => o.kind === kind),
+      );
+    }
+  };
+  return { view: store, set };
 }
 
 const clusterOf = (json: unknown) =>

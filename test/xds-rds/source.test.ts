@@ -9,8 +9,7 @@ import { writeDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { peerIdentity } from '../../src/xds-rds/tls.ts';
-import { serviceEntry } from '../support/builders.ts';
-import { fakeView } from './fake-view.ts';
+import { serviceEntry, storeOf } from '../support/builders.ts';
 
 describe('RouteSource', () => {
   // Short timers: lodash's flush() leaves its timer pending until it expires (it keeps the process alive).
@@ -20,7 +19,7 @@ describe('RouteSource', () => {
       ports: [{ number: 1, name: 'tcp-metaprotocol-x' }],
     });
     const cache = new SnapshotCache();
-    const source = new RouteSource(fakeView([se]), cache, {
+    const source = new RouteSource(storeOf([se]), cache, {
       logger: silentLogger,
       quietMs: 20,
       maxWaitMs: 20,

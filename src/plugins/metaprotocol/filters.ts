@@ -38,7 +38,7 @@ function routeMatch(match: MetaRouteMatch | undefined): Record<string, unknown> 
   return metadata.length > 0 ? { metadata } : {};
 }
 
-// The config-less filters are the same everywhere: one frozen object each, shared by every chain.
+// The config-less filters are the same in every chain: shared constants.
 const METADATA_EXCHANGE: MetaProtocolFilter = Object.freeze({ name: METADATA_EXCHANGE_FILTER });
 const ROUTER: MetaProtocolFilter = Object.freeze({ name: ROUTER_FILTER });
 
@@ -56,7 +56,6 @@ export function commonFilters(host: string): readonly MetaProtocolFilter[] {
 
 /** envoy.type.v3.TokenBucket: zero maxTokens / tokensPerFill omitted, fillInterval always written. */
 function tokenBucket(tb: TokenBucket): Record<string, unknown> {
-  // Assigned in place (not spread): this runs for every port of every rate-limited service.
   const out: Record<string, unknown> = {};
   if (tb.maxTokens) out['maxTokens'] = tb.maxTokens;
   if (tb.tokensPerFill) out['tokensPerFill'] = tb.tokensPerFill;

@@ -3,10 +3,9 @@
  * outbound filter per address (RDS) and an inbound filter (static route, rate limits); per gateway server, a
  * gateway filter plus the VirtualService that makes istiod build the `0.0.0.0_<port>` listener.
  */
-import { MANAGED_LABELS } from '../../model/constants.ts';
-import type { FilterDraft, GatewayContext, SidecarContext } from '../../model/generator.ts';
+import type { FilterDraft, GatewayContext, GatewayDraft, SidecarContext } from '../../model/generator.ts';
 import { gatewayVirtualServiceName } from '../../model/names.ts';
-import type { GatewayVirtualServiceObject, OutputObject } from '../../model/objects.ts';
+import type { Gateway } from '../../model/objects.ts';
 import { applicationProtocolOf } from '../../model/protocol.ts';
 import { fail, issue, ok, refOf, type ObjectRef, type Result } from '../../model/result.ts';
 import { gatewayFilter, inboundDraft, outboundDrafts } from '../sdk/patches.ts';
@@ -20,19 +19,20 @@ function protocolBasics(
   ref: ObjectRef,
   path: string,
 ): Result<ProxyBasics> {
-  const app = applicationProtocolOf(portName);
-  if (!app.ok) return fail([issue(ref, path, app.message)]);
-  const codec = ctx.codecFor(app.appProtocol);
+  const app = applicationProtocolOf(portName, ref, path);
+  if (!app.ok) return app;
+  const applicationProtocol = app.value;
+  const codec = ctx.codecFor(applicationProtocol);
   if (!codec) {
     return fail([
       issue(
         ref,
         path,
-        `no codec for application protocol "${app.appProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
+        `no codec for application protocol "${applicationProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
       ),
     ]);
   }
-  return ok({ applicationProtocol: app.appProtocol, codec, mesh: ctx.mesh });
+  return ok({ applicationProtocol, codec, mesh: ctx.mesh });
 }
 
 /** Sidecar filters of `ctx.port` (D4: this port, its own number): outbound per address, then inbound (D2). */
@@ -61,7 +61,7 @@ export function generateSidecar(ctx: SidecarContext): Result<readonly FilterDraf
  * Gateway objects for one MetaProtocol server of a Gateway and one MetaRouter bound to it: the gateway filter
  * (listener `0.0.0.0_<port>`, host = the MetaRouter's hosts[0]) and the synthetic VirtualService (spec 6.4).
  */
-export function generateGateway(ctx: GatewayContext): Result<readonly OutputObject[]> {
+export function generateGateway(ctx: GatewayContext): Result<readonly GatewayDraft[]> {
   const gw = ctx.gateway;
   const mr = ctx.metaRouter;
   const host = mr.spec.hosts[0];
@@ -73,16 +73,16 @@ export function generateGateway(ctx: GatewayContext): Result<readonly OutputObje
   const port = ctx.server.port.number;
   const proxy = outboundProxy(host, port, basics.value, commonFilters(host));
   const filter = gatewayFilter(gw, port, metaProtocolNetworkFilter(proxy));
-  const withLabels = { ...filter, metadata: { ...filter.metadata, labels: MANAGED_LABELS } };
-  return ok([withLabels, gatewayVirtualService(ctx, host, port)]);
+  return ok([filter, gatewayVirtualService(gw, host, port)]);
 }
 
-function gatewayVirtualService(ctx: GatewayContext, host: string, port: number): GatewayVirtualServiceObject {
-  const { name, namespace } = ctx.gateway.metadata;
+/** The VirtualService that makes istiod build the gateway listener `0.0.0.0_<port>` (spec 6.4). */
+function gatewayVirtualService(gw: Gateway, host: string, port: number): GatewayDraft {
+  const { name, namespace } = gw.metadata;
   return {
-    apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'VirtualService',
-    metadata: { name: gatewayVirtualServiceName(namespace, name, port), namespace, labels: MANAGED_LABELS },
+    name: gatewayVirtualServiceName(namespace, name, port),
+    namespace,
     spec: {
       hosts: [host],
       gateways: [`${namespace}/${name}`],

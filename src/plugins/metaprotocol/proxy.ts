@@ -13,7 +13,7 @@ import type { MeshConfig } from '../../model/objects.ts';
 import type { NetworkFilter } from '../sdk/patches.ts';
 import type { MetaProtocolFilter } from './filters.ts';
 import { deepFreeze } from '../../util/json.ts';
-import { accessLog, tracing } from './mesh.ts';
+import { configAccessLog, configTracing } from './mesh.ts';
 
 /** What every MetaProtocolProxy of one port shares. */
 export interface ProxyBasics {
@@ -35,103 +35,23 @@ const RDS_CONFIG_SOURCE: Readonly<Record<string, unknown>> = deepFreeze({
   },
 });
 
-interface MeshParts {
-  readonly accessLog: Record<string, unknown>[] | undefined;
-  readonly tracing: Record<string, unknown> | undefined;
-}
-
-/**
- * The access log and tracing blocks depend on the mesh config alone: built once per (immutable) MeshConfig and
- * shared, read-only, by every proxy config (generation output is never mutated).
- */
-const meshParts = new WeakMap<MeshConfig, MeshParts>();
-
-function meshPartsOf(mesh: MeshConfig): MeshParts {
-  let parts = meshParts.get(mesh);
-  if (parts === undefined) {
-    parts = { accessLog: accessLog(mesh), tracing: tracing(mesh) };
-    meshParts.set(mesh, parts);
-  }
-  return parts;
-}
-
-/**
- * `{name: codec}` per codec name, frozen and shared (codecs are few: the built-ins and one per
- * ApplicationProtocol). Bounded: cleared if it ever holds more than MAX_CODECS names.
- */
-const codecs = new Map<string, Readonly<Record<string, unknown>>>();
-const MAX_CODECS = 1024;
-const NO_CODEC: Readonly<Record<string, unknown>> = Object.freeze({});
-
-function codecOf(name: string): Readonly<Record<string, unknown>> {
-  if (!name) return NO_CODEC;
-  let codec = codecs.get(name);
-  if (codec === undefined) {
-    if (codecs.size >= MAX_CODECS) codecs.clear();
-    codec = Object.freeze({ name });
-    codecs.set(name, codec);
-  }
-  return codec;
-}
-
-/**
- * The config as one object literal per combination of the optional mesh parts, keys in the proto field order
- * (statPrefix, rds | routeConfig, applicationProtocol, codec, metaProtocolFilters, accessLog, tracing): a literal
- * keeps every field in the object itself, where adding fields to a smaller one would give each of the two
- * configs of every service a second, out-of-object, property store.
- */
+/** The config with its routes (`{rds}` or `{routeConfig}`), then the mesh's access log and tracing when set. */
 function proxyConfig(
   statPrefix: string,
-  routeKind: 'rds' | 'routeConfig',
-  route: unknown,
+  routes: { readonly rds: unknown } | { readonly routeConfig: unknown },
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const { accessLog: log, tracing: trace } = meshPartsOf(basics.mesh);
-  const applicationProtocol = basics.applicationProtocol;
-  const codec = codecOf(basics.codec);
-  const metaProtocolFilters = filters;
-  if (!applicationProtocol) {
-    // Not reached by the MetaProtocol generator (an application protocol is required), kept for completeness.
-    const config: Record<string, unknown> = { statPrefix, [routeKind]: route, codec, metaProtocolFilters };
-    if (log) config['accessLog'] = log;
-    if (trace) config['tracing'] = trace;
-    return config;
-  }
-  if (routeKind === 'rds') {
-    const rds = route;
-    if (log && trace) {
-      return {
-        statPrefix,
-        rds,
-        applicationProtocol,
-        codec,
-        metaProtocolFilters,
-        accessLog: log,
-        tracing: trace,
-      };
-    }
-    if (log) return { statPrefix, rds, applicationProtocol, codec, metaProtocolFilters, accessLog: log };
-    if (trace) return { statPrefix, rds, applicationProtocol, codec, metaProtocolFilters, tracing: trace };
-    return { statPrefix, rds, applicationProtocol, codec, metaProtocolFilters };
-  }
-  const routeConfig = route;
-  if (log && trace) {
-    return {
-      statPrefix,
-      routeConfig,
-      applicationProtocol,
-      codec,
-      metaProtocolFilters,
-      accessLog: log,
-      tracing: trace,
-    };
-  }
-  if (log)
-    return { statPrefix, routeConfig, applicationProtocol, codec, metaProtocolFilters, accessLog: log };
-  if (trace)
-    return { statPrefix, routeConfig, applicationProtocol, codec, metaProtocolFilters, tracing: trace };
-  return { statPrefix, routeConfig, applicationProtocol, codec, metaProtocolFilters };
+  const config: Record<string, unknown> = {
+    statPrefix,
+    ...routes,
+    applicationProtocol: basics.applicationProtocol,
+    codec: { name: basics.codec },
+    metaProtocolFilters: filters,
+  };
+  configAccessLog(config, basics.mesh);
+  configTracing(config, basics.mesh);
+  return config;
 }
 
 /** Outbound (sidecar and gateway): routes over RDS, resource `<host>_<port>`, stats as `outbound|<port>||<host>`. */
@@ -142,23 +62,7 @@ export function outboundProxy(
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
   const rds = { configSource: RDS_CONFIG_SOURCE, routeConfigName: routeConfigName(host, port) };
-  return proxyConfig(outboundClusterName(port, undefined, host), 'rds', rds, basics, filters);
-}
-
-/**
- * The static route config of an inbound proxy: one route to the local `inbound|<port>||` cluster. It depends on
- * the port alone: one frozen object per port number, shared by every service on that port.
- */
-const inboundRoutes = new Map<number, { readonly cluster: string; readonly routeConfig: unknown }>();
-
-function inboundRouteOf(port: number): { readonly cluster: string; readonly routeConfig: unknown } {
-  let r = inboundRoutes.get(port);
-  if (r === undefined) {
-    const cluster = inboundClusterName(port);
-    r = { cluster, routeConfig: deepFreeze({ name: cluster, routes: [{ route: { cluster } }] }) };
-    inboundRoutes.set(port, r); // at most 65,536 entries: one per port number
-  }
-  return r;
+  return proxyConfig(outboundClusterName(port, undefined, host), { rds }, basics, filters);
 }
 
 /** Inbound: one static route to the local `inbound|<port>||` cluster. */
@@ -167,8 +71,9 @@ export function inboundProxy(
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const { cluster, routeConfig } = inboundRouteOf(port);
-  return proxyConfig(cluster, 'routeConfig', routeConfig, basics, filters);
+  const cluster = inboundClusterName(port);
+  const routeConfig = { name: cluster, routes: [{ route: { cluster } }] };
+  return proxyConfig(cluster, { routeConfig }, basics, filters);
 }
 
 /** The network filter (for patch-builders) carrying a MetaProtocolProxy config. */

@@ -3,16 +3,10 @@
  * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>`, or on `virtualInbound` for the
  * service port, with the proxy config wrapped in a udpa TypedStruct.
  */
-import { MANAGED_LABELS, TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../../model/constants.ts';
-import type { FilterDraft } from '../../model/generator.ts';
+import { TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../../model/constants.ts';
+import type { FilterDraft, GatewayDraft } from '../../model/generator.ts';
 import { gatewayFilterName, inboundFilterName, outboundFilterName } from '../../model/names.ts';
-import type {
-  EnvoyFilterObject,
-  EnvoyFilterPatch,
-  Gateway,
-  ServiceEntry,
-  ServicePort,
-} from '../../model/objects.ts';
+import type { EnvoyFilterPatch, Gateway, ServiceEntry, ServicePort } from '../../model/objects.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 
 export type PatchOperation = 'REPLACE' | 'INSERT_BEFORE';
@@ -61,24 +55,9 @@ export function outboundPatch(address: string, port: number, filter: NetworkFilt
   return outboundNetworkFilterPatch(address, port, filterPatch(filter));
 }
 
-/**
- * The match of an inbound patch (listener `virtualInbound`, filter chain of `port`) depends on the port alone:
- * one frozen object per port number, shared by every service on that port (output is never mutated).
- */
-const inboundMatches = new Map<number, EnvoyFilterPatch['match']>();
-
-function inboundMatchOf(port: number): EnvoyFilterPatch['match'] {
-  let match = inboundMatches.get(port);
-  if (match === undefined) {
-    const filterChain = Object.freeze({ destinationPort: port, filter: TCP_PROXY_MATCH });
-    match = Object.freeze({ listener: Object.freeze({ name: 'virtualInbound', filterChain }) });
-    inboundMatches.set(port, match); // at most 65,536 entries: one per port number
-  }
-  return match;
-}
-
 export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
-  return { applyTo: 'NETWORK_FILTER', match: inboundMatchOf(port), patch: filterPatch(filter) };
+  const filterChain = { destinationPort: port, filter: TCP_PROXY_MATCH };
+  return networkFilterPatch({ name: 'virtualInbound', filterChain }, filterPatch(filter));
 }
 
 /**
@@ -88,18 +67,11 @@ export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPa
 export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: NetworkFilter): FilterDraft[] {
   const host = se.spec.hosts[0] ?? '';
   const addresses = se.spec.addresses;
-  if (addresses.length === 0) return [];
   const patch = filterPatch(filter);
-  const drafts: FilterDraft[] = [];
-  // Indexed: parsed config is frozen, and iterating a frozen array with for-of allocates (V8 11).
-  for (let i = 0; i < addresses.length; i++) {
-    const address = addresses[i] as string;
-    drafts.push({
-      name: outboundFilterName(host, address, port.number),
-      spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
-    });
-  }
-  return drafts;
+  return addresses.map((address) => ({
+    name: outboundFilterName(host, address, port.number),
+    spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
+  }));
 }
 
 /**
@@ -109,7 +81,7 @@ export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: Netw
  */
 export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<string, string>> | undefined> {
   const labels = se.spec.workloadSelector?.labels;
-  if (labels && hasOwnKeys(labels)) return ok(labels);
+  if (labels && Object.keys(labels).length > 0) return ok(labels);
   const annotation = se.metadata.annotations['workloadSelector'];
   if (annotation === undefined) return ok(undefined);
   const parts = annotation.replace(/\s+/g, '').split(':');
@@ -125,12 +97,6 @@ export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<str
   ]);
 }
 
-/** Whether `o` has an own enumerable key (without building the array of them). */
-function hasOwnKeys(o: Readonly<Record<string, string>>): boolean {
-  for (const k in o) if (Object.hasOwn(o, k)) return true;
-  return false;
-}
-
 /** The inbound filter of a port, or undefined when the ServiceEntry selects no workloads (D2). */
 export function inboundDraft(
   se: ServiceEntry,
@@ -140,27 +106,21 @@ export function inboundDraft(
   const selector = workloadSelectorOf(se);
   if (!selector.ok) return selector;
   if (selector.value === undefined) return ok(undefined);
-  // The ServiceEntry's own (frozen) `{labels}` when the labels come from it; a new one for the annotation.
-  const own = se.spec.workloadSelector;
   return ok({
     name: inboundFilterName(se.spec.hosts[0] ?? '', port.number),
     spec: {
-      workloadSelector: own?.labels === selector.value ? own : { labels: selector.value },
+      workloadSelector: { labels: selector.value },
       configPatches: [inboundPatch(port.number, filter)],
     },
   });
 }
 
 /** Gateway filter: in the gateway's namespace, selecting the gateway's workloads, on listener `0.0.0.0_<port>`. */
-export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFilter): EnvoyFilterObject {
+export function gatewayFilter(gateway: Gateway, port: number, filter: NetworkFilter): GatewayDraft {
   return {
-    apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'EnvoyFilter',
-    metadata: {
-      name: gatewayFilterName(gateway.metadata.name, gateway.metadata.namespace, port),
-      namespace: gateway.metadata.namespace,
-      labels: MANAGED_LABELS,
-    },
+    name: gatewayFilterName(gateway.metadata.name, gateway.metadata.namespace, port),
+    namespace: gateway.metadata.namespace,
     spec: {
       workloadSelector: { labels: gateway.spec.selector },
       configPatches: [outboundPatch('0.0.0.0', port, filter)],

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { ConfigStore } from '../../../src/controller/store.ts';
-import { codecLookup, sidecarContexts } from '../../../src/envoyfilter/context.ts';
+import { sidecarContexts } from '../../../src/envoyfilter/context.ts';
 import type { SidecarContext } from '../../../src/model/generator.ts';
 import { DEFAULT_MESH_CONFIG } from '../../../src/model/mesh.ts';
 import { normalizeHost } from '../../../src/model/names.ts';
@@ -130,7 +130,7 @@ export function pipelineContexts(caseName: string, protocol: Protocol): SidecarC
   }
   return store
     .serviceEntries()
-    .flatMap((se) => sidecarContexts(store, se, se.spec.hosts[0] ?? '', codecLookup(store)))
+    .flatMap((se) => sidecarContexts(store, se, se.spec.hosts[0] ?? ''))
     .filter((ctx) => ctx.protocol === protocol);
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fillStore, loadConfigFiles } from '../../../src/controller/file-source.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
-import { codecLookup, gatewayContexts, sidecarContexts } from '../../../src/envoyfilter/context.ts';
+import { gatewayContexts, sidecarContexts } from '../../../src/envoyfilter/context.ts';
 import { META_PROTOCOL_PROXY_FILTER } from '../../../src/model/constants.ts';
 import type { EnvoyFilterSpec } from '../../../src/model/objects.ts';
 import { formatIssue, type ConfigIssue } from '../../../src/model/result.ts';
@@ -66,7 +66,7 @@ function generateCase(caseName: string): { specs: Map<string, EnvoyFilterSpec>; 
   for (const se of store.serviceEntries()) {
     const host = se.spec.hosts[0];
     if (host === undefined) continue;
-    for (const ctx of sidecarContexts(store, se, host, codecLookup(store))) {
+    for (const ctx of sidecarContexts(store, se, host)) {
       if (ctx.protocol !== 'metaprotocol') continue;
       const r = gen.generateSidecar(ctx);
       issues.push(...r.issues);
@@ -77,7 +77,7 @@ function generateCase(caseName: string): { specs: Map<string, EnvoyFilterSpec>; 
     for (const ctx of gatewayContexts(store, gw)) {
       const r = gen.generateGateway!(ctx);
       issues.push(...r.issues);
-      if (r.ok) for (const o of r.value) if (o.kind === 'EnvoyFilter') add(o.metadata.name, o.spec);
+      if (r.ok) for (const d of r.value) if (d.kind === 'EnvoyFilter') add(d.name, d.spec);
     }
   }
   return { specs, issues };

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MANAGED_LABELS } from '../../../src/model/constants.ts';
+import { generateAll } from '../../../src/envoyfilter/generate-all.ts';
+import { MANAGED_LABELS, SOURCE_ANNOTATION } from '../../../src/model/constants.ts';
+import type { GatewayDraft } from '../../../src/model/generator.ts';
 import { DEFAULT_MESH_CONFIG } from '../../../src/model/mesh.ts';
-import type { EnvoyFilterObject, Gateway, MetaRouter } from '../../../src/model/objects.ts';
+import type { Gateway, MetaRouter, OutputObject } from '../../../src/model/objects.ts';
 import { formatIssue } from '../../../src/model/result.ts';
 import { createMetaProtocolGenerator } from '../../../src/plugins/metaprotocol/index.ts';
-import { gateway, metaRouter, serviceEntry } from '../../support/builders.ts';
+import { gateway, metaRouter, serviceEntry, storeOf } from '../../support/builders.ts';
 import { asJson, expectedSpec, gatewayContext, proxyConfig, sidecarContext, unwrap } from './support.ts';
 
 const gen = createMetaProtocolGenerator();
@@ -43,17 +45,40 @@ function generate(gw: Gateway = ingress(), serverIndex = 2, mr: MetaRouter = thr
   return gen.generateGateway(gatewayContext(gw, serverIndex, mr));
 }
 
+/** The one EnvoyFilter draft among gateway drafts. */
+function filterDraft(drafts: readonly GatewayDraft[]): Extract<GatewayDraft, { kind: 'EnvoyFilter' }> {
+  const filters = drafts.filter((d) => d.kind === 'EnvoyFilter');
+  assert.equal(filters.length, 1);
+  return filters[0]!;
+}
+
+/** The complete objects generateAll writes for the ingress gateway and the thrift MetaRouter. */
+function written(): OutputObject[] {
+  return generateAll(storeOf([ingress(), thriftRouter()]), [gen], { namespaceScope: false }).objects;
+}
+
 describe('metaprotocol gateway', () => {
   it('18: the gateway filter matches the fixture', () => {
-    const objects = unwrap(generate());
-    const filters = objects.filter((o): o is EnvoyFilterObject => o.kind === 'EnvoyFilter');
-    assert.equal(filters.length, 1);
-    const f = filters[0]!;
-    assert.equal(f.metadata.name, 'aeraki-gateway-outbound-istio-ingressgateway.istio-system-9090');
-    assert.equal(f.metadata.namespace, 'istio-system');
-    assert.deepEqual(f.metadata.labels, MANAGED_LABELS);
-    assert.equal(f.apiVersion, 'networking.istio.io/v1alpha3');
-    assert.deepEqual(asJson(f.spec), expectedSpec(CASE, f.metadata.name, 'istio-system'));
+    const f = filterDraft(unwrap(generate()));
+    assert.equal(f.name, 'aeraki-gateway-outbound-istio-ingressgateway.istio-system-9090');
+    assert.equal(f.namespace, 'istio-system');
+    assert.deepEqual(asJson(f.spec), expectedSpec(CASE, f.name, 'istio-system'));
+  });
+
+  it('18: generateAll writes the gateway filter with apiVersion, the managed labels and its source', () => {
+    const f = written().find((o) => o.kind === 'EnvoyFilter');
+    assert.ok(f);
+    assert.deepEqual(asJson(f), {
+      apiVersion: 'networking.istio.io/v1alpha3',
+      kind: 'EnvoyFilter',
+      metadata: {
+        name: 'aeraki-gateway-outbound-istio-ingressgateway.istio-system-9090',
+        namespace: 'istio-system',
+        labels: MANAGED_LABELS,
+        annotations: { [SOURCE_ANNOTATION]: 'Gateway/istio-system/istio-ingressgateway' },
+      },
+      spec: expectedSpec(CASE, f.metadata.name, 'istio-system'),
+    });
   });
 
   it('18: the same MetaRouter drives the sidecar filters of the ServiceEntry', () => {
@@ -69,8 +94,7 @@ describe('metaprotocol gateway', () => {
   });
 
   it('writes the synthetic VirtualService of spec 6.4', () => {
-    const objects = unwrap(generate());
-    const vs = objects.find((o) => o.kind === 'VirtualService');
+    const vs = written().find((o) => o.kind === 'VirtualService');
     assert.ok(vs);
     assert.deepEqual(asJson(vs), {
       apiVersion: 'networking.istio.io/v1alpha3',
@@ -79,6 +103,7 @@ describe('metaprotocol gateway', () => {
         name: 'aeraki-vs-istio-system.istio-ingressgateway-9090',
         namespace: 'istio-system',
         labels: { manager: 'Aeraki' },
+        annotations: { [SOURCE_ANNOTATION]: 'Gateway/istio-system/istio-ingressgateway' },
       },
       spec: {
         hosts: [HOST],
@@ -97,9 +122,8 @@ describe('metaprotocol gateway', () => {
       hosts: ['svc.apps.svc.cluster.local', 'other'],
       gateways: ['edge/gw'],
     });
-    const objects = unwrap(generate(gw, 0, mr));
-    const f = objects[0] as EnvoyFilterObject;
-    assert.equal(f.metadata.name, 'aeraki-gateway-outbound-gw.edge-19090');
+    const f = filterDraft(unwrap(generate(gw, 0, mr)));
+    assert.equal(f.name, 'aeraki-gateway-outbound-gw.edge-19090');
     assert.deepEqual(f.spec.workloadSelector, { labels: { app: 'edge' } });
     const patch = f.spec.configPatches[0]!;
     assert.deepEqual(patch.match, {
@@ -108,7 +132,7 @@ describe('metaprotocol gateway', () => {
         filterChain: { filter: { name: 'envoy.filters.network.tcp_proxy' } },
       },
     });
-    const cfg = proxyConfig({ name: f.metadata.name, spec: f.spec });
+    const cfg = proxyConfig(f);
     assert.equal(cfg['statPrefix'], 'outbound|19090||svc.apps.svc.cluster.local');
     assert.equal(
       (cfg['rds'] as { routeConfigName: string }).routeConfigName,
@@ -122,9 +146,8 @@ describe('metaprotocol gateway', () => {
 
   it('applies the mesh access log and tracing to the gateway proxy', () => {
     const mesh = { ...DEFAULT_MESH_CONFIG, accessLogFile: '/dev/stdout', enableTracing: false };
-    const objects = unwrap(gen.generateGateway!(gatewayContext(ingress(), 2, thriftRouter(), mesh)));
-    const f = objects[0] as EnvoyFilterObject;
-    const cfg = proxyConfig({ name: f.metadata.name, spec: f.spec });
+    const f = filterDraft(unwrap(gen.generateGateway!(gatewayContext(ingress(), 2, thriftRouter(), mesh))));
+    const cfg = proxyConfig(f);
     assert.equal((cfg['accessLog'] as unknown[]).length, 1);
     assert.equal(cfg['tracing'], undefined);
   });
