@@ -10,7 +10,13 @@ import { applicationProtocolOf } from '../../model/protocol.ts';
 import { fail, issue, ok, refOf, type ObjectRef, type Result } from '../../model/result.ts';
 import { gatewayFilter, inboundDraft, outboundDrafts } from '../sdk/patches.ts';
 import { commonFilters, inboundFilters } from './filters.ts';
-import { inboundProxy, metaProtocolNetworkFilter, outboundProxy, type ProxyBasics } from './proxy.ts';
+import {
+  inboundProxy,
+  metaProtocolNetworkFilter,
+  outboundProxy,
+  proxyBasics,
+  type ProxyBasics,
+} from './proxy.ts';
 
 /** Application protocol (third port-name segment, D1) and its codec; errors name `ref` at `path`. */
 function protocolBasics(
@@ -32,7 +38,7 @@ function protocolBasics(
       ),
     ]);
   }
-  return ok({ applicationProtocol, codec, mesh: ctx.mesh });
+  return ok(proxyBasics(applicationProtocol, codec, ctx.mesh));
 }
 
 /** Sidecar filters of `ctx.port` (D4: this port, its own number): outbound per address, then inbound (D2). */

@@ -49,14 +49,14 @@ function jsonFormat(format: string): Record<string, unknown> {
   return { ...DEFAULT_JSON_FORMAT };
 }
 
-/** Adds the `accessLog` list to a proxy config when the mesh has an `accessLogFile` (Aeraki configAccessLog). */
-export function configAccessLog(config: Record<string, unknown>, mesh: MeshConfig): void {
-  if (!mesh.accessLogFile) return;
+/** The `accessLog` list when the mesh has an `accessLogFile` (Aeraki configAccessLog), else undefined. */
+export function accessLogOf(mesh: MeshConfig): Record<string, unknown>[] | undefined {
+  if (!mesh.accessLogFile) return undefined;
   const logFormat =
     mesh.accessLogEncoding === 'JSON'
       ? { jsonFormat: jsonFormat(mesh.accessLogFormat) }
       : { textFormatSource: { inlineString: mesh.accessLogFormat || DEFAULT_TEXT_FORMAT } };
-  config['accessLog'] = [
+  return [
     {
       name: FILE_ACCESS_LOGGER,
       typedConfig: { '@type': FILE_ACCESS_LOG_TYPE, path: mesh.accessLogFile, logFormat },
@@ -70,12 +70,12 @@ function percent(value: number): Record<string, unknown> {
 }
 
 /**
- * Adds the `tracing` block to a proxy config unless the mesh disables tracing (Aeraki configTracing). Random
- * sampling is `defaultConfig.tracing.sampling`, 1.0 when `defaultConfig.tracing` is absent.
+ * The `tracing` block unless the mesh disables tracing (Aeraki configTracing), else undefined. Random sampling is
+ * `defaultConfig.tracing.sampling`, 1.0 when `defaultConfig.tracing` is absent.
  */
-export function configTracing(config: Record<string, unknown>, mesh: MeshConfig): void {
-  if (!mesh.enableTracing) return;
-  config['tracing'] = {
+export function tracingOf(mesh: MeshConfig): Record<string, unknown> | undefined {
+  if (!mesh.enableTracing) return undefined;
+  return {
     clientSampling: percent(100),
     randomSampling: percent(mesh.tracingSampling ?? 1),
     overallSampling: percent(100),

@@ -13,13 +13,28 @@ import type { MeshConfig } from '../../model/objects.ts';
 import type { NetworkFilter } from '../sdk/patches.ts';
 import type { MetaProtocolFilter } from './filters.ts';
 import { deepFreeze } from '../../util/json.ts';
-import { configAccessLog, configTracing } from './mesh.ts';
+import { accessLogOf, tracingOf } from './mesh.ts';
 
-/** What every MetaProtocolProxy of one port shares. */
+/**
+ * What the MetaProtocolProxies of one port (outbound and inbound) have in common, built once per port and shared
+ * by both configs (generation output is never mutated).
+ */
 export interface ProxyBasics {
   readonly applicationProtocol: string;
-  readonly codec: string;
-  readonly mesh: MeshConfig;
+  readonly codec: { readonly name: string };
+  /** From the mesh config: absent when the mesh has no access log file, or disables tracing. */
+  readonly accessLog: readonly Record<string, unknown>[] | undefined;
+  readonly tracing: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** The parts of ProxyBasics that come from the application protocol, its codec and the mesh config. */
+export function proxyBasics(applicationProtocol: string, codec: string, mesh: MeshConfig): ProxyBasics {
+  return {
+    applicationProtocol,
+    codec: { name: codec },
+    accessLog: accessLogOf(mesh),
+    tracing: tracingOf(mesh),
+  };
 }
 
 /**
@@ -35,22 +50,10 @@ const RDS_CONFIG_SOURCE: Readonly<Record<string, unknown>> = deepFreeze({
   },
 });
 
-/** The config with its routes (`{rds}` or `{routeConfig}`), then the mesh's access log and tracing when set. */
-function proxyConfig(
-  statPrefix: string,
-  routes: { readonly rds: unknown } | { readonly routeConfig: unknown },
-  basics: ProxyBasics,
-  filters: readonly MetaProtocolFilter[],
-): Record<string, unknown> {
-  const config: Record<string, unknown> = {
-    statPrefix,
-    ...routes,
-    applicationProtocol: basics.applicationProtocol,
-    codec: { name: basics.codec },
-    metaProtocolFilters: filters,
-  };
-  configAccessLog(config, basics.mesh);
-  configTracing(config, basics.mesh);
+/** Adds the access log and tracing to a proxy config when the mesh sets them (Aeraki configAccessLog, configTracing). */
+function withMeshParts(config: Record<string, unknown>, basics: ProxyBasics): Record<string, unknown> {
+  if (basics.accessLog) config['accessLog'] = basics.accessLog;
+  if (basics.tracing) config['tracing'] = basics.tracing;
   return config;
 }
 
@@ -61,8 +64,16 @@ export function outboundProxy(
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const rds = { configSource: RDS_CONFIG_SOURCE, routeConfigName: routeConfigName(host, port) };
-  return proxyConfig(outboundClusterName(port, undefined, host), { rds }, basics, filters);
+  return withMeshParts(
+    {
+      statPrefix: outboundClusterName(port, undefined, host),
+      rds: { configSource: RDS_CONFIG_SOURCE, routeConfigName: routeConfigName(host, port) },
+      applicationProtocol: basics.applicationProtocol,
+      codec: basics.codec,
+      metaProtocolFilters: filters,
+    },
+    basics,
+  );
 }
 
 /** Inbound: one static route to the local `inbound|<port>||` cluster. */
@@ -72,8 +83,16 @@ export function inboundProxy(
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
   const cluster = inboundClusterName(port);
-  const routeConfig = { name: cluster, routes: [{ route: { cluster } }] };
-  return proxyConfig(cluster, { routeConfig }, basics, filters);
+  return withMeshParts(
+    {
+      statPrefix: cluster,
+      routeConfig: { name: cluster, routes: [{ route: { cluster } }] },
+      applicationProtocol: basics.applicationProtocol,
+      codec: basics.codec,
+      metaProtocolFilters: filters,
+    },
+    basics,
+  );
 }
 
 /** The network filter (for patch-builders) carrying a MetaProtocolProxy config. */
