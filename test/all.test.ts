@@ -9,6 +9,7 @@ import './cmd/render-cli.test.ts';
 import './cmd/serve-config.test.ts';
 import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';
+import './conformance/real-protos.test.ts';
 import './controller/file-source.test.ts';
 import './controller/kube/sources.test.ts';
 import './controller/mcp/backoff.test.ts';
