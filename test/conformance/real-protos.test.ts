@@ -7,7 +7,15 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { render } from '../../src/app/render.ts';
 import { loadCases, optionsOf, PENDING_CASES, repoRoot } from '../app/fixture-cases.ts';
-import { childPath, formatProblem, Proto3JsonChecker, RealProtos, type Problem } from './real-protos.ts';
+import {
+  childPath,
+  formatProblem,
+  isObject,
+  Proto3JsonChecker,
+  RealProtos,
+  type JsonObject,
+  type Problem,
+} from './real-protos.ts';
 
 const examplesDir = path.join(repoRoot, 'examples');
 const protos = new RealProtos();
@@ -39,11 +47,7 @@ const KNOWN_PROBLEMS: readonly {
   readonly reason: string;
 }[] = [];
 
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+type Json = JsonObject;
 
 /** One generated document (an EnvoyFilter, another Istio object or a route) and what is wrong with it. */
 interface CheckedDocument {

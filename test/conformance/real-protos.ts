@@ -109,9 +109,9 @@ export function childPath(base: string, key: string | number): string {
   return /^[A-Za-z_@][\w@]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
 }
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-function isObject(v: unknown): v is JsonObject {
+export function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
