@@ -1,13 +1,13 @@
 /**
  * Process entry: `aeraki render | serve | certs | routes | version`. The only module that touches process
- * (argv, env, signals, exit code, stdout/stderr). Exit codes: render 0 valid / 1 input errors or bad flags;
- * serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
+ * (argv, env, signals, exit code, stdout/stderr). Exit codes: render 0 valid (warnings allowed) / 1 input errors
+ * or bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
  * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
  * the Kubernetes client, gRPC or the servers.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
-import { formatIssue } from '../src/model/result.ts';
+import { hasErrors, issueLine } from '../src/model/result.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
 import { showAddress } from './parsers.ts';
 import { RENDER_ROWS, renderConfig } from './render-config.ts';
@@ -56,8 +56,8 @@ const renderCommand = addOptions(
   const { render } = await import('../src/app/render.ts');
   const result = render(options);
   process.stdout.write(result.stdout);
-  for (const i of result.issues) process.stderr.write(`error: ${formatIssue(i)}\n`);
-  process.exitCode = result.issues.length > 0 ? 1 : 0;
+  for (const i of result.issues) process.stderr.write(`${issueLine(i)}\n`);
+  process.exitCode = hasErrors(result.issues) ? 1 : 0;
 });
 
 const serveCommand = addOptions(

@@ -42,6 +42,7 @@ export async function envoyFiltersDocument(
   return {
     desired: desired.objects,
     issues: desired.issues.map(formatIssue),
+    unhandledPorts: desired.unhandledPorts.map((p) => formatIssue(p.warning)),
     failedSources: [...failed].sort(),
     diff: {
       create: plan.creates.map((o) => ref(refOf(o))),

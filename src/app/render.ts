@@ -25,7 +25,10 @@ export interface RenderOptions {
 export interface RenderResult {
   /** The whole document, newline-terminated. */
   readonly stdout: string;
-  /** Every input problem, in order: files and objects first, then generation. Non-empty means exit code 1. */
+  /**
+   * Every input problem, in order: files and objects first, then generation, then the ports nothing handles. Any
+   * error means exit code 1; warnings alone leave it 0.
+   */
   readonly issues: ConfigIssue[];
 }
 
@@ -49,7 +52,7 @@ export function render(options: RenderOptions): RenderResult {
     document = { kind: 'RouteConfigurationList', items: built.routes };
   } else {
     const generated = generateAll(store, createGenerators(), { namespaceScope: options.namespaceScope });
-    issues.push(...generated.issues);
+    issues.push(...generated.issues, ...generated.unhandledPorts.map((p) => p.warning));
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
   }
   const sorted = sortKeys(document);

@@ -113,7 +113,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   let kubeOut: KubeOutput | undefined;
   const reconciler = new Reconciler({
     sink,
-    desired: () => generateAll(store, generators, { namespaceScope: o.namespaceScope }),
+    desired: () => {
+      const desired = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+      metrics.recordUnhandledPorts(desired.unhandledPorts);
+      return desired;
+    },
     heldSources: () => heldSourceKeys(store.rejected()),
     isSynced: () => sources.synced,
     isLeader: () => kubeOut?.isLeader() ?? true,

@@ -3,19 +3,23 @@
  * every port of every ServiceEntry goes to the generator of its own protocol; a ServiceEntry any of whose
  * ports failed renders nothing (its source key goes into failedSources, so a reconciler keeps what it wrote
  * before); then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
+ *
+ * Warnings (they never fail a source): a ServiceEntry without addresses gets inbound filters only; ports whose
+ * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them.
  */
 import { resolveClaims, type LostClaim, type SourceClaims } from '../model/claims.ts';
 import type { FilterDraft, Generator } from '../model/generator.ts';
 import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
-import type { Protocol } from '../model/protocol.ts';
+import { detectProtocol, unknownTcpSegment, type Protocol } from '../model/protocol.ts';
 import {
   dedupeIssues,
   fail,
   issue,
   ok,
   refOf,
+  warning,
   type ConfigIssue,
   type ObjectRef,
   type Result,
@@ -37,6 +41,19 @@ export interface GenerateOutput {
   readonly issues: ConfigIssue[];
   /** Sources (`ServiceEntry/<ns>/<name>`, `Gateway/<ns>/<name>`) whose generation failed: keep their old output. */
   readonly failedSources: ReadonlySet<string>;
+  /** Ports that select no generator although their name asks for a protocol, in ServiceEntry, then port order. */
+  readonly unhandledPorts: readonly UnhandledPort[];
+}
+
+/**
+ * A port named after a protocol that is recognised but has no generator (`tcp-mongo`, `tcp-mysql`), or named
+ * `tcp-<segment>` where the segment is no known protocol (Aeraki ignores both silently; spec aeraki-periphery 1.1).
+ */
+export interface UnhandledPort {
+  /** The recognised protocol, or `unknown` for a `tcp-<segment>` name: a small fixed set, fit for a metric label. */
+  readonly protocol: Protocol | 'unknown';
+  /** The warning to show, at `spec.ports[<i>].name`. */
+  readonly warning: ConfigIssue;
 }
 
 /** What generated objects come from: a ServiceEntry (sidecar filters) or a Gateway (gateway mode). */
@@ -60,6 +77,35 @@ function guarded<T>(ref: ObjectRef, generator: Generator, generate: () => Result
     const message = err instanceof Error ? err.message : String(err);
     return fail([issue(ref, '', `internal error in the ${generator.name} generator: ${message}`)]);
   }
+}
+
+const NO_ADDRESSES =
+  'no spec.addresses, so no outbound listener <address>_<port> to match: only inbound filters are generated ' +
+  '(for the workloads the ServiceEntry selects), and its clients send plain TCP';
+
+/** The unhandled ports of one ServiceEntry; `handled` lists the protocols that have a generator, for the message. */
+function unhandledPortsOf(
+  se: ServiceEntry,
+  byProtocol: Map<Protocol, Generator>,
+  handled: string,
+): UnhandledPort[] {
+  const ref = refOf(se);
+  const out: UnhandledPort[] = [];
+  se.spec.ports.forEach((port, i) => {
+    const path = `spec.ports[${i}].name`;
+    const protocol = detectProtocol(port.name);
+    if (protocol !== undefined) {
+      if (byProtocol.has(protocol)) return;
+      const message = `port "${port.name}" names ${protocol}, which is recognised but not handled: its traffic stays plain TCP`;
+      out.push({ protocol, warning: warning(ref, path, message) });
+      return;
+    }
+    const segment = unknownTcpSegment(port.name);
+    if (segment === undefined) return;
+    const message = `port "${port.name}": "${segment}" is not a known protocol (handled: ${handled}): its traffic stays plain TCP`;
+    out.push({ protocol: 'unknown', warning: warning(ref, path, message) });
+  });
+  return out;
 }
 
 /** The objects of one ServiceEntry, or undefined when it failed (its issues are in `issues`). */
@@ -88,6 +134,9 @@ function generateServiceEntry(
     else failed = true;
   }
   if (failed) return undefined;
+  if (se.spec.addresses.length === 0 && contexts.some((ctx) => byProtocol.has(ctx.protocol))) {
+    issues.push(warning(ref, 'spec.addresses', NO_ADDRESSES));
+  }
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);
   const annotations = sourceAnnotations(keyOf(se));
@@ -156,7 +205,10 @@ export function generateAll(
   const issues: ConfigIssue[] = [];
   const failed = new Set<string>();
   const claims: SourceClaims<SourceObject, OutputObject>[] = [];
+  const handled = [...byProtocol.keys()].sort(compareStrings).join(', ');
+  const unhandledPorts: UnhandledPort[] = [];
   for (const se of view.serviceEntries()) {
+    unhandledPorts.push(...unhandledPortsOf(se, byProtocol, handled));
     const objects = generateServiceEntry(view, byProtocol, options, se, issues);
     if (objects) claims.push({ source: se, items: objects });
     else failed.add(keyOf(se));
@@ -174,5 +226,10 @@ export function generateAll(
     const dropped = lostClaimIssue(l);
     if (dropped) issues.push(dropped);
   }
-  return { objects: winners.sort(compareOutput), issues: dedupeIssues(issues), failedSources: failed };
+  return {
+    objects: winners.sort(compareOutput),
+    issues: dedupeIssues(issues),
+    failedSources: failed,
+    unhandledPorts,
+  };
 }

@@ -48,3 +48,15 @@ export function applicationProtocolOf(portName: string, ref: ObjectRef, path: st
   }
   return ok(third);
 }
+
+/**
+ * The second segment of a `tcp-<segment>` port name (first segment `tcp` in any case) when it names no known
+ * protocol (`tcp-web`, `tcp-Postgres`, `tcp-`), else undefined. Aeraki passes such ports by silently; users who
+ * name a port `tcp-<protocol>` usually expect that protocol to be handled, so the caller warns. Names of other
+ * Istio protocols (`http-...`, `grpc`) and a bare `tcp` give undefined.
+ */
+export function unknownTcpSegment(portName: string): string | undefined {
+  const [first, second] = portName.split('-');
+  if (first?.toLowerCase() !== 'tcp' || second === undefined) return undefined;
+  return KNOWN.has(second.toLowerCase()) ? undefined : second;
+}

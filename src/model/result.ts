@@ -18,7 +18,16 @@ export function refOf(o: {
   return { kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name };
 }
 
+/**
+ * `error`: the object (or the part named by `path`) is wrong and is not honoured; `aeraki render` exits 1.
+ * `warning`: the output is what was asked for, but probably not what the user wants (an extension the sidecars
+ * lack, a port nothing handles); reported, never fails a source, and `aeraki render` still exits 0.
+ */
+export type Severity = 'error' | 'warning';
+
 export interface ConfigIssue {
+  /** Absent means `error`. */
+  readonly severity?: Severity;
   readonly ref: ObjectRef;
   /** Dotted field path inside the object, e.g. `spec.ports[1].name`; empty when the whole object is meant. */
   readonly path: string;
@@ -48,6 +57,20 @@ export function issue(ref: ObjectRef, path: string, message: string): ConfigIssu
   return { ref, path, message };
 }
 
+/** A warning: reported, but it neither fails its source nor the `render` exit code. */
+export function warning(ref: ObjectRef, path: string, message: string): ConfigIssue {
+  return { severity: 'warning', ref, path, message };
+}
+
+export function severityOf(i: ConfigIssue): Severity {
+  return i.severity ?? 'error';
+}
+
+/** True when any issue is an error (not a warning). */
+export function hasErrors(issues: readonly ConfigIssue[]): boolean {
+  return issues.some((i) => severityOf(i) === 'error');
+}
+
 export function refString(ref: ObjectRef): string {
   return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
 }
@@ -57,11 +80,16 @@ export function formatIssue(i: ConfigIssue): string {
   return i.path ? `${refString(i.ref)}: ${i.path}: ${i.message}` : `${refString(i.ref)}: ${i.message}`;
 }
 
-/** The issues without repeats (equal formatted text), first occurrences in their order. */
+/** `error: <formatIssue>` or `warning: <formatIssue>`: one stderr line of `aeraki render`, without the newline. */
+export function issueLine(i: ConfigIssue): string {
+  return `${severityOf(i)}: ${formatIssue(i)}`;
+}
+
+/** The issues without repeats (equal severity and formatted text), first occurrences in their order. */
 export function dedupeIssues(issues: readonly ConfigIssue[]): ConfigIssue[] {
   const seen = new Set<string>();
   return issues.filter((i) => {
-    const k = formatIssue(i);
+    const k = issueLine(i);
     if (seen.has(k)) return false;
     seen.add(k);
     return true;

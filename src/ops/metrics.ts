@@ -55,6 +55,7 @@ export class AerakiMetrics {
   readonly reconcileDuration: Histogram;
   readonly reconcileErrors: Counter<'type'>;
   readonly configIssues: Gauge;
+  readonly unhandledPorts: Gauge<'protocol'>;
   readonly writes: Counter<'verb' | 'result'>;
   readonly managedEnvoyFilters: Gauge;
   readonly configObjects: Gauge<'kind'>;
@@ -104,6 +105,12 @@ export class AerakiMetrics {
     this.configIssues = new Gauge({
       name: 'aeraki_config_issues',
       help: 'Configuration issues (bad user input) reported by the last reconcile run.',
+      registers,
+    });
+    this.unhandledPorts = new Gauge({
+      name: 'aeraki_unhandled_ports',
+      help: 'ServiceEntry ports named after a protocol nothing handles, by protocol (mongo, mysql; unknown for tcp-<other>), after the last generation pass.',
+      labelNames: ['protocol'],
       registers,
     });
     this.writes = new Counter({
@@ -204,6 +211,17 @@ export class AerakiMetrics {
     if (!report.interrupted && this.providers.managedEnvoyFilters === undefined) {
       this.managedEnvoyFilters.set(report.created + report.updated + report.unchanged + report.kept);
     }
+  }
+
+  /**
+   * Sets `aeraki_unhandled_ports` from one generation pass (generateAll's unhandledPorts): the counts replace the
+   * previous pass's, so a protocol that no longer occurs disappears.
+   */
+  recordUnhandledPorts(ports: readonly { readonly protocol: string }[]): void {
+    const counts = new Map<string, number>();
+    for (const p of ports) counts.set(p.protocol, (counts.get(p.protocol) ?? 0) + 1);
+    this.unhandledPorts.reset();
+    for (const [protocol, n] of counts) this.unhandledPorts.set({ protocol }, n);
   }
 
   /** Records a leadership change (call from the elector's started/stopped callbacks). */

@@ -11,7 +11,7 @@
  * ControllerLoop's (util/controller-loop.ts).
  */
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
-import { formatIssue } from '../model/result.ts';
+import { formatIssue, severityOf } from '../model/result.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
@@ -62,6 +62,7 @@ export interface RunReport {
   readonly kept: number;
   readonly failures: readonly WriteFailure[];
   readonly interrupted: boolean;
+  /** Errors among the desired set's issues (warnings are logged, not counted). */
   readonly issues: number;
   /** Wall time of the run by the reconciler's clock (planning and writes; 0 for skipped runs). */
   readonly durationMs?: number;
@@ -206,7 +207,7 @@ export class Reconciler {
       kept: plan.kept.length,
       failures: result.failures,
       interrupted: result.interrupted,
-      issues: desired.issues.length,
+      issues: desired.issues.filter((i) => severityOf(i) === 'error').length,
       durationMs: this.clock.now() - started,
     };
     if (report.created + report.updated + report.deleted + report.failures.length > 0) {
@@ -236,11 +237,15 @@ export class Reconciler {
     };
   }
 
+  /** Logs the issues at warn level when they differ from the last run's; a warning never fails its source. */
   private reportIssues(issues: readonly ConfigIssue[]): void {
-    const text = issues.map(formatIssue).join('\n');
+    const text = issues.map((i) => `${severityOf(i)} ${formatIssue(i)}`).join('\n');
     if (text === this.lastIssues) return;
     this.lastIssues = text;
-    for (const i of issues) this.log.warn('config issue', { issue: formatIssue(i) });
+    for (const i of issues) {
+      const what = severityOf(i) === 'warning' ? 'config warning' : 'config issue';
+      this.log.warn(what, { issue: formatIssue(i) });
+    }
   }
 
   /** Keeps the memo bounded: entries of old resourceVersions are dropped once it outgrows the existing set. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { render } from '../../src/app/render.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import { hasErrors, issueLine } from '../../src/model/result.ts';
 import { cliArgs } from '../support/process.ts';
 import {
   assertOutputMatches,
@@ -39,9 +39,9 @@ describe('render fixtures (in process)', () => {
   for (const c of cases) {
     it(c.name, () => {
       const result = render({ files: [c.input], output: 'json', ...optionsOf(c) });
-      const stderr = result.issues.map((i) => `error: ${formatIssue(i)}\n`).join('');
+      const stderr = result.issues.map((i) => `${issueLine(i)}\n`).join('');
       assertStderr(c, stderr);
-      assert.equal(result.issues.length > 0 ? 1 : 0, c.exit, `exit code; stderr:\n${stderr}`);
+      assert.equal(hasErrors(result.issues) ? 1 : 0, c.exit, `exit code; stderr:\n${stderr}`);
       assertOutputMatches(c, result.stdout);
       assertSorted(c, result.stdout);
       const again = render({ files: [c.input], output: 'json', ...optionsOf(c) });

@@ -8,7 +8,10 @@ import { RENDER_ROWS, renderConfig } from '../../cmd/render-config.ts';
 import { addOptions, ConfigError } from '../../cmd/rows.ts';
 import { cliArgs } from '../support/process.ts';
 import { render } from '../../src/app/render.ts';
-import { fixturesDir, repoRoot } from '../app/fixture-cases.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fixturesDir, peripheryDir, repoRoot } from '../app/fixture-cases.ts';
+import { issueLine, severityOf } from '../../src/model/result.ts';
 
 function configOf(argv: string[], env: Record<string, string> = {}) {
   const cmd = addOptions(new Command('render').exitOverride(), RENDER_ROWS);
@@ -113,6 +116,76 @@ describe('aeraki CLI', () => {
     assert.ok(doc.items.length > 0);
   });
 
+  it('warnings only: stderr lines `warning: <Kind> <ns>/<name>: <path>: ...`, exit 0', async () => {
+    const r = await cli(['render', '-f', path.join(peripheryDir, '44-kafka-and-zookeeper/input.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /^warning: ServiceEntry kafka\/kafka-broker: spec\.ports\[0\]\.name: envoy\.filters\.network\.kafka_broker is an Envoy contrib extension/m,
+    );
+    assert.doesNotMatch(r.stderr, /^error:/m);
+    const both = await cli([
+      'render',
+      '-f',
+      path.join(peripheryDir, '44-kafka-and-zookeeper/input.yaml'),
+      '-f',
+      case25,
+    ]);
+    assert.equal(both.code, 1, 'an error among warnings still fails');
+    assert.match(both.stderr, /^warning: /m);
+    assert.match(both.stderr, /^error: /m);
+  });
+
+  it('warns for each port nothing handles (mongo, mysql, tcp-<unknown>), never for ordinary names', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'aeraki-render-ports-'));
+    try {
+      const names = [
+        'http-web',
+        'HTTP',
+        'grpc',
+        'grpc-api',
+        'tcp',
+        'tcp-dubbo',
+        'tcp-mongo',
+        'tcp-mysql',
+        'tcp-web',
+        'redis',
+      ];
+      const file = path.join(dir, 'ports.yaml');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'networking.istio.io/v1',
+          kind: 'ServiceEntry',
+          metadata: { namespace: 'db', name: 'mixed' },
+          spec: {
+            hosts: ['mixed.db.svc.cluster.local'],
+            addresses: ['10.1.2.3'],
+            ports: names.map((name, i) => ({ number: 1000 + i, name, protocol: 'TCP' })),
+          },
+        }),
+      );
+      const r = render({
+        files: [file],
+        output: 'json',
+        routes: false,
+        rootNamespace: 'istio-system',
+        namespaceScope: false,
+      });
+      assert.ok(r.issues.every((i) => severityOf(i) === 'warning'));
+      assert.deepEqual(
+        r.issues.map((i) => issueLine(i).split(': ').slice(0, 3).join(': ')),
+        [
+          'warning: ServiceEntry db/mixed: spec.ports[6].name',
+          'warning: ServiceEntry db/mixed: spec.ports[7].name',
+          'warning: ServiceEntry db/mixed: spec.ports[8].name',
+        ],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('bad flags exit 1 with a message', async () => {
     const r = await cli(['render', '-f', case01, '-o', 'xml']);
     assert.equal(r.code, 1);
@@ -131,9 +204,12 @@ describe('examples/', () => {
     namespaceScope: false,
   };
 
-  it('renders without issues (npm start exits 0)', () => {
+  it('renders without errors (npm start exits 0); the one warning is the Kafka contrib extension', () => {
     const r = render({ ...base, routes: false });
-    assert.deepEqual(r.issues, []);
+    assert.deepEqual(
+      r.issues.map((i) => issueLine(i).split(': ').slice(0, 3).join(': ')),
+      ['warning: ServiceEntry kafka/kafka: spec.ports[0].name'],
+    );
     const names = (
       JSON.parse(r.stdout) as { items: { metadata: { namespace: string; name: string } }[] }
     ).items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`);
@@ -151,6 +227,14 @@ describe('examples/', () => {
       names.includes('meta-trpc/aeraki-inbound-trpc-echo.meta-trpc.svc.cluster.local-8000'),
       'exportTo .',
     );
+    for (const name of [
+      'aeraki-outbound-my-cluster-kafka-bootstrap.kafka.svc.cluster.local-240.240.0.6-9092',
+      'aeraki-inbound-my-cluster-kafka-bootstrap.kafka.svc.cluster.local-9092',
+      'aeraki-outbound-zookeeper.kafka.svc.cluster.local-240.240.0.7-2181',
+      'aeraki-inbound-zookeeper.kafka.svc.cluster.local-2181',
+    ]) {
+      assert.ok(names.includes(`istio-system/${name}`), name);
+    }
   });
 
   it('renders the MetaProtocol routes without issues', () => {

@@ -1,6 +1,6 @@
 // The conformance suite every generator runs (DESIGN.md habit 8), over every fixture input: deterministic
-// output, valid and unique Kubernetes names, owner label set, inputs never mutated, and every issue naming its
-// object and field.
+// output, valid and unique Kubernetes names, owner label set, inputs never mutated, every issue naming its
+// object and field, and no source failing on warnings alone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
@@ -8,6 +8,7 @@ import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { MANAGER_LABEL, MANAGER_VALUE } from '../../src/model/constants.ts';
 import type { Generator } from '../../src/model/generator.ts';
+import { hasErrors, severityOf } from '../../src/model/result.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { isDns1123Subdomain } from '../../src/util/names.ts';
 import { assertIssueShape, deepFreeze, loadCorpus, type FixtureInput } from './corpus.ts';
@@ -46,6 +47,13 @@ function checkGenerator(generator: Generator): void {
             if (o.kind === 'EnvoyFilter') assert.ok(o.spec.configPatches.length > 0, `${key} has no patch`);
           }
           first.issues.forEach(assertIssueShape);
+          for (const p of first.unhandledPorts) {
+            assertIssueShape(p.warning);
+            assert.equal(severityOf(p.warning), 'warning');
+          }
+          // Only an error fails a source: warnings alone never keep a source's old output in place.
+          if (first.failedSources.size > 0)
+            assert.ok(hasErrors(first.issues), 'a source failed without an error');
         }
       });
     }
@@ -60,4 +68,12 @@ describe('generator conformance', () => {
   });
   generators.forEach(checkGenerator);
   it('the corpus is not empty', () => assert.ok(corpus.length >= 30));
+  it('every generator produces output on some corpus input', () => {
+    for (const generator of generators) {
+      const produced = corpus.some(
+        (input) => generateAll(storeFor(input), [generator], { namespaceScope: false }).objects.length > 0,
+      );
+      assert.ok(produced, `${generator.name} generates nothing on the whole corpus`);
+    }
+  });
 });

@@ -1,4 +1,5 @@
-// The shared corpus of the conformance and generative suites: every fixture input under ../shared, as raw objects.
+// The shared corpus of the conformance and generative suites: every fixture input under ../shared (render and
+// render-periphery) and under inputs/ here, as raw objects.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import assert from 'node:assert/strict';
@@ -6,6 +7,9 @@ import { parseAllDocuments } from 'yaml';
 import type { ConfigIssue } from '../../src/model/result.ts';
 
 export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../shared/fixtures/render');
+export const PERIPHERY_DIR = resolve(import.meta.dirname, '../../../shared/fixtures/render-periphery');
+/** Inputs of this suite only: cases the acceptance fixtures do not cover. */
+export const INPUTS_DIR = resolve(import.meta.dirname, 'inputs');
 
 export interface FixtureInput {
   readonly name: string;
@@ -14,12 +18,16 @@ export interface FixtureInput {
 }
 
 export function loadCorpus(): FixtureInput[] {
-  return readdirSync(FIXTURES_DIR, { withFileTypes: true })
+  return [FIXTURES_DIR, PERIPHERY_DIR, INPUTS_DIR].flatMap(loadFolder);
+}
+
+function loadFolder(folder: string): FixtureInput[] {
+  return readdirSync(folder, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name)
     .sort()
     .map((name) => {
-      const dir = join(FIXTURES_DIR, name);
+      const dir = join(folder, name);
       const text = readFileSync(join(dir, 'input.yaml'), 'utf8');
       const raws: unknown[] = [];
       for (const doc of parseAllDocuments(text)) {

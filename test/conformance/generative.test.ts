@@ -38,6 +38,11 @@ const SEGMENTS = [
   '9090',
   'redis',
   'kafka',
+  'Kafka',
+  'zookeeper',
+  'ZooKeeper',
+  'mongo',
+  'mysql',
   'http',
   'v2',
   '*',
@@ -108,6 +113,7 @@ function runPipeline(raws: readonly unknown[]): void {
   for (const o of out.objects)
     assert.ok(isDns1123Subdomain(o.metadata.name), `invalid name ${o.metadata.name}`);
   out.issues.forEach(assertIssueShape);
+  for (const p of out.unhandledPorts) assertIssueShape(p.warning);
   const routes = buildRouteConfigurations(store);
   routes.issues.forEach(assertIssueShape);
   // An object without a name can only be named by kind: allowed when its missing name is itself reported.
@@ -132,7 +138,7 @@ describe('generative', () => {
         metadata: { name: `se-${i}`, namespace: 'ns', annotations: { interface: 'I' } },
         spec: {
           hosts: [r() < 0.5 ? `Svc-${i}.Example.COM` : `*.svc-${i}.local`],
-          addresses: [r() < 0.5 ? '10.0.0.0/8' : `240.240.0.${i % 255}`],
+          addresses: r() < 0.2 ? [] : [r() < 0.5 ? '10.0.0.0/8' : `240.240.0.${i % 255}`],
           ports: [{ number: 1000 + (i % 60000), name, protocol: 'TCP' }],
           workloadSelector: { labels: { app: `a${i}` } },
         },

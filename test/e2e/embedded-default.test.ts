@@ -60,6 +60,13 @@ describe('npm start (the embedded default, directory mode)', () => {
     const thrift = (port: number) =>
       `istio-system/envoyfilter-aeraki-outbound-thrift-sample-server.meta-thrift.svc.cluster.local-240.240.0.2-${port}.yaml`;
     await waitFor(() => filesUnder(out).includes(thrift(9090)), 'EnvoyFilters written');
+    const kafka =
+      'istio-system/envoyfilter-aeraki-outbound-my-cluster-kafka-bootstrap.kafka.svc.cluster.local-240.240.0.6-9092.yaml';
+    const zookeeper = 'istio-system/envoyfilter-aeraki-inbound-zookeeper.kafka.svc.cluster.local-2181.yaml';
+    await waitFor(
+      () => filesUnder(out).includes(kafka) && filesUnder(out).includes(zookeeper),
+      `Kafka and ZooKeeper filters written: ${filesUnder(out).join(', ')}`,
+    );
     const ready = await httpGet(`http://127.0.0.1:${ports.admin}/readyz`);
     assert.equal(ready.status, 200, ready.body);
 

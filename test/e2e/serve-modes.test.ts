@@ -1,4 +1,5 @@
-// startServe in its other configurations: `--config-source kube` (Istio kinds from the API server), not ready
+// startServe in its other configurations: `--config-source kube` (Istio kinds from the API server; a port nothing
+// handles is counted in /metrics), not ready
 // while istiod is unreachable (nothing written, /readyz 503 naming the source), and a taken port failing the
 // start with a message that names the option.
 import assert from 'node:assert/strict';
@@ -21,7 +22,10 @@ const serviceEntry = {
   spec: {
     hosts: ['pay.shop.svc.cluster.local'],
     addresses: ['240.240.0.9'],
-    ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' }],
+    ports: [
+      { number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' },
+      { number: 27017, name: 'tcp-mongo', protocol: 'TCP' },
+    ],
     resolution: 'STATIC',
   },
 };
@@ -52,6 +56,12 @@ describe('aeraki serve: other modes and start failures', () => {
         'filters of the ServiceEntry read from the API server',
       );
       assert.equal(running.isLeader(), true, 'without leader election the replica writes');
+      // The port nothing handles is counted after each generation pass, not logged.
+      await running.reconciler.runNow();
+      assert.match(
+        (await httpGet(`http://${running.adminAddress}/metrics`)).body,
+        /^aeraki_unhandled_ports\{protocol="mongo"\} 1$/m,
+      );
     } finally {
       await running.stop();
     }

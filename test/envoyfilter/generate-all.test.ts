@@ -6,7 +6,15 @@ import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { GatewayContext, GatewayDraft, Generator, SidecarContext } from '../../src/model/generator.ts';
 import type { ConfigObject, OutputObject } from '../../src/model/objects.ts';
 import { compareByName, compareStrings } from '../../src/model/order.ts';
-import { formatIssue, issue, ok, fail } from '../../src/model/result.ts';
+import {
+  fail,
+  formatIssue,
+  issue,
+  issueLine,
+  ok,
+  severityOf,
+  type ConfigIssue,
+} from '../../src/model/result.ts';
 import { destinationRule, gateway, metaRouter, serviceEntry, virtualService } from '../support/builders.ts';
 
 /** A fake generator: one draft per port named `<prefix>-<host>-<port>`, recording its contexts. */
@@ -67,6 +75,10 @@ function storeOf(objects: ConfigObject[], rootNamespace = 'istio-system'): Confi
   return store;
 }
 
+/** The errors among `issues`, formatted (the fake services here have no addresses, which only warns). */
+const errors = (issues: readonly ConfigIssue[]): string[] =>
+  issues.filter((i) => severityOf(i) === 'error').map(formatIssue);
+
 const ids = (objects: readonly OutputObject[]): string[] =>
   objects.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
 
@@ -90,7 +102,7 @@ describe('generateAll', () => {
       'istio-system/dubbo-catalog-20880',
       'istio-system/meta-catalog-9090',
     ]);
-    assert.deepEqual(out.issues, []);
+    assert.deepEqual(errors(out.issues), []);
     assert.equal(dubbo.seen.length, 1);
     assert.equal(dubbo.seen[0]!.portIndex, 1);
     assert.equal(meta.seen[0]!.portIndex, 2);
@@ -133,12 +145,98 @@ describe('generateAll', () => {
       'ServiceEntry/a/buggy',
       'ServiceEntry/a/nohosts',
     ]);
-    assert.deepEqual(out.issues.map(formatIssue), [
+    assert.deepEqual(errors(out.issues), [
       'ServiceEntry a/broken: spec.ports[1].name: boom',
       'ServiceEntry a/buggy: internal error in the meta generator: bug',
       'ServiceEntry a/nohosts: spec.hosts: no hosts: nothing is generated for this ServiceEntry',
       'ServiceEntry a/warned: dropped a part',
     ]);
+  });
+
+  it('warns once for a ServiceEntry without addresses whose ports are handled; the warning never fails it', () => {
+    const dubbo = fakeGenerator('dubbo', ['dubbo']);
+    const ports = [
+      { number: 20880, name: 'tcp-dubbo' },
+      { number: 20881, name: 'tcp-dubbo-admin' },
+    ];
+    const out = generateAll(
+      storeOf([
+        serviceEntry('a', 'bare', { hosts: ['bare'], ports }),
+        serviceEntry('a', 'vip', { hosts: ['vip'], addresses: ['10.0.0.1'], ports }),
+        serviceEntry('a', 'plain', { hosts: ['plain'], ports: [{ number: 80, name: 'http-web' }] }),
+      ]),
+      [dubbo],
+      { namespaceScope: false },
+    );
+    assert.deepEqual(out.issues.map(issueLine), [
+      'warning: ServiceEntry a/bare: spec.addresses: no spec.addresses, so no outbound listener ' +
+        '<address>_<port> to match: only inbound filters are generated (for the workloads the ServiceEntry ' +
+        'selects), and its clients send plain TCP',
+    ]);
+    assert.deepEqual(out.failedSources, new Set());
+    assert.deepEqual(ids(out.objects), [
+      'istio-system/dubbo-bare-20880',
+      'istio-system/dubbo-bare-20881',
+      'istio-system/dubbo-vip-20880',
+      'istio-system/dubbo-vip-20881',
+    ]);
+  });
+
+  it('lists the ports nothing handles (recognised protocols without a generator, tcp-<unknown>) apart from issues', () => {
+    const dubbo = fakeGenerator('dubbo', ['dubbo']);
+    const names = [
+      'http-web',
+      'grpc',
+      'tcp',
+      'TCP',
+      'tcp-dubbo',
+      'tcp-mongo',
+      'tcp-MySQL',
+      'tcp-redis',
+      'tcp-web',
+      'Tcp-',
+      'mongo',
+    ];
+    const se = serviceEntry('db', 'many', {
+      hosts: ['many'],
+      addresses: ['10.0.0.2'],
+      ports: names.map((name, i) => ({ number: 1000 + i, name })),
+    });
+    const out = generateAll(storeOf([se]), [dubbo], { namespaceScope: false });
+    assert.deepEqual(errors(out.issues), []);
+    assert.deepEqual(
+      out.unhandledPorts.map((p) => [p.protocol, issueLine(p.warning)]),
+      [
+        [
+          'mongo',
+          'warning: ServiceEntry db/many: spec.ports[5].name: port "tcp-mongo" names mongo, which is recognised but not handled: its traffic stays plain TCP',
+        ],
+        [
+          'mysql',
+          'warning: ServiceEntry db/many: spec.ports[6].name: port "tcp-MySQL" names mysql, which is recognised but not handled: its traffic stays plain TCP',
+        ],
+        [
+          'redis',
+          'warning: ServiceEntry db/many: spec.ports[7].name: port "tcp-redis" names redis, which is recognised but not handled: its traffic stays plain TCP',
+        ],
+        [
+          'unknown',
+          'warning: ServiceEntry db/many: spec.ports[8].name: port "tcp-web": "web" is not a known protocol (handled: dubbo): its traffic stays plain TCP',
+        ],
+        [
+          'unknown',
+          'warning: ServiceEntry db/many: spec.ports[9].name: port "Tcp-": "" is not a known protocol (handled: dubbo): its traffic stays plain TCP',
+        ],
+      ],
+    );
+    const all = generateAll(storeOf([se]), [dubbo, fakeGenerator('db', ['mongo', 'mysql', 'redis'])], {
+      namespaceScope: false,
+    });
+    assert.deepEqual(
+      all.unhandledPorts.map((p) => p.protocol),
+      ['unknown', 'unknown'],
+      'a protocol with a generator is handled',
+    );
   });
 
   it('placement: exportTo (. and *, duplicates collapse), else root namespace or the SE namespace with namespaceScope', () => {
@@ -213,7 +311,7 @@ describe('generateAll', () => {
     );
     assert.equal(out.objects.length, 1);
     assert.equal(out.objects[0]!.metadata.annotations?.[SOURCE_ANNOTATION], 'ServiceEntry/b/older');
-    assert.deepEqual(out.issues.map(formatIssue), [
+    assert.deepEqual(errors(out.issues), [
       'ServiceEntry a/newer: EnvoyFilter istio-system/m-same.example.com-1 is already generated for ServiceEntry/b/older; this one is dropped',
     ]);
   });
@@ -304,7 +402,7 @@ describe('generateAll', () => {
         'VirtualService istio-system/shared-name Gateway/istio-system/gw',
       ],
     );
-    assert.deepEqual(out.issues.map(formatIssue), [
+    assert.deepEqual(errors(out.issues), [
       'ServiceEntry ns/unequal: EnvoyFilter istio-system/f-ne.example.com is already generated for another port of the same object; this one is dropped',
       'ServiceEntry b/middle: EnvoyFilter istio-system/f-h.example.com is already generated for ServiceEntry/a/oldest; this one is dropped',
       'ServiceEntry c/newest: EnvoyFilter istio-system/f-h.example.com is already generated for ServiceEntry/a/oldest; this one is dropped',
@@ -410,7 +508,7 @@ describe('generateAll', () => {
         assert.equal(o.metadata.annotations?.[SOURCE_ANNOTATION], winners.get(key), key);
       }
       assert.equal(
-        out.issues.length,
+        errors(out.issues).length,
         losers,
         `namespaceScope ${namespaceScope}: one issue per dropped claim`,
       );

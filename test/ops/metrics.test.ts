@@ -150,6 +150,18 @@ describe('ops/metrics', () => {
     assert.equal(sample(after, 'aeraki_rds_streams_opened_total'), 0);
   });
 
+  it('sets the unhandled ports by protocol after each generation pass, replacing the previous counts', async () => {
+    const m = new AerakiMetrics({ defaultMetrics: false });
+    m.recordUnhandledPorts([{ protocol: 'mongo' }, { protocol: 'unknown' }, { protocol: 'mongo' }]);
+    let text = await m.render();
+    assert.equal(sample(text, 'aeraki_unhandled_ports{protocol="mongo"}'), 2);
+    assert.equal(sample(text, 'aeraki_unhandled_ports{protocol="unknown"}'), 1);
+    m.recordUnhandledPorts([{ protocol: 'mysql' }]);
+    text = await m.render();
+    assert.equal(sample(text, 'aeraki_unhandled_ports{protocol="mysql"}'), 1);
+    assert.equal(sample(text, 'aeraki_unhandled_ports{protocol="mongo"}'), undefined, 'gone with its ports');
+  });
+
   it('counts leadership changes and bootstrap writes', async () => {
     const m = new AerakiMetrics({ defaultMetrics: false });
     m.recordLeadership(false);

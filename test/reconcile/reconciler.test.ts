@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Reconciler, type DesiredSet, type RunReport } from '../../src/reconcile/reconciler.ts';
 import { ManualClock } from '../../src/util/clock.ts';
-import { silentLogger } from '../../src/util/logger.ts';
+import { silentLogger, type Logger } from '../../src/util/logger.ts';
+import { issue, warning } from '../../src/model/result.ts';
 import type { OutputObject } from '../../src/model/objects.ts';
 import { MemorySink, filter } from './support.ts';
 
@@ -201,5 +202,46 @@ describe('Reconciler', () => {
       ['create', 'update'],
     );
     await h.rec.stop();
+  });
+
+  it('logs warnings at warn level once, counts only errors as issues, and writes the output of a warned source', async () => {
+    const lines: { level: string; message: string; issue: unknown }[] = [];
+    const record =
+      (level: string) =>
+      (message: string, fields?: Record<string, unknown>): void => {
+        lines.push({ level, message, issue: fields?.['issue'] });
+      };
+    const logger: Logger = {
+      debug: () => {},
+      info: () => {},
+      warn: record('warn'),
+      error: record('error'),
+      child: () => logger,
+    };
+    const ref = { kind: 'ServiceEntry', namespace: 'ns', name: 's0' };
+    const issues = [warning(ref, 'spec.addresses', 'no addresses'), issue(ref, 'spec.ports[1].name', 'bad')];
+    const sink = new MemorySink();
+    const rec = new Reconciler({
+      sink,
+      desired: () => ({ objects: many(1), issues, failedSources: new Set() }),
+      isSynced: () => true,
+      resyncMs: 0,
+      clock: new ManualClock(0),
+      logger,
+    });
+    const reports: RunReport[] = [];
+    rec.onRun((r) => reports.push(r));
+    await rec.runNow();
+    await rec.runNow();
+    assert.deepEqual(lines, [
+      { level: 'warn', message: 'config warning', issue: 'ServiceEntry ns/s0: spec.addresses: no addresses' },
+      { level: 'warn', message: 'config issue', issue: 'ServiceEntry ns/s0: spec.ports[1].name: bad' },
+    ]);
+    assert.deepEqual(
+      reports.map((r) => r.issues),
+      [1, 1],
+    );
+    assert.deepEqual(sink.writes, [{ op: 'create', key: 'EnvoyFilter/istio-system/f0' }]);
+    await rec.stop();
   });
 });

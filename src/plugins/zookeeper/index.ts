@@ -1,0 +1,20 @@
+/**
+ * ZooKeeper plugin: Envoy's zookeeper_proxy inserted before tcp_proxy on `tcp-zookeeper` ports, for metrics only
+ * (Aeraki internal/plugin/zookeeper). The stats show only when the mesh's `proxyStatsMatcher` includes them.
+ * https://www.envoyproxy.io/docs/envoy/latest/configuration/listeners/network_filters/zookeeper_proxy_filter
+ */
+import type { Generator } from '../../model/generator.ts';
+import { observerDrafts, type ObserverFilter } from '../sdk/observer.ts';
+
+export const ZOOKEEPER_PROXY: ObserverFilter = {
+  filterName: 'envoy.filters.network.zookeeper_proxy',
+  typeUrl: 'type.googleapis.com/envoy.extensions.filters.network.zookeeper_proxy.v3.ZooKeeperProxy',
+};
+
+export function createZooKeeperGenerator(): Generator {
+  return {
+    name: 'zookeeper',
+    protocols: ['zookeeper'],
+    generateSidecar: (ctx) => observerDrafts(ctx, ZOOKEEPER_PROXY),
+  } satisfies Generator;
+}
