@@ -25,10 +25,6 @@ export const PENDING_CASES: ReadonlySet<string> = new Set([
   '42-redisdestination-proxy-and-cluster-mode',
   '43-d13-redis-incomplete-inputs',
   '44-kafka-and-zookeeper',
-  '45-dubbo-authz-allow',
-  '46-dubbo-authz-deny-and-allow',
-  '47-d14-dubbo-authz-rule-names',
-  '48-d15-dubbo-authz-root-namespace',
   '49-redis-dubbo-mixed-ports',
   '50-periphery-input-errors',
 ]);
