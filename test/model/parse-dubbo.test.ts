@@ -22,8 +22,8 @@ function parse(body: string) {
 function specOf(body: string): DubboAuthorizationPolicySpec {
   const r = parse(body);
   assert.ok(r.ok, r.issues.map(formatIssue).join('; '));
-  assert.equal(r.value.kind, 'DubboAuthorizationPolicy');
-  return r.value.spec as DubboAuthorizationPolicySpec;
+  if (r.value.kind !== 'DubboAuthorizationPolicy') return assert.fail(`kind ${r.value.kind}`);
+  return r.value.spec;
 }
 
 /** The formatted issues of an input that must be rejected. */
