@@ -1,5 +1,6 @@
 // The one test entry: every suite is imported here so the whole suite runs in one process.
 // Keep one line per suite file; keep them sorted.
+import './app/debug.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
 import './bootstrap/controller.test.ts';
@@ -23,6 +24,7 @@ import './e2e/embedded-default.test.ts';
 import './e2e/serve-modes.test.ts';
 import './e2e/serve.test.ts';
 import './e2e/sigterm.test.ts';
+import './envoyfilter/context.test.ts';
 import './envoyfilter/generate-all.test.ts';
 import './fakes/kube-apiserver.test.ts';
 import './leader/leader-election.test.ts';
@@ -30,6 +32,7 @@ import './manifests/manifests.test.ts';
 import './model/matchers.test.ts';
 import './model/names.test.ts';
 import './model/parse-aeraki.test.ts';
+import './model/parse-dubbo.test.ts';
 import './model/parse-duration.test.ts';
 import './model/parse-mesh.test.ts';
 import './model/parse.test.ts';
@@ -38,6 +41,7 @@ import './ops/metrics.test.ts';
 import './plugins/dubbo/generator.test.ts';
 import './plugins/dubbo/golden.test.ts';
 import './plugins/dubbo/inbound-filters.test.ts';
+import './plugins/dubbo/rbac.test.ts';
 import './plugins/kafka/generator.test.ts';
 import './plugins/metaprotocol/fixtures.test.ts';
 import './plugins/metaprotocol/gateway.test.ts';

@@ -1,7 +1,7 @@
 /**
  * The config sources of `aeraki serve`, by `--config-source`:
  * - `mcp`: istiod over MCP-over-xDS for the Istio kinds, plus the Kubernetes API for MetaRouter,
- *   ApplicationProtocol and the mesh ConfigMap;
+ *   ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap;
  * - `kube`: everything from the Kubernetes API;
  * - `dir`: everything from a watched directory.
  * `synced` is true once every source has delivered one complete state; it never turns false again.

@@ -1,7 +1,7 @@
 /**
  * The single place that knows what exists: typed config objects by kind and namespace/name, with host,
- * gateway and codec indexes maintained incrementally on every change, so every ConfigView lookup is O(1) in
- * the number of objects. Events are delivered synchronously to subscribers after the change is applied.
+ * gateway, codec and Dubbo policy (by namespace) indexes maintained incrementally on every change, so every
+ * ConfigView lookup is O(1) in the number of objects. Events are delivered synchronously to subscribers after the change is applied.
  */
 import { BUILTIN_CODECS } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
@@ -11,6 +11,7 @@ import type {
   ApplicationProtocol,
   ConfigKind,
   ConfigObject,
+  DubboAuthorizationPolicy,
   Gateway,
   MeshConfig,
   MetaRouter,
@@ -48,6 +49,7 @@ export class ConfigStore implements ConfigView {
   private readonly mrByHost = this.hosts.of('metaRouters');
   private readonly mrByGateway = new MultiIndex<MetaRouter>(compareByName);
   private readonly apByProtocol = new MultiIndex<ApplicationProtocol>(compareOldestFirst);
+  private readonly dapByNamespace = new MultiIndex<DubboAuthorizationPolicy>(compareByName);
   private readonly rejects = new Map<string, RejectedObject>();
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
 
@@ -213,6 +215,10 @@ export class ConfigStore implements ConfigView {
     return this.list('ApplicationProtocol');
   }
 
+  dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[] {
+    return this.dapByNamespace.all(namespace);
+  }
+
   // ------------------------------------------------------------------ internals
 
   private objectsOf(kind: ConfigKind): Map<string, ConfigObject> {
@@ -252,6 +258,9 @@ export class ConfigStore implements ConfigView {
         if (obj.spec.protocol !== '') {
           update(this.apByProtocol, [obj.spec.protocol], obj, add);
         }
+        break;
+      case 'DubboAuthorizationPolicy':
+        update(this.dapByNamespace, [ns], obj, add);
         break;
       default:
         break;

@@ -1,11 +1,13 @@
 /**
  * Context resolution for generators (spec aeraki-core.md 6.4, with deviations D4 and D6): the VirtualService,
  * DestinationRule and MetaRouter of a ServiceEntry are looked up through the view's FQDN-normalised host indexes
- * on `hosts[0]` in the ServiceEntry's namespace; gateway contexts pair each MetaProtocol server of a Gateway with
+ * on `hosts[0]` in the ServiceEntry's namespace; native Dubbo ports also get the DubboAuthorizationPolicies of
+ * that namespace and of the root namespace (D15); gateway contexts pair each MetaProtocol server of a Gateway with
  * each bound MetaRouter routing to that server's port.
  */
 import type { GatewayContext, SidecarContext } from '../model/generator.ts';
-import type { Gateway, MetaRouter, ServiceEntry } from '../model/objects.ts';
+import type { DubboAuthorizationPolicy, Gateway, MetaRouter, ServiceEntry } from '../model/objects.ts';
+import { compareByName } from '../model/order.ts';
 import { detectProtocol } from '../model/protocol.ts';
 import type { ConfigView } from '../model/view.ts';
 
@@ -15,9 +17,11 @@ export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string
   const mesh = view.mesh();
   const codecFor = (applicationProtocol: string) => view.codecFor(applicationProtocol);
   const out: SidecarContext[] = [];
+  let policies: readonly DubboAuthorizationPolicy[] | undefined;
   se.spec.ports.forEach((port, portIndex) => {
     const protocol = detectProtocol(port.name);
     if (protocol === undefined) return;
+    const authz = protocol === 'dubbo' ? (policies ??= dubboPolicies(view, se.metadata.namespace)) : [];
     out.push({
       mode: 'sidecar',
       serviceEntry: se,
@@ -27,11 +31,21 @@ export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string
       virtualService,
       destinationRule,
       metaRouter,
+      ...(authz.length > 0 ? { dubboAuthorizationPolicies: authz } : {}),
       mesh,
       codecFor,
     });
   });
   return out;
+}
+
+/** The DubboAuthorizationPolicies of `namespace` and of the root namespace (D15), by namespace, then name. */
+function dubboPolicies(view: ConfigView, namespace: string): readonly DubboAuthorizationPolicy[] {
+  const own = view.dubboAuthorizationPolicies(namespace);
+  if (namespace === view.rootNamespace) return own;
+  const mesh = view.dubboAuthorizationPolicies(view.rootNamespace);
+  if (mesh.length === 0) return own;
+  return [...own, ...mesh].sort(compareByName);
 }
 
 function routesToPort(mr: MetaRouter, port: number): boolean {

@@ -1,6 +1,7 @@
 import type { Protocol } from './protocol.ts';
 import type {
   DestinationRule,
+  DubboAuthorizationPolicy,
   EnvoyFilterSpec,
   Gateway,
   GatewayServer,
@@ -26,6 +27,11 @@ export interface SidecarContext {
   readonly virtualService: VirtualService | undefined;
   readonly destinationRule: DestinationRule | undefined;
   readonly metaRouter: MetaRouter | undefined;
+  /**
+   * On native Dubbo ports: the DubboAuthorizationPolicies that apply, those of the ServiceEntry's namespace and of
+   * the root namespace (D15), ordered by namespace, then name. Absent (or empty) on other ports and when none apply.
+   */
+  readonly dubboAuthorizationPolicies?: readonly DubboAuthorizationPolicy[];
   readonly mesh: MeshConfig;
   codecFor(applicationProtocol: string): string | undefined;
 }

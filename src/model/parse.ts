@@ -2,11 +2,12 @@
  * Untrusted Kubernetes-style JSON ({apiVersion, kind, metadata, spec}) → the typed, frozen model of objects.ts.
  * Wrong types and missing required fields become ConfigIssues naming the object and the field path
  * (`spec.ports[1].name`); an object with any issue is rejected as a whole (ok: false). Unknown fields are
- * ignored. Never throws on input.
+ * ignored, except by the kinds read strictly (DubboAuthorizationPolicy). Never throws on input.
  */
 import { deepFreeze, isPlainObject } from '../util/json.ts';
 import type { ConfigKind, ConfigObject, ObjectMeta } from './objects.ts';
 import { readApplicationProtocolSpec, readMetaRouterSpec } from './parse-aeraki.ts';
+import { readDubboAuthorizationPolicySpec } from './parse-dubbo.ts';
 import { Fields, type Raw } from './parse-fields.ts';
 import {
   readDestinationRuleSpec,
@@ -24,6 +25,7 @@ const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
   'networking.istio.io/v1',
 ]);
 const AERAKI_VERSIONS: ReadonlySet<string> = new Set(['metaprotocol.aeraki.io/v1alpha1']);
+const DUBBO_VERSIONS: ReadonlySet<string> = new Set(['dubbo.aeraki.io/v1alpha1']);
 
 type SpecReader = (f: Fields, spec: Raw) => unknown;
 
@@ -40,6 +42,11 @@ const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
   Gateway: { versions: ISTIO_VERSIONS, clusterScoped: false, read: readGatewaySpec },
   MetaRouter: { versions: AERAKI_VERSIONS, clusterScoped: false, read: readMetaRouterSpec },
   ApplicationProtocol: { versions: AERAKI_VERSIONS, clusterScoped: true, read: readApplicationProtocolSpec },
+  DubboAuthorizationPolicy: {
+    versions: DUBBO_VERSIONS,
+    clusterScoped: false,
+    read: readDubboAuthorizationPolicySpec,
+  },
 };
 
 /** Namespace given to namespaced objects whose metadata has none (as `kubectl apply` would in its default context). */

@@ -3,6 +3,7 @@ import type {
   ConfigKind,
   ConfigObject,
   DestinationRule,
+  DubboAuthorizationPolicy,
   Gateway,
   MeshConfig,
   MetaRouter,
@@ -42,6 +43,8 @@ export interface ConfigView {
   /** Codec of a MetaProtocol application protocol (exact case): built in for dubbo and thrift, else from ApplicationProtocols. */
   codecFor(applicationProtocol: string): string | undefined;
   applicationProtocols(): readonly ApplicationProtocol[];
+  /** The DubboAuthorizationPolicies of `namespace` (that namespace only, not the root namespace's), by name. */
+  dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[];
 }
 
 /** What ConfigView.configForHost finds for one host; undefined where nothing is configured. */

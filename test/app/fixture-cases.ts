@@ -24,10 +24,6 @@ export const PENDING_CASES: ReadonlySet<string> = new Set([
   '41-d12-redis-secret-auth',
   '42-redisdestination-proxy-and-cluster-mode',
   '43-d13-redis-incomplete-inputs',
-  '45-dubbo-authz-allow',
-  '46-dubbo-authz-deny-and-allow',
-  '47-d14-dubbo-authz-rule-names',
-  '48-d15-dubbo-authz-root-namespace',
   '49-redis-dubbo-mixed-ports',
   '50-periphery-input-errors',
 ]);

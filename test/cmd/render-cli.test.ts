@@ -10,6 +10,7 @@ import { cliArgs } from '../support/process.ts';
 import { render } from '../../src/app/render.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { EnvoyFilterSpec } from '../../src/model/objects.ts';
 import { fixturesDir, peripheryDir, repoRoot } from '../app/fixture-cases.ts';
 import { issueLine, severityOf } from '../../src/model/result.ts';
 
@@ -235,6 +236,36 @@ describe('examples/', () => {
     ]) {
       assert.ok(names.includes(`istio-system/${name}`), name);
     }
+  });
+
+  it('puts the DubboAuthorizationPolicies on the inbound dubbo_proxy (DENY, ALLOW, router)', () => {
+    const r = render({ ...base, routes: false });
+    const inbound = (
+      JSON.parse(r.stdout) as { items: { metadata: { name: string }; spec: EnvoyFilterSpec }[] }
+    ).items.find(
+      (i) => i.metadata.name === 'aeraki-inbound-org.apache.dubbo.samples.basic.api.secondservice-20880',
+    );
+    const value = inbound?.spec.configPatches[0]?.patch.value as {
+      typed_config: {
+        value: { dubboFilters: { name: string; config?: { rules: Record<string, unknown> } }[] };
+      };
+    };
+    const filters = value.typed_config.value.dubboFilters;
+    assert.deepEqual(
+      filters.map((f) => [f.name, f.config?.rules['action'], Object.keys(f.config?.rules['policies'] ?? {})]),
+      [
+        ['envoy.filters.dubbo.rbac', 'DENY', ['ns[dubbo]-policy[deny-test-namespaces]-rule[0]']],
+        [
+          'envoy.filters.dubbo.rbac',
+          undefined,
+          [
+            'ns[dubbo]-policy[allow-second-service]-rule[0]',
+            'ns[dubbo]-policy[allow-second-service]-rule[1]',
+          ],
+        ],
+        ['envoy.filters.dubbo.router', undefined, []],
+      ],
+    );
   });
 
   it('renders the MetaProtocol routes without issues', () => {

@@ -7,6 +7,7 @@ import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts'
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
+import { severityOf } from '../../src/model/result.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { isDns1123Subdomain } from '../../src/util/names.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
@@ -121,6 +122,62 @@ function runPipeline(raws: readonly unknown[]): void {
   for (const i of parsed.issues) if (i.ref.name !== '' || !unnamedReported) assertIssueShape(i);
 }
 
+const POLICY_VALUES = [
+  '*',
+  '**',
+  '*x',
+  'x*',
+  '',
+  'a.b',
+  '*cluster.local/ns/(a)/sa/[b]',
+  'get*',
+  '*.Health',
+  'a*b',
+  '^$|?+{}\\',
+];
+const POLICY_LISTS = {
+  source: ['principals', 'notPrincipals', 'namespaces', 'notNamespaces'],
+  operation: ['interfaces', 'notInterfaces', 'methods', 'notMethods'],
+} as const;
+
+/** A random DubboAuthorizationPolicy: random rules of random entries of random lists of tricky values. */
+function randomPolicy(r: () => number, i: number): unknown {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const lists = (names: readonly string[]) => {
+    const out: Record<string, string[]> = {};
+    for (const n of names)
+      if (r() < 0.4) out[n] = Array.from({ length: 1 + Math.floor(r() * 3) }, () => pick(POLICY_VALUES));
+    return out;
+  };
+  const entries = (key: 'source' | 'operation') =>
+    Array.from({ length: Math.floor(r() * 3) }, () => (r() < 0.1 ? {} : { [key]: lists(POLICY_LISTS[key]) }));
+  const rules = Array.from({ length: Math.floor(r() * 4) }, () => ({
+    from: entries('source'),
+    to: entries('operation'),
+  }));
+  return {
+    apiVersion: 'dubbo.aeraki.io/v1alpha1',
+    kind: 'DubboAuthorizationPolicy',
+    metadata: { name: `p${i}`, namespace: r() < 0.3 ? 'istio-system' : 'rpc' },
+    spec: { ...(r() < 0.5 ? { action: pick(['ALLOW', 'DENY']) } : {}), rules },
+  };
+}
+
+/** What Envoy's RBAC validation requires of the generated config: no empty sets, prefixes or suffixes, valid regexes. */
+function assertRbacValid(node: unknown, path: string): void {
+  if (Array.isArray(node)) return node.forEach((x, i) => assertRbacValid(x, `${path}[${i}]`));
+  if (!node || typeof node !== 'object') return;
+  for (const [k, v] of Object.entries(node)) {
+    const p = `${path}.${k}`;
+    if (k === 'ids' || k === 'rules' || k === 'permissions' || k === 'principals') {
+      if (Array.isArray(v)) assert.ok(v.length > 0, `${p} is empty`);
+    }
+    if (k === 'prefix' || k === 'suffix') assert.ok(typeof v === 'string' && v !== '', `${p} is empty`);
+    if (k === 'regex') assert.doesNotThrow(() => new RegExp(String(v), 'u'), `${p}: ${String(v)}`);
+    assertRbacValid(v, p);
+  }
+}
+
 describe('generative', () => {
   it('random port names never throw and never give an invalid filter name', () => {
     const r = rng(20261130);
@@ -145,6 +202,43 @@ describe('generative', () => {
       };
       runPipeline([se]);
     }
+  });
+
+  it('random DubboAuthorizationPolicies give RBAC filters Envoy accepts', () => {
+    const r = rng(45);
+    let filters = 0;
+    for (let round = 0; round < 200; round++) {
+      const se = {
+        apiVersion: 'networking.istio.io/v1',
+        kind: 'ServiceEntry',
+        metadata: { name: 'svc', namespace: 'rpc' },
+        spec: {
+          hosts: ['svc.rpc.svc.cluster.local'],
+          ports: [{ number: 20880, name: 'tcp-dubbo', protocol: 'TCP' }],
+          workloadSelector: { labels: { app: 'svc' } },
+        },
+      };
+      const policies = Array.from({ length: 1 + Math.floor(r() * 4) }, (_, i) => randomPolicy(r, i));
+      const store = new ConfigStore({ rootNamespace: 'istio-system' });
+      const parsed = parseRawObjects([se, ...policies], 'istio-system');
+      assert.deepEqual(parsed.issues, []);
+      fillStore(store, parsed);
+      const out = generateAll(store, createGenerators(), { namespaceScope: false });
+      assert.deepEqual(
+        out.issues.filter((i) => severityOf(i) === 'error'),
+        [],
+      );
+      for (const o of out.objects) {
+        const value = (o.spec as { configPatches: { patch: { value: unknown } }[] }).configPatches[0]?.patch
+          .value;
+        const chain = (value as { typed_config: { value: { dubboFilters: { name: string }[] } } })
+          .typed_config.value.dubboFilters;
+        const rbac = chain.filter((f) => f.name === 'envoy.filters.dubbo.rbac');
+        filters += rbac.length;
+        assertRbacValid(rbac, o.metadata.name);
+      }
+    }
+    assert.ok(filters > 200, `only ${filters} RBAC filters generated`);
   });
 
   it('randomly mutated fixture objects never throw', () => {

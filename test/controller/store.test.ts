@@ -6,6 +6,7 @@ import type { ApplicationProtocol } from '../../src/model/objects.ts';
 import type { ConfigEvent } from '../../src/model/view.ts';
 import {
   destinationRule,
+  dubboAuthorizationPolicy,
   gateway,
   meta,
   metaRouter,
@@ -211,6 +212,34 @@ describe('ConfigStore', () => {
     assert.equal(store.applicationProtocols().length, 1);
     store.delete('ApplicationProtocol', '', 'trpc');
     assert.equal(store.codecFor('trpc'), undefined);
+  });
+
+  it('indexes DubboAuthorizationPolicies by namespace (by name within it), through updates and deletes', () => {
+    const { store, events } = newStore();
+    const names = (ns: string) => store.dubboAuthorizationPolicies(ns).map((p) => p.metadata.name);
+    assert.deepEqual(names('rpc'), []);
+    store.upsert(dubboAuthorizationPolicy('rpc', 'b', {}));
+    store.upsert(dubboAuthorizationPolicy('rpc', 'a', {}));
+    store.upsert(dubboAuthorizationPolicy('web', 'c', {}));
+    assert.deepEqual(names('rpc'), ['a', 'b']);
+    assert.deepEqual(names('web'), ['c']);
+    store.upsert(dubboAuthorizationPolicy('rpc', 'a', { action: 'DENY' }));
+    assert.deepEqual(
+      store.dubboAuthorizationPolicies('rpc').map((p) => `${p.metadata.name}:${p.spec.action}`),
+      ['a:DENY', 'b:ALLOW'],
+    );
+    store.delete('DubboAuthorizationPolicy', 'rpc', 'b');
+    assert.deepEqual(names('rpc'), ['a']);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.kind} ${e.namespace}/${e.name}`),
+      [
+        'added DubboAuthorizationPolicy rpc/b',
+        'added DubboAuthorizationPolicy rpc/a',
+        'added DubboAuthorizationPolicy web/c',
+        'updated DubboAuthorizationPolicy rpc/a',
+        'deleted DubboAuthorizationPolicy rpc/b',
+      ],
+    );
   });
 
   it('setMesh emits a MeshConfig update only when it changed', () => {

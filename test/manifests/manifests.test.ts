@@ -22,6 +22,7 @@ import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
+import { parseConfigObject } from '../../src/model/parse.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { loadCorpus } from '../conformance/corpus.ts';
 
@@ -99,6 +100,48 @@ describe('manifests', () => {
       assert.ok(route[f], `routes[].${f}`);
     }
     assert.equal(crds.find((c) => c.spec.names.kind === 'ApplicationProtocol')!.spec.scope, 'Cluster');
+    const dap = crds.find((c) => c.spec.names.kind === 'DubboAuthorizationPolicy')!;
+    assert.equal(dap.metadata.name, 'dubboauthorizationpolicies.dubbo.aeraki.io');
+    assert.equal(dap.spec.scope, 'Namespaced');
+    const rule = schemaOf('DubboAuthorizationPolicy').properties.spec.properties.rules.items.properties;
+    assert.deepEqual(Object.keys(rule.from.items.properties.source.properties).sort(), [
+      'namespaces',
+      'notNamespaces',
+      'notPrincipals',
+      'principals',
+    ]);
+    assert.deepEqual(Object.keys(rule.to.items.properties.operation.properties).sort(), [
+      'interfaces',
+      'methods',
+      'notInterfaces',
+      'notMethods',
+    ]);
+  });
+
+  it('the DubboAuthorizationPolicy CRD (with strict field validation) and the parser agree on every fixture policy', () => {
+    // kubectl's strict field validation refuses fields the structural schema does not define: additionalProperties false.
+    const strict = (node: Record<string, any>): Record<string, any> => {
+      const out: Record<string, any> = { ...node };
+      if (node.properties) {
+        out.properties = Object.fromEntries(Object.entries<Record<string, any>>(node.properties).map(([k, v]) => [k, strict(v)]));
+        out.additionalProperties = false;
+      }
+      if (node.items) out.items = strict(node.items);
+      return out;
+    };
+    const root = schemaOf('DubboAuthorizationPolicy');
+    const validate = new Ajv({ strict: false }).compile({ ...root, properties: { ...root.properties, spec: strict(root.properties.spec) } });
+    const seen = { accepted: 0, refused: 0 };
+    for (const input of loadCorpus()) {
+      for (const raw of input.raws as Record<string, any>[]) {
+        if (raw.kind !== 'DubboAuthorizationPolicy') continue;
+        const parsed = parseConfigObject(raw);
+        const accepted = validate(raw);
+        assert.equal(accepted, parsed?.ok, `${input.name} ${raw.metadata?.name}: CRD ${accepted}, parser ${parsed?.ok}`);
+        seen[accepted ? 'accepted' : 'refused']++;
+      }
+    }
+    assert.ok(seen.accepted >= 8 && seen.refused >= 2, JSON.stringify(seen));
   });
 
   it('CRD schemas accept every MetaRouter and ApplicationProtocol of the fixtures', () => {

@@ -5,6 +5,10 @@ import type {
   ConfigObject,
   DestinationRule,
   DestinationRuleSpec,
+  DubboAuthorizationPolicy,
+  DubboAuthorizationPolicySpec,
+  DubboOperation,
+  DubboSource,
   Gateway,
   GatewaySpec,
   MetaRouter,
@@ -96,6 +100,30 @@ export function metaRouter(
     metadata: meta(ns, name, m),
     spec: { hosts: [], gateways: [], exportTo: [], routes: [], ...spec },
   };
+}
+
+export function dubboAuthorizationPolicy(
+  ns: string,
+  name: string,
+  spec: Partial<DubboAuthorizationPolicySpec>,
+  m: Partial<ObjectMeta> = {},
+): DubboAuthorizationPolicy {
+  return {
+    apiVersion: 'dubbo.aeraki.io/v1alpha1',
+    kind: 'DubboAuthorizationPolicy',
+    metadata: meta(ns, name, m),
+    spec: { action: 'ALLOW', rules: [], ...spec },
+  };
+}
+
+/** A DubboSource with the given lists, the others empty. */
+export function dubboSource(lists: Partial<DubboSource>): DubboSource {
+  return { principals: [], notPrincipals: [], namespaces: [], notNamespaces: [], ...lists };
+}
+
+/** A DubboOperation with the given lists, the others empty. */
+export function dubboOperation(lists: Partial<DubboOperation>): DubboOperation {
+  return { interfaces: [], notInterfaces: [], methods: [], notMethods: [], ...lists };
 }
 
 /** A ConfigStore holding `objects`: the real view (indexes, D6 precedence) for generators and builders. */

@@ -12,6 +12,7 @@ export interface KindResource {
 }
 
 export const AERAKI_GROUP = 'metaprotocol.aeraki.io';
+export const DUBBO_GROUP = 'dubbo.aeraki.io';
 
 export const AERAKI_RESOURCES: readonly KindResource[] = [
   {
@@ -27,6 +28,13 @@ export const AERAKI_RESOURCES: readonly KindResource[] = [
     version: 'v1alpha1',
     plural: 'applicationprotocols',
     clusterScoped: true,
+  },
+  {
+    kind: 'DubboAuthorizationPolicy',
+    group: DUBBO_GROUP,
+    version: 'v1alpha1',
+    plural: 'dubboauthorizationpolicies',
+    clusterScoped: false,
   },
 ];
 

@@ -1,6 +1,6 @@
 /**
  * Config sources read from the Kubernetes API through resilient informers, into the store:
- * - the controller's own CRDs (MetaRouter, ApplicationProtocol) and the mesh ConfigMap (`istio` in the root
+ * - the controller's own CRDs (MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy) and the mesh ConfigMap (`istio` in the root
  *   namespace, key `mesh`);
  * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served.
@@ -46,7 +46,7 @@ export interface KubeSourceOptions {
   readonly kc: KubeConfig;
   readonly store: StoreTarget;
   readonly rootNamespace: string;
-  /** MetaRouter, ApplicationProtocol and the mesh ConfigMap (default true). */
+  /** MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap (default true). */
   readonly aeraki?: boolean;
   /** The Istio kinds: a fixed version, 'auto' (v1 if served, else v1alpha3), or false (default: MCP serves them). */
   readonly istio?: IstioApiVersion | 'auto' | false;

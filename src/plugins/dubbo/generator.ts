@@ -1,7 +1,8 @@
 /**
  * Sidecar filters of one `tcp-dubbo` port (Aeraki internal/plugin/dubbo/generator.go, dubboproxy.go), with this
  * port's own number (D4): outbound dubbo_proxy filters (one per address) routing by the VirtualService, and an
- * inbound one (when the ServiceEntry selects workloads, D2) with interface `*` routing to `inbound|<port>||`.
+ * inbound one (when the ServiceEntry selects workloads, D2) with interface `*` routing to `inbound|<port>||`, behind
+ * the RBAC filters of the DubboAuthorizationPolicies that apply (rbac.ts).
  */
 import { DUBBO_PROXY_FILTER, DUBBO_PROXY_TYPE } from '../../model/constants.ts';
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
@@ -9,6 +10,7 @@ import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 import { inboundDraft, outboundDrafts, type NetworkFilter } from '../sdk/patches.ts';
 import { dubboProxy, ROUTER, type DubboFilter, type DubboProxyConfig } from './filters.ts';
+import { authorizationFilters } from './rbac.ts';
 import { defaultRoute, outboundRoutes } from './route.ts';
 
 /** ServiceEntry annotation naming the Dubbo interface the outbound route configuration serves. */
@@ -22,9 +24,14 @@ export interface DubboGeneratorOptions {
    * filters (Aeraki: DENY filter first, then ALLOW, each `envoy.filters.dubbo.rbac`). Must be pure; called once per
    * generated port. Issues of an ok result are passed on; an ok:false result fails the generation of the
    * ServiceEntry (so its previous output is kept) instead of writing an inbound filter without its access control.
-   * Default: no extra filters.
+   * Default: the RBAC filters of the context's DubboAuthorizationPolicies (rbac.ts).
    */
   readonly inboundFilters?: (ctx: SidecarContext) => Result<readonly DubboFilter[]>;
+}
+
+/** The default inbound filters: RBAC from the DubboAuthorizationPolicies that apply (none without policies). */
+function policyFilters(ctx: SidecarContext): Result<readonly DubboFilter[]> {
+  return ok(authorizationFilters(ctx.dubboAuthorizationPolicies ?? []));
 }
 
 function networkFilter(config: DubboProxyConfig): NetworkFilter {
@@ -51,7 +58,7 @@ export function generateDubboSidecar(
     [ROUTER],
   );
 
-  const extra = options.inboundFilters ? options.inboundFilters(ctx) : ok<readonly DubboFilter[]>([]);
+  const extra = options.inboundFilters ? options.inboundFilters(ctx) : policyFilters(ctx);
   if (!extra.ok) return fail([...routes.issues, ...extra.issues]);
   const inboundCluster = inboundClusterName(port);
   const inbound = dubboProxy(

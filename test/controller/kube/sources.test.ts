@@ -13,6 +13,7 @@ import { waitFor } from '../../reconcile/kube-support.ts';
 const ROOT = 'istio-system';
 const AP = 'applicationprotocols.metaprotocol.aeraki.io';
 const MR = 'metarouters.metaprotocol.aeraki.io';
+const DAP = 'dubboauthorizationpolicies.dubbo.aeraki.io';
 
 const appProtocol = (name: string, protocol: string, codec: string) => ({
   apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
@@ -25,6 +26,12 @@ const metaRouter = (ns: string, name: string, hosts: unknown) => ({
   kind: 'MetaRouter',
   metadata: { namespace: ns, name },
   spec: { hosts, routes: [{ name: 'r', route: [{ destination: { host: 'a.shop.svc.cluster.local' } }] }] },
+});
+const dubboPolicy = (ns: string, name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'dubbo.aeraki.io/v1alpha1',
+  kind: 'DubboAuthorizationPolicy',
+  metadata: { namespace: ns, name },
+  spec,
 });
 const serviceEntry = (ns: string, name: string, host: string) => ({
   apiVersion: 'networking.istio.io/v1',
@@ -100,6 +107,32 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     assert.deepEqual(store.rejected(), []);
     api.delete('configmaps', ROOT, 'istio');
     await waitFor(() => store.mesh().accessLogFile === '', 'mesh defaults after the ConfigMap is deleted');
+  });
+
+  it('lists and watches DubboAuthorizationPolicies; an invalid one is rejected with its field', async (t) => {
+    api.seed([
+      dubboPolicy('rpc', 'deny-guests', {
+        action: 'DENY',
+        rules: [{ from: [{ source: { namespaces: ['guest'] } }] }],
+      }),
+      dubboPolicy('rpc', 'scoped', { selector: { matchLabels: { app: 'billing' } }, rules: [{}] }),
+    ]);
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    const src = source(api, store);
+    t.after(() => src.stop());
+    await src.whenSynced();
+    const names = () => store.dubboAuthorizationPolicies('rpc').map((p) => p.metadata.name);
+    assert.deepEqual(names(), ['deny-guests']);
+    assert.deepEqual(
+      store
+        .rejected()
+        .map((r) => `${r.ref.kind} ${r.ref.namespace}/${r.ref.name} ${r.issues[0]?.path ?? ''}`),
+      ['DubboAuthorizationPolicy rpc/scoped spec.selector'],
+    );
+    api.seed(dubboPolicy('rpc', 'scoped', { rules: [{}] }));
+    api.delete(DAP, 'rpc', 'deny-guests');
+    await waitFor(() => names().join() === 'scoped', 'the fixed policy in, the deleted one out');
+    assert.deepEqual(store.rejected(), []);
   });
 
   it('relists after 410 Expired (vanished objects become deletes) and restarts after other errors', async (t) => {

@@ -61,6 +61,16 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
     statusSubresource: true,
     deleteReturns: 'object',
   },
+  {
+    group: 'dubbo.aeraki.io',
+    versions: ['v1alpha1'],
+    kind: 'DubboAuthorizationPolicy',
+    plural: 'dubboauthorizationpolicies',
+    namespaced: true,
+    shortNames: ['dap'],
+    statusSubresource: true,
+    deleteReturns: 'object',
+  },
 ];
 
 /** Kubernetes version priority: GA > beta > alpha, then by major, then by minor. */
