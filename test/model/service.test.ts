@@ -11,7 +11,7 @@ function service(yaml: string, clusterDomain?: string): ConvertedService {
   assert.ok(r, 'recognised');
   assert.ok(r.ok, `valid: ${r.issues.map(formatIssue).join('; ')}`);
   assert.equal(r.value.kind, 'Service');
-  return r.value as ConvertedService;
+  return r.value;
 }
 
 const CLUSTER_IP = `
