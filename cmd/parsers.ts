@@ -18,6 +18,15 @@ export function parseNamespace(raw: string): string {
   return raw;
 }
 
+/** A DNS domain such as `cluster.local`: dot-separated DNS-1123 labels (Kubernetes' `--cluster-domain`). */
+export function parseDomain(raw: string): string {
+  const labels = raw.split('.');
+  if (raw.length > 253 || !labels.every((l) => DNS1123_LABEL.test(l))) {
+    throw new InvalidArgumentError(`"${raw}" is not a valid DNS domain`);
+  }
+  return raw;
+}
+
 export function oneOf<T extends string>(...values: T[]): (raw: string) => T {
   return (raw) => {
     const found = values.find((v) => v === raw);

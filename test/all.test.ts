@@ -1,8 +1,10 @@
 // The one test entry: every suite is imported here so the whole suite runs in one process.
 // Keep one line per suite file; keep them sorted.
+import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
+import './app/render-services.test.ts';
 import './bootstrap/controller.test.ts';
 import './cmd/certs.test.ts';
 import './cmd/lazy-load.test.ts';
@@ -12,6 +14,7 @@ import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';
 import './conformance/real-protos.test.ts';
 import './controller/file-source.test.ts';
+import './controller/kube/services.test.ts';
 import './controller/kube/sources.test.ts';
 import './controller/mcp/backoff.test.ts';
 import './controller/mcp/client.test.ts';
@@ -36,6 +39,7 @@ import './model/parse-dubbo.test.ts';
 import './model/parse-duration.test.ts';
 import './model/parse-mesh.test.ts';
 import './model/parse.test.ts';
+import './model/service.test.ts';
 import './ops/admin-server.test.ts';
 import './ops/metrics.test.ts';
 import './plugins/dubbo/generator.test.ts';

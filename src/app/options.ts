@@ -32,6 +32,9 @@ export interface ServeOptions {
   /** Path of a kubeconfig; '' = in-cluster configuration. */
   readonly kubeconfig: string;
   readonly rootNamespace: string;
+  /** `--cluster-domain`: Kubernetes Service hosts are `<name>.<ns>.svc.<clusterDomain>`; short hosts are completed
+   *  with it. */
+  readonly clusterDomain: string;
   readonly namespaceScope: boolean;
   readonly leaderElect: boolean;
   readonly podName: string;

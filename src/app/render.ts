@@ -20,6 +20,9 @@ export interface RenderOptions {
   readonly routes: boolean;
   readonly rootNamespace: string;
   readonly namespaceScope: boolean;
+  /** `--cluster-domain`: the domain of Kubernetes Service hosts and of short hosts (`foo` → `foo.<ns>.svc.<domain>`);
+   *  default cluster.local. */
+  readonly clusterDomain?: string;
 }
 
 export interface RenderResult {
@@ -32,19 +35,21 @@ export interface RenderResult {
   readonly issues: ConfigIssue[];
 }
 
-/** Loads `options.files` into a fresh store. */
+/** Loads `options.files` into a fresh store (cluster domain default cluster.local). */
 export function loadStore(
   files: readonly string[],
   rootNamespace: string,
+  clusterDomain?: string,
 ): { store: ConfigStore; issues: ConfigIssue[] } {
-  const loaded = loadConfigFiles(files, { rootNamespace });
-  const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh });
+  const domain = clusterDomain !== undefined ? { clusterDomain } : {};
+  const loaded = loadConfigFiles(files, { rootNamespace, ...domain });
+  const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh, ...domain });
   fillStore(store, loaded);
   return { store, issues: [...loaded.issues] };
 }
 
 export function render(options: RenderOptions): RenderResult {
-  const { store, issues } = loadStore(options.files, options.rootNamespace);
+  const { store, issues } = loadStore(options.files, options.rootNamespace, options.clusterDomain);
   let document: unknown;
   if (options.routes) {
     const built = buildRouteConfigurations(store);

@@ -88,7 +88,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const { tls, devCerts } = await rdsTls(o);
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
 
-  const store = new ConfigStore({ rootNamespace: o.rootNamespace });
+  const store = new ConfigStore({ rootNamespace: o.rootNamespace, clusterDomain: o.clusterDomain });
   const generators = createGenerators();
   const metrics = new AerakiMetrics({ version: o.version });
   const cache = new SnapshotCache();

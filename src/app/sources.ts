@@ -2,8 +2,9 @@
  * The config sources of `aeraki serve`, by `--config-source`:
  * - `mcp`: istiod over MCP-over-xDS for the Istio kinds, plus the Kubernetes API for MetaRouter,
  *   ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap;
- * - `kube`: everything from the Kubernetes API;
- * - `dir`: everything from a watched directory.
+ * - `kube`: everything from the Kubernetes API, Kubernetes Services included (converted into ServiceEntries as
+ *   istiod converts them; with `mcp` istiod sends those itself, so Services are not read from the API then);
+ * - `dir`: everything from a watched directory, Services included.
  * `synced` is true once every source has delivered one complete state; it never turns false again.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -45,6 +46,8 @@ export class ConfigSources {
       store,
       rootNamespace: o.rootNamespace,
       istio: o.configSource === 'kube' ? o.istioApiVersion : false,
+      services: o.configSource === 'kube',
+      clusterDomain: o.clusterDomain,
       revision: o.revision,
       ...(backoff ? { backoff } : {}),
       logger,
@@ -58,7 +61,12 @@ export class ConfigSources {
           ...(o.istiodTokenFile ? { tokenFile: o.istiodTokenFile } : {}),
           apiVersion: o.istioApiVersion,
           revision: o.revision,
-          node: { podName: o.podName, namespace: o.rootNamespace, podIp: firstHostIp() },
+          node: {
+            podName: o.podName,
+            namespace: o.rootNamespace,
+            podIp: firstHostIp(),
+            clusterDomain: o.clusterDomain,
+          },
           ...(backoff ? { backoff } : {}),
         },
         { store, logger },

@@ -81,7 +81,10 @@ export class DirSource {
   /** Re-reads the directory now and replaces the store's content. */
   load(): void {
     this.signature = this.currentSignature();
-    const loaded = loadConfigFiles([this.o.dir], { rootNamespace: this.o.rootNamespace });
+    const loaded = loadConfigFiles([this.o.dir], {
+      rootNamespace: this.o.rootNamespace,
+      clusterDomain: this.o.store.clusterDomain,
+    });
     fillStore(this.o.store, loaded);
     this.loads++;
     this.reportIssues(loaded.issues);

@@ -9,7 +9,13 @@ import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
 import type { ConfigKind, ConfigObject, MeshConfig } from '../model/objects.ts';
-import { meshConfigFromConfigMap, parseConfigObject, recognisedKind } from '../model/parse.ts';
+import {
+  DEFAULT_PARSE_OPTIONS,
+  meshConfigFromConfigMap,
+  parseConfigObject,
+  recognisedKind,
+  type ParseOptions,
+} from '../model/parse.ts';
 import { compareStrings } from '../model/order.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -93,8 +99,11 @@ function flatten(value: unknown, path: string, where: string, issues: ConfigIssu
   out.push(value);
 }
 
-/** Reads every file and parses every object. */
-export function loadConfigFiles(paths: readonly string[], opts: { rootNamespace: string }): FileSourceResult {
+/** Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local). */
+export function loadConfigFiles(
+  paths: readonly string[],
+  opts: { rootNamespace: string; clusterDomain?: string },
+): FileSourceResult {
   const issues: ConfigIssue[] = [];
   const raws: unknown[] = [];
   for (const file of listConfigFiles(paths, issues)) {
@@ -109,7 +118,8 @@ export function loadConfigFiles(paths: readonly string[], opts: { rootNamespace:
       flatten(doc, file, `documents[${i}]`, issues, raws),
     );
   }
-  return parseRawObjects(raws, opts.rootNamespace, issues);
+  const parseOptions = opts.clusterDomain !== undefined ? { clusterDomain: opts.clusterDomain } : undefined;
+  return parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
 }
 
 /** Parses already-decoded objects (shared by the file source and tests). */
@@ -117,6 +127,7 @@ export function parseRawObjects(
   raws: readonly unknown[],
   rootNamespace: string,
   issues: ConfigIssue[] = [],
+  parseOptions: ParseOptions = DEFAULT_PARSE_OPTIONS,
 ): FileSourceResult {
   const byKey = new Map<string, ConfigObject>();
   const rejected = new Map<string, RejectedObject>();
@@ -128,7 +139,7 @@ export function parseRawObjects(
       issues.push(...meshResult.issues);
       continue;
     }
-    const parsed = parseConfigObject(raw);
+    const parsed = parseConfigObject(raw, parseOptions);
     if (!parsed) continue;
     const kind = recognisedKind(raw) as ConfigKind;
     if (parsed.ok) {

@@ -1,9 +1,11 @@
 /**
  * The single place that knows what exists: typed config objects by kind and namespace/name, with host,
- * gateway, codec and Dubbo policy (by namespace) indexes maintained incrementally on every change, so every
- * ConfigView lookup is O(1) in the number of objects. Events are delivered synchronously to subscribers after the change is applied.
+ * gateway, codec and Dubbo policy (by namespace) indexes maintained incrementally on every change, so every ConfigView lookup is O(1) in
+ * the number of objects. Events are delivered synchronously to subscribers after the change is applied.
+ * Kubernetes Services (converted, kind `Service`) are a kind of their own, so a Service and a ServiceEntry of the
+ * same namespace/name never replace each other; serviceEntries() returns both.
  */
-import { BUILTIN_CODECS } from '../model/constants.ts';
+import { BUILTIN_CODECS, CLUSTER_DOMAIN } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
 import { normalizeHost } from '../model/names.ts';
 import { compareStrings } from '../model/order.ts';
@@ -40,9 +42,12 @@ export interface RejectedObject {
 
 export class ConfigStore implements ConfigView {
   readonly rootNamespace: string;
+  /** The domain short hosts are completed with (`--cluster-domain`). */
+  readonly clusterDomain: string;
   private meshConfig: MeshConfig;
   private readonly byKind = new Map<ConfigKind, Map<string, ConfigObject>>();
   private readonly sorted = new Map<ConfigKind, readonly ConfigObject[]>();
+  private entries: readonly ServiceEntry[] | undefined;
   private readonly hosts = new HostIndex();
   private readonly vsByHost = this.hosts.of('virtualServices');
   private readonly drByHost = this.hosts.of('destinationRules');
@@ -53,8 +58,9 @@ export class ConfigStore implements ConfigView {
   private readonly rejects = new Map<string, RejectedObject>();
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
 
-  constructor(opts: { rootNamespace: string; mesh?: MeshConfig }) {
+  constructor(opts: { rootNamespace: string; mesh?: MeshConfig; clusterDomain?: string }) {
     this.rootNamespace = opts.rootNamespace;
+    this.clusterDomain = opts.clusterDomain ?? CLUSTER_DOMAIN;
     this.meshConfig = opts.mesh ?? { ...DEFAULT_MESH_CONFIG, rootNamespace: opts.rootNamespace };
     for (const kind of CONFIG_KINDS) this.byKind.set(kind, new Map());
   }
@@ -72,7 +78,7 @@ export class ConfigStore implements ConfigView {
     if (old !== undefined) this.unindex(old);
     objects.set(key, obj);
     this.index(obj);
-    this.sorted.delete(obj.kind);
+    this.changed(obj.kind);
     if (this.listeners.size === 0) return true; // nobody to tell: skip building the event
     const { namespace, name } = obj.metadata;
     this.emit(
@@ -92,7 +98,7 @@ export class ConfigStore implements ConfigView {
     if (old === undefined) return false;
     objects.delete(key);
     this.unindex(old);
-    this.sorted.delete(kind);
+    this.changed(kind);
     this.emit({ type: 'deleted', kind, namespace, name, old });
     return true;
   }
@@ -184,8 +190,10 @@ export class ConfigStore implements ConfigView {
     return this.objectsOf(kind).get(objectKey(namespace, name)) as ObjectOf<K> | undefined;
   }
 
+  /** ServiceEntries and converted Kubernetes Services, by namespace, then name (a ServiceEntry before a Service). */
   serviceEntries(): readonly ServiceEntry[] {
-    return this.list('ServiceEntry');
+    this.entries ??= [...this.list('ServiceEntry'), ...this.list('Service')].sort(compareByName);
+    return this.entries;
   }
 
   gateways(): readonly Gateway[] {
@@ -193,7 +201,7 @@ export class ConfigStore implements ConfigView {
   }
 
   configForHost(host: string, namespace: string): HostConfig {
-    const entry = this.hosts.get(normalizeHost(host, namespace));
+    const entry = this.hosts.get(normalizeHost(host, namespace, this.clusterDomain));
     if (entry === undefined) return NOTHING_FOR_HOST;
     return {
       virtualService: entry.virtualServices[0],
@@ -221,6 +229,12 @@ export class ConfigStore implements ConfigView {
 
   // ------------------------------------------------------------------ internals
 
+  /** Drops the sorted lists that depend on `kind`. */
+  private changed(kind: ConfigKind): void {
+    this.sorted.delete(kind);
+    if (kind === 'ServiceEntry' || kind === 'Service') this.entries = undefined;
+  }
+
   private objectsOf(kind: ConfigKind): Map<string, ConfigObject> {
     const m = this.byKind.get(kind);
     if (!m) throw new Error(`unknown kind ${String(kind)}`);
@@ -240,15 +254,15 @@ export class ConfigStore implements ConfigView {
     const ns = obj.metadata.namespace;
     switch (obj.kind) {
       case 'VirtualService':
-        update(this.vsByHost, hostKeys(obj.spec.hosts, ns), obj, add);
+        update(this.vsByHost, this.hostKeys(obj.spec.hosts, ns), obj, add);
         break;
       case 'DestinationRule':
         if (obj.spec.host !== '') {
-          update(this.drByHost, [normalizeHost(obj.spec.host, ns)], obj, add);
+          update(this.drByHost, [normalizeHost(obj.spec.host, ns, this.clusterDomain)], obj, add);
         }
         break;
       case 'MetaRouter': {
-        update(this.mrByHost, hostKeys(obj.spec.hosts, ns), obj, add);
+        update(this.mrByHost, this.hostKeys(obj.spec.hosts, ns), obj, add);
         const gateways: string[] = [];
         for (const g of obj.spec.gateways) gateways.push(g.includes('/') ? g : objectKey(ns, g));
         update(this.mrByGateway, gateways, obj, add);
@@ -270,12 +284,12 @@ export class ConfigStore implements ConfigView {
   private emit(e: ConfigEvent): void {
     for (const l of [...this.listeners]) l(e);
   }
-}
 
-function hostKeys(hosts: readonly string[], namespace: string): string[] {
-  const out: string[] = [];
-  for (const h of hosts) out.push(normalizeHost(h, namespace));
-  return out;
+  private hostKeys(hosts: readonly string[], namespace: string): string[] {
+    const out: string[] = [];
+    for (const h of hosts) out.push(normalizeHost(h, namespace, this.clusterDomain));
+    return out;
+  }
 }
 
 const NOTHING_FOR_HOST: HostConfig = Object.freeze({

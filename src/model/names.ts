@@ -16,10 +16,11 @@ export function routeConfigName(host: string, port: number): string {
 
 /**
  * FQDN normalisation for lookups (deviation D6): a name without a dot in namespace `ns` means
- * `<name>.<ns>.svc.cluster.local`; names with a dot are used as written.
+ * `<name>.<ns>.svc.<clusterDomain>` (`--cluster-domain`, default cluster.local); names with a dot are used as
+ * written.
  */
-export function normalizeHost(host: string, namespace: string): string {
-  return host.includes('.') ? host : `${host}.${namespace}.svc.${CLUSTER_DOMAIN}`;
+export function normalizeHost(host: string, namespace: string, clusterDomain = CLUSTER_DOMAIN): string {
+  return host.includes('.') ? host : `${host}.${namespace}.svc.${clusterDomain}`;
 }
 
 export function outboundFilterName(host: string, address: string, port: number): string {
@@ -44,8 +45,13 @@ export function gatewayVirtualServiceName(
 
 /**
  * The key of a config object that generated objects come from, as written in their source annotation and in
- * the reconciler's failed and held sources: `ServiceEntry/<ns>/<name>` or `Gateway/<ns>/<name>`.
+ * the reconciler's failed and held sources: `ServiceEntry/<ns>/<name>`, `Service/<ns>/<name>` (a Kubernetes
+ * Service converted into a ServiceEntry) or `Gateway/<ns>/<name>`.
  */
-export function sourceKey(kind: 'ServiceEntry' | 'Gateway', namespace: string, name: string): string {
+export function sourceKey(
+  kind: 'ServiceEntry' | 'Service' | 'Gateway',
+  namespace: string,
+  name: string,
+): string {
   return `${kind}/${namespace}/${name}`;
 }

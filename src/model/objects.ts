@@ -62,7 +62,18 @@ export interface ServiceEntrySpec {
   readonly exportTo?: readonly string[];
   readonly workloadSelector?: WorkloadSelector;
 }
-export type ServiceEntry = KubeObject<'ServiceEntry', ServiceEntrySpec>;
+/** An Istio ServiceEntry object. */
+export type IstioServiceEntry = KubeObject<'ServiceEntry', ServiceEntrySpec>;
+
+/**
+ * A Kubernetes `v1 Service` as istiod converts it into a ServiceEntry (src/model/service.ts): the spec is the
+ * converted ServiceEntry spec; kind, apiVersion and metadata stay the Service's, so the store keeps it apart from a
+ * ServiceEntry of the same name, and issues and source keys name the Service.
+ */
+export type ConvertedService = KubeObject<'Service', ServiceEntrySpec>;
+
+/** What generators and the route builder take: a ServiceEntry, or a Kubernetes Service converted into one. */
+export type ServiceEntry = IstioServiceEntry | ConvertedService;
 
 export interface HTTPMatchRequest {
   readonly name?: string;
@@ -316,9 +327,11 @@ export interface GatewayVirtualServiceObject {
 
 export type OutputObject = EnvoyFilterObject | GatewayVirtualServiceObject;
 
-export type IstioConfig = ServiceEntry | VirtualService | DestinationRule | Gateway;
+export type IstioConfig = IstioServiceEntry | VirtualService | DestinationRule | Gateway;
 export type AerakiConfig = MetaRouter | ApplicationProtocol | DubboAuthorizationPolicy;
-export type ConfigObject = IstioConfig | AerakiConfig;
+/** Kubernetes core kinds read as config (not served over MCP: istiod sends its own synthetic ServiceEntries). */
+export type KubernetesConfig = ConvertedService;
+export type ConfigObject = IstioConfig | AerakiConfig | KubernetesConfig;
 export type ConfigKind = ConfigObject['kind'];
 export const CONFIG_KINDS: readonly ConfigKind[] = [
   'ServiceEntry',
@@ -328,4 +341,5 @@ export const CONFIG_KINDS: readonly ConfigKind[] = [
   'MetaRouter',
   'ApplicationProtocol',
   'DubboAuthorizationPolicy',
+  'Service',
 ];

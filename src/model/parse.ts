@@ -16,6 +16,8 @@ import {
   readVirtualServiceSpec,
 } from './parse-istio.ts';
 import { fail, ok, type ObjectRef, type Result } from './result.ts';
+import { CLUSTER_DOMAIN } from './constants.ts';
+import { convertServiceSpec, readKubeServiceSpec } from './service.ts';
 
 export { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from './parse-mesh.ts';
 
@@ -26,8 +28,26 @@ const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
 ]);
 const AERAKI_VERSIONS: ReadonlySet<string> = new Set(['metaprotocol.aeraki.io/v1alpha1']);
 const DUBBO_VERSIONS: ReadonlySet<string> = new Set(['dubbo.aeraki.io/v1alpha1']);
+const CORE_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
-type SpecReader = (f: Fields, spec: Raw) => unknown;
+/** How objects are read: the cluster domain of Kubernetes Service hosts (`--cluster-domain`). */
+export interface ParseOptions {
+  readonly clusterDomain: string;
+}
+
+export const DEFAULT_PARSE_OPTIONS: ParseOptions = Object.freeze({ clusterDomain: CLUSTER_DOMAIN });
+
+/** What a spec reader may need besides the spec: the object's metadata and the parse options. */
+interface SpecContext {
+  readonly metadata: ObjectMeta;
+  readonly options: ParseOptions;
+}
+
+type SpecReader = (f: Fields, spec: Raw, ctx: SpecContext) => unknown;
+
+/** A Kubernetes Service becomes the ServiceEntry spec istiod synthesises for it (service.ts). */
+const readServiceAsEntry: SpecReader = (f, spec, ctx) =>
+  convertServiceSpec(ctx.metadata, readKubeServiceSpec(f, spec), ctx.options.clusterDomain);
 
 interface KindInfo {
   readonly versions: ReadonlySet<string>;
@@ -47,6 +67,7 @@ const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
     clusterScoped: false,
     read: readDubboAuthorizationPolicySpec,
   },
+  Service: { versions: CORE_VERSIONS, clusterScoped: false, read: readServiceAsEntry },
 };
 
 /** Namespace given to namespaced objects whose metadata has none (as `kubectl apply` would in its default context). */
@@ -66,9 +87,13 @@ export function recognisedKind(raw: unknown): ConfigKind | undefined {
 /**
  * Parses one object. Returns undefined when it is not a kind this controller reads (including ConfigMaps, see
  * meshConfigFromConfigMap). The result value is deeply frozen: parsed objects are shared input (store, generators,
- * route builder), so no reader may change them.
+ * route builder), so no reader may change them. A `v1 Service` is returned converted (kind `Service`, the
+ * ServiceEntry spec istiod would synthesise; see service.ts).
  */
-export function parseConfigObject(raw: unknown): Result<ConfigObject> | undefined {
+export function parseConfigObject(
+  raw: unknown,
+  options: ParseOptions = DEFAULT_PARSE_OPTIONS,
+): Result<ConfigObject> | undefined {
   const kind = recognisedKind(raw);
   if (kind === undefined || !isPlainObject(raw)) return undefined;
   const info = KINDS[kind];
@@ -84,7 +109,7 @@ export function parseConfigObject(raw: unknown): Result<ConfigObject> | undefine
   const metadata = readMeta(f, md, name, namespace);
   const specRaw = raw['spec'];
   let spec: unknown;
-  if (isPlainObject(specRaw)) spec = info.read(f, specRaw);
+  if (isPlainObject(specRaw)) spec = info.read(f, specRaw, { metadata, options });
   else if (specRaw === undefined || specRaw === null) f.error('spec', 'required field is missing');
   else f.error('spec', 'expected an object');
   if (f.issues.length > 0 || spec === undefined) return fail(f.issues);

@@ -69,13 +69,13 @@ export interface RunReport {
 }
 
 /**
- * Source keys of the ServiceEntries and Gateways a store currently rejects as invalid (ConfigStore.rejected()):
+ * Source keys of the ServiceEntries, Services and Gateways a store currently rejects as invalid (ConfigStore.rejected()):
  * pass as `heldSources` so their previous output is kept.
  */
 export function heldSourceKeys(rejected: readonly { readonly ref: ObjectRef }[]): string[] {
   const out: string[] = [];
   for (const { ref } of rejected) {
-    if (ref.kind === 'ServiceEntry' || ref.kind === 'Gateway')
+    if (ref.kind === 'ServiceEntry' || ref.kind === 'Service' || ref.kind === 'Gateway')
       out.push(sourceKey(ref.kind, ref.namespace, ref.name));
   }
   return out;

@@ -8,6 +8,7 @@ import type { SnapshotCache } from './snapshot.ts';
 /** Kinds whose changes can change MetaProtocol routes (VirtualService and Gateway never do). */
 const RELEVANT = new Set<ConfigEvent['kind']>([
   'ServiceEntry',
+  'Service',
   'DestinationRule',
   'MetaRouter',
   'ApplicationProtocol',

@@ -45,6 +45,7 @@ describe('render configuration (cmd/render-config.ts)', () => {
       output: 'yaml',
       routes: false,
       rootNamespace: 'istio-system',
+      clusterDomain: 'cluster.local',
       namespaceScope: false,
     });
   });
@@ -70,8 +71,11 @@ describe('render configuration (cmd/render-config.ts)', () => {
       output: 'json',
       routes: true,
       rootNamespace: 'mesh-root',
+      clusterDomain: 'cluster.local',
       namespaceScope: true,
     });
+    assert.equal(configOf(['-f', 'a', '--cluster-domain', 'corp.example']).clusterDomain, 'corp.example');
+    assert.equal(configOf(['-f', 'a'], { AERAKI_CLUSTER_DOMAIN: 'from.env' }).clusterDomain, 'from.env');
     const e = configOf(['-f', 'a'], {
       AERAKI_NAMESPACE: 'from-env',
       AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE: 'true',
@@ -86,6 +90,7 @@ describe('render configuration (cmd/render-config.ts)', () => {
     assert.throws(() => configOf(['-f', 'a', '--root-namespace', 'Bad_NS']), /not a valid namespace/);
     assert.throws(() => configOf(['-f', 'a'], { AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE: 'maybe' }), ConfigError);
     assert.throws(() => configOf([]), /at least one -f/);
+    assert.throws(() => configOf(['-f', 'a', '--cluster-domain', 'Bad..domain']), /not a valid DNS domain/);
   });
 });
 

@@ -47,6 +47,9 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     assert.deepEqual(c.httpAddress, { host: '0.0.0.0', port: 8080 });
     assert.equal(configOf(['--rds-insecure']).clientCaFile, '/var/run/secrets/istio/root-cert.pem');
     assert.equal(c.rootNamespace, 'istio-system');
+    assert.equal(c.clusterDomain, 'cluster.local');
+    assert.equal(configOf(TLS, { AERAKI_CLUSTER_DOMAIN: 'corp.example' }).clusterDomain, 'corp.example');
+    assert.equal(configOf([...TLS, '--cluster-domain=flag.example']).clusterDomain, 'flag.example');
     assert.equal(c.xdsServiceAddress, 'aeraki.istio-system');
     assert.equal(c.podName, 'aeraki-0');
     assert.equal(c.logFormat, 'json');

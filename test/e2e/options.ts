@@ -16,6 +16,7 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     outputDir: '',
     kubeconfig: '',
     rootNamespace: 'istio-system',
+    clusterDomain: 'cluster.local',
     namespaceScope: false,
     leaderElect: true,
     podName: 'aeraki-e2e-0',

@@ -20,6 +20,11 @@ import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
+import {
+  AERAKI_RESOURCES,
+  istioResources,
+  SERVICE_RESOURCE,
+} from '../../src/controller/kube/resources.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { parseConfigObject } from '../../src/model/parse.ts';
@@ -85,6 +90,19 @@ describe('manifests', () => {
     assert.equal(c.securityContext.readOnlyRootFilesystem, true);
     assert.equal(deploy.spec.template.spec.securityContext.runAsNonRoot, true);
     assert.ok(c.readinessProbe && c.livenessProbe && c.resources.requests);
+  });
+
+  it('the ClusterRole lets the Kubernetes source list and watch everything it reads', () => {
+    const role = objects.find((o) => o.kind === 'ClusterRole')!;
+    const grants = (group: string, plural: string, verb: string) =>
+      role.rules.some(
+        (r: Record<string, string[]>) =>
+          r.apiGroups!.includes(group) && r.resources!.includes(plural) && r.verbs!.includes(verb),
+      );
+    const read = [...AERAKI_RESOURCES, ...istioResources('v1'), SERVICE_RESOURCE];
+    for (const r of read) {
+      for (const verb of ['list', 'watch']) assert.ok(grants(r.group, r.plural, verb), `${verb} ${r.plural}`);
+    }
   });
 
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');

@@ -14,7 +14,7 @@ import type {
   MetaRouter,
   MetaRouterSpec,
   ObjectMeta,
-  ServiceEntry,
+  IstioServiceEntry,
   ServiceEntrySpec,
   VirtualService,
   VirtualServiceSpec,
@@ -37,7 +37,7 @@ export function serviceEntry(
   name: string,
   spec: Partial<ServiceEntrySpec>,
   m: Partial<ObjectMeta> = {},
-): ServiceEntry {
+): IstioServiceEntry {
   return {
     apiVersion: 'networking.istio.io/v1alpha3',
     kind: 'ServiceEntry',

@@ -57,6 +57,15 @@ export function istioResources(version: IstioApiVersion): KindResource[] {
   }));
 }
 
+/** Kubernetes Services (core group), read with `--config-source kube` and converted as istiod converts them. */
+export const SERVICE_RESOURCE: KindResource = {
+  kind: 'Service',
+  group: '',
+  version: 'v1',
+  plural: 'services',
+  clusterScoped: false,
+};
+
 /** Watch path of all objects of a resource, in all namespaces. */
 export function resourcePath(r: Pick<KindResource, 'group' | 'version' | 'plural'>): string {
   return r.group === '' ? `/api/${r.version}/${r.plural}` : `/apis/${r.group}/${r.version}/${r.plural}`;

@@ -3,7 +3,9 @@
  * - the controller's own CRDs (MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy) and the mesh ConfigMap (`istio` in the root
  *   namespace, key `mesh`);
  * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
- *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served.
+ *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
+ * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
+ *   synthesise for them (src/model/service.ts). Over MCP istiod sends those itself.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues)
  * without touching any other object. `synced` turns true once every informer has listed once.
  */
@@ -19,7 +21,12 @@ import { errorFields } from '../../util/logger.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
 import type { ConfigKind, ConfigObject, MeshConfig } from '../../model/objects.ts';
-import { meshConfigFromConfigMap, parseConfigObject } from '../../model/parse.ts';
+import {
+  DEFAULT_PARSE_OPTIONS,
+  meshConfigFromConfigMap,
+  parseConfigObject,
+  type ParseOptions,
+} from '../../model/parse.ts';
 import { formatIssue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
@@ -30,6 +37,7 @@ import {
   detectIstioApiVersion,
   istioResources,
   resourcePath,
+  SERVICE_RESOURCE,
   type IstioApiVersion,
   type KindResource,
 } from './resources.ts';
@@ -50,6 +58,10 @@ export interface KubeSourceOptions {
   readonly aeraki?: boolean;
   /** The Istio kinds: a fixed version, 'auto' (v1 if served, else v1alpha3), or false (default: MCP serves them). */
   readonly istio?: IstioApiVersion | 'auto' | false;
+  /** Kubernetes Services, converted into ServiceEntries (default false: MCP serves istiod's own conversion). */
+  readonly services?: boolean;
+  /** Domain of Kubernetes Service hosts (`--cluster-domain`, default cluster.local). */
+  readonly clusterDomain?: string;
   readonly meshConfigMapName?: string;
   /** `--revision`: Istio objects labelled `istio.io/rev` with another value are ignored ('' = default revision). */
   readonly revision?: string;
@@ -66,6 +78,7 @@ export class KubeSource {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly informers: ResilientInformer[] = [];
+  private readonly parseOptions: ParseOptions;
   private stopped = false;
   private started: Promise<void> | undefined;
   /** The Istio API version in use once detected. */
@@ -75,6 +88,8 @@ export class KubeSource {
     this.o = options;
     this.log = options.logger.child({ component: 'kube-source' });
     this.clock = options.clock ?? systemClock;
+    this.parseOptions =
+      options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : DEFAULT_PARSE_OPTIONS;
   }
 
   /** Starts every informer; resolves once they are started (not synced: see whenSynced). */
@@ -113,6 +128,7 @@ export class KubeSource {
       resources.push(...istioResources(this.istioVersion));
     }
     for (const r of resources) this.informers.push(this.crdInformer(r));
+    if (this.o.services ?? false) this.informers.push(this.serviceInformer());
     if (this.o.aeraki ?? true) this.informers.push(this.meshInformer());
     for (const i of this.informers) i.start();
   }
@@ -175,8 +191,20 @@ export class KubeSource {
     });
   }
 
+  /** Services of every namespace (no revision filter: istiod converts every Service whatever its labels). */
+  private serviceInformer(): ResilientInformer {
+    const core = this.o.kc.makeApiClient(CoreV1Api);
+    const r = SERVICE_RESOURCE;
+    const list = async () =>
+      (await core.listServiceForAllNamespaces()) as KubernetesListObject<KubernetesObject>;
+    return this.informer(resourcePath(r), list, {
+      upsert: (obj) => this.applyObject(withTypeMeta(obj, r.version, r.kind)),
+      delete: (obj) => this.o.store.delete(r.kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''),
+    });
+  }
+
   private applyObject(raw: Record<string, unknown>): void {
-    const res = parseConfigObject(raw);
+    const res = parseConfigObject(raw, this.parseOptions);
     if (res === undefined) return;
     if (res.ok) {
       this.o.store.upsert(res.value);

@@ -4,7 +4,7 @@ import { McpClient, type McpClientOptions } from '../../../src/controller/mcp/cl
 import type { McpStatusSnapshot } from '../../../src/controller/mcp/status.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
-import type { ServiceEntry } from '../../../src/model/objects.ts';
+import type { IstioServiceEntry } from '../../../src/model/objects.ts';
 import type { ConfigEvent } from '../../../src/model/view.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
 import { serviceEntry } from '../../support/builders.ts';
@@ -86,7 +86,7 @@ export function settled(pair: Pair): Promise<void> {
 }
 
 /** A ServiceEntry with a MetaProtocol port, hosts `<name>.<ns>.svc.cluster.local`. */
-export function se(name: string, version = '1', ns = 'shop'): ServiceEntry {
+export function se(name: string, version = '1', ns = 'shop'): IstioServiceEntry {
   return serviceEntry(
     ns,
     name,
