@@ -3,6 +3,7 @@
  * Kubernetes JSON form (lowerCamelCase). Every object is immutable once parsed (see parse.ts); optional fields
  * that were absent in the input stay undefined.
  */
+import type { RedisDestination, RedisService, Secret } from './redis.ts';
 
 export interface ObjectMeta {
   readonly name: string;
@@ -243,10 +244,11 @@ export interface MeshConfig {
 
 // ---------------------------------------------------------------- output: EnvoyFilter (and gateway VirtualService)
 
+/** One config patch. `match` is absent on a CLUSTER ADD, `patch.value` on a REMOVE. */
 export interface EnvoyFilterPatch {
   readonly applyTo: string;
-  readonly match: Readonly<Record<string, unknown>>;
-  readonly patch: { readonly operation: string; readonly value: Readonly<Record<string, unknown>> };
+  readonly match?: Readonly<Record<string, unknown>>;
+  readonly patch: { readonly operation: string; readonly value?: Readonly<Record<string, unknown>> };
 }
 
 export interface EnvoyFilterSpec {
@@ -279,8 +281,8 @@ export interface GatewayVirtualServiceObject {
 export type OutputObject = EnvoyFilterObject | GatewayVirtualServiceObject;
 
 export type IstioConfig = ServiceEntry | VirtualService | DestinationRule | Gateway;
-export type AerakiConfig = MetaRouter | ApplicationProtocol;
-export type ConfigObject = IstioConfig | AerakiConfig;
+export type AerakiConfig = MetaRouter | ApplicationProtocol | RedisService | RedisDestination;
+export type ConfigObject = IstioConfig | AerakiConfig | Secret;
 export type ConfigKind = ConfigObject['kind'];
 export const CONFIG_KINDS: readonly ConfigKind[] = [
   'ServiceEntry',
@@ -289,4 +291,7 @@ export const CONFIG_KINDS: readonly ConfigKind[] = [
   'Gateway',
   'MetaRouter',
   'ApplicationProtocol',
+  'RedisService',
+  'RedisDestination',
+  'Secret',
 ];

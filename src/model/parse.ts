@@ -14,6 +14,7 @@ import {
   readServiceEntrySpec,
   readVirtualServiceSpec,
 } from './parse-istio.ts';
+import { readRedisDestinationSpec, readRedisServiceSpec, readSecretBody } from './parse-redis.ts';
 import { fail, ok, type ObjectRef, type Result } from './result.ts';
 
 export { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from './parse-mesh.ts';
@@ -24,6 +25,8 @@ const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
   'networking.istio.io/v1',
 ]);
 const AERAKI_VERSIONS: ReadonlySet<string> = new Set(['metaprotocol.aeraki.io/v1alpha1']);
+const REDIS_VERSIONS: ReadonlySet<string> = new Set(['redis.aeraki.io/v1alpha1']);
+const CORE_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
 type SpecReader = (f: Fields, spec: Raw) => unknown;
 
@@ -31,6 +34,8 @@ interface KindInfo {
   readonly versions: ReadonlySet<string>;
   readonly clusterScoped: boolean;
   readonly read: SpecReader;
+  /** The kind has no spec: `read` gets the whole object and its result becomes the model's `spec` (Secret). */
+  readonly topLevel?: boolean;
 }
 
 const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
@@ -40,6 +45,9 @@ const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
   Gateway: { versions: ISTIO_VERSIONS, clusterScoped: false, read: readGatewaySpec },
   MetaRouter: { versions: AERAKI_VERSIONS, clusterScoped: false, read: readMetaRouterSpec },
   ApplicationProtocol: { versions: AERAKI_VERSIONS, clusterScoped: true, read: readApplicationProtocolSpec },
+  RedisService: { versions: REDIS_VERSIONS, clusterScoped: false, read: readRedisServiceSpec },
+  RedisDestination: { versions: REDIS_VERSIONS, clusterScoped: false, read: readRedisDestinationSpec },
+  Secret: { versions: CORE_VERSIONS, clusterScoped: false, read: readSecretBody, topLevel: true },
 };
 
 /** Namespace given to namespaced objects whose metadata has none (as `kubectl apply` would in its default context). */
@@ -75,7 +83,7 @@ export function parseConfigObject(raw: unknown): Result<ConfigObject> | undefine
   const f = new Fields(ref);
   if (!isPlainObject(mdRaw)) f.error('metadata', 'required field is missing');
   const metadata = readMeta(f, md, name, namespace);
-  const specRaw = raw['spec'];
+  const specRaw = info.topLevel === true ? raw : raw['spec'];
   let spec: unknown;
   if (isPlainObject(specRaw)) spec = info.read(f, specRaw);
   else if (specRaw === undefined || specRaw === null) f.error('spec', 'required field is missing');

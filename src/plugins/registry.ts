@@ -2,9 +2,15 @@
 import type { Generator } from '../model/generator.ts';
 import { createDubboGenerator } from './dubbo/index.ts';
 import { createMetaProtocolGenerator } from './metaprotocol/index.ts';
+import { createRedisGenerator } from './redis/index.ts';
 import { createThriftGenerator } from './thrift/index.ts';
 
 /** Every generator, one per protocol family; no two claim the same protocol. */
 export function createGenerators(): readonly Generator[] {
-  return Object.freeze([createMetaProtocolGenerator(), createDubboGenerator(), createThriftGenerator()]);
+  return Object.freeze([
+    createMetaProtocolGenerator(),
+    createDubboGenerator(),
+    createThriftGenerator(),
+    createRedisGenerator(),
+  ]);
 }

@@ -16,14 +16,6 @@ export const peripheryDir = path.resolve(repoRoot, '../shared/fixtures/render-pe
  * todo by the fixture suites, and removed from here as each part lands. A case not listed must pass.
  */
 export const PENDING_CASES: ReadonlySet<string> = new Set([
-  '36-redis-default-proxy-and-cluster',
-  '37-redis-prefix-routes',
-  '38-redis-settings-auth-faults',
-  '39-d10-redis-mirror-port',
-  '40-d11-redis-read-policy-and-settings',
-  '41-d12-redis-secret-auth',
-  '42-redisdestination-proxy-and-cluster-mode',
-  '43-d13-redis-incomplete-inputs',
   '44-kafka-and-zookeeper',
   '45-dubbo-authz-allow',
   '46-dubbo-authz-deny-and-allow',
