@@ -60,4 +60,8 @@ describe('generator conformance', () => {
   });
   generators.forEach(checkGenerator);
   it('the corpus is not empty', () => assert.ok(corpus.length >= 30));
+  it('the corpus has RedisServices and RedisDestinations', () => {
+    const kinds = new Set(corpus.flatMap((c) => c.raws.map((r) => (r as { kind?: unknown }).kind)));
+    assert.ok(kinds.has('RedisService') && kinds.has('RedisDestination') && kinds.has('Secret'));
+  });
 });

@@ -1,11 +1,13 @@
 // The shared corpus of the conformance and generative suites: every fixture input under ../shared, as raw objects.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import assert from 'node:assert/strict';
 import { parseAllDocuments } from 'yaml';
 import type { ConfigIssue } from '../../src/model/result.ts';
 
 export const FIXTURES_DIR = resolve(import.meta.dirname, '../../../shared/fixtures/render');
+/** The peripheral generators' cases (Redis, Kafka, ZooKeeper, Dubbo authorization), read the same way. */
+export const PERIPHERY_DIR = resolve(import.meta.dirname, '../../../shared/fixtures/render-periphery');
 
 export interface FixtureInput {
   readonly name: string;
@@ -14,12 +16,16 @@ export interface FixtureInput {
 }
 
 export function loadCorpus(): FixtureInput[] {
-  return readdirSync(FIXTURES_DIR, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => e.name)
-    .sort()
-    .map((name) => {
-      const dir = join(FIXTURES_DIR, name);
+  return [FIXTURES_DIR, PERIPHERY_DIR]
+    .filter((folder) => existsSync(folder))
+    .flatMap((folder) =>
+      readdirSync(folder, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => ({ folder, name: e.name })),
+    )
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ folder, name }) => {
+      const dir = join(folder, name);
       const text = readFileSync(join(dir, 'input.yaml'), 'utf8');
       const raws: unknown[] = [];
       for (const doc of parseAllDocuments(text)) {
