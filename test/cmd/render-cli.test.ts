@@ -151,6 +151,10 @@ describe('examples/', () => {
       names.includes('meta-trpc/aeraki-inbound-trpc-echo.meta-trpc.svc.cluster.local-8000'),
       'exportTo .',
     );
+    assert.ok(
+      names.includes('istio-system/aeraki-outbound-redis-client.redis.svc.cluster.local-10.96.50.10-6379'),
+    );
+    assert.ok(names.includes('istio-system/aeraki-inbound-redis-client.redis.svc.cluster.local-6379'));
   });
 
   it('renders the MetaProtocol routes without issues', () => {
