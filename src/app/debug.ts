@@ -9,7 +9,7 @@ import { heldSourceKeys } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
-import type { Secret } from '../model/redis.ts';
+import type { Secret } from '../model/objects.ts';
 import { formatIssue, refOf } from '../model/result.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 

@@ -8,7 +8,7 @@ import type { GatewayContext, SidecarContext } from '../model/generator.ts';
 import type { Gateway, MetaRouter, ServiceEntry } from '../model/objects.ts';
 import { compareByName } from '../model/order.ts';
 import { detectProtocol } from '../model/protocol.ts';
-import type { RedisContext } from '../model/redis.ts';
+import type { RedisContext } from '../model/redis-context.ts';
 import type { ConfigView } from '../model/view.ts';
 
 /** The Redis inputs of `se` (fixtures README, "Redis"): all in its namespace, hosts compared exactly. */

@@ -10,7 +10,7 @@ import type {
   ServicePort,
   VirtualService,
 } from './objects.ts';
-import type { RedisContext } from './redis.ts';
+import type { RedisContext } from './redis-context.ts';
 import type { Result } from './result.ts';
 
 /**

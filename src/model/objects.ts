@@ -3,7 +3,7 @@
  * Kubernetes JSON form (lowerCamelCase). Every object is immutable once parsed (see parse.ts); optional fields
  * that were absent in the input stay undefined.
  */
-import type { RedisDestination, RedisService, Secret } from './redis.ts';
+import type { RedisDestinationSpec, RedisServiceSpec, SecretSpec } from './redis.ts';
 
 export interface ObjectMeta {
   readonly name: string;
@@ -228,6 +228,13 @@ export interface ApplicationProtocolSpec {
   readonly codec: string;
 }
 export type ApplicationProtocol = KubeObject<'ApplicationProtocol', ApplicationProtocolSpec>;
+
+// ---------------------------------------------------------------- redis.aeraki.io/v1alpha1 (specs in redis.ts), v1 Secret
+
+export type RedisService = KubeObject<'RedisService', RedisServiceSpec>;
+export type RedisDestination = KubeObject<'RedisDestination', RedisDestinationSpec>;
+/** A v1 Secret, read for Redis auth only; its `spec` is the decoded data (it has no spec on the wire). */
+export type Secret = KubeObject<'Secret', SecretSpec>;
 
 // ---------------------------------------------------------------- Istio MeshConfig (the fields that matter)
 

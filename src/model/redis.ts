@@ -3,8 +3,6 @@
  * redisdestination.proto) and of the v1 Secrets they read auth from. Durations are proto3 JSON strings
  * (`"60s"`, `"0.250s"`), already validated; enums are their names. Parsed by parse-redis.ts.
  */
-import type { KubeObject, ServicePort } from './objects.ts';
-
 export const READ_POLICIES = ['MASTER', 'PREFER_MASTER', 'REPLICA', 'PREFER_REPLICA', 'ANY'] as const;
 export type ReadPolicy = (typeof READ_POLICIES)[number];
 export const FAULT_TYPES = ['DELAY', 'ERROR'] as const;
@@ -73,7 +71,6 @@ export interface RedisServiceSpec {
   readonly redis: readonly RedisRoute[];
   readonly faults: readonly RedisFault[];
 }
-export type RedisService = KubeObject<'RedisService', RedisServiceSpec>;
 
 export interface TcpKeepalive {
   readonly probes?: number;
@@ -104,28 +101,8 @@ export interface RedisDestinationSpec {
   readonly host: string;
   readonly trafficPolicy?: { readonly connectionPool?: RedisConnectionPool };
 }
-export type RedisDestination = KubeObject<'RedisDestination', RedisDestinationSpec>;
 
 /** A v1 Secret as the controller keeps it: `data` decoded, `stringData` merged over it. */
 export interface SecretSpec {
   readonly data: Readonly<Record<string, string>>;
-}
-export type Secret = KubeObject<'Secret', SecretSpec>;
-
-/**
- * What the Redis generator needs beyond the common SidecarContext, resolved through the ConfigView for `tcp-redis`
- * ports only (the README's "Redis" rules). All lookups are in the ServiceEntry's namespace and compare hosts
- * exactly; the functions are O(1) index lookups and have no side effects.
- */
-export interface RedisContext {
-  /** The RedisService bound to the ServiceEntry: for the first of its hosts that any names, the last by name. */
-  readonly service: RedisService | undefined;
-  /** The ServiceEntry host `service` was found by ('' without a service). */
-  readonly serviceHost: string;
-  /** The first RedisDestination by name whose `host` is one of the ServiceEntry's hosts. */
-  readonly destination: RedisDestination | undefined;
-  /** The Secret of that name in the ServiceEntry's namespace. */
-  secret(name: string): Secret | undefined;
-  /** Ports of the first ServiceEntry (by name) of the namespace listing `host`; undefined when there is none. */
-  portsOfHost(host: string): readonly ServicePort[] | undefined;
 }

@@ -4,7 +4,8 @@
  * `passwordField`, else `password`, else `token` when there is no `password` key; username key `usernameField`,
  * else `username`; values trimmed; a missing key gives nothing. A missing Secret is an input error of the owner.
  */
-import type { RedisAuth, RedisContext } from '../../model/redis.ts';
+import type { RedisAuth } from '../../model/redis.ts';
+import type { RedisContext } from '../../model/redis-context.ts';
 import { fail, issue, ok, type ObjectRef, type Result } from '../../model/result.ts';
 
 /** Credentials; '' means "not set" (left out of the config). */

@@ -7,7 +7,7 @@
  */
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { outboundClusterName } from '../../model/names.ts';
-import type { RedisContext } from '../../model/redis.ts';
+import type { RedisContext } from '../../model/redis-context.ts';
 import { fail, issue, ok, refOf, type ConfigIssue, type Result } from '../../model/result.ts';
 import {
   clusterAddPatch,
