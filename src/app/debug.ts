@@ -9,13 +9,24 @@ import { heldSourceKeys } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
+import type { Secret } from '../model/objects.ts';
 import { formatIssue, refOf } from '../model/result.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
-/** `/debug/config`: every object of the store by kind, the mesh config and the rejected objects. */
+/** A Secret as /debug/config shows it: its keys, never its values. */
+function redacted(secret: Secret): unknown {
+  const data = Object.fromEntries(Object.keys(secret.spec.data).map((k) => [k, '<redacted>']));
+  return { ...secret, spec: { data } };
+}
+
+/**
+ * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
+ * the rejected objects.
+ */
 export function configDocument(store: ConfigStore, synced: boolean): unknown {
   const objects: Record<string, unknown> = {};
   for (const kind of CONFIG_KINDS) objects[kind] = store.list(kind);
+  objects['Secret'] = store.list('Secret').map(redacted);
   return {
     synced,
     rootNamespace: store.rootNamespace,

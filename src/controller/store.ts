@@ -21,7 +21,7 @@ import type {
 } from '../model/objects.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
-import type { ConfigEvent, ConfigView, HostConfig } from '../model/view.ts';
+import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import {
   compareByName,
@@ -55,6 +55,8 @@ export class ConfigStore implements ConfigView {
   private readonly mrByGateway = new MultiIndex<MetaRouter>(compareByName);
   private readonly apByProtocol = new MultiIndex<ApplicationProtocol>(compareOldestFirst);
   private readonly dapByNamespace = new MultiIndex<DubboAuthorizationPolicy>(compareByName);
+  /** `<kind>|<namespace>|<host>` → objects naming that host as written, in namespace/name order. */
+  private readonly byExactHost = new MultiIndex<ConfigObject>(compareByName);
   private readonly rejects = new Map<string, RejectedObject>();
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
 
@@ -214,6 +216,14 @@ export class ConfigStore implements ConfigView {
     return this.mrByGateway.all(objectKey(gatewayNamespace, gatewayName));
   }
 
+  exactHostObjects<K extends ExactHostKind>(
+    kind: K,
+    namespace: string,
+    host: string,
+  ): readonly ObjectOf<K>[] {
+    return this.byExactHost.all(exactHostKey(kind, namespace, host)) as readonly ObjectOf<K>[];
+  }
+
   codecFor(applicationProtocol: string): string | undefined {
     if (Object.hasOwn(BUILTIN_CODECS, applicationProtocol)) return BUILTIN_CODECS[applicationProtocol];
     return this.apByProtocol.first(applicationProtocol)?.spec.codec;
@@ -252,6 +262,15 @@ export class ConfigStore implements ConfigView {
   /** Adds (or removes) an object once per distinct (index, key) it belongs to. */
   private indexAll(obj: ConfigObject, add: boolean): void {
     const ns = obj.metadata.namespace;
+    const exact = exactHostsOf(obj);
+    if (exact.length > 0) {
+      update(
+        this.byExactHost,
+        exact.map((h) => exactHostKey(obj.kind, ns, h)),
+        obj,
+        add,
+      );
+    }
     switch (obj.kind) {
       case 'VirtualService':
         update(this.vsByHost, this.hostKeys(obj.spec.hosts, ns), obj, add);
@@ -289,6 +308,24 @@ export class ConfigStore implements ConfigView {
     const out: string[] = [];
     for (const h of hosts) out.push(normalizeHost(h, namespace, this.clusterDomain));
     return out;
+  }
+}
+
+function exactHostKey(kind: string, namespace: string, host: string): string {
+  return `${kind}|${namespace}|${host}`;
+}
+
+/** The hosts an object is found by in exactHostObjects. */
+function exactHostsOf(obj: ConfigObject): readonly string[] {
+  switch (obj.kind) {
+    case 'ServiceEntry':
+      return obj.spec.hosts;
+    case 'RedisService':
+      return obj.spec.host;
+    case 'RedisDestination':
+      return obj.spec.host === '' ? [] : [obj.spec.host];
+    default:
+      return [];
   }
 }
 

@@ -9,7 +9,35 @@ import type { GatewayContext, SidecarContext } from '../model/generator.ts';
 import type { DubboAuthorizationPolicy, Gateway, MetaRouter, ServiceEntry } from '../model/objects.ts';
 import { compareByName } from '../model/order.ts';
 import { detectProtocol } from '../model/protocol.ts';
+import type { RedisContext } from '../model/redis-context.ts';
 import type { ConfigView } from '../model/view.ts';
+
+/** The Redis inputs of `se` (fixtures README, "Redis"): all in its namespace, hosts compared exactly. */
+export function redisContext(view: ConfigView, se: ServiceEntry): RedisContext {
+  const ns = se.metadata.namespace;
+  let service: RedisContext['service'];
+  let serviceHost = '';
+  for (const host of se.spec.hosts) {
+    const named = view.exactHostObjects('RedisService', ns, host);
+    if (named.length > 0) {
+      service = named[named.length - 1];
+      serviceHost = host;
+      break;
+    }
+  }
+  let destination: RedisContext['destination'];
+  for (const host of se.spec.hosts) {
+    const candidate = view.exactHostObjects('RedisDestination', ns, host)[0];
+    if (candidate && (!destination || compareByName(candidate, destination) < 0)) destination = candidate;
+  }
+  return {
+    service,
+    serviceHost,
+    destination,
+    secret: (name) => view.get('Secret', ns, name),
+    portsOfHost: (host) => view.exactHostObjects('ServiceEntry', ns, host)[0]?.spec.ports,
+  };
+}
 
 /** One context per port of `se` whose name selects a protocol (hosts[0] must exist; the caller checks). */
 export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string): SidecarContext[] {
@@ -18,10 +46,12 @@ export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string
   const codecFor = (applicationProtocol: string) => view.codecFor(applicationProtocol);
   const out: SidecarContext[] = [];
   let policies: readonly DubboAuthorizationPolicy[] | undefined;
+  let redis: RedisContext | undefined;
   se.spec.ports.forEach((port, portIndex) => {
     const protocol = detectProtocol(port.name);
     if (protocol === undefined) return;
     const authz = protocol === 'dubbo' ? (policies ??= dubboPolicies(view, se.metadata.namespace)) : [];
+    if (protocol === 'redis') redis ??= redisContext(view, se);
     out.push({
       mode: 'sidecar',
       serviceEntry: se,
@@ -34,6 +64,7 @@ export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string
       ...(authz.length > 0 ? { dubboAuthorizationPolicies: authz } : {}),
       mesh,
       codecFor,
+      ...(protocol === 'redis' && redis ? { redis } : {}),
     });
   });
   return out;

@@ -11,6 +11,7 @@ import type {
   ServicePort,
   VirtualService,
 } from './objects.ts';
+import type { RedisContext } from './redis-context.ts';
 import type { Result } from './result.ts';
 
 /**
@@ -34,6 +35,11 @@ export interface SidecarContext {
   readonly dubboAuthorizationPolicies?: readonly DubboAuthorizationPolicy[];
   readonly mesh: MeshConfig;
   codecFor(applicationProtocol: string): string | undefined;
+  /**
+   * Per-protocol extensions: inputs only one protocol reads are resolved for that protocol's ports only and sit
+   * in one optional field each, so the common context does not grow with every protocol. Set on `redis` ports.
+   */
+  readonly redis?: RedisContext;
 }
 
 /** One MetaProtocol server port of a Gateway and one MetaRouter bound to that gateway which routes to that port. */

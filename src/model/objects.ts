@@ -3,6 +3,7 @@
  * Kubernetes JSON form (lowerCamelCase). Every object is immutable once parsed (see parse.ts); optional fields
  * that were absent in the input stay undefined.
  */
+import type { RedisDestinationSpec, RedisServiceSpec, SecretSpec } from './redis.ts';
 
 export interface ObjectMeta {
   readonly name: string;
@@ -277,6 +278,13 @@ export interface DubboAuthorizationPolicySpec {
 /** Applies to every native Dubbo service of its namespace, or of the mesh in the root namespace (D15). */
 export type DubboAuthorizationPolicy = KubeObject<'DubboAuthorizationPolicy', DubboAuthorizationPolicySpec>;
 
+// ---------------------------------------------------------------- redis.aeraki.io/v1alpha1 (specs in redis.ts), v1 Secret
+
+export type RedisService = KubeObject<'RedisService', RedisServiceSpec>;
+export type RedisDestination = KubeObject<'RedisDestination', RedisDestinationSpec>;
+/** A v1 Secret, read for Redis auth only; its `spec` is the decoded data (it has no spec on the wire). */
+export type Secret = KubeObject<'Secret', SecretSpec>;
+
 // ---------------------------------------------------------------- Istio MeshConfig (the fields that matter)
 
 export interface MeshConfig {
@@ -292,10 +300,11 @@ export interface MeshConfig {
 
 // ---------------------------------------------------------------- output: EnvoyFilter (and gateway VirtualService)
 
+/** One config patch. `match` is absent on a CLUSTER ADD, `patch.value` on a REMOVE. */
 export interface EnvoyFilterPatch {
   readonly applyTo: string;
-  readonly match: Readonly<Record<string, unknown>>;
-  readonly patch: { readonly operation: string; readonly value: Readonly<Record<string, unknown>> };
+  readonly match?: Readonly<Record<string, unknown>>;
+  readonly patch: { readonly operation: string; readonly value?: Readonly<Record<string, unknown>> };
 }
 
 export interface EnvoyFilterSpec {
@@ -328,9 +337,11 @@ export interface GatewayVirtualServiceObject {
 export type OutputObject = EnvoyFilterObject | GatewayVirtualServiceObject;
 
 export type IstioConfig = IstioServiceEntry | VirtualService | DestinationRule | Gateway;
-export type AerakiConfig = MetaRouter | ApplicationProtocol | DubboAuthorizationPolicy;
-/** Kubernetes core kinds read as config (not served over MCP: istiod sends its own synthetic ServiceEntries). */
-export type KubernetesConfig = ConvertedService;
+export type AerakiConfig =
+  MetaRouter | ApplicationProtocol | DubboAuthorizationPolicy | RedisService | RedisDestination;
+/** Kubernetes core kinds read as config (Services are not served over MCP: istiod sends its own synthetic
+ * ServiceEntries; Secrets are read for Redis auth only). */
+export type KubernetesConfig = ConvertedService | Secret;
 export type ConfigObject = IstioConfig | AerakiConfig | KubernetesConfig;
 export type ConfigKind = ConfigObject['kind'];
 export const CONFIG_KINDS: readonly ConfigKind[] = [
@@ -342,4 +353,7 @@ export const CONFIG_KINDS: readonly ConfigKind[] = [
   'ApplicationProtocol',
   'DubboAuthorizationPolicy',
   'Service',
+  'RedisService',
+  'RedisDestination',
+  'Secret',
 ];

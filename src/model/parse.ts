@@ -15,6 +15,7 @@ import {
   readServiceEntrySpec,
   readVirtualServiceSpec,
 } from './parse-istio.ts';
+import { readRedisDestinationSpec, readRedisServiceSpec, readSecretBody } from './parse-redis.ts';
 import { fail, ok, type ObjectRef, type Result } from './result.ts';
 import { CLUSTER_DOMAIN } from './constants.ts';
 import { convertServiceSpec, readKubeServiceSpec } from './service.ts';
@@ -28,6 +29,7 @@ const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
 ]);
 const AERAKI_VERSIONS: ReadonlySet<string> = new Set(['metaprotocol.aeraki.io/v1alpha1']);
 const DUBBO_VERSIONS: ReadonlySet<string> = new Set(['dubbo.aeraki.io/v1alpha1']);
+const REDIS_VERSIONS: ReadonlySet<string> = new Set(['redis.aeraki.io/v1alpha1']);
 const CORE_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
 /** How objects are read: the cluster domain of Kubernetes Service hosts (`--cluster-domain`). */
@@ -53,6 +55,8 @@ interface KindInfo {
   readonly versions: ReadonlySet<string>;
   readonly clusterScoped: boolean;
   readonly read: SpecReader;
+  /** The kind has no spec: `read` gets the whole object and its result becomes the model's `spec` (Secret). */
+  readonly topLevel?: boolean;
 }
 
 const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
@@ -68,6 +72,9 @@ const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
     read: readDubboAuthorizationPolicySpec,
   },
   Service: { versions: CORE_VERSIONS, clusterScoped: false, read: readServiceAsEntry },
+  RedisService: { versions: REDIS_VERSIONS, clusterScoped: false, read: readRedisServiceSpec },
+  RedisDestination: { versions: REDIS_VERSIONS, clusterScoped: false, read: readRedisDestinationSpec },
+  Secret: { versions: CORE_VERSIONS, clusterScoped: false, read: readSecretBody, topLevel: true },
 };
 
 /** Namespace given to namespaced objects whose metadata has none (as `kubectl apply` would in its default context). */
@@ -107,7 +114,7 @@ export function parseConfigObject(
   const f = new Fields(ref);
   if (!isPlainObject(mdRaw)) f.error('metadata', 'required field is missing');
   const metadata = readMeta(f, md, name, namespace);
-  const specRaw = raw['spec'];
+  const specRaw = info.topLevel === true ? raw : raw['spec'];
   let spec: unknown;
   if (isPlainObject(specRaw)) spec = info.read(f, specRaw, { metadata, options });
   else if (specRaw === undefined || specRaw === null) f.error('spec', 'required field is missing');

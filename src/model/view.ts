@@ -40,12 +40,25 @@ export interface ConfigView {
   configForHost(host: string, namespace: string): HostConfig;
   /** MetaRouters whose `gateways` name `<namespace>/<name>` (a bare entry is qualified with the MetaRouter's namespace). */
   metaRoutersForGateway(gatewayNamespace: string, gatewayName: string): readonly MetaRouter[];
+  /**
+   * Objects of `kind` in `namespace` that name `host` exactly as written (ServiceEntry `hosts`, RedisService
+   * `host`, RedisDestination `host`; no FQDN normalisation, as Aeraki's Redis plugin compares), in namespace/name
+   * order.
+   */
+  exactHostObjects<K extends ExactHostKind>(
+    kind: K,
+    namespace: string,
+    host: string,
+  ): readonly Extract<ConfigObject, { kind: K }>[];
   /** Codec of a MetaProtocol application protocol (exact case): built in for dubbo and thrift, else from ApplicationProtocols. */
   codecFor(applicationProtocol: string): string | undefined;
   applicationProtocols(): readonly ApplicationProtocol[];
   /** The DubboAuthorizationPolicies of `namespace` (that namespace only, not the root namespace's), by name. */
   dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[];
 }
+
+/** The kinds ConfigView.exactHostObjects indexes. */
+export type ExactHostKind = 'ServiceEntry' | 'RedisService' | 'RedisDestination';
 
 /** What ConfigView.configForHost finds for one host; undefined where nothing is configured. */
 export interface HostConfig {

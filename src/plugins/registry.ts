@@ -3,6 +3,7 @@ import type { Generator } from '../model/generator.ts';
 import { createDubboGenerator } from './dubbo/index.ts';
 import { createKafkaGenerator } from './kafka/index.ts';
 import { createMetaProtocolGenerator } from './metaprotocol/index.ts';
+import { createRedisGenerator } from './redis/index.ts';
 import { createThriftGenerator } from './thrift/index.ts';
 import { createZooKeeperGenerator } from './zookeeper/index.ts';
 
@@ -14,5 +15,6 @@ export function createGenerators(): readonly Generator[] {
     createThriftGenerator(),
     createKafkaGenerator(),
     createZooKeeperGenerator(),
+    createRedisGenerator(),
   ]);
 }

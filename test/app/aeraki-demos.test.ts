@@ -1,8 +1,6 @@
 // Aeraki's own demo folders (../shared/aeraki-demos/), as a cluster holds them after the demo's install script
 // (test/support/as-applied.ts), rendered by `render()`: every handled port of every Service and ServiceEntry, and
 // every bound MetaProtocol gateway port, gets its filters (expectations from the input: demo-expectations.ts).
-// The protocols still being built are listed in PENDING_PROTOCOLS: their expectations are reported as todo and
-// must not be met yet; remove a protocol from the list when its generator lands.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,29 +13,23 @@ import { describeExpected, expectedFilters, satisfies, type ExpectedFilter } fro
 
 const DEMOS = resolve(import.meta.dirname, '../../../shared/aeraki-demos');
 
-/** Protocols whose generators are being built elsewhere; their filters are expected once they land. */
-const PENDING_PROTOCOLS: ReadonlySet<string> = new Set(['redis']);
-
-/**
- * Filters per demo as applied: `met` must render today; `pending` are the expected additions of the protocols in
- * PENDING_PROTOCOLS (reported as todo, listed one by one below the table).
- */
-const COUNTS: Readonly<Record<string, { met: number; pending: number }>> = {
-  dubbo: { met: 1, pending: 0 },
-  'e2e-metaprotocol-gateway': { met: 3, pending: 0 },
-  gateway: { met: 0, pending: 0 },
+/** Filters expected per demo as applied (a change in the inputs or in what is handled must show here). */
+const COUNTS: Readonly<Record<string, number>> = {
+  dubbo: 1,
+  'e2e-metaprotocol-gateway': 3,
+  gateway: 0,
   // ZooKeeper: both Services (headless: inbound only) on tcp-zookeeper-client; Kafka: the same on tcp-kafka-client.
-  kafka: { met: 6, pending: 0 },
-  'metaprotocol-brpc': { met: 3, pending: 0 },
-  'metaprotocol-dubbo': { met: 2, pending: 0 },
-  'metaprotocol-dubbo-app-level': { met: 4, pending: 0 },
-  'metaprotocol-qza': { met: 2, pending: 0 },
-  'metaprotocol-thrift': { met: 2, pending: 0 },
-  'metaprotocol-trpc': { met: 2, pending: 0 },
-  'metaprotocol-videopacket': { met: 2, pending: 0 },
+  kafka: 6,
+  'metaprotocol-brpc': 3,
+  'metaprotocol-dubbo': 2,
+  'metaprotocol-dubbo-app-level': 4,
+  'metaprotocol-qza': 2,
+  'metaprotocol-thrift': 2,
+  'metaprotocol-trpc': 2,
+  'metaprotocol-videopacket': 2,
   // Redis: outbound for external-redis, redis-cluster and redis-single; inbound for the two with a selector.
-  redis: { met: 0, pending: 5 },
-  thrift: { met: 2, pending: 0 },
+  redis: 5,
+  thrift: 2,
 };
 
 const folders = readdirSync(DEMOS)
@@ -83,21 +75,15 @@ describe('Aeraki demos, as applied to a cluster', () => {
   for (const name of folders) {
     const objects = asApplied(readFolder(join(DEMOS, name)), sourceNamespace(join(DEMOS, name)));
     const expected = expectedFilters(objects);
-    const pending = expected.filter((e) => PENDING_PROTOCOLS.has(e.protocol));
-    const current = expected.filter((e) => !PENDING_PROTOCOLS.has(e.protocol));
 
     describe(name, () => {
       const { items, issues } = renderObjects(name, objects);
       const met = (e: ExpectedFilter) => items.some((f) => satisfies(f, e));
 
-      it('renders every handled port of the protocols built today', () => {
-        const missing = current.filter((e) => !met(e)).map(describeExpected);
+      it('renders every handled port', () => {
+        const missing = expected.filter((e) => !met(e)).map(describeExpected);
         assert.deepEqual(missing, []);
-        assert.deepEqual(
-          { met: current.length, pending: pending.length },
-          COUNTS[name],
-          'filters expected per demo (met today, pending)',
-        );
+        assert.equal(expected.length, COUNTS[name], 'filters expected per demo');
       });
 
       it('reports errors only for objects the input makes questionable', () => {
@@ -110,12 +96,6 @@ describe('Aeraki demos, as applied to a cluster', () => {
           .map(formatIssue);
         assert.deepEqual(unexplained, []);
       });
-
-      it('renders nothing yet for the pending protocols (remove one from PENDING_PROTOCOLS when it does)', () => {
-        assert.deepEqual(pending.filter(met).map(describeExpected), []);
-      });
-
-      for (const e of pending) it.todo(`${describeExpected(e)} (${e.protocol} generator being built)`);
     });
   }
 });

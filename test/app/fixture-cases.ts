@@ -11,23 +11,6 @@ export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/render');
 /** Cases 36 onward: Redis, Kafka, ZooKeeper and Dubbo authorization. */
 export const peripheryDir = path.resolve(repoRoot, '../shared/fixtures/render-periphery');
 
-/**
- * Periphery cases whose generators are not built yet (issue 18 is done in parts): listed by name, reported as
- * todo by the fixture suites, and removed from here as each part lands. A case not listed must pass.
- */
-export const PENDING_CASES: ReadonlySet<string> = new Set([
-  '36-redis-default-proxy-and-cluster',
-  '37-redis-prefix-routes',
-  '38-redis-settings-auth-faults',
-  '39-d10-redis-mirror-port',
-  '40-d11-redis-read-policy-and-settings',
-  '41-d12-redis-secret-auth',
-  '42-redisdestination-proxy-and-cluster-mode',
-  '43-d13-redis-incomplete-inputs',
-  '49-redis-dubbo-mixed-ports',
-  '50-periphery-input-errors',
-]);
-
 export interface FixtureCase {
   readonly name: string;
   readonly dir: string;

@@ -12,13 +12,10 @@ import {
   assertStderr,
   loadCases,
   optionsOf,
-  PENDING_CASES,
   repoRoot,
 } from './fixture-cases.ts';
 
-const all = loadCases();
-const cases = all.filter((c) => !PENDING_CASES.has(c.name));
-const pending = all.filter((c) => PENDING_CASES.has(c.name));
+const cases = loadCases();
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -48,10 +45,6 @@ describe('render fixtures (in process)', () => {
       assert.equal(again.stdout, result.stdout, 'identical input gives byte-identical output');
     });
   }
-});
-
-describe('render fixtures not built yet', () => {
-  for (const c of pending) it.todo(`${c.name} (its generator is not built yet)`);
 });
 
 describe('render fixtures (CLI)', { concurrency: 4 }, () => {

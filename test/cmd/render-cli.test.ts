@@ -233,6 +233,10 @@ describe('examples/', () => {
       names.includes('meta-trpc/aeraki-inbound-trpc-echo.meta-trpc.svc.cluster.local-8000'),
       'exportTo .',
     );
+    assert.ok(
+      names.includes('istio-system/aeraki-outbound-redis-client.redis.svc.cluster.local-10.96.50.10-6379'),
+    );
+    assert.ok(names.includes('istio-system/aeraki-inbound-redis-client.redis.svc.cluster.local-6379'));
     for (const name of [
       'aeraki-outbound-my-cluster-kafka-bootstrap.kafka.svc.cluster.local-240.240.0.6-9092',
       'aeraki-inbound-my-cluster-kafka-bootstrap.kafka.svc.cluster.local-9092',

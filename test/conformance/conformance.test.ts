@@ -76,4 +76,9 @@ describe('generator conformance', () => {
       assert.ok(produced, `${generator.name} generates nothing on the whole corpus`);
     }
   });
+
+  it('the corpus has RedisServices and RedisDestinations', () => {
+    const kinds = new Set(corpus.flatMap((c) => c.raws.map((r) => (r as { kind?: unknown }).kind)));
+    assert.ok(kinds.has('RedisService') && kinds.has('RedisDestination') && kinds.has('Secret'));
+  });
 });

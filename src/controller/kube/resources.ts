@@ -13,6 +13,7 @@ export interface KindResource {
 
 export const AERAKI_GROUP = 'metaprotocol.aeraki.io';
 export const DUBBO_GROUP = 'dubbo.aeraki.io';
+export const REDIS_GROUP = 'redis.aeraki.io';
 
 export const AERAKI_RESOURCES: readonly KindResource[] = [
   {
@@ -36,7 +37,29 @@ export const AERAKI_RESOURCES: readonly KindResource[] = [
     plural: 'dubboauthorizationpolicies',
     clusterScoped: false,
   },
+  {
+    kind: 'RedisService',
+    group: REDIS_GROUP,
+    version: 'v1alpha1',
+    plural: 'redisservices',
+    clusterScoped: false,
+  },
+  {
+    kind: 'RedisDestination',
+    group: REDIS_GROUP,
+    version: 'v1alpha1',
+    plural: 'redisdestinations',
+    clusterScoped: false,
+  },
 ];
+
+/**
+ * Secrets are read for Redis auth only: every `Opaque` Secret of every namespace (the field selector keeps
+ * service-account tokens, TLS and Helm release Secrets out). RedisServices may name a Secret in any namespace
+ * the controller watches, and watching only referenced names would mean one watch per name, recreated as
+ * RedisServices change.
+ */
+export const SECRET_FIELD_SELECTOR = 'type=Opaque';
 
 export type IstioApiVersion = 'v1' | 'v1alpha3';
 

@@ -1,7 +1,8 @@
 /**
  * Config sources read from the Kubernetes API through resilient informers, into the store:
- * - the controller's own CRDs (MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy) and the mesh ConfigMap (`istio` in the root
- *   namespace, key `mesh`);
+ * - the controller's own CRDs (MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
+ *   RedisDestination), the mesh ConfigMap (`istio` in the root namespace, key `mesh`) and the Opaque Secrets
+ *   Redis auth reads;
  * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
@@ -38,6 +39,7 @@ import {
   istioResources,
   resourcePath,
   SERVICE_RESOURCE,
+  SECRET_FIELD_SELECTOR,
   type IstioApiVersion,
   type KindResource,
 } from './resources.ts';
@@ -129,7 +131,7 @@ export class KubeSource {
     }
     for (const r of resources) this.informers.push(this.crdInformer(r));
     if (this.o.services ?? false) this.informers.push(this.serviceInformer());
-    if (this.o.aeraki ?? true) this.informers.push(this.meshInformer());
+    if (this.o.aeraki ?? true) this.informers.push(this.meshInformer(), this.secretInformer());
     for (const i of this.informers) i.start();
   }
 
@@ -214,6 +216,25 @@ export class KubeSource {
       if (first) this.o.store.reject(first.ref, res.issues);
       for (const i of res.issues) this.log.warn('invalid config', { issue: formatIssue(i) });
     }
+  }
+
+  /** Opaque Secrets of all namespaces (Redis auth; see SECRET_FIELD_SELECTOR). */
+  private secretInformer(): ResilientInformer {
+    const core = this.o.kc.makeApiClient(CoreV1Api);
+    const fieldSelector = SECRET_FIELD_SELECTOR;
+    const list = async () =>
+      (await core.listSecretForAllNamespaces({ fieldSelector })) as KubernetesListObject<KubernetesObject>;
+    return this.informer(
+      '/api/v1/secrets',
+      list,
+      {
+        upsert: (obj) => this.applyObject(withTypeMeta(obj, 'v1', 'Secret')),
+        delete: (obj) => {
+          this.o.store.delete('Secret', obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+        },
+      },
+      fieldSelector,
+    );
   }
 
   private meshInformer(): ResilientInformer {

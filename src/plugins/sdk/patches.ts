@@ -63,15 +63,34 @@ export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPa
 /**
  * One outbound filter per address of the ServiceEntry (none without addresses), named after `hosts[0]`. The
  * filters differ only in the listener name: they share one `patch` object (generation output is never mutated).
+ * `extra` patches (cluster patches, say) follow the network-filter patch in every one of them.
  */
-export function outboundDrafts(se: ServiceEntry, port: ServicePort, filter: NetworkFilter): FilterDraft[] {
+export function outboundDrafts(
+  se: ServiceEntry,
+  port: ServicePort,
+  filter: NetworkFilter,
+  extra: readonly EnvoyFilterPatch[] = [],
+): FilterDraft[] {
   const host = se.spec.hosts[0] ?? '';
   const addresses = se.spec.addresses;
   const patch = filterPatch(filter);
   return addresses.map((address) => ({
     name: outboundFilterName(host, address, port.number),
-    spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch)] },
+    spec: { configPatches: [outboundNetworkFilterPatch(address, port.number, patch), ...extra] },
   }));
+}
+
+/** `applyTo: CLUSTER` patch removing the cluster `name` (the one Istio built). */
+export function clusterRemovePatch(name: string): EnvoyFilterPatch {
+  return { applyTo: 'CLUSTER', match: { cluster: { name } }, patch: { operation: 'REMOVE' } };
+}
+
+/**
+ * `applyTo: CLUSTER` patch adding `cluster` (an envoy.config.cluster.v3.Cluster in proto3 JSON); no match, so
+ * every sidecar the filter reaches gets it. Istio keeps the first of equal clusters.
+ */
+export function clusterAddPatch(cluster: Readonly<Record<string, unknown>>): EnvoyFilterPatch {
+  return { applyTo: 'CLUSTER', patch: { operation: 'ADD', value: cluster } };
 }
 
 /**

@@ -229,4 +229,47 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     );
     assert.ok(api.requests.some((q) => q.path === '/apis/networking.istio.io/v1alpha3/serviceentries'));
   });
+
+  it('reads RedisServices, RedisDestinations and Opaque Secrets (only those) into the store', async (t) => {
+    const secret = (name: string, type: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'cache', name },
+      type,
+      data: { password: Buffer.from('pw\n').toString('base64') },
+    });
+    api.seed([
+      {
+        apiVersion: 'redis.aeraki.io/v1alpha1',
+        kind: 'RedisService',
+        metadata: { namespace: 'cache', name: 'rs' },
+        spec: { host: ['r.cache.svc.cluster.local'], settings: { auth: { secret: { name: 'auth' } } } },
+      },
+      {
+        apiVersion: 'redis.aeraki.io/v1alpha1',
+        kind: 'RedisDestination',
+        metadata: { namespace: 'cache', name: 'bad' },
+        spec: { hosts: 'r.cache.svc.cluster.local' },
+      },
+      secret('auth', 'Opaque'),
+      secret('tls', 'kubernetes.io/tls'),
+    ]);
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    const src = source(api, store);
+    t.after(() => src.stop());
+    await src.whenSynced();
+    assert.deepEqual(
+      store
+        .exactHostObjects('RedisService', 'cache', 'r.cache.svc.cluster.local')
+        .map((o) => o.metadata.name),
+      ['rs'],
+    );
+    assert.deepEqual(
+      store.list('Secret').map((o) => [o.metadata.name, o.spec.data['password']]),
+      [['auth', 'pw\n']],
+    );
+    assert.ok(store.rejected().some((r) => r.ref.kind === 'RedisDestination' && r.ref.name === 'bad'));
+    api.delete('secrets', 'cache', 'auth');
+    await waitFor(() => store.list('Secret').length === 0, 'Secret deletion in the store');
+  });
 });

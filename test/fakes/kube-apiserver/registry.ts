@@ -71,7 +71,21 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
     statusSubresource: true,
     deleteReturns: 'object',
   },
+  redis('RedisService', 'redisservices'),
+  redis('RedisDestination', 'redisdestinations'),
 ];
+
+function redis(kind: string, plural: string): ResourceType {
+  return {
+    group: 'redis.aeraki.io',
+    versions: ['v1alpha1'],
+    kind,
+    plural,
+    namespaced: true,
+    statusSubresource: true,
+    deleteReturns: 'object',
+  };
+}
 
 /** Kubernetes version priority: GA > beta > alpha, then by major, then by minor. */
 export function compareVersions(a: string, b: string): number {

@@ -70,9 +70,14 @@ export function parseLabelSelector(text: string | undefined): Selector {
 const FIELDS: Record<string, (o: KubeObject) => string> = {
   'metadata.name': (o) => o.metadata.name ?? '',
   'metadata.namespace': (o) => o.metadata.namespace ?? '',
+  // Served for Secrets only by a real server; the fake offers it on every kind.
+  type: (o) => {
+    const t = (o as { type?: unknown }).type;
+    return typeof t === 'string' ? t : '';
+  },
 };
 
-/** Parses a field selector over metadata.name / metadata.namespace (`=`, `==`, `!=`). */
+/** Parses a field selector over metadata.name / metadata.namespace / type (`=`, `==`, `!=`). */
 export function parseFieldSelector(text: string | undefined): Selector {
   if (!text) return () => true;
   const reqs = splitTop(text).map((part) => {

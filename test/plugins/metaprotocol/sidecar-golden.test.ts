@@ -244,7 +244,7 @@ describe('metaprotocol sidecar: golden fixtures', () => {
     });
     // Names are sanitised by the caller (D7), so pair drafts with expected filters by their listener match.
     const items = expectedItems('33-d7-name-sanitising');
-    const matchOf = (spec: { configPatches: readonly { match: unknown }[] }): string =>
+    const matchOf = (spec: { configPatches: readonly { match?: unknown }[] }): string =>
       JSON.stringify(spec.configPatches[0]?.match);
     const drafts = [inventory, ledger].flatMap((se) => unwrap(gen.generateSidecar(sidecarContext(se, 0))));
     assert.equal(drafts.length, items.length);

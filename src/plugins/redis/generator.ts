@@ -1,0 +1,86 @@
+/**
+ * Sidecar filters of one `redis` port (Aeraki internal/plugin/redis/generator.go), with this port's own number
+ * (D4): per address an outbound redis_proxy that REPLACEs tcp_proxy, followed by the REMOVE of Istio's cluster
+ * `outbound|<port>||<hosts[0]>` and the ADD of its replacement; an inbound redis_proxy when the ServiceEntry
+ * selects workloads (D2). A RedisService or RedisDestination whose auth Secret is missing is reported and treated
+ * as absent.
+ */
+import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
+import { outboundClusterName } from '../../model/names.ts';
+import type { RedisContext } from '../../model/redis-context.ts';
+import { fail, issue, ok, refOf, type ConfigIssue, type Result } from '../../model/result.ts';
+import {
+  clusterAddPatch,
+  clusterRemovePatch,
+  inboundDraft,
+  outboundDrafts,
+  type NetworkFilter,
+} from '../sdk/patches.ts';
+import { NO_CREDENTIALS, resolveAuth } from './auth.ts';
+import { destinationCluster } from './cluster.ts';
+import { REDIS_PROXY_FILTER, REDIS_PROXY_TYPE } from './constants.ts';
+import { catchAllProxy, DEFAULT_OP_TIMEOUT, inboundProxy, serviceProxy } from './proxy.ts';
+
+function networkFilter(config: Record<string, unknown>): NetworkFilter {
+  return { filterName: REDIS_PROXY_FILTER, typeUrl: REDIS_PROXY_TYPE, config };
+}
+
+/** The outbound proxy config: from the bound RedisService, else (or when its auth fails) the default. */
+function outboundConfig(
+  ctx: SidecarContext,
+  redis: RedisContext,
+  issues: ConfigIssue[],
+): Record<string, unknown> {
+  const rs = redis.service;
+  if (rs) {
+    const auth = resolveAuth(redis, rs.spec.settings?.auth, refOf(rs), 'spec.settings.auth');
+    issues.push(...auth.issues);
+    if (auth.ok) return serviceProxy(redis, rs, redis.serviceHost, ctx.port, auth.value);
+  }
+  const own = outboundClusterName(ctx.port.number, undefined, ctx.serviceEntry.spec.hosts[0] ?? '');
+  return catchAllProxy(own, own, DEFAULT_OP_TIMEOUT);
+}
+
+function clusterConfig(
+  ctx: SidecarContext,
+  redis: RedisContext,
+  name: string,
+  issues: ConfigIssue[],
+): Record<string, unknown> {
+  const rd = redis.destination;
+  const auth = rd
+    ? resolveAuth(
+        redis,
+        rd.spec.trafficPolicy?.connectionPool?.redis?.auth,
+        refOf(rd),
+        'spec.trafficPolicy.connectionPool.redis.auth',
+      )
+    : ok(NO_CREDENTIALS);
+  issues.push(...auth.issues);
+  const usable = auth.ok ? rd : undefined;
+  return destinationCluster(name, ctx.serviceEntry, ctx.port, usable, auth.ok ? auth.value : NO_CREDENTIALS);
+}
+
+export function generateRedisSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]> {
+  const se = ctx.serviceEntry;
+  const host = se.spec.hosts[0];
+  const redis = ctx.redis;
+  if (host === undefined || redis === undefined) {
+    return fail([issue(refOf(se), 'spec.hosts', 'has no host; a redis service needs hosts[0]')]);
+  }
+  const issues: ConfigIssue[] = [];
+  const drafts: FilterDraft[] = [];
+  if (se.spec.addresses.length > 0) {
+    const cluster = outboundClusterName(ctx.port.number, undefined, host);
+    const patches = [
+      clusterRemovePatch(cluster),
+      clusterAddPatch(clusterConfig(ctx, redis, cluster, issues)),
+    ];
+    drafts.push(...outboundDrafts(se, ctx.port, networkFilter(outboundConfig(ctx, redis, issues)), patches));
+  }
+  const inbound = inboundDraft(se, ctx.port, networkFilter(inboundProxy(ctx.port.number)));
+  issues.push(...inbound.issues);
+  if (!inbound.ok) return fail(issues);
+  if (inbound.value) drafts.push(inbound.value);
+  return ok(drafts, issues);
+}

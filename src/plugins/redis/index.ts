@@ -1,0 +1,15 @@
+/**
+ * Redis plugin: Envoy's redis_proxy on `tcp-redis` ports, configured by RedisService (client side) and
+ * RedisDestination (the upstream cluster).
+ * https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/filters/network/redis_proxy/v3/redis_proxy.proto
+ */
+import type { Generator } from '../../model/generator.ts';
+import { generateRedisSidecar } from './generator.ts';
+
+export function createRedisGenerator(): Generator {
+  return {
+    name: 'redis',
+    protocols: ['redis'],
+    generateSidecar: generateRedisSidecar,
+  } satisfies Generator;
+}
