@@ -17,11 +17,17 @@
  */
 import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
+import { ControllerLoop } from '../util/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue } from '../model/result.ts';
-import { asSinkError, type ApplyWrites, type SinkError, type WriteOp } from '../model/write.ts';
+import {
+  asSinkError,
+  classifyWriteRun,
+  type ApplyWrites,
+  type SinkError,
+  type WriteOp,
+} from '../model/write.ts';
 import type { ServiceEntryPort, StoredServiceEntry } from './kube.ts';
 import { planVips, type VipUpdate } from './plan.ts';
 import { EMPTY_VIP_REPORT, type VipRunReport } from './report.ts';
@@ -59,13 +65,6 @@ interface VipWrite extends WriteOp {
   readonly update: VipUpdate<StoredServiceEntry>;
 }
 
-/** Transient list or write failures (409 included) retry; a closed gate or lost leadership re-checks soon. */
-function classify(r: VipRunReport): RunOutcome {
-  if ((r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient)) return 'transient';
-  if (r.interrupted) return 'retry-soon';
-  return r.skipped || r.listError || r.failures.length > 0 ? 'terminal' : 'ok';
-}
-
 export class VipAllocator {
   private readonly o: VipAllocatorOptions;
   private readonly log: Logger;
@@ -81,7 +80,7 @@ export class VipAllocator {
       run: () => this.runOnce(),
       failed: (err) => ({ ...EMPTY_VIP_REPORT, listError: asSinkError('vip run', err) }),
       skipped: (gate) => ({ ...EMPTY_VIP_REPORT, skipped: gate }),
-      classify,
+      classify: classifyWriteRun,
       ...(options.isLeader ? { isLeader: options.isLeader } : {}),
       ...(options.isSynced ? { isSynced: options.isSynced } : {}),
       quietMs: options.quietMs ?? 500,

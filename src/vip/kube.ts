@@ -9,6 +9,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { ISTIO_GROUP } from '../model/constants.ts';
 import { kubeSinkError } from '../model/write.ts';
 import { isPlainObject } from '../util/json.ts';
+import { listAllPages } from '../util/paged-list.ts';
 import type { VipServiceEntry } from './plan.ts';
 
 /** Aeraki's field manager (internal/config/constants AerakiFieldManager), used for the Update it made. */
@@ -86,31 +87,21 @@ export function createKubeServiceEntryPort(
   const version = options.version ?? 'v1alpha3';
   return {
     async list() {
-      const out: StoredServiceEntry[] = [];
-      let next: string | undefined;
-      do {
-        let list: unknown;
-        try {
-          list = await api.listClusterCustomObject({
+      let items: unknown[];
+      try {
+        items = await listAllPages((next) =>
+          api.listClusterCustomObject({
             group: ISTIO_GROUP,
             version,
             plural: PLURAL,
             limit: options.pageSize ?? 500,
             ...(next ? { _continue: next } : {}),
-          });
-        } catch (err) {
-          throw kubeSinkError('list serviceentries', err);
-        }
-        const items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
-        for (const item of items) {
-          const se = toStoredServiceEntry(item);
-          if (se) out.push(se);
-        }
-        const md = isPlainObject(list) ? list['metadata'] : undefined;
-        const token = isPlainObject(md) ? md['continue'] : undefined;
-        next = typeof token === 'string' && token !== '' ? token : undefined;
-      } while (next !== undefined);
-      return out;
+          }),
+        );
+      } catch (err) {
+        throw kubeSinkError('list serviceentries', err);
+      }
+      return items.map(toStoredServiceEntry).filter((se): se is StoredServiceEntry => se !== undefined);
     },
     async updateAddresses(se, addresses) {
       const { namespace, name } = se.metadata;
