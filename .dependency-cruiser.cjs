@@ -1,10 +1,10 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
 //   util <- model <- controller, registry
 //                 <- plugins/sdk <- plugins/*        (plugins: model, util and plugins/sdk only)
-//                 <- envoyfilter, reconcile, leader, bootstrap, xds-rds, ops
+//                 <- envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops
 //   tools: model, util and the RDS wire definitions (xds-rds/protos.ts)
 //   everything <- app/ <- cmd/
-// controller, registry, envoyfilter, reconcile, leader, bootstrap and xds-rds never import each other: they meet
+// controller, registry, envoyfilter, reconcile, leader, bootstrap, vip and xds-rds never import each other: they meet
 // in model and are wired together in app/.
 const layer = (from, allowed) => ({
   name: `${from}-imports`,
@@ -17,7 +17,17 @@ const layer = (from, allowed) => ({
   },
 });
 
-const PEERS = ['controller', 'registry', 'envoyfilter', 'reconcile', 'leader', 'bootstrap', 'xds-rds', 'ops'];
+const PEERS = [
+  'controller',
+  'registry',
+  'envoyfilter',
+  'reconcile',
+  'leader',
+  'bootstrap',
+  'vip',
+  'xds-rds',
+  'ops',
+];
 
 module.exports = {
   forbidden: [
@@ -63,7 +73,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|xds-rds|ops|tools)/',
+          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|tools)/',
       },
       to: {},
     },

@@ -17,6 +17,9 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
   if (c.leaderElect === true && c.output !== 'kube') {
     problems.push('--leader-elect needs --output kube (the Lease lives in the Kubernetes API)');
   }
+  if (c.allocateVips === true && c.output !== 'kube') {
+    problems.push('--allocate-vips needs --output kube (the VIPs are written into ServiceEntries)');
+  }
   const tlsFiles = [c.tlsCertFile, c.tlsKeyFile, c.clientCaFile];
   if (!c.rdsInsecure && c.devCertsDir === '' && tlsFiles.some((f) => f === '')) {
     problems.push(
@@ -52,6 +55,7 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     ...c,
     leaderElect: c.leaderElect ?? c.output === 'kube',
     namespaceBootstrap: c.namespaceBootstrap && c.output === 'kube',
+    allocateVips: c.allocateVips ?? c.output === 'kube',
     podName: c.podName || hostname(),
     xdsServiceAddress: c.xdsServiceAddress || `aeraki.${c.rootNamespace}`,
     version,

@@ -167,6 +167,14 @@ const SOURCE_ROWS = {
     description: 'keep the sidecar bootstrap ConfigMap in injected namespaces (--output kube)',
     parse: parseBoolean,
   },
+  allocateVips: {
+    flag: '--allocate-vips [bool]',
+    env: 'AERAKI_ALLOCATE_VIPS',
+    default: undefined,
+    description:
+      'write a VIP from 240.240.0.0/16 into address-less ServiceEntries (default: true with --output kube)',
+    parse: parseBoolean,
+  },
   xdsServiceAddress: {
     flag: '--xds-service-address <host>',
     env: 'AERAKI_XDS_ADDR',

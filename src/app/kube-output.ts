@@ -1,10 +1,16 @@
 /**
  * The parts of `aeraki serve` that need the Kubernetes API besides the config sources: leader election on the
  * Lease `aeraki-controller` in the root namespace, the drift watch on managed objects, and the namespace
- * bootstrap controller fed by a Namespace informer. Leadership changes trigger the reconciler and the bootstrap
- * controller so a new leader converges at once.
+ * bootstrap controller fed by a Namespace informer, and the VIP allocator triggered by a ServiceEntry informer.
+ * Leadership changes trigger the reconciler, the bootstrap controller and the VIP allocator so a new leader
+ * converges at once.
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+} from '@kubernetes/client-node';
 import { ResilientInformer } from '../util/informer.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../reconcile/apply.ts';
@@ -16,6 +22,10 @@ import type { Logger } from '../util/logger.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { ServeOptions } from './options.ts';
+import type { Protocol } from '../model/protocol.ts';
+import { ISTIO_GROUP } from '../model/constants.ts';
+import { VipAllocator } from '../vip/controller.ts';
+import { createKubeServiceEntryPort } from '../vip/kube.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
 
@@ -23,6 +33,8 @@ export interface KubeOutputHooks {
   /** Called when the desired state must be re-checked (drift, new leadership). */
   readonly onChange: () => void;
   readonly metrics: AerakiMetrics;
+  /** The protocols the generators handle (ServiceEntries with such a port get a VIP). */
+  readonly protocols: readonly Protocol[];
   readonly backoff?: BackoffOptions;
   readonly logger: Logger;
 }
@@ -31,7 +43,9 @@ export class KubeOutput {
   readonly elector: LeaderElector | undefined;
   readonly drift: ManagedObjectsWatch;
   readonly bootstrap: NamespaceBootstrapController | undefined;
+  readonly vips: VipAllocator | undefined;
   private readonly namespaces: ResilientInformer | undefined;
+  private readonly serviceEntries: ResilientInformer | undefined;
 
   constructor(o: ServeOptions, kc: KubeConfig, rdsPort: number, hooks: KubeOutputHooks) {
     const { logger, metrics, backoff } = hooks;
@@ -39,6 +53,7 @@ export class KubeOutput {
       metrics.recordLeadership(true);
       hooks.onChange();
       this.bootstrap?.trigger();
+      this.vips?.trigger();
     };
     this.elector = o.leaderElect
       ? new LeaderElector({
@@ -59,6 +74,9 @@ export class KubeOutput {
       ...(backoff ? { backoff } : {}),
       logger,
     });
+    if (o.allocateVips) {
+      [this.serviceEntries, this.vips] = vipAllocator(o, kc, hooks, isLeader);
+    }
     if (!o.namespaceBootstrap) return;
     const namespaces = new ResilientInformer({
       kc,
@@ -94,6 +112,12 @@ export class KubeOutput {
   start(): void {
     this.elector?.start();
     this.drift.start();
+    if (this.serviceEntries && this.vips) {
+      const vips = this.vips;
+      this.serviceEntries.start();
+      vips.start();
+      void this.serviceEntries.whenSynced().then(() => vips.trigger());
+    }
     if (this.namespaces && this.bootstrap) {
       const bootstrap = this.bootstrap;
       this.namespaces.start();
@@ -102,13 +126,54 @@ export class KubeOutput {
     }
   }
 
-  /** Stops the bootstrap controller, the watches and (last) the elector, which releases the lease. */
+  /** Stops the bootstrap controller, the VIP allocator and (last) the elector, which releases the lease. */
   async stopWriters(): Promise<void> {
     await this.bootstrap?.stop();
+    await this.vips?.stop();
     await this.elector?.stop();
   }
 
   async stopWatches(): Promise<void> {
-    await Promise.all([this.drift.stop(), this.namespaces?.stop()]);
+    await Promise.all([this.drift.stop(), this.namespaces?.stop(), this.serviceEntries?.stop()]);
   }
+}
+
+/**
+ * The VIP allocator and the ServiceEntry informer that triggers it. The informer only says "something changed"
+ * and "listed once"; each run lists the ServiceEntries itself (vip/controller.ts says why). networking.istio.io
+ * v1 when asked for, else v1alpha3 (served by every Istio release).
+ */
+function vipAllocator(
+  o: ServeOptions,
+  kc: KubeConfig,
+  hooks: KubeOutputHooks,
+  isLeader: () => boolean,
+): [ResilientInformer, VipAllocator] {
+  const { logger, metrics, backoff } = hooks;
+  const version = o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const vips = new VipAllocator({
+    port: createKubeServiceEntryPort(kc, { version }),
+    apply: applyWrites,
+    protocols: hooks.protocols,
+    isLeader,
+    isSynced: () => informer.synced,
+    ...(backoff ? { retry: backoff } : {}),
+    logger,
+    onWrite: (reason, error) => metrics.recordVipWrite(reason, error),
+  });
+  const informer = new ResilientInformer({
+    kc,
+    path: `/apis/${ISTIO_GROUP}/${version}/serviceentries`,
+    list: async () =>
+      (await api.listClusterCustomObject({
+        group: ISTIO_GROUP,
+        version,
+        plural: 'serviceentries',
+      })) as KubernetesListObject<never>,
+    handlers: { upsert: () => vips.trigger(), delete: () => vips.trigger() },
+    ...(backoff ? { backoff } : {}),
+    logger: logger.child({ component: 'serviceentries' }),
+  });
+  return [informer, vips];
 }

@@ -43,6 +43,8 @@ export interface ServeOptions {
   readonly retryPeriodMs: number;
   /** Maintain the sidecar bootstrap ConfigMap in injected namespaces (needs the Kubernetes API). */
   readonly namespaceBootstrap: boolean;
+  /** Give address-less ServiceEntries of the API server a VIP from 240.240.0.0/16 (needs the Kubernetes API). */
+  readonly allocateVips: boolean;
   /** Address MetaProtocol sidecars use to reach the RDS server (the controller's Service; `AERAKI_XDS_ADDR`). */
   readonly xdsServiceAddress: string;
 

@@ -132,6 +132,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     kubeOut = new KubeOutput(o, kc, rdsPort, {
       onChange: () => reconciler.trigger(),
       metrics,
+      protocols: generators.flatMap((g) => g.protocols),
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       logger,
     });

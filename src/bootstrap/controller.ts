@@ -21,12 +21,13 @@ import { errorFields } from '../util/logger.ts';
 import { formatIssue } from '../model/result.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
+import { ControllerLoop } from '../util/controller-loop.ts';
 import type { BootstrapTarget } from './config.ts';
 import type { BootstrapConfigMapPort } from './kube.ts';
 import { planBootstrap, wantsBootstrap, type BootstrapPlan, type NamespaceInfo } from './plan.ts';
 import {
   asSinkError,
+  classifyWriteRun,
   type ApplyWrites,
   type SinkError,
   type WriteOp,
@@ -66,13 +67,6 @@ interface ConfigMapWrite extends WriteOp {
   readonly adopt?: boolean;
 }
 
-/** Transient list or write failures retry; a closed gate or lost leadership re-checks soon. */
-function classify(r: BootstrapRunReport): RunOutcome {
-  if ((r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient)) return 'transient';
-  if (r.interrupted) return 'retry-soon';
-  return r.skipped || r.listError || r.failures.length > 0 ? 'terminal' : 'ok';
-}
-
 export class NamespaceBootstrapController {
   private readonly o: NamespaceBootstrapOptions;
   private readonly log: Logger;
@@ -89,7 +83,7 @@ export class NamespaceBootstrapController {
       run: () => this.runOnce(),
       failed: (err) => ({ ...EMPTY_REPORT, listError: asSinkError('bootstrap run', err) }),
       skipped: (gate) => ({ ...EMPTY_REPORT, skipped: gate }),
-      classify,
+      classify: classifyWriteRun,
       ...(options.isLeader ? { isLeader: options.isLeader } : {}),
       ...(options.isSynced ? { isSynced: options.isSynced } : {}),
       quietMs: 0,

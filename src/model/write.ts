@@ -3,6 +3,7 @@
  * a failed write is a SinkError, transient (retried with backoff) or terminal (reported, not retried until the
  * next change), and a run reports each failed object as a WriteFailure.
  */
+import type { RunOutcome } from '../util/controller-loop.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /**
@@ -128,4 +129,22 @@ export function kubeSinkError(op: string, err: unknown): SinkError {
   // Network failures (FetchError, ECONNREFUSED, resets) are transient.
   const message = err instanceof Error ? err.message : String(err);
   return new SinkError(`${op}: ${message}`, { transient: true, cause: err });
+}
+
+/** What a write controller's run report says for ControllerLoop's classification. */
+export interface WriteRunLike {
+  readonly skipped?: string;
+  readonly listError?: SinkError;
+  readonly failures: readonly WriteFailure[];
+  readonly interrupted: boolean;
+}
+
+/**
+ * The outcome of a run that lists, plans and writes: transient list or write failures (409 included) retry
+ * with backoff; lost leadership re-checks soon; anything else failed or skipped waits for the next change.
+ */
+export function classifyWriteRun(r: WriteRunLike): RunOutcome {
+  if ((r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient)) return 'transient';
+  if (r.interrupted) return 'retry-soon';
+  return r.skipped || r.listError || r.failures.length > 0 ? 'terminal' : 'ok';
 }

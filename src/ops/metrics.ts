@@ -73,6 +73,8 @@ export class AerakiMetrics {
   readonly leader: Gauge;
   readonly leadershipChanges: Counter;
   readonly bootstrapWrites: Counter<'verb' | 'result'>;
+  readonly vipsAllocated: Counter<'reason'>;
+  readonly vipConflicts: Counter;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -161,6 +163,17 @@ export class AerakiMetrics {
       labelNames: ['verb', 'result'],
       registers,
     });
+    this.vipsAllocated = new Counter({
+      name: 'aeraki_vips_allocated_total',
+      help: 'ServiceEntries given a VIP, by reason: unaddressed (had none) or duplicate (another kept the VIP it held).',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.vipConflicts = new Counter({
+      name: 'aeraki_vip_conflicts_total',
+      help: 'ServiceEntry VIP updates refused with 409 Conflict (changed since listed; retried).',
+      registers,
+    });
     new Gauge({
       name: 'aeraki_build_info',
       help: 'Always 1; the version label names the running build.',
@@ -235,6 +248,15 @@ export class AerakiMetrics {
   /** Records one bootstrap ConfigMap write (the namespace bootstrap controller's `onWrite` hook). */
   recordBootstrapWrite(verb: WriteVerb, ok: boolean): void {
     this.bootstrapWrites.inc({ verb, result: ok ? 'success' : 'error' });
+  }
+
+  /** Records one ServiceEntry VIP update (the VIP allocator's `onWrite` hook). */
+  recordVipWrite(
+    reason: 'unaddressed' | 'duplicate',
+    error: { readonly code?: number | undefined } | undefined,
+  ): void {
+    if (!error) this.vipsAllocated.inc({ reason });
+    else if (error.code === 409) this.vipConflicts.inc();
   }
 
   /** Content type of `render()` (Prometheus text format 0.0.4). */

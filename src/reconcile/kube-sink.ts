@@ -7,6 +7,7 @@ import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/cli
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { isPlainObject } from '../util/json.ts';
+import { listAllPages } from '../util/paged-list.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { kubeSinkError } from '../model/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
@@ -63,31 +64,26 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
     async list() {
       const out: ExistingObject[] = [];
       for (const kind of kinds) {
-        // Paged (limit/continue) to spare a real API server; a server that ignores limit answers in one page.
-        let next: string | undefined;
-        do {
-          let list: unknown;
-          try {
-            list = await api.listClusterCustomObject({
+        // Paged (limit/continue) to spare a real API server.
+        let items: unknown[];
+        try {
+          items = await listAllPages((next) =>
+            api.listClusterCustomObject({
               group: ISTIO_GROUP,
               version: VERSION,
               plural: PLURALS[kind],
               labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE}`,
               limit: options.pageSize ?? 500,
               ...(next ? { _continue: next } : {}),
-            });
-          } catch (err) {
-            throw kubeSinkError(`list ${PLURALS[kind]}`, err);
-          }
-          const items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
-          for (const item of items) {
-            const e = toExisting(kind, item);
-            if (e) out.push(e);
-          }
-          const md = isPlainObject(list) ? list['metadata'] : undefined;
-          const token = isPlainObject(md) ? md['continue'] : undefined;
-          next = typeof token === 'string' && token !== '' ? token : undefined;
-        } while (next !== undefined);
+            }),
+          );
+        } catch (err) {
+          throw kubeSinkError(`list ${PLURALS[kind]}`, err);
+        }
+        for (const item of items) {
+          const e = toExisting(kind, item);
+          if (e) out.push(e);
+        }
       }
       return out;
     },

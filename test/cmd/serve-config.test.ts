@@ -104,6 +104,20 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     assert.equal(configOf([...TLS, '--leader-elect=false']).leaderElect, false);
   });
 
+  it('allocates VIPs by default with --output kube only; flag and AERAKI_ALLOCATE_VIPS switch it', () => {
+    assert.equal(configOf(TLS).allocateVips, true);
+    assert.equal(configOf([...TLS, '--allocate-vips=false']).allocateVips, false);
+    assert.equal(configOf(TLS, { AERAKI_ALLOCATE_VIPS: 'false' }).allocateVips, false);
+    assert.equal(configOf([...TLS, '--allocate-vips'], { AERAKI_ALLOCATE_VIPS: 'false' }).allocateVips, true);
+    const dir = ['--rds-insecure', '--output', 'dir', '--output-dir', 'o', '--config-source', 'dir'];
+    assert.equal(configOf([...dir, '--config-dir', '.']).allocateVips, false);
+    assert.throws(() => configOf(TLS, { AERAKI_ALLOCATE_VIPS: 'maybe' }), /AERAKI_ALLOCATE_VIPS/);
+    assert.throws(
+      () => configOf([...dir, '--config-dir', '.', '--allocate-vips=true']),
+      /--allocate-vips needs --output kube/,
+    );
+  });
+
   it('refuses bad values with a message naming the option or variable', () => {
     assert.throws(() => configOf(['--config-source', 'etcd']), /expected mcp \| kube \| dir/);
     assert.throws(() => configOf(['--http-address', 'nowhere']), /invalid address/);

@@ -24,6 +24,7 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     renewDeadlineMs: 2000,
     retryPeriodMs: 200,
     namespaceBootstrap: true,
+    allocateVips: false,
     xdsServiceAddress: 'aeraki.istio-system',
     rdsAddress: { host: '127.0.0.1', port: 0 },
     tlsCertFile: '',

@@ -177,6 +177,19 @@ describe('ops/metrics', () => {
     assert.equal(sample(text, 'aeraki_bootstrap_configmap_writes_total{verb="delete",result="error"}'), 1);
   });
 
+  it('counts VIPs allocated by reason and update conflicts', async () => {
+    const m = new AerakiMetrics({ defaultMetrics: false });
+    m.recordVipWrite('unaddressed', undefined);
+    m.recordVipWrite('unaddressed', undefined);
+    m.recordVipWrite('duplicate', undefined);
+    m.recordVipWrite('unaddressed', { code: 409 });
+    m.recordVipWrite('unaddressed', { code: 500 });
+    const text = await m.render();
+    assert.equal(sample(text, 'aeraki_vips_allocated_total{reason="unaddressed"}'), 2);
+    assert.equal(sample(text, 'aeraki_vips_allocated_total{reason="duplicate"}'), 1);
+    assert.equal(sample(text, 'aeraki_vip_conflicts_total'), 1);
+  });
+
   it('keeps registries apart: two instances never share a series', async () => {
     const a = new AerakiMetrics({ defaultMetrics: false });
     const b = new AerakiMetrics({ defaultMetrics: false });

@@ -1,0 +1,180 @@
+/**
+ * VIP allocation controller (spec/aeraki-periphery.md 5.1): gives every eligible ServiceEntry of the API server a
+ * VIP of its own from 240.240.0.0/16 (plan.ts says which) by one Update of its `spec.addresses`.
+ *
+ * The source of truth is the API server itself: every run lists all ServiceEntries (with their
+ * resourceVersions) and plans from that list, so a run never plans on a state older than its own earlier
+ * writes, VIPs written before a restart or a leader change are found again, and a ServiceEntry written by
+ * someone else since the list makes its Update fail with 409 (transient: retried with backoff, re-listing).
+ * The ConfigStore is not used: with the MCP source it holds istiod's view (no resourceVersion, and
+ * ServiceEntries that are not API objects at all).
+ *
+ * Driving it (src/app/kube-output.ts wires it): call `trigger()` on every ServiceEntry change (an informer),
+ * on becoming leader and once synced; `start()` adds a periodic resync. Runs are debounced, never overlap
+ * (util/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false (re-checked every
+ * `pollMs`), and `isLeader()` is checked again before every single write. Writes go through the injected
+ * `apply` (reconcile/apply.ts).
+ */
+import type { BackoffOptions } from '../util/backoff.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { ControllerLoop } from '../util/controller-loop.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
+import type { Protocol } from '../model/protocol.ts';
+import { formatIssue } from '../model/result.ts';
+import {
+  asSinkError,
+  classifyWriteRun,
+  type ApplyWrites,
+  type SinkError,
+  type WriteOp,
+} from '../model/write.ts';
+import type { ServiceEntryPort, StoredServiceEntry } from './kube.ts';
+import { planVips, type VipUpdate } from './plan.ts';
+import { EMPTY_VIP_REPORT, type VipRunReport } from './report.ts';
+
+export type { ServiceEntryPort } from './kube.ts';
+export type { VipRunReport } from './report.ts';
+
+export interface VipAllocatorOptions {
+  readonly port: ServiceEntryPort;
+  /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
+  readonly apply: ApplyWrites;
+  /** The protocols the generators handle (only ServiceEntries with such a port get a VIP). */
+  readonly protocols: readonly Protocol[];
+  /** Checked before every run and every write (default: always leader). */
+  readonly isLeader?: () => boolean;
+  /** Runs are skipped until true (default: always). */
+  readonly isSynced?: () => boolean;
+  /** Debounce of triggers (defaults 500 ms quiet, 5 s at most). */
+  readonly quietMs?: number;
+  readonly maxWaitMs?: number;
+  /** Re-check period while not leader or not synced (default 1 s). */
+  readonly pollMs?: number;
+  /** Periodic run after `start()` (default 10 minutes; 0 disables). */
+  readonly resyncMs?: number;
+  readonly retry?: BackoffOptions;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+  /** Called after every Update attempt (metrics); `error` is set when it failed. */
+  readonly onWrite?: (reason: VipUpdate<StoredServiceEntry>['reason'], error: SinkError | undefined) => void;
+  /** Called after every run with its report. */
+  readonly onRun?: (report: VipRunReport) => void;
+}
+
+interface VipWrite extends WriteOp {
+  readonly update: VipUpdate<StoredServiceEntry>;
+}
+
+export class VipAllocator {
+  private readonly o: VipAllocatorOptions;
+  private readonly log: Logger;
+  private readonly loop: ControllerLoop<VipRunReport>;
+  private readonly handled: ReadonlySet<Protocol>;
+  private lastIssues = '';
+
+  constructor(options: VipAllocatorOptions) {
+    this.o = options;
+    this.handled = new Set(options.protocols);
+    this.log = options.logger.child({ component: 'vip-allocator' });
+    this.loop = new ControllerLoop<VipRunReport>({
+      run: () => this.runOnce(),
+      failed: (err) => ({ ...EMPTY_VIP_REPORT, listError: asSinkError('vip run', err) }),
+      skipped: (gate) => ({ ...EMPTY_VIP_REPORT, skipped: gate }),
+      classify: classifyWriteRun,
+      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
+      ...(options.isSynced ? { isSynced: options.isSynced } : {}),
+      quietMs: options.quietMs ?? 500,
+      maxWaitMs: options.maxWaitMs ?? 5000,
+      pollMs: options.pollMs ?? 1000,
+      resyncMs: options.resyncMs ?? 600_000,
+      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
+      clock: options.clock ?? systemClock,
+      logger: this.log,
+    });
+    this.loop.onRun((r) => this.report(r));
+    if (options.onRun) this.loop.onRun(options.onRun);
+  }
+
+  /** Schedules a run after the debounce (never runs inside this call). */
+  trigger(): void {
+    this.loop.trigger();
+  }
+
+  /** Starts the periodic resync and schedules a run. */
+  start(): void {
+    this.loop.start();
+    this.loop.trigger();
+  }
+
+  /** Stops timers and waits for a run in progress; no write starts after this resolves. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** Resolves once no run is scheduled or in progress (with a manual clock, advance past the debounce first). */
+  idle(): Promise<void> {
+    return this.loop.idle();
+  }
+
+  /** One run now (after any run in progress); never rejects: failures are in the report. */
+  reconcile(): Promise<VipRunReport> {
+    return this.loop.runNow();
+  }
+
+  private async runOnce(): Promise<VipRunReport> {
+    let listed;
+    try {
+      listed = await this.o.port.list();
+    } catch (err) {
+      return { ...EMPTY_VIP_REPORT, listError: asSinkError('list serviceentries', err) };
+    }
+    const plan = planVips(listed, this.handled);
+    const port = this.o.port;
+    const writes: VipWrite[] = plan.updates.map((update) => ({
+      op: 'update',
+      kind: 'ServiceEntry',
+      namespace: update.serviceEntry.metadata.namespace,
+      name: update.serviceEntry.metadata.name,
+      update,
+      write: () => port.updateAddresses(update.serviceEntry, update.addresses),
+    }));
+    let allocated = 0;
+    let reassigned = 0;
+    const result = await this.o.apply(writes, {
+      concurrency: 4,
+      mayWrite: () => this.loop.mayWrite(),
+      onWrite: (op, error) => {
+        if (!error && op.update.reason === 'unaddressed') allocated++;
+        if (!error && op.update.reason === 'duplicate') reassigned++;
+        this.wrote(op, error);
+      },
+    });
+    return {
+      ...EMPTY_VIP_REPORT,
+      allocated,
+      reassigned,
+      kept: plan.kept,
+      failures: result.failures,
+      interrupted: result.interrupted,
+      issues: plan.issues,
+    };
+  }
+
+  private wrote(op: VipWrite, error: SinkError | undefined): void {
+    try {
+      this.o.onWrite?.(op.update.reason, error);
+    } catch {
+      // a metrics hook must not turn a successful write into a failure
+    }
+    const fields = { namespace: op.namespace, name: op.name, vip: op.update.vip, reason: op.update.reason };
+    if (error) this.log.warn('ServiceEntry VIP update failed', { ...fields, ...errorFields(error) });
+    else this.log.info('allocated ServiceEntry VIP', fields);
+  }
+
+  private report(r: VipRunReport): void {
+    const issues = r.issues.map(formatIssue).join('; ');
+    if (issues !== this.lastIssues && issues !== '') this.log.warn(`vip allocation: ${issues}`);
+    this.lastIssues = issues;
+    if (r.listError) this.log.warn('vip allocation: listing ServiceEntries failed', errorFields(r.listError));
+  }
+}

@@ -1,0 +1,28 @@
+/** What one run of the VIP allocator did (controller.ts). */
+import type { ConfigIssue } from '../model/result.ts';
+import type { SinkError, WriteFailure } from '../model/write.ts';
+
+export interface VipRunReport {
+  readonly skipped?: 'not-leader' | 'not-synced';
+  /** ServiceEntries updated with a new VIP (`allocated` of them had none, `reassigned` shared one). */
+  readonly allocated: number;
+  readonly reassigned: number;
+  /** Eligible ServiceEntries whose VIP stayed. */
+  readonly kept: number;
+  readonly failures: readonly WriteFailure[];
+  /** Listing the ServiceEntries failed (nothing was written). */
+  readonly listError?: SinkError;
+  /** Writing stopped because leadership was lost. */
+  readonly interrupted: boolean;
+  /** ServiceEntries that needed a VIP and got none (range exhausted). */
+  readonly issues: readonly ConfigIssue[];
+}
+
+export const EMPTY_VIP_REPORT: VipRunReport = {
+  allocated: 0,
+  reassigned: 0,
+  kept: 0,
+  failures: [],
+  interrupted: false,
+  issues: [],
+};
