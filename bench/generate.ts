@@ -1,15 +1,22 @@
 // Generation benchmark: all EnvoyFilters (generateAll) and all MetaProtocol routes (buildRouteConfigurations) for
-// 1,000 and 10,000 synthetic services. What it measures, how to read its figures and why: bench/README.md.
+// 1,000 and 10,000 synthetic MetaProtocol services, and all EnvoyFilters for a mixed mesh of the same sizes
+// (MetaProtocol, Redis, native Dubbo with authorization policies). What it measures, how to read its figures and
+// why: bench/README.md.
 import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
+import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
 import type { Generator } from '../src/model/generator.ts';
+import { sourceKey } from '../src/model/names.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
-import { syntheticObjectsInListOrder } from './synthetic.ts';
+import { syntheticObjectsInListOrder, type SyntheticMix } from './synthetic.ts';
 
 const SIZES = [1000, 10000] as const;
+
+/** The target of `mixedOverMetaProtocol10k`: the mixed mesh costs at most this much more per service. */
+const MIXED_TARGET = 1.3;
 
 /** Generations per sample times size: both sizes do the same work in a sample. */
 const WORK_PER_SAMPLE = 10000;
@@ -53,14 +60,49 @@ function deepCopy(v: unknown): unknown {
   return v;
 }
 
-function buildStore(services: number): ConfigStore {
+function buildStore(services: number, mix: SyntheticMix): ConfigStore {
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  for (const raw of syntheticObjectsInListOrder(services)) {
+  for (const raw of syntheticObjectsInListOrder(services, mix)) {
     const parsed = parseConfigObject(raw);
     if (!parsed?.ok) throw new Error(`synthetic object did not parse: ${JSON.stringify(parsed?.issues)}`);
     store.upsert(parsed.value);
   }
   return store;
+}
+
+/**
+ * Once, at bench start: every synthetic object of both meshes parses without issues (warnings included), and
+ * generation at both sizes reports no issue and gives every ServiceEntry EnvoyFilters of its own.
+ */
+function checkSyntheticMeshes(generators: readonly Generator[]): void {
+  for (const mix of ['metaprotocol', 'mixed'] as const) {
+    for (const services of SIZES) {
+      const store = new ConfigStore({ rootNamespace: 'istio-system' });
+      const sources = new Set<string>();
+      for (const raw of syntheticObjectsInListOrder(services, mix)) {
+        const parsed = parseConfigObject(raw);
+        if (!parsed?.ok || parsed.issues.length > 0) {
+          throw new Error(`synthetic object (${mix}) has issues: ${JSON.stringify(parsed?.issues)}`);
+        }
+        store.upsert(parsed.value);
+        const md = parsed.value.metadata;
+        if (parsed.value.kind === 'ServiceEntry')
+          sources.add(sourceKey('ServiceEntry', md.namespace, md.name));
+      }
+      const out = generateAll(store, generators, { namespaceScope: false });
+      if (out.issues.length > 0 || out.failedSources.size > 0) {
+        throw new Error(
+          `generation of the ${mix} mesh has issues: ${JSON.stringify(out.issues.slice(0, 5))}`,
+        );
+      }
+      for (const o of out.objects) sources.delete(o.metadata.annotations?.[SOURCE_ANNOTATION] ?? '');
+      if (sources.size > 0) {
+        throw new Error(
+          `${sources.size} services of the ${mix} mesh generate no EnvoyFilter, e.g. ${[...sources][0]}`,
+        );
+      }
+    }
+  }
 }
 
 /** Larger than the last-level cache of the machines here (32 MiB): sweeping it evicts everything else. */
@@ -152,6 +194,8 @@ interface KindSamples {
 type Kind = 'filters' | 'routes';
 const KINDS: readonly Kind[] = ['filters', 'routes'];
 type SizeSamples = Record<Kind, KindSamples>;
+/** What the mixed mesh is measured for: routes are MetaProtocol-only, so EnvoyFilters. */
+const MIXED_KINDS: readonly Kind[] = ['filters'];
 
 function emptySamples(): SizeSamples {
   const kind = (): KindSamples => ({ generate: [], json: [], copy: [], heap: [], outputs: 0 });
@@ -176,8 +220,15 @@ function measureKind(kind: KindRun, previous: unknown, repeat: number, into: Kin
   into.outputs = objects.length;
 }
 
-function measureRound(services: number, generators: readonly Generator[], into: SizeSamples): void {
-  const store = buildStore(services);
+/** One round of one mesh at one size: the kinds of output of `kinds` (routes exist for MetaProtocol only). */
+function measureRound(
+  services: number,
+  mix: SyntheticMix,
+  kinds: readonly Kind[],
+  generators: readonly Generator[],
+  into: SizeSamples,
+): void {
+  const store = buildStore(services, mix);
   const runs: Record<Kind, KindRun> = {
     filters: {
       run: () => generateAll(store, generators, { namespaceScope: false }),
@@ -190,15 +241,20 @@ function measureRound(services: number, generators: readonly Generator[], into: 
   };
   // Warm-up runs; their outputs are held to the end of the round, as the controller holds its last output while
   // it builds the next (bench/README.md, "Hidden classes").
-  const previous = { filters: runs.filters.run(), routes: runs.routes.run() };
+  const previous = new Map(kinds.map((k) => [k, runs[k].run()]));
   const repeat = Math.max(1, Math.round(WORK_PER_SAMPLE / services));
-  for (const k of KINDS) measureKind(runs[k], previous[k], repeat, into[k]);
+  for (const k of kinds) measureKind(runs[k], previous.get(k), repeat, into[k]);
 }
 
 const ms = (xs: readonly Sample[]) => median(xs.map((x) => x.ms));
 
 /** The figures of one size: a block per kind of output, `<kind>MedianMs`, `<kind>UsPerService`, ... */
-function figures(services: number, s: SizeSamples, pauses: GcPauses | undefined): Record<string, number> {
+function figures(
+  services: number,
+  s: SizeSamples,
+  pauses: GcPauses | undefined,
+  kinds: readonly Kind[] = KINDS,
+): Record<string, number> {
   const kind = (name: Kind): Record<string, number> => {
     const k = s[name];
     return {
@@ -214,48 +270,85 @@ function figures(services: number, s: SizeSamples, pauses: GcPauses | undefined)
       [`${name}CopyMs`]: round(ms(k.copy)),
     };
   };
-  return { ...kind('filters'), ...kind('routes') };
+  return Object.assign({}, ...kinds.map(kind)) as Record<string, number>;
 }
 
 export async function benchGenerate(): Promise<Record<string, unknown>> {
   const rounds = roundsFromEnv(process.env['GENERATE_ROUNDS']);
   const diagnose = process.env['GENERATE_DIAGNOSE'] === '1';
   const generators = createGenerators();
+  checkSyntheticMeshes(generators);
   const pauses = diagnose ? new GcPauses() : undefined;
   const [small, large] = [emptySamples(), emptySamples()];
+  // The mixed mesh, in the same rounds (bench/README.md, "The mixed mesh").
+  const [mixedSmall, mixedLarge] = [emptySamples(), emptySamples()];
+  const pause = () => new Promise((resolve) => setImmediate(resolve));
   for (let r = 0; r < rounds; r++) {
-    measureRound(SIZES[0], generators, small);
-    await new Promise((resolve) => setImmediate(resolve));
-    measureRound(SIZES[1], generators, large);
-    await new Promise((resolve) => setImmediate(resolve));
+    measureRound(SIZES[0], 'metaprotocol', KINDS, generators, small);
+    await pause();
+    measureRound(SIZES[1], 'metaprotocol', KINDS, generators, large);
+    await pause();
+    measureRound(SIZES[0], 'mixed', MIXED_KINDS, generators, mixedSmall);
+    await pause();
+    measureRound(SIZES[1], 'mixed', MIXED_KINDS, generators, mixedLarge);
+    await pause();
     console.error(`generation: round ${r + 1}/${rounds} done`);
   }
   await pauses?.stop();
-  // Per round t(10k)/t(1k) of one measure (the two sizes measured seconds apart), in round order.
-  const ratios = (pick: (s: SizeSamples) => readonly Sample[], value = (x: Sample) => x.ms) =>
-    pick(large).map((x, i) => value(x) / value(pick(small)[i] as Sample));
-  const growth = (pick: (s: SizeSamples) => readonly Sample[], value?: (x: Sample) => number) =>
-    round(median(ratios(pick, value)));
-  // Per round, the generation's growth divided by the reference workload's; the median of those quotients.
-  const overCopy = (k: Kind) => {
-    const copy = ratios((s) => s[k].copy);
-    return round(median(ratios((s) => s[k].generate).map((g, i) => g / (copy[i] as number))));
+  // Per round, the value of one measure in `a` over the same in `b` (measured seconds apart), in round order.
+  const perRound = (
+    a: SizeSamples,
+    b: SizeSamples,
+    pick: (s: SizeSamples) => readonly Sample[],
+    value = (x: Sample) => x.ms,
+  ) => pick(a).map((x, i) => value(x) / value(pick(b)[i] as Sample));
+  // The growth figures of one mesh: per round t(10k)/t(1k), medians over rounds.
+  const growthFigures = (lo: SizeSamples, hi: SizeSamples, kinds: readonly Kind[]) => {
+    const ratios = (pick: (s: SizeSamples) => readonly Sample[], value?: (x: Sample) => number) =>
+      perRound(hi, lo, pick, value);
+    const growth = (pick: (s: SizeSamples) => readonly Sample[], value?: (x: Sample) => number) =>
+      round(median(ratios(pick, value)));
+    // Per round, the generation's growth divided by the reference workload's; the median of those quotients.
+    const overCopy = (k: Kind) => {
+      const copy = ratios((s) => s[k].copy);
+      return round(median(ratios((s) => s[k].generate).map((g, i) => g / (copy[i] as number))));
+    };
+    const outsideGc = (x: Sample) => x.ms - (pauses?.within(x) ?? 0);
+    // `growthFilters<suffix>` and `growthRoutes<suffix>`, for the kinds measured.
+    const perKind = (suffix: string, figure: (k: Kind) => number) =>
+      Object.fromEntries(
+        kinds.map((k) => [`growth${k === 'filters' ? 'Filters' : 'Routes'}${suffix}`, figure(k)]),
+      ) as Record<string, number>;
+    return {
+      ...perKind('', (k) => growth((s) => s[k].generate)),
+      ...(pauses && perKind('OutsideGc', (k) => growth((s) => s[k].generate, outsideGc))),
+      ...perKind('Copy', (k) => growth((s) => s[k].copy)),
+      ...perKind('OverCopy', overCopy),
+    };
   };
-  const outsideGc = (x: Sample) => x.ms - (pauses?.within(x) ?? 0);
-  // `growthFilters<suffix>` and `growthRoutes<suffix>`.
-  const perKind = (suffix: string, figure: (k: Kind) => number) => ({
-    [`growthFilters${suffix}`]: figure('filters'),
-    [`growthRoutes${suffix}`]: figure('routes'),
-  });
+  // The mixed mesh's EnvoyFilter time over the MetaProtocol-only one's, same size (so per service too); with
+  // `copy`, the same for the reference workload (what the larger mixed output costs to build and keep).
+  const mixedOver = (mixed: SizeSamples, metaProtocol: SizeSamples, copy = false) =>
+    round(median(perRound(mixed, metaProtocol, (s) => (copy ? s.filters.copy : s.filters.generate))));
   const summary = {
     rounds,
     [SIZES[0]]: figures(SIZES[0], small, pauses),
     [SIZES[1]]: figures(SIZES[1], large, pauses),
-    ...perKind('', (k) => growth((s) => s[k].generate)),
-    ...(pauses && perKind('OutsideGc', (k) => growth((s) => s[k].generate, outsideGc))),
-    ...perKind('Copy', (k) => growth((s) => s[k].copy)),
-    ...perKind('OverCopy', overCopy),
+    ...growthFigures(small, large, KINDS),
+    mixed: {
+      [SIZES[0]]: figures(SIZES[0], mixedSmall, pauses, MIXED_KINDS),
+      [SIZES[1]]: figures(SIZES[1], mixedLarge, pauses, MIXED_KINDS),
+      ...growthFigures(mixedSmall, mixedLarge, MIXED_KINDS),
+    },
+    mixedOverMetaProtocol1k: mixedOver(mixedSmall, small),
+    mixedOverMetaProtocol10k: mixedOver(mixedLarge, large),
+    mixedOverMetaProtocol10kCopy: mixedOver(mixedLarge, large, true),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
+  console.log(
+    `generation: mixed over MetaProtocol-only, EnvoyFilter µs per service at 10k: ` +
+      `${summary.mixedOverMetaProtocol10k} (target ≤ ${MIXED_TARGET}); reference workload: ` +
+      `${summary.mixedOverMetaProtocol10kCopy}`,
+  );
   return summary;
 }
