@@ -1,18 +1,18 @@
 // Offline validation of everything users apply: `kubectl kustomize manifests/` must build, every object must
-// validate against the Kubernetes schemas (kubernetes-models), the CRD schemas must be structural and accept every
-// MetaRouter/ApplicationProtocol of the fixtures, and every EnvoyFilter the generators write must validate against
-// Istio's EnvoyFilter schema (@kubernetes-models/istio).
+// validate against the Kubernetes schemas (kubernetes-models), nothing may own istio-system, the CRD schemas must be
+// structural, accept every object of their kind the controller accepts (fixtures, examples/, Aeraki's demos) and
+// refuse invalid ones (CEL rules through their twins, crd-schema.ts), and every EnvoyFilter the generators write
+// must validate against Istio's EnvoyFilter schema (@kubernetes-models/istio).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { Ajv } from 'ajv';
 import { parseAllDocuments } from 'yaml';
 import { EnvoyFilter } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/EnvoyFilter';
 import { VirtualService } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/VirtualService';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
-import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
@@ -30,12 +30,13 @@ import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { loadCorpus } from '../conformance/corpus.ts';
+import { readFolder } from '../support/as-applied.ts';
+import { CEL_TWINS, celRules, CrdChecker, newAjv } from './crd-schema.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
 type Model = new (data: any) => { validate(): void };
 const MODELS: Record<string, Model> = {
-  Namespace,
   ServiceAccount,
   ClusterRole,
   ClusterRoleBinding,
@@ -45,6 +46,19 @@ const MODELS: Record<string, Model> = {
   Deployment,
   CustomResourceDefinition,
 };
+
+const AERAKI_KINDS = ['MetaRouter', 'ApplicationProtocol', 'DubboAuthorizationPolicy', 'RedisService', 'RedisDestination'];
+const DEMOS = resolve(ROOT, '../shared/aeraki-demos');
+
+/** Every object of an Aeraki kind in the fixtures, examples/ and Aeraki's demo folders, with where it comes from. */
+function aerakiObjects(): { source: string; raw: Record<string, any> }[] {
+  const fixtures = loadCorpus().flatMap((input) => (input.raws as Record<string, any>[]).map((raw) => ({ source: input.name, raw })));
+  const examples = readFolder(resolve(ROOT, 'examples')).map((raw) => ({ source: 'examples', raw }));
+  const demos = readdirSync(DEMOS)
+    .filter((d) => statSync(join(DEMOS, d)).isDirectory())
+    .flatMap((d) => readFolder(join(DEMOS, d)).map((raw) => ({ source: `demo ${d}`, raw })));
+  return [...fixtures, ...examples, ...demos].filter((o) => AERAKI_KINDS.includes(o.raw.kind));
+}
 
 function kustomize(): Record<string, any>[] {
   const out = execFileSync('kubectl', ['kustomize', resolve(ROOT, 'manifests')], { encoding: 'utf8', timeout: 60_000 });
@@ -139,32 +153,6 @@ describe('manifests', () => {
     ]);
   });
 
-  it('the DubboAuthorizationPolicy CRD (with strict field validation) and the parser agree on every fixture policy', () => {
-    // kubectl's strict field validation refuses fields the structural schema does not define: additionalProperties false.
-    const strict = (node: Record<string, any>): Record<string, any> => {
-      const out: Record<string, any> = { ...node };
-      if (node.properties) {
-        out.properties = Object.fromEntries(Object.entries<Record<string, any>>(node.properties).map(([k, v]) => [k, strict(v)]));
-        out.additionalProperties = false;
-      }
-      if (node.items) out.items = strict(node.items);
-      return out;
-    };
-    const root = schemaOf('DubboAuthorizationPolicy');
-    const validate = new Ajv({ strict: false }).compile({ ...root, properties: { ...root.properties, spec: strict(root.properties.spec) } });
-    const seen = { accepted: 0, refused: 0 };
-    for (const input of loadCorpus()) {
-      for (const raw of input.raws as Record<string, any>[]) {
-        if (raw.kind !== 'DubboAuthorizationPolicy') continue;
-        const parsed = parseConfigObject(raw);
-        const accepted = validate(raw);
-        assert.equal(accepted, parsed?.ok, `${input.name} ${raw.metadata?.name}: CRD ${accepted}, parser ${parsed?.ok}`);
-        seen[accepted ? 'accepted' : 'refused']++;
-      }
-    }
-    assert.ok(seen.accepted >= 8 && seen.refused >= 2, JSON.stringify(seen));
-  });
-
   it('the Redis CRDs define the fields the parser reads', () => {
     const rs = schemaOf('RedisService').properties.spec.properties;
     for (const f of ['host', 'settings', 'redis', 'faults']) assert.ok(rs[f], `RedisService ${f}`);
@@ -172,36 +160,116 @@ describe('manifests', () => {
     for (const f of ['host', 'trafficPolicy']) assert.ok(rd[f], `RedisDestination ${f}`);
   });
 
-  it('CRD schemas accept every valid RedisService and RedisDestination of the fixtures, and refuse bad enums', () => {
-    const ajv = new Ajv({ strict: false, allErrors: true });
-    const validators = { RedisService: ajv.compile(schemaOf('RedisService')), RedisDestination: ajv.compile(schemaOf('RedisDestination')) };
-    let checked = 0;
-    for (const input of loadCorpus()) {
-      for (const raw of input.raws as Record<string, any>[]) {
-        const validate = validators[raw.kind as keyof typeof validators];
-        if (!validate || !parseConfigObject(raw)?.ok) continue;
-        assert.ok(validate(raw), `${input.name} ${raw.kind} ${raw.metadata?.name}: ${ajv.errorsText(validate.errors)}`);
-        checked++;
-      }
+  const checkers = (): Map<string, CrdChecker> => {
+    const ajv = newAjv();
+    return new Map(crds.map((c) => [c.spec.names.kind as string, new CrdChecker(ajv, c.spec.versions[0].schema.openAPIV3Schema)]));
+  };
+
+  it('never owns istio-system: no Namespace object; the namespaced objects reference istio-system', () => {
+    assert.deepEqual(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name), []);
+    for (const o of objects.filter((x) => !['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind))) {
+      assert.equal(o.metadata.namespace, 'istio-system', `${o.kind} ${o.metadata.name}`);
     }
-    assert.ok(checked > 10);
-    const bad = { apiVersion: 'redis.aeraki.io/v1alpha1', kind: 'RedisService', metadata: { name: 'x' }, spec: { host: ['a'], settings: { readPolicy: 'NEAREST' } } };
-    assert.equal(validators.RedisService(bad), false);
   });
 
-  it('CRD schemas accept every MetaRouter and ApplicationProtocol of the fixtures', () => {
-    const ajv = new Ajv({ strict: false, allErrors: true });
-    const validators = { MetaRouter: ajv.compile(schemaOf('MetaRouter')), ApplicationProtocol: ajv.compile(schemaOf('ApplicationProtocol')) };
-    let checked = 0;
-    for (const input of loadCorpus()) {
-      for (const raw of input.raws as Record<string, any>[]) {
-        const validate = validators[raw.kind as keyof typeof validators];
-        if (!validate) continue;
-        assert.ok(validate(raw), `${input.name} ${raw.kind} ${raw.metadata?.name}: ${ajv.errorsText(validate.errors)}`);
-        checked++;
-      }
+  it('every CRD schema accepts each object of its kind the controller accepts (fixtures, examples, demos) and refuses the others', () => {
+    const check = checkers();
+    const seen = new Map<string, { accepted: number; refused: number }>();
+    for (const { source, raw } of aerakiObjects()) {
+      const problems = check.get(raw.kind)!.problems(raw);
+      const label = `${source} ${raw.kind} ${raw.metadata?.name}`;
+      const accepted = parseConfigObject(raw)?.ok === true;
+      if (accepted) assert.deepEqual(problems, [], label);
+      else assert.notDeepEqual(problems, [], `${label}: the controller refuses it, the CRD accepts it`);
+      const counts = seen.get(raw.kind) ?? { accepted: 0, refused: 0 };
+      counts[accepted ? 'accepted' : 'refused']++;
+      seen.set(raw.kind, counts);
     }
-    assert.ok(checked > 10);
+    const accepted = (kind: string) => seen.get(kind)?.accepted ?? 0;
+    assert.ok(accepted('MetaRouter') >= 50 && accepted('ApplicationProtocol') >= 5, JSON.stringify([...seen]));
+    assert.ok(accepted('DubboAuthorizationPolicy') >= 10 && accepted('RedisService') >= 15, JSON.stringify([...seen]));
+    assert.ok(accepted('RedisDestination') >= 5, JSON.stringify([...seen]));
+    assert.equal([...seen.values()].reduce((n, c) => n + c.refused, 0), 9, JSON.stringify([...seen]));
+  });
+
+  it('CRD schemas refuse invalid objects, saying why', () => {
+    const check = checkers();
+    const host = 'svc.ns.svc.cluster.local';
+    const dest = (subset: string, weight?: number) => ({ destination: { host, subset }, ...(weight === undefined ? {} : { weight }) });
+    const of = (apiVersion: string, kind: string, spec: object) => ({ apiVersion, kind, metadata: { name: 'x', namespace: 'ns' }, spec });
+    const router = (spec: object) => of('metaprotocol.aeraki.io/v1alpha1', 'MetaRouter', { hosts: [host], ...spec });
+    const withRoute = (extra: object) => router({ routes: [{ name: 'r', route: [dest('v1')], ...extra }] });
+    const redis = (spec: object) => of('redis.aeraki.io/v1alpha1', 'RedisService', { host: [host], ...spec });
+    const bucket = { maxTokens: 1, tokensPerFill: 1, fillInterval: '1s' };
+    assert.deepEqual(check.get('MetaRouter')!.problems(withRoute({ mirror: { host }, mirrorPercentage: { value: 100 } })), []);
+    const invalid: [string, Record<string, any>, string][] = [
+      ['weights 90+60', router({ routes: [{ route: [dest('v1', 90), dest('v2', 60)] }] }), 'weights of several destinations must sum to 100'],
+      ['a weight above 100', router({ routes: [{ route: [dest('v1', 101)] }] }), 'must be <= 100'],
+      ['port 0', router({ routes: [{ route: [{ destination: { host, port: { number: 0 } } }] }] }), 'must be >= 1'],
+      ['two hosts', withRoute({ name: 'r' }), 'must NOT have more than 1 items'],
+      ['an all-numeric last label', withRoute({ mirror: { host: '10.0.0.1' } }), 'must not be all-numeric'],
+      ['a subset that is no DNS label', router({ routes: [{ route: [dest('v_1')] }] }), 'must match pattern'],
+      ['mirrorPercentage without mirror', withRoute({ mirrorPercentage: { value: 50 } }), 'mirrorPercentage requires mirror'],
+      ['mirrorPercentage 0', withRoute({ mirror: { host }, mirrorPercentage: { value: 0 } }), 'must be > 0'],
+      ['an empty mutation key', withRoute({ requestMutation: [{ key: '', value: 'v' }] }), 'must NOT have fewer than 1 characters'],
+      ['exact and prefix in one attribute', withRoute({ match: { attributes: { method: { exact: 'a', prefix: 'b' } } } }), 'must NOT have more than 1 properties'],
+      ['an unknown field', withRoute({ timeout: '1s' }), 'must NOT have additional properties'],
+      ['"~" with a namespace in exportTo', router({ exportTo: ['~', 'ns'], localRateLimit: { tokenBucket: bucket } }), '"~" cannot be combined'],
+      ['a duplicate exportTo entry', router({ exportTo: ['ns', 'ns'], localRateLimit: { tokenBucket: bucket } }), 'duplicate items'],
+      ['no routes and no rate limit', router({ routes: [] }), 'at least one of routes, localRateLimit and globalRateLimit'],
+      ['an empty localRateLimit', router({ localRateLimit: {} }), 'tokenBucket or conditions is required'],
+      ['a token bucket without fillInterval', router({ localRateLimit: { tokenBucket: { maxTokens: 1, tokensPerFill: 1 } } }), "required property 'fillInterval'"],
+      ['maxTokens 0', router({ localRateLimit: { tokenBucket: { ...bucket, maxTokens: 0 } } }), 'must be >= 1'],
+      ['a global rate limit without descriptors', router({ globalRateLimit: { domain: 'd', rateLimitService: 's', descriptors: [] } }), 'must NOT have fewer than 1 items'],
+      ['an unknown action', of('dubbo.aeraki.io/v1alpha1', 'DubboAuthorizationPolicy', { action: 'AUDIT' }), 'must be equal to one of the allowed values'],
+      ['an unknown read policy', redis({ settings: { readPolicy: 'NEAREST' } }), 'must be equal to one of the allowed values'],
+      ['auth from a Secret and in plain text', redis({ settings: { auth: { secret: { name: 's' }, plain: { password: 'p' } } } }), 'must NOT have more than 1 properties'],
+      ['a duration that is none', redis({ settings: { opTimeout: 'fast' } }), 'must match pattern'],
+      ['an unknown Redis mode', of('redis.aeraki.io/v1alpha1', 'RedisDestination', { host, trafficPolicy: { connectionPool: { redis: { mode: 'SENTINEL' } } } }), 'must be equal to one of the allowed values'],
+      ['an empty codec', of('metaprotocol.aeraki.io/v1alpha1', 'ApplicationProtocol', { protocol: 'p', codec: '' }), 'must NOT have fewer than 1 characters'],
+    ];
+    const twoHosts = invalid.find(([name]) => name === 'two hosts')![1];
+    twoHosts.spec.hosts = [host, 'other.ns.svc.cluster.local'];
+    for (const [name, object, why] of invalid) {
+      const problems = check.get(object.kind)!.problems(object).join('; ');
+      assert.ok(problems.includes(why), `${name}: expected "${why}", got "${problems}"`);
+    }
+  });
+
+  it('every CEL rule has its JavaScript twin, and every twin its rule', () => {
+    const rules = new Set(crds.flatMap((c) => celRules(c.spec.versions[0].schema.openAPIV3Schema).map(([, rule]) => rule)));
+    assert.deepEqual([...rules].sort(), Object.keys(CEL_TWINS).sort());
+  });
+
+  it('every CRD has the status subresource, a metav1.Condition status and the Accepted and Age columns', () => {
+    const statuses = crds.map((crd) => {
+      const version = crd.spec.versions[0];
+      assert.deepEqual(version.subresources, { status: {} }, crd.metadata.name);
+      const columns = version.additionalPrinterColumns.map((c: Record<string, string>) => [c.name, c.type, c.jsonPath]);
+      assert.deepEqual(columns.slice(-2), [
+        ['Accepted', 'string', '.status.conditions[?(@.type=="Accepted")].status'],
+        ['Age', 'date', '.metadata.creationTimestamp'],
+      ]);
+      return version.schema.openAPIV3Schema.properties.status;
+    });
+    for (const s of statuses) assert.deepEqual(s, statuses[0]);
+    const { conditions, observedGeneration } = statuses[0].properties;
+    assert.equal(observedGeneration.type, 'integer');
+    assert.equal(conditions['x-kubernetes-list-type'], 'map');
+    assert.deepEqual(conditions['x-kubernetes-list-map-keys'], ['type']);
+    assert.deepEqual([...conditions.items.required].sort(), ['lastTransitionTime', 'message', 'reason', 'status', 'type']);
+    const check = checkers().get('MetaRouter')!;
+    const accepted = { type: 'Accepted', status: 'True', reason: 'Accepted', message: '', lastTransitionTime: '2025-01-02T03:04:05Z', observedGeneration: 2 };
+    const router = (condition: object) => ({
+      apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+      kind: 'MetaRouter',
+      metadata: { name: 'x', namespace: 'ns' },
+      spec: { hosts: ['svc.ns'], routes: [{ route: [{ destination: { host: 'svc.ns' } }] }] },
+      status: { observedGeneration: 2, conditions: [condition] },
+    });
+    assert.deepEqual(check.problems(router(accepted)), []);
+    assert.notDeepEqual(check.problems(router({ ...accepted, status: 'Yes' })), []);
+    assert.notDeepEqual(check.problems(router({ ...accepted, reason: '' })), []);
   });
 
   it('every generated EnvoyFilter and VirtualService validates against Istio schemas', () => {
