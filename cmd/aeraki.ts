@@ -1,7 +1,7 @@
 /**
- * Process entry: `aeraki render | serve | certs | routes | version`. The only module that touches process
- * (argv, env, signals, exit code, stdout/stderr). Exit codes: render 0 valid (warnings allowed) / 1 input errors
- * or bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
+ * Process entry: `aeraki render | validate | serve | certs | routes | version`. The only module that touches
+ * process (argv, env, signals, exit code, stdout/stderr). Exit codes: render and validate 0 valid (warnings allowed,
+ * unless `validate --strict`) / 1 input errors or bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
  * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
  * the Kubernetes client, gRPC or the servers.
  */
@@ -14,6 +14,7 @@ import { RENDER_ROWS, renderConfig } from './render-config.ts';
 import { routesConfig, ROUTES_ROWS } from './routes-config.ts';
 import { addOptions, ConfigError } from './rows.ts';
 import { SERVE_ROWS, serveConfig } from './serve-config.ts';
+import { VALIDATE_ROWS, validateConfig } from './validate-config.ts';
 
 /** The version in package.json: next to cmd/ when run from source, two levels up when run from dist/cmd/. */
 function packageVersion(): string {
@@ -58,6 +59,29 @@ const renderCommand = addOptions(
   process.stdout.write(result.stdout);
   for (const i of result.issues) process.stderr.write(`${issueLine(i)}\n`);
   process.exitCode = hasErrors(result.issues) ? 1 : 0;
+});
+
+const validateCommand = addOptions(
+  program
+    .command('validate')
+    .description(
+      'check config files offline as render and the validating webhook do (errors and warnings, no output)',
+    ),
+  VALIDATE_ROWS,
+).action(async () => {
+  let options;
+  try {
+    options = validateConfig(validateCommand, process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const { validateFiles } = await import('../src/app/validate.ts');
+  const issues = validateFiles(options);
+  for (const i of issues) process.stderr.write(`${issueLine(i)}\n`);
+  process.exitCode = hasErrors(issues) || (options.strict && issues.length > 0) ? 1 : 0;
 });
 
 const serveCommand = addOptions(

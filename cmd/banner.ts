@@ -14,6 +14,7 @@ export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write)
   const lines = [`aeraki serve: config from ${o.configSource === 'dir' ? rel(o.configDir) : o.configSource}`];
   lines.push(`  EnvoyFilters -> ${o.output === 'dir' ? `${rel(o.outputDir)}/` : 'the Kubernetes API'}`);
   lines.push(`  RDS (gRPC${o.rdsInsecure ? ', plaintext' : ', mTLS'}) on ${s.rdsAddress}`);
+  if (s.webhookAddress) lines.push(`  validating webhook (HTTPS) on https://${s.webhookAddress}/validate`);
   lines.push(
     `  admin on http://${s.adminAddress}  (/readyz /metrics /debug/config /debug/envoyfilters /debug/routes)`,
   );

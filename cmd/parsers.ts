@@ -65,6 +65,11 @@ export function parseRdsAddress(raw: string): ListenAddress {
   return parseAddress(address);
 }
 
+/** Like parseRdsAddress (`:15017`, `15017`, `host:port`); '' means off. */
+export function parseOptionalAddress(raw: string): ListenAddress | undefined {
+  return raw === '' ? undefined : parseRdsAddress(raw);
+}
+
 /** Milliseconds: `250`, `250ms`, `2s`, `1m`. */
 export function parseDurationMs(raw: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim());

@@ -26,6 +26,12 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
       'RDS needs --tls-cert-file, --tls-key-file and --client-ca-file (or --dev-certs <dir>, or --rds-insecure)',
     );
   }
+  const webhookFiles = c.webhookCertFile !== '' && c.webhookKeyFile !== '';
+  if (c.webhookAddress && c.devCertsDir === '' && !webhookFiles) {
+    problems.push(
+      '--webhook-address needs --webhook-cert-file and --webhook-key-file (or --dev-certs <dir>)',
+    );
+  }
   if (needsKube(c) && c.kubeconfig === '' && !env['KUBERNETES_SERVICE_HOST']) {
     problems.push(
       `--config-source ${c.configSource} with --output ${c.output} needs the Kubernetes API: pass --kubeconfig (or KUBECONFIG) outside a cluster`,
@@ -36,6 +42,12 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     ['--kubeconfig', c.kubeconfig],
     ['--istiod-root-cert-file', c.istiodRootCertFile],
     ['--istiod-token-file', c.istiodTokenFile],
+    ...(c.webhookAddress && c.devCertsDir === ''
+      ? ([
+          ['--webhook-cert-file', c.webhookCertFile],
+          ['--webhook-key-file', c.webhookKeyFile],
+        ] as [string, string][])
+      : []),
     ...(c.rdsInsecure || c.devCertsDir !== ''
       ? []
       : ([

@@ -1,10 +1,11 @@
-/** `aeraki serve` options of the RDS and admin servers, logging and debounce timings (see serve-rows.ts). */
+/** `aeraki serve` options of the RDS, webhook and admin servers, logging and debounce timings (see serve-rows.ts). */
 import {
   oneOf,
   parseAddress,
   parseBoolean,
   parseDurationMs,
   parseLogLevel,
+  parseOptionalAddress,
   parseRdsAddress,
   showAddress,
   text,
@@ -53,7 +54,29 @@ export const SERVER_ROWS = {
     flag: '--dev-certs <dir>',
     env: 'AERAKI_DEV_CERTS',
     default: '',
-    description: 'serve RDS with development certificates from <dir>, generated when missing',
+    description:
+      'serve RDS (and the webhook, without its own files) with development certificates from <dir>, generated when missing',
+    parse: text,
+  },
+  webhookAddress: {
+    flag: '--webhook-address <host:port>',
+    env: 'AERAKI_WEBHOOK_ADDRESS',
+    default: undefined,
+    description: "validating webhook (HTTPS, /validate) listen address, e.g. :15017 (default '': off)",
+    parse: parseOptionalAddress,
+  },
+  webhookCertFile: {
+    flag: '--webhook-cert-file <file>',
+    env: 'AERAKI_WEBHOOK_CERT_FILE',
+    default: '',
+    description: 'webhook serving certificate (PEM; reloaded when it changes)',
+    parse: text,
+  },
+  webhookKeyFile: {
+    flag: '--webhook-key-file <file>',
+    env: 'AERAKI_WEBHOOK_KEY_FILE',
+    default: '',
+    description: 'webhook serving key (PEM; reloaded when it changes)',
     parse: text,
   },
   httpAddress: {

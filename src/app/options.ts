@@ -56,6 +56,12 @@ export interface ServeOptions {
   /** Generate development certificates into this directory when they are missing, and serve with them. */
   readonly devCertsDir: string;
 
+  /** The validating webhook's HTTPS listen address (`/validate`); undefined = no webhook. */
+  readonly webhookAddress: ListenAddress | undefined;
+  /** The webhook's serving certificate and key (PEM, watched and reloaded); unused with `devCertsDir`. */
+  readonly webhookCertFile: string;
+  readonly webhookKeyFile: string;
+
   readonly httpAddress: ListenAddress;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;

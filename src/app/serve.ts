@@ -1,8 +1,9 @@
 /**
  * `aeraki serve`: one process running a config source, the store, the EnvoyFilter reconciler (leader only), the
- * RDS server (every replica) and the admin HTTP server.
+ * RDS server (every replica), the validating webhook (with `--webhook-address`, every replica) and the admin HTTP
+ * server.
  *
- * Start order: the RDS and admin servers bind first (a taken port fails the start before anything else runs),
+ * Start order: the RDS, webhook and admin servers bind first (a taken port fails the start before anything else runs),
  * then the reconciler, leader election and the watches, then the sources. Routes are built, and EnvoyFilters
  * written, only after every source synced once.
  * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the reconciler stops writing, the bootstrap controller
@@ -29,6 +30,7 @@ import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts';
 import { ensureDevCertificates, type DevCertPaths } from '../tools/dev-certs.ts';
 import { KubeOutput } from './kube-output.ts';
+import { startWebhook } from './webhook.ts';
 import { needsKube, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 
@@ -46,6 +48,8 @@ export interface RunningServe {
   readonly rdsAddress: string;
   readonly rdsPort: number;
   readonly adminAddress: string;
+  /** The webhook's bound `host:port`; undefined without `--webhook-address`. */
+  readonly webhookAddress: string | undefined;
   /** Development certificates in use (`--dev-certs`), with `generated` true when written by this start. */
   readonly devCerts: { readonly paths: DevCertPaths; readonly generated: boolean } | undefined;
   /** Resolves once every source synced and the first routes were built. */
@@ -69,9 +73,12 @@ async function rdsTls(o: ServeOptions): Promise<{
   tls: RdsServerOptions['tls'];
   devCerts: RunningServe['devCerts'];
 }> {
-  if (o.rdsInsecure) return { tls: { insecure: true }, devCerts: undefined };
-  if (o.devCertsDir) {
-    const devCerts = await ensureDevCertificates(o.devCertsDir, { namespace: o.rootNamespace });
+  // Development certificates serve the webhook too, even beside a plaintext RDS server.
+  const devCerts = o.devCertsDir
+    ? await ensureDevCertificates(o.devCertsDir, { namespace: o.rootNamespace })
+    : undefined;
+  if (o.rdsInsecure) return { tls: { insecure: true }, devCerts };
+  if (devCerts) {
     const p = devCerts.paths;
     return { tls: { certFile: p.serverCert, keyFile: p.serverKey, caFile: p.ca }, devCerts };
   }
@@ -106,6 +113,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         cause: err,
       },
     );
+  }
+
+  let webhook: Awaited<ReturnType<typeof startWebhook>>;
+  try {
+    webhook = await startWebhook(o, store, devCerts, logger);
+  } catch (err) {
+    await rds.stop();
+    throw err;
   }
 
   const sources = new ConfigSources(o, store, kc, logger, deps.backoff);
@@ -175,6 +190,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     adminAddress = await admin.start();
   } catch (err) {
     await rds.stop();
+    await webhook?.server.stop();
     throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another --http-address)`, {
       cause: err,
     });
@@ -207,6 +223,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       await kubeOut?.stopWriters();
       routes.stop();
       await rds.stop();
+      await webhook?.server.stop();
       await sources.stop();
       await kubeOut?.stopWatches();
       await admin.stop();
@@ -220,6 +237,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rdsAddress: formatAddress(rdsHost, rdsPort),
     rdsPort,
     adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
+    webhookAddress: webhook?.address,
     devCerts,
     synced,
     metrics,

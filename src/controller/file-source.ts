@@ -7,33 +7,19 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
-import type { ConfigKind, ConfigObject, MeshConfig } from '../model/objects.ts';
-import {
-  DEFAULT_PARSE_OPTIONS,
-  meshConfigFromConfigMap,
-  parseConfigObject,
-  recognisedKind,
-  type ParseOptions,
-} from '../model/parse.ts';
 import { compareStrings } from '../model/order.ts';
+import { parseRawObjects, type ParsedObjects } from '../model/parse-objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
-import type { ConfigStore, RejectedObject } from './store.ts';
+import type { ConfigStore } from './store.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
+
+export { parseRawObjects } from '../model/parse-objects.ts';
 
 const EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
 
-export interface FileSourceResult {
-  /** Valid objects, in file order (a later definition of the same object replaces the earlier one). */
-  readonly objects: readonly ConfigObject[];
-  /** Recognised objects that failed validation. */
-  readonly rejected: readonly RejectedObject[];
-  /** Every problem: file errors, YAML syntax errors, invalid objects, an invalid mesh config. */
-  readonly issues: readonly ConfigIssue[];
-  /** The mesh config from `<rootNamespace>/istio` (Istio defaults when absent or invalid). */
-  readonly mesh: MeshConfig;
-}
+/** What the files hold: objects in file order; issues include file errors and YAML syntax errors. */
+export type FileSourceResult = ParsedObjects;
 
 function fileRef(path: string): ObjectRef {
   return { kind: 'File', namespace: '', name: path };
@@ -99,12 +85,8 @@ function flatten(value: unknown, path: string, where: string, issues: ConfigIssu
   out.push(value);
 }
 
-/** Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local). */
-export function loadConfigFiles(
-  paths: readonly string[],
-  opts: { rootNamespace: string; clusterDomain?: string },
-): FileSourceResult {
-  const issues: ConfigIssue[] = [];
+/** Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`. */
+export function readRawObjects(paths: readonly string[], issues: ConfigIssue[]): unknown[] {
   const raws: unknown[] = [];
   for (const file of listConfigFiles(paths, issues)) {
     let text: string;
@@ -118,44 +100,18 @@ export function loadConfigFiles(
       flatten(doc, file, `documents[${i}]`, issues, raws),
     );
   }
-  const parseOptions = opts.clusterDomain !== undefined ? { clusterDomain: opts.clusterDomain } : undefined;
-  return parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
+  return raws;
 }
 
-/** Parses already-decoded objects (shared by the file source and tests). */
-export function parseRawObjects(
-  raws: readonly unknown[],
-  rootNamespace: string,
-  issues: ConfigIssue[] = [],
-  parseOptions: ParseOptions = DEFAULT_PARSE_OPTIONS,
+/** Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local). */
+export function loadConfigFiles(
+  paths: readonly string[],
+  opts: { rootNamespace: string; clusterDomain?: string },
 ): FileSourceResult {
-  const byKey = new Map<string, ConfigObject>();
-  const rejected = new Map<string, RejectedObject>();
-  let mesh: MeshConfig = { ...DEFAULT_MESH_CONFIG, rootNamespace };
-  for (const raw of raws) {
-    const meshResult = meshConfigFromConfigMap(raw, rootNamespace);
-    if (meshResult) {
-      if (meshResult.ok) mesh = meshResult.value;
-      issues.push(...meshResult.issues);
-      continue;
-    }
-    const parsed = parseConfigObject(raw, parseOptions);
-    if (!parsed) continue;
-    const kind = recognisedKind(raw) as ConfigKind;
-    if (parsed.ok) {
-      const key = `${kind}/${parsed.value.metadata.namespace}/${parsed.value.metadata.name}`;
-      byKey.delete(key);
-      byKey.set(key, parsed.value);
-      rejected.delete(key);
-    } else {
-      const ref = parsed.issues[0]?.ref ?? { kind, namespace: '', name: '' };
-      const key = `${kind}/${ref.namespace}/${ref.name}`;
-      byKey.delete(key);
-      rejected.set(key, { ref, issues: parsed.issues });
-    }
-    issues.push(...parsed.issues);
-  }
-  return { objects: [...byKey.values()], rejected: [...rejected.values()], issues, mesh };
+  const issues: ConfigIssue[] = [];
+  const raws = readRawObjects(paths, issues);
+  const parseOptions = opts.clusterDomain !== undefined ? { clusterDomain: opts.clusterDomain } : undefined;
+  return parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
 }
 
 /** Replaces the whole content of `store` with `result` (full state of every kind, and the mesh config). */

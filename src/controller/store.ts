@@ -20,6 +20,7 @@ import type {
   ServiceEntry,
 } from '../model/objects.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
+import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
@@ -34,11 +35,7 @@ import {
 
 type ObjectOf<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
 
-/** An object a source saw but could not accept, with the reasons. */
-export interface RejectedObject {
-  readonly ref: ObjectRef;
-  readonly issues: readonly ConfigIssue[];
-}
+export type { RejectedObject } from '../model/parse-objects.ts';
 
 export class ConfigStore implements ConfigView {
   readonly rootNamespace: string;

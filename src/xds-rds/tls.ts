@@ -1,6 +1,7 @@
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { experimental } from '@grpc/grpc-js';
+import { readKeyPair } from '../util/key-pair.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 
 type CaListener = experimental.CaCertificateUpdateListener;
@@ -21,14 +22,8 @@ interface Material {
 
 function readMaterial(files: TlsFiles): Material {
   const ca = readFileSync(files.caFile);
-  const cert = readFileSync(files.certFile);
-  const key = readFileSync(files.keyFile);
   new X509Certificate(ca);
-  const leaf = new X509Certificate(cert);
-  if (!leaf.checkPrivateKey(createPrivateKey(key))) {
-    throw new Error(`${files.keyFile} does not match the certificate in ${files.certFile}`);
-  }
-  return { ca, cert, key };
+  return { ca, ...readKeyPair(files.certFile, files.keyFile) };
 }
 
 /**

@@ -150,6 +150,38 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     );
   });
 
+  it('the webhook: off by default; an address with its files, or with --dev-certs', () => {
+    assert.equal(configOf([...TLS], IN_CLUSTER).webhookAddress, undefined);
+    const files = ['--webhook-cert-file', EXISTING, '--webhook-key-file', EXISTING];
+    const c = configOf([...TLS, '--webhook-address', ':15017', ...files], IN_CLUSTER);
+    assert.deepEqual(c.webhookAddress, { host: '0.0.0.0', port: 15017 });
+    assert.deepEqual(
+      configOf([...TLS], {
+        ...IN_CLUSTER,
+        AERAKI_WEBHOOK_ADDRESS: '127.0.0.1:9443',
+        AERAKI_DEV_CERTS: '/tmp/c',
+      }).webhookAddress,
+      { host: '127.0.0.1', port: 9443 },
+    );
+    assert.throws(() => configOf([...TLS, '--webhook-address', ':15017'], IN_CLUSTER), /--webhook-cert-file/);
+    assert.throws(
+      () =>
+        configOf(
+          [
+            ...TLS,
+            '--webhook-address',
+            ':15017',
+            '--webhook-cert-file',
+            '/nope.crt',
+            '--webhook-key-file',
+            EXISTING,
+          ],
+          IN_CLUSTER,
+        ),
+      /--webhook-cert-file \/nope\.crt: no such file/,
+    );
+  });
+
   it('parses durations and Aeraki log levels', () => {
     assert.equal(parseDurationMs('1500'), 1500);
     assert.equal(parseDurationMs('2s'), 2000);

@@ -5,8 +5,9 @@
 // must validate against Istio's EnvoyFilter schema (@kubernetes-models/istio).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { EnvoyFilter } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/EnvoyFilter';
@@ -19,6 +20,7 @@ import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Clus
 import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { ValidatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration';
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
 import {
   AERAKI_RESOURCES,
@@ -45,6 +47,7 @@ const MODELS: Record<string, Model> = {
   Service,
   Deployment,
   CustomResourceDefinition,
+  ValidatingWebhookConfiguration,
 };
 
 const AERAKI_KINDS = ['MetaRouter', 'ApplicationProtocol', 'DubboAuthorizationPolicy', 'RedisService', 'RedisDestination'];
@@ -60,8 +63,8 @@ function aerakiObjects(): { source: string; raw: Record<string, any> }[] {
   return [...fixtures, ...examples, ...demos].filter((o) => AERAKI_KINDS.includes(o.raw.kind));
 }
 
-function kustomize(): Record<string, any>[] {
-  const out = execFileSync('kubectl', ['kustomize', resolve(ROOT, 'manifests')], { encoding: 'utf8', timeout: 60_000 });
+function kustomize(dir = resolve(ROOT, 'manifests')): Record<string, any>[] {
+  const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', timeout: 60_000 });
   return parseAllDocuments(out).map((d) => d.toJS() as Record<string, any>);
 }
 
@@ -91,6 +94,37 @@ describe('manifests', () => {
       const model = MODELS[o.kind];
       assert.ok(model, `no schema for ${o.kind}`);
       new model(o).validate();
+    }
+  });
+
+  it('the validating webhook: every Aeraki kind, failurePolicy Ignore, Service 443 -> the container port 15017', () => {
+    const hook = objects.find((o) => o.kind === 'ValidatingWebhookConfiguration')!.webhooks[0];
+    assert.equal(hook.failurePolicy, 'Ignore');
+    assert.deepEqual(hook.clientConfig.service, { name: 'aeraki', namespace: 'istio-system', path: '/validate', port: 443 });
+    const resources = hook.rules.flatMap((r: { resources: string[] }) => r.resources).sort();
+    assert.deepEqual(resources, ['applicationprotocols', 'dubboauthorizationpolicies', 'metarouters', 'redisdestinations', 'redisservices']);
+    const port = objects.find((o) => o.kind === 'Service')!.spec.ports.find((p: { port: number }) => p.port === 443);
+    const c = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0];
+    assert.equal(c.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort, 15017);
+    assert.ok(c.args.includes('--webhook-address=:15017'));
+  });
+
+  it('the cert-manager component: Issuer, Certificate of the serving Secret, CA injected into the webhook', () => {
+    const overlay = mkdtempSync(resolve(tmpdir(), 'aeraki-kustomize-'));
+    try {
+      // kustomize takes relative paths only.
+      const rel = (p: string) => relative(overlay, resolve(ROOT, p));
+      const body = `resources: [${rel('manifests')}]\ncomponents: [${rel('manifests/cert-manager')}]\n`;
+      writeFileSync(resolve(overlay, 'kustomization.yaml'), body);
+      const built = kustomize(overlay);
+      const cert = built.find((o) => o.kind === 'Certificate')!;
+      assert.equal(cert.spec.secretName, 'aeraki-serving-cert');
+      assert.ok(cert.spec.dnsNames.includes('aeraki.istio-system.svc'));
+      assert.ok(built.some((o) => o.kind === 'Issuer' && o.metadata.name === cert.spec.issuerRef.name));
+      const hook = built.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
+      assert.equal(hook.metadata.annotations['cert-manager.io/inject-ca-from'], 'istio-system/aeraki-serving-cert');
+    } finally {
+      rmSync(overlay, { recursive: true, force: true });
     }
   });
 
@@ -167,7 +201,8 @@ describe('manifests', () => {
 
   it('never owns istio-system: no Namespace object; the namespaced objects reference istio-system', () => {
     assert.deepEqual(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name), []);
-    for (const o of objects.filter((x) => !['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(x.kind))) {
+    const clusterScoped = ['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingWebhookConfiguration'];
+    for (const o of objects.filter((x) => !clusterScoped.includes(x.kind))) {
       assert.equal(o.metadata.namespace, 'istio-system', `${o.kind} ${o.metadata.name}`);
     }
   });

@@ -1,0 +1,31 @@
+/** The options of `aeraki validate`: render's input rows (files, root namespace, scope, domain) and `--strict`. */
+import type { Command } from 'commander';
+import type { ValidateFilesOptions } from '../src/app/validate.ts';
+import { parseBoolean } from './parsers.ts';
+import { RENDER_ROWS } from './render-config.ts';
+import { ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
+
+export interface ValidateCliOptions extends ValidateFilesOptions {
+  /** Warnings fail too (exit 1). */
+  readonly strict: boolean;
+}
+
+export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
+  files: RENDER_ROWS.files,
+  rootNamespace: RENDER_ROWS.rootNamespace,
+  clusterDomain: RENDER_ROWS.clusterDomain,
+  namespaceScope: RENDER_ROWS.namespaceScope,
+  strict: {
+    flag: '--strict',
+    default: false,
+    description: 'warnings fail too (exit 1)',
+    parse: parseBoolean,
+  },
+};
+
+/** The validated options of `aeraki validate`. */
+export function validateConfig(command: Command, env: Env): ValidateCliOptions {
+  const options = resolveConfig(VALIDATE_ROWS, command, env);
+  if (options.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
+  return options;
+}

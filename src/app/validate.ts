@@ -1,0 +1,58 @@
+/**
+ * `aeraki validate` and the webhook's validator: model/validate.ts with the generation-time checks of `aeraki
+ * render` (generateAll over a store of the parsed objects, then the ports nothing handles), so a file set reports
+ * exactly the issues render reports for it.
+ */
+import { fillStore, readRawObjects } from '../controller/file-source.ts';
+import { ConfigStore } from '../controller/store.ts';
+import { generateAll } from '../envoyfilter/generate-all.ts';
+import type { Generator } from '../model/generator.ts';
+import { CONFIG_KINDS } from '../model/objects.ts';
+import type { ParsedObjects } from '../model/parse-objects.ts';
+import type { ConfigIssue } from '../model/result.ts';
+import { validateObjects, type GenerationCheck } from '../model/validate.ts';
+import { createGenerators } from '../plugins/registry.ts';
+
+export interface ValidateFilesOptions {
+  readonly files: readonly string[];
+  readonly rootNamespace: string;
+  readonly namespaceScope: boolean;
+  /** Default cluster.local. */
+  readonly clusterDomain?: string;
+}
+
+/** What `render` checks while generating, over a fresh store holding `objects`. */
+export function generationCheck(
+  o: { readonly rootNamespace: string; readonly namespaceScope: boolean; readonly clusterDomain?: string },
+  generators: readonly Generator[] = createGenerators(),
+): GenerationCheck {
+  const domain = o.clusterDomain !== undefined ? { clusterDomain: o.clusterDomain } : {};
+  return (objects) => {
+    const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, ...domain });
+    fillStore(store, objects);
+    const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+    return [...generated.issues, ...generated.unhandledPorts.map((p) => p.warning)];
+  };
+}
+
+/** Every issue of the files, in render's order and format (unreadable files and YAML errors first). */
+export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const raws = readRawObjects(o.files, issues);
+  return validateObjects(raws, {
+    rootNamespace: o.rootNamespace,
+    ...(o.clusterDomain !== undefined ? { parseOptions: { clusterDomain: o.clusterDomain } } : {}),
+    issues,
+    check: generationCheck(o),
+  }).issues;
+}
+
+/** The objects a store holds, as validateObjects' `existing` (the webhook validates against the live store). */
+export function storeObjects(store: ConfigStore): ParsedObjects {
+  return {
+    objects: CONFIG_KINDS.flatMap((k) => store.list(k)),
+    rejected: store.rejected(),
+    issues: [],
+    mesh: store.mesh(),
+  };
+}

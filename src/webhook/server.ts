@@ -1,0 +1,124 @@
+/**
+ * The validating webhook's HTTPS server (node:https, TLS 1.2 or later): `POST /validate` and `/validate/` take an
+ * AdmissionReview (v1 or v1beta1) and answer it (admission.ts). As Aeraki's server: an empty body is 400, a
+ * Content-Type other than `application/json` is 415; a body that is not an AdmissionReview is 400, other paths
+ * 404, other methods 405. Bodies over 3 MiB (the API server's own request limit) are 413. The certificate is
+ * reloaded when its files change (serving-cert.ts), without a restart.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { formatAddress, type ListenAddress } from '../util/address.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
+import { answerReview, type ObjectValidator } from './admission.ts';
+import { ServingCertificate } from './serving-cert.ts';
+
+export interface WebhookServerOptions {
+  /** Port 0 picks a free port (see `start()`'s result). */
+  readonly address: ListenAddress;
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly validate: ObjectValidator;
+  readonly logger: Logger;
+  /** How often the certificate files are polled (default 1000 ms). */
+  readonly pollIntervalMs?: number;
+}
+
+const MAX_BODY = 3 * 1024 * 1024;
+const JSON_TYPE = 'application/json';
+
+export class WebhookServer {
+  private readonly server: Server;
+  private readonly cert: ServingCertificate;
+  private readonly log: Logger;
+
+  /** Throws when the certificate files are missing or do not form a pair. */
+  constructor(private readonly options: WebhookServerOptions) {
+    this.log = options.logger.child({ component: 'webhook' });
+    this.cert = new ServingCertificate(options.certFile, options.keyFile, this.log, options.pollIntervalMs);
+    this.server = createServer({ ...this.cert.current, minVersion: 'TLSv1.2' }, (req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        this.log.error('webhook: request failed', errorFields(err));
+        if (!res.headersSent) send(res, 500, { error: 'internal error' });
+      });
+    });
+  }
+
+  /** Binds, starts watching the certificate files, and resolves with the bound address. */
+  async start(): Promise<ListenAddress> {
+    const addr = this.options.address;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) =>
+        reject(new Error(`webhook: cannot listen on ${formatAddress(addr.host, addr.port)}`, { cause: err }));
+      this.server.once('error', onError);
+      this.server.listen({ host: addr.host === '' ? undefined : addr.host, port: addr.port }, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+    this.server.on('error', (err) => this.log.error('webhook server error', errorFields(err)));
+    this.cert.onChange((pair) => this.server.setSecureContext({ ...pair, minVersion: 'TLSv1.2' }));
+    const port = (this.server.address() as AddressInfo).port;
+    this.log.info('webhook: listening', { address: formatAddress(addr.host || '0.0.0.0', port) });
+    return { host: addr.host, port };
+  }
+
+  /** Re-reads the certificate files now (they are also polled); true when a new pair was applied. */
+  reloadCertificate(): boolean {
+    return this.cert.reload();
+  }
+
+  /** Stops watching, closes every connection and resolves when the server is closed. */
+  async stop(): Promise<void> {
+    this.cert.close();
+    if (!this.server.listening) return;
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/validate' && path !== '/validate/') return send(res, 404, { error: 'not found' });
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return send(res, 405, { error: `method ${req.method ?? ''} not allowed` });
+    }
+    const body = await readBody(req);
+    if (body === undefined) return send(res, 413, { error: `the body exceeds ${MAX_BODY} bytes` });
+    if (body.length === 0) return send(res, 400, { error: 'empty body' });
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== JSON_TYPE) {
+      return send(res, 415, { error: `Content-Type must be ${JSON_TYPE}, got "${type ?? ''}"` });
+    }
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      return send(res, 400, { error: `the body is not JSON: ${(err as Error).message}` });
+    }
+    const outcome = answerReview(decoded, this.options.validate);
+    if (!outcome.ok) return send(res, 400, { error: outcome.message });
+    const r = outcome.response;
+    this.log.debug('webhook: reviewed', { uid: r.uid, allowed: r.allowed, reason: r.status?.message });
+    send(res, 200, outcome.review);
+  }
+}
+
+/** The whole body, or undefined when it exceeds MAX_BODY (the rest is drained). */
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= MAX_BODY) chunks.push(chunk);
+  }
+  return size > MAX_BODY ? undefined : Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,97 @@
+// answerReview: the decision for one AdmissionReview (no HTTP), with a validator stub and the real one.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { generationCheck } from '../../src/app/validate.ts';
+import { warning } from '../../src/model/result.ts';
+import { validateObjects } from '../../src/model/validate.ts';
+import { answerReview, type ObjectValidator } from '../../src/webhook/admission.ts';
+import { INVALID_META_ROUTER, META_ROUTER, reviewV1, reviewV1beta1 } from './reviews.ts';
+
+const real: ObjectValidator = (o) =>
+  validateObjects([o], {
+    rootNamespace: 'istio-system',
+    check: generationCheck({ rootNamespace: 'istio-system', namespaceScope: false }),
+  }).issues;
+
+function answer(body: unknown, validate: ObjectValidator = real) {
+  const out = answerReview(body, validate);
+  assert.ok(out.ok, 'a review');
+  return out;
+}
+
+describe('answerReview', () => {
+  it('allows a valid MetaRouter, answering in the request version with its uid', () => {
+    for (const [make, version] of [
+      [reviewV1, 'admission.k8s.io/v1'],
+      [reviewV1beta1, 'admission.k8s.io/v1beta1'],
+    ] as const) {
+      const out = answer(make(META_ROUTER, 'uid-1'));
+      assert.deepEqual(out.review, {
+        apiVersion: version,
+        kind: 'AdmissionReview',
+        response: { uid: 'uid-1', allowed: true },
+      });
+    }
+  });
+
+  it('denies an invalid MetaRouter with the error lines', () => {
+    const r = answer(reviewV1(INVALID_META_ROUTER, 'uid-2')).response;
+    assert.equal(r.allowed, false);
+    assert.equal(r.uid, 'uid-2');
+    assert.equal(
+      r.status?.message,
+      'configuration is invalid: MetaRouter meta-thrift/test-metaprotocol-route: spec.localRateLimit.tokenBucket.fillInterval: required field is missing (a token bucket needs maxTokens, tokensPerFill and fillInterval)',
+    );
+  });
+
+  it('fills the namespace from the request', () => {
+    const { metadata, ...rest } = META_ROUTER;
+    const { namespace: _ns, ...noNamespace } = metadata;
+    let seen: unknown;
+    answer(reviewV1({ ...rest, metadata: noNamespace }, 'uid-3'), (o) => {
+      seen = (o['metadata'] as { namespace?: string }).namespace;
+      return [];
+    });
+    assert.equal(seen, 'meta-thrift');
+  });
+
+  it('allows DELETE and CONNECT without validating', () => {
+    for (const op of ['DELETE', 'CONNECT']) {
+      const r = answer(reviewV1(INVALID_META_ROUTER, 'uid-4', op), () => assert.fail('validated')).response;
+      assert.deepEqual(r, { uid: 'uid-4', allowed: true });
+    }
+  });
+
+  it('denies an unknown kind "unrecognized type" and unknown top-level keys', () => {
+    const gvk = { group: 'networking.istio.io', version: 'v1', kind: 'ServiceEntry' };
+    const r = answer(reviewV1(META_ROUTER, 'uid-5', 'CREATE', gvk)).response;
+    assert.equal(r.allowed, false);
+    assert.match(r.status?.message ?? '', /^unrecognized type networking\.istio\.io\/v1\/ServiceEntry/);
+    const extra = answer(reviewV1({ ...META_ROUTER, data: {} }, 'uid-6')).response;
+    assert.equal(extra.allowed, false);
+    assert.match(extra.status?.message ?? '', /data/);
+  });
+
+  it('returns warnings as admission warnings (allowed), beside errors (denied)', () => {
+    const ref = { kind: 'MetaRouter', namespace: 'meta-thrift', name: 'test-metaprotocol-route' };
+    const r = answer(reviewV1(META_ROUTER, 'uid-7'), () => [
+      warning(ref, 'spec.routes[1]', 'unreachable'),
+    ]).response;
+    assert.equal(r.allowed, true);
+    assert.deepEqual(r.warnings, [
+      'MetaRouter meta-thrift/test-metaprotocol-route: spec.routes[1]: unreachable',
+    ]);
+  });
+
+  it('bodies that are not reviews are 400 material', () => {
+    for (const body of [
+      null,
+      [],
+      { kind: 'Pod' },
+      { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v2' },
+      { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: {} },
+    ]) {
+      assert.equal(answerReview(body, real).ok, false, JSON.stringify(body));
+    }
+  });
+});
