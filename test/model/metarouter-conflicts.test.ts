@@ -12,15 +12,19 @@ import type { ApplicationProtocol, ApplicationProtocolSpec } from '../../src/mod
 import { issueLine } from '../../src/model/result.ts';
 import { meta, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 
+/** ApplicationProtocol `name` for `protocol`, created on day `day` of 2026-01. */
 function applicationProtocol(
   name: string,
-  spec: ApplicationProtocolSpec,
-  created: string,
+  protocol: string,
+  codec: string,
+  day: number,
 ): ApplicationProtocol {
+  const creationTimestamp = `2026-01-${String(day).padStart(2, '0')}T00:00:00Z`;
+  const spec: ApplicationProtocolSpec = { protocol, codec };
   return {
     apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
     kind: 'ApplicationProtocol',
-    metadata: meta('', name, { creationTimestamp: created }),
+    metadata: meta('', name, { creationTimestamp }),
     spec,
   };
 }
@@ -134,21 +138,9 @@ describe('ApplicationProtocol conflicts', () => {
   const mr = metaRouter('meta', 'mr', { hosts: [HOST], routes: [] });
 
   it('two ApplicationProtocols for one protocol with different codecs: a warning on each', () => {
-    const older = applicationProtocol(
-      'trpc-a',
-      { protocol: 'trpc', codec: 'codec.a' },
-      '2026-01-01T00:00:00Z',
-    );
-    const newer = applicationProtocol(
-      'trpc-b',
-      { protocol: 'trpc', codec: 'codec.b' },
-      '2026-02-01T00:00:00Z',
-    );
-    const same = applicationProtocol(
-      'trpc-c',
-      { protocol: 'trpc', codec: 'codec.a' },
-      '2026-03-01T00:00:00Z',
-    );
+    const older = applicationProtocol('trpc-a', 'trpc', 'codec.a', 1);
+    const newer = applicationProtocol('trpc-b', 'trpc', 'codec.b', 2);
+    const same = applicationProtocol('trpc-c', 'trpc', 'codec.a', 3);
     const lines = metaProtocolConflicts(storeOf([se, mr, older, newer, same])).map(issueLine);
     assert.deepEqual(lines, [
       'warning: ApplicationProtocol trpc-b: spec.codec: ApplicationProtocol trpc-a also defines protocol "trpc" with codec "codec.a" and is used (the oldest wins): this one is ignored',
@@ -157,16 +149,8 @@ describe('ApplicationProtocol conflicts', () => {
   });
 
   it('a built-in protocol with another codec is ignored: a warning; with the built-in codec, nothing', () => {
-    const other = applicationProtocol(
-      'dubbo',
-      { protocol: 'dubbo', codec: 'my.dubbo' },
-      '2026-01-01T00:00:00Z',
-    );
-    const builtin = applicationProtocol(
-      'dubbo-builtin',
-      { protocol: 'dubbo', codec: 'aeraki.meta_protocol.codec.dubbo' },
-      '2026-01-01T00:00:00Z',
-    );
+    const other = applicationProtocol('dubbo', 'dubbo', 'my.dubbo', 1);
+    const builtin = applicationProtocol('dubbo-builtin', 'dubbo', 'aeraki.meta_protocol.codec.dubbo', 1);
     const lines = metaProtocolConflicts(storeOf([se, mr, other, builtin])).map(issueLine);
     assert.deepEqual(lines, [
       'warning: ApplicationProtocol dubbo: spec.codec: protocol "dubbo" is built in with codec "aeraki.meta_protocol.codec.dubbo": this codec is ignored',
