@@ -5,9 +5,11 @@
  * before); then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
  *
  * Warnings (they never fail a source): a ServiceEntry without addresses gets inbound filters only; ports whose
- * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them.
+ * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them;
+ * MetaRouter and ApplicationProtocol conflicts (model/metarouter-conflicts.ts) come last.
  */
 import { resolveClaims, type LostClaim, type SourceClaims } from '../model/claims.ts';
+import { metaProtocolConflicts } from '../model/metarouter-conflicts.ts';
 import type { FilterDraft, Generator } from '../model/generator.ts';
 import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
@@ -226,6 +228,7 @@ export function generateAll(
     const dropped = lostClaimIssue(l);
     if (dropped) issues.push(dropped);
   }
+  issues.push(...metaProtocolConflicts(view));
   return {
     objects: winners.sort(compareOutput),
     issues: dedupeIssues(issues),

@@ -1,7 +1,9 @@
 /**
  * Specs of the metaprotocol.aeraki.io/v1alpha1 kinds. Besides types, the MetaRouter checks the rules whose
  * absence would crash or silently corrupt generation (D8: every token bucket needs fillInterval, tokensPerFill
- * and maxTokens; globalRateLimit needs domain and rateLimitService; requestTimeout is optional).
+ * and maxTokens; globalRateLimit needs domain and rateLimitService; requestTimeout is optional). A spec that reads
+ * without errors then goes through the webhook rules of validate-metarouter.ts (spec aeraki-periphery.md §7.3),
+ * whose errors reject the object and whose warnings travel with it.
  */
 import type {
   ApplicationProtocolSpec,
@@ -19,6 +21,8 @@ import type {
 } from './objects.ts';
 import { readDestination, readDestinationField, readStringMatch } from './parse-common.ts';
 import { describe, type Fields, type Raw } from './parse-fields.ts';
+import { hasErrors } from './result.ts';
+import { applicationProtocolIssues, metaRouterIssues } from './validate-metarouter.ts';
 import { isPlainObject } from '../util/json.ts';
 
 function readMatch(f: Fields, parent: Raw, key: string, path: string): MetaRouteMatch | undefined {
@@ -156,7 +160,7 @@ function readGlobalRateLimit(f: Fields, spec: Raw): GlobalRateLimit | undefined 
 export function readMetaRouterSpec(f: Fields, spec: Raw): MetaRouterSpec {
   const localRateLimit = readLocalRateLimit(f, spec);
   const globalRateLimit = readGlobalRateLimit(f, spec);
-  return {
+  const out: MetaRouterSpec = {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     gateways: f.stringList(spec, 'gateways', 'spec.gateways'),
     exportTo: f.stringList(spec, 'exportTo', 'spec.exportTo'),
@@ -164,6 +168,8 @@ export function readMetaRouterSpec(f: Fields, spec: Raw): MetaRouterSpec {
     ...(localRateLimit ? { localRateLimit } : {}),
     ...(globalRateLimit ? { globalRateLimit } : {}),
   };
+  if (!hasErrors(f.issues)) f.issues.push(...metaRouterIssues(out, f.ref));
+  return out;
 }
 
 export function readApplicationProtocolSpec(f: Fields, spec: Raw): ApplicationProtocolSpec {
@@ -171,5 +177,7 @@ export function readApplicationProtocolSpec(f: Fields, spec: Raw): ApplicationPr
   const codec = f.requiredString(spec, 'codec', 'spec.codec') ?? '';
   if (spec['protocol'] === '') f.error('spec.protocol', 'must not be empty');
   if (spec['codec'] === '') f.error('spec.codec', 'must not be empty');
-  return { protocol, codec };
+  const out: ApplicationProtocolSpec = { protocol, codec };
+  if (!hasErrors(f.issues)) f.issues.push(...applicationProtocolIssues(out, f.ref));
+  return out;
 }

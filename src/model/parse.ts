@@ -1,7 +1,8 @@
 /**
  * Untrusted Kubernetes-style JSON ({apiVersion, kind, metadata, spec}) → the typed, frozen model of objects.ts.
  * Wrong types and missing required fields become ConfigIssues naming the object and the field path
- * (`spec.ports[1].name`); an object with any issue is rejected as a whole (ok: false). Unknown fields are
+ * (`spec.ports[1].name`); an object with any error is rejected as a whole (ok: false), one with only warnings
+ * (MetaRouter rules, validate-metarouter.ts) is returned with them. Unknown fields are
  * ignored, except by the kinds read strictly (DubboAuthorizationPolicy). Never throws on input.
  */
 import { deepFreeze, isPlainObject } from '../util/json.ts';
@@ -16,7 +17,7 @@ import {
   readVirtualServiceSpec,
 } from './parse-istio.ts';
 import { readRedisDestinationSpec, readRedisServiceSpec, readSecretBody } from './parse-redis.ts';
-import { fail, ok, type ObjectRef, type Result } from './result.ts';
+import { fail, hasErrors, ok, type ObjectRef, type Result } from './result.ts';
 import { CLUSTER_DOMAIN } from './constants.ts';
 import { convertServiceSpec, readKubeServiceSpec } from './service.ts';
 
@@ -119,9 +120,9 @@ export function parseConfigObject(
   if (isPlainObject(specRaw)) spec = info.read(f, specRaw, { metadata, options });
   else if (specRaw === undefined || specRaw === null) f.error('spec', 'required field is missing');
   else f.error('spec', 'expected an object');
-  if (f.issues.length > 0 || spec === undefined) return fail(f.issues);
+  if (hasErrors(f.issues) || spec === undefined) return fail(f.issues);
   const obj = { apiVersion: raw['apiVersion'], kind, metadata, spec } as ConfigObject;
-  return ok(deepFreeze(obj));
+  return ok(deepFreeze(obj), f.issues);
 }
 
 function readMeta(f: Fields, md: Raw, name: string, namespace: string): ObjectMeta {

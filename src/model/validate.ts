@@ -2,26 +2,20 @@
  * The one validation entry point, shared by `aeraki validate` (files, offline), `aeraki render` (whose issues it
  * reproduces exactly) and the validating webhook (one object, against an empty or a given store):
  *
- * 1. every object is parsed as every source parses it (parse-objects.ts: wrong types, missing fields, ...);
- * 2. the object rules of OBJECT_RULES run on each valid object (rules beyond parsing plug in there);
- * 3. the generation-time checks run over the parsed objects. They need the store and the generators, which this
+ * 1. every object is parsed as every source parses it (parse-objects.ts: wrong types, missing fields, and the
+ *    rules of each kind, such as validate-metarouter.ts);
+ * 2. the generation-time checks run over the parsed objects. They need the store and the generators, which this
  *    layer may not import, so the composition root passes them in as `options.check` (src/app/validate.ts).
  *
  * With `options.existing` (the webhook's live store), the checked objects replace their namespace/name in it and
  * only the generation issues the checked objects add are reported: a problem that was already there is not
  * theirs. Pure: no I/O; never throws on input.
  */
-import type { ConfigObject } from './objects.ts';
 import type { ParseOptions } from './parse.ts';
 import { objectIdentity, parseRawObjects, type ParsedObjects } from './parse-objects.ts';
 import { dedupeIssues, issueLine, type ConfigIssue } from './result.ts';
 
 /** A rule over one valid object: the issues it finds (errors and warnings), in field order. */
-export type ObjectRule = (object: ConfigObject) => readonly ConfigIssue[];
-
-/** Rules that go beyond what parsing checks, run on every valid object in order. */
-export const OBJECT_RULES: readonly ObjectRule[] = [];
-
 /** The generation-time checks over a complete set of objects: exactly the issues `aeraki render` adds. */
 export type GenerationCheck = (objects: ParsedObjects) => readonly ConfigIssue[];
 
@@ -31,21 +25,20 @@ export interface ValidateOptions {
   readonly parseOptions?: ParseOptions;
   /** Issues found before parsing (unreadable files, YAML syntax errors); reported first. */
   readonly issues?: readonly ConfigIssue[];
-  /** Default: none (parsing and OBJECT_RULES only). */
+  /** Default: none (parsing only). */
   readonly check?: GenerationCheck;
   /** The objects already in effect; the checked ones are laid over them (see the module comment). */
   readonly existing?: ParsedObjects;
 }
 
 export interface ValidateResult {
-  /** Parse issues, then rule issues, then generation issues; without repeats. Any error means invalid. */
+  /** Parse issues, then generation issues; without repeats. Any error means invalid. */
   readonly issues: ConfigIssue[];
 }
 
 export function validateObjects(raws: readonly unknown[], options: ValidateOptions): ValidateResult {
   const issues: ConfigIssue[] = [...(options.issues ?? [])];
   const parsed = parseRawObjects(raws, options.rootNamespace, issues, options.parseOptions);
-  for (const object of parsed.objects) for (const rule of OBJECT_RULES) issues.push(...rule(object));
   if (options.check) {
     if (options.existing) issues.push(...addedIssues(options.check, options.existing, parsed));
     else issues.push(...options.check(parsed));

@@ -5,6 +5,7 @@
 import type { DestinationRule, MetaRoute, ServiceEntry, ServicePort } from '../model/objects.ts';
 import { attributeMatchers } from '../model/matchers.ts';
 import { resolveClaims, type SourceClaims } from '../model/claims.ts';
+import { metaProtocolConflicts } from '../model/metarouter-conflicts.ts';
 import { compareStrings } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
@@ -31,7 +32,8 @@ export interface RouteBuildResult {
  * Routes come from the ServiceEntry's MetaRouter (a MetaRouter without routes, or with an invalid route, counts
  * as absent: the default route is served), hash policies from its DestinationRule. A port whose name has no
  * application protocol (D1) gets nothing. When two ServiceEntries produce the same name, the oldest
- * (creationTimestamp, then namespace/name) wins, as in the D6 lookups.
+ * (creationTimestamp, then namespace/name) wins, as in the D6 lookups. Conflicts between MetaRouters (two for
+ * one host, one for a host no ServiceEntry has) and between ApplicationProtocols are warnings after the rest.
  */
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
@@ -42,6 +44,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
     compareStrings(a.name, b.name),
   );
+  issues.push(...metaProtocolConflicts(view));
   return { routes, issues: dedupeIssues(issues) };
 }
 

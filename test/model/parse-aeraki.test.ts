@@ -19,7 +19,7 @@ spec:
 `;
 
 describe('parseConfigObject: MetaRouter', () => {
-  it('parses routes, matches (null = present), mirror and mutations', () => {
+  it('parses routes, matches (regex * = present), mirror and mutations; warnings travel with the object', () => {
     const r = result(`${HEAD}
   gateways: [istio-system/gw, local-gw]
   exportTo: [".", "*"]
@@ -29,7 +29,7 @@ describe('parseConfigObject: MetaRouter', () => {
       attributes:
         zeta: {prefix: z}
         method: {exact: sayHello}
-        present: null
+        present: {regex: "*"}
         empty: {}
     route:
     - destination: {host: demo.meta.svc.cluster.local, subset: v1, port: {number: 20880}}
@@ -42,6 +42,10 @@ describe('parseConfigObject: MetaRouter', () => {
     responseMutation: [{key: k, value: v}]
 `);
     assert.ok(r.ok, r.issues.map(formatIssue).join('; '));
+    assert.deepEqual(
+      r.issues.map((i) => `${i.severity} ${i.path}`),
+      ['warning spec.routes[0].match.attributes.empty', 'warning spec.exportTo'],
+    );
     if (r.value.kind !== 'MetaRouter') return assert.fail('kind');
     const spec = r.value.spec;
     assert.deepEqual(spec.gateways, ['istio-system/gw', 'local-gw']);
@@ -49,7 +53,12 @@ describe('parseConfigObject: MetaRouter', () => {
     assert.deepEqual(spec.routes[0], {
       name: 'v1',
       match: {
-        attributes: { empty: {}, method: { exact: 'sayHello' }, present: null, zeta: { prefix: 'z' } },
+        attributes: {
+          empty: {},
+          method: { exact: 'sayHello' },
+          present: { regex: '*' },
+          zeta: { prefix: 'z' },
+        },
       },
       route: [
         {
@@ -97,7 +106,7 @@ describe('parseConfigObject: MetaRouter', () => {
       descriptors: [{ property: 'method', descriptorKey: 'method' }],
     });
     const timed = result(`${HEAD}
-  globalRateLimit: {domain: d, rateLimitService: s, requestTimeout: 1.5s, descriptors: []}
+  globalRateLimit: {domain: d, rateLimitService: s, requestTimeout: 1.5s, descriptors: [{property: p, descriptorKey: k}]}
 `);
     assert.ok(timed.ok && timed.value.kind === 'MetaRouter');
     assert.equal(timed.value.spec.globalRateLimit?.requestTimeout, '1.500s');

@@ -1,0 +1,240 @@
+/**
+ * The rules of Aeraki's MetaRouter and ApplicationProtocol webhook (spec aeraki-periphery.md §7.3), applied to a
+ * spec that parsed without errors. Each problem is a ConfigIssue naming the field path; an error rejects the
+ * object like a parse error, a warning is reported and the object is used as it is.
+ *
+ * Relaxed where the acceptance fixtures (fixtures/render/README.md) accept what Aeraki's webhook refuses:
+ * - `regex: "*"` is a presence match (case 12), not an RE2 error;
+ * - `exportTo` may list `*` (the root namespace here) beside namespaces (case 24): a warning, not an error;
+ * - `globalRateLimit.requestTimeout` is optional (D8), as in §7.3.
+ * Stricter than Aeraki, where Aeraki would write what cannot work: `~` in exportTo (no namespace `~` exists), and
+ * every route after one that matches every request is reported unreachable (Aeraki flags only match-less ones).
+ * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
+ */
+import { fqdnProblem, isDns1123Label } from './dns.ts';
+import { attributeMatchers } from './matchers.ts';
+import type {
+  ApplicationProtocolSpec,
+  Destination,
+  GlobalRateLimit,
+  KeyValue,
+  LocalRateLimit,
+  MetaRoute,
+  MetaRouteMatch,
+  MetaRouterSpec,
+  TokenBucket,
+} from './objects.ts';
+import { re2Problem } from './re2.ts';
+import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
+
+/** Collects the issues of one object. */
+class Checks {
+  readonly issues: ConfigIssue[] = [];
+  constructor(readonly ref: ObjectRef) {}
+
+  error(path: string, message: string): void {
+    this.issues.push(issue(this.ref, path, message));
+  }
+
+  warn(path: string, message: string): void {
+    this.issues.push(warning(this.ref, path, message));
+  }
+}
+
+/** The regex Aeraki turns into a presence match (internal/xds/utils.go), accepted here as fixture 12 does. */
+const PRESENT_REGEX = '*';
+
+/**
+ * §7.3 rules 1-12 for the spec of MetaRouter `ref` (its namespace is what `.` in exportTo means). Issues in field
+ * order: hosts, routes, exportTo, rate limits.
+ */
+export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIssue[] {
+  const c = new Checks(ref);
+  checkHosts(c, spec.hosts);
+  if (spec.routes.length === 0 && !spec.globalRateLimit && !spec.localRateLimit) {
+    c.error('spec', 'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit');
+  }
+  spec.routes.forEach((r, i) => checkRoute(c, r, `spec.routes[${i}]`));
+  checkUnreachable(c, spec.routes);
+  checkExportTo(c, spec.exportTo, ref.namespace);
+  if (spec.globalRateLimit) checkGlobalRateLimit(c, spec.globalRateLimit, 'spec.globalRateLimit');
+  if (spec.localRateLimit) checkLocalRateLimit(c, spec.localRateLimit, 'spec.localRateLimit');
+  return c.issues;
+}
+
+/** §7.3 (ApplicationProtocol): protocol and codec non-empty; plus a protocol no port name can carry is a warning. */
+export function applicationProtocolIssues(spec: ApplicationProtocolSpec, ref: ObjectRef): ConfigIssue[] {
+  const c = new Checks(ref);
+  if (spec.protocol === '') c.error('spec.protocol', 'must not be empty');
+  else if (spec.protocol.includes('-')) {
+    c.warn(
+      'spec.protocol',
+      `"${spec.protocol}" contains "-": a port name tcp-metaprotocol-<protocol> ends the protocol at the first "-", ` +
+        'so no port can select this ApplicationProtocol',
+    );
+  }
+  if (spec.codec === '') c.error('spec.codec', 'must not be empty');
+  return c.issues;
+}
+
+/** Rule 1: exactly one host, an FQDN. */
+function checkHosts(c: Checks, hosts: readonly string[]): void {
+  if (hosts.length !== 1) {
+    c.error('spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}`);
+  }
+  const host = hosts[0];
+  if (host === undefined) return;
+  const problem = fqdnProblem(host);
+  if (problem) c.error('spec.hosts[0]', problem);
+}
+
+/** Rules 3-7 for one route. */
+function checkRoute(c: Checks, r: MetaRoute, path: string): void {
+  if (r.match) checkMatch(c, r.match, `${path}.match`);
+  checkMutations(c, r.requestMutation, `${path}.requestMutation`);
+  checkMutations(c, r.responseMutation, `${path}.responseMutation`);
+  if (r.mirrorPercentage) {
+    const p = `${path}.mirrorPercentage`;
+    if (!r.mirror) c.error(p, 'mirrorPercentage needs mirror: there is nothing to mirror to');
+    const value = r.mirrorPercentage.value ?? 0;
+    if (!(value > 0 && value <= 100)) c.error(`${p}.value`, `must be above 0 and at most 100, got ${value}`);
+  }
+  if (r.mirror) checkDestination(c, r.mirror, `${path}.mirror`);
+  r.route.forEach((d, j) => {
+    checkDestination(c, d.destination, `${path}.route[${j}].destination`);
+    if ((d.weight ?? 0) > 100) c.error(`${path}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
+  });
+  if (r.route.length > 1) {
+    const total = r.route.reduce((sum, d) => sum + (d.weight ?? 0), 0);
+    if (total !== 100) {
+      c.error(`${path}.route`, `the weights of several destinations must add up to 100, got ${total}`);
+    }
+  }
+}
+
+/** Rule 3: attribute names non-empty, values non-null, regexes non-empty RE2; an empty match is ignored (warning). */
+function checkMatch(c: Checks, match: MetaRouteMatch, path: string): void {
+  for (const [name, m] of Object.entries(match.attributes)) {
+    const p = `${path}.attributes${name === '' ? '[""]' : `.${name}`}`;
+    if (name === '') c.error(p, 'an attribute name must not be empty');
+    if (m === null) {
+      c.error(p, 'an attribute match must not be null (for "present", write regex: "*")');
+    } else if (m.regex !== undefined) {
+      if (m.regex === '') c.error(`${p}.regex`, 'a regex must not be empty');
+      else if (m.regex !== PRESENT_REGEX) {
+        const problem = re2Problem(m.regex);
+        if (problem) c.error(`${p}.regex`, `not a valid RE2 regex (${problem})`);
+      }
+    } else if (m.exact === undefined && m.prefix === undefined) {
+      c.warn(p, 'none of exact, prefix or regex is set: this attribute adds no condition and is ignored');
+    }
+  }
+}
+
+/** Rule 4: mutation keys and values non-empty. */
+function checkMutations(c: Checks, kvs: readonly KeyValue[], path: string): void {
+  kvs.forEach((kv, i) => {
+    if (kv.key === '') c.error(`${path}[${i}].key`, 'a mutation key must not be empty');
+    if (kv.value === '') c.error(`${path}[${i}].value`, 'a mutation value must not be empty');
+  });
+}
+
+/** Rule 6: host an FQDN, subset a DNS-1123 label, port 1..65535. */
+function checkDestination(c: Checks, d: Destination, path: string): void {
+  const problem = fqdnProblem(d.host);
+  if (problem) c.error(`${path}.host`, problem);
+  if (d.subset !== undefined && !isDns1123Label(d.subset)) {
+    c.error(
+      `${path}.subset`,
+      `"${d.subset}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63): ` +
+        'it cannot name a DestinationRule subset',
+    );
+  }
+  if (d.port !== undefined) {
+    const n = d.port.number ?? 0;
+    if (n < 1 || n > 65535) c.error(`${path}.port.number`, `must be between 1 and 65535, got ${n}`);
+  }
+}
+
+/** True when `match` adds no condition: the route takes every request. */
+function matchesEverything(match: MetaRouteMatch | undefined): boolean {
+  return attributeMatchers(match).length === 0;
+}
+
+/** Rule 9 (warning), widened: every route after one that matches every request is never used. */
+function checkUnreachable(c: Checks, routes: readonly MetaRoute[]): void {
+  const catchAll = routes.findIndex((r) => matchesEverything(r.match));
+  if (catchAll < 0) return;
+  const before = routeLabel(routes[catchAll], catchAll);
+  for (let i = catchAll + 1; i < routes.length; i++) {
+    c.warn(
+      `spec.routes[${i}]`,
+      `route ${routeLabel(routes[i], i)} is never used: route ${before} before it matches every request`,
+    );
+  }
+}
+
+function routeLabel(r: MetaRoute | undefined, i: number): string {
+  return r?.name ? `#${i} "${r.name}"` : `#${i}`;
+}
+
+/** Rule 8: no duplicates (`.` is the own namespace), valid entries, `~` alone; `*` with others is a warning. */
+function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string): void {
+  const seen = new Map<string, string>(); // namespace -> the entry that named it first
+  exportTo.forEach((e, i) => {
+    const p = `spec.exportTo[${i}]`;
+    const key = e === '.' ? namespace : e;
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, e);
+    else if (first === e) c.error(p, `duplicate entry "${e}"`);
+    else c.error(p, `duplicate entry: "." is this namespace, ${namespace}`);
+    if (e === '~') {
+      c.error(
+        p,
+        '"~" (export to no namespace) is not supported: there would be no namespace to put filters in',
+      );
+    } else if (e !== '.' && e !== '*' && !isDns1123Label(e)) {
+      c.error(p, `"${e}" is neither ".", "*" nor a namespace name`);
+    }
+  });
+  if (exportTo.length > 1 && seen.has('*')) {
+    c.warn(
+      'spec.exportTo',
+      '"*" (the root namespace) beside other entries: Aeraki\'s webhook refuses this; each entry still gets a copy',
+    );
+  }
+}
+
+/** Rule 10; requestTimeout stays optional (D8). */
+function checkGlobalRateLimit(c: Checks, g: GlobalRateLimit, path: string): void {
+  if (g.domain === '') c.error(`${path}.domain`, 'must not be empty');
+  if (g.rateLimitService === '') c.error(`${path}.rateLimitService`, 'must not be empty');
+  if (g.match) checkMatch(c, g.match, `${path}.match`);
+  if (g.descriptors.length === 0) {
+    c.error(`${path}.descriptors`, 'at least one descriptor is required: without one nothing is counted');
+  }
+  g.descriptors.forEach((d, i) => {
+    if (d.property === '') c.error(`${path}.descriptors[${i}].property`, 'must not be empty');
+    if (d.descriptorKey === '') c.error(`${path}.descriptors[${i}].descriptorKey`, 'must not be empty');
+  });
+}
+
+/** Rule 11 (the fields of each token bucket are required by the parser, D8). */
+function checkLocalRateLimit(c: Checks, l: LocalRateLimit, path: string): void {
+  if (!l.tokenBucket && l.conditions.length === 0) {
+    c.error(path, 'a local rate limit needs a tokenBucket or conditions');
+  }
+  if (l.tokenBucket) checkTokenBucket(c, l.tokenBucket, `${path}.tokenBucket`);
+  l.conditions.forEach((cond, i) => {
+    const p = `${path}.conditions[${i}]`;
+    if (cond.match) checkMatch(c, cond.match, `${p}.match`);
+    else c.error(`${p}.match`, 'required field is missing (a condition needs match and tokenBucket)');
+    if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, `${p}.tokenBucket`);
+    else c.error(`${p}.tokenBucket`, 'required field is missing (a condition needs match and tokenBucket)');
+  });
+}
+
+function checkTokenBucket(c: Checks, b: TokenBucket, path: string): void {
+  if (b.maxTokens < 1) c.error(`${path}.maxTokens`, `must be at least 1, got ${b.maxTokens}`);
+  if (b.tokensPerFill < 1) c.error(`${path}.tokensPerFill`, `must be at least 1, got ${b.tokensPerFill}`);
+}
