@@ -1,10 +1,10 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
 //   util <- model <- controller, registry
 //                 <- plugins/sdk <- plugins/*        (plugins: model, util and plugins/sdk only)
-//                 <- envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook
+//                 <- envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook, status
 //   tools: model, util and the RDS wire definitions (xds-rds/protos.ts)
 //   everything <- app/ <- cmd/
-// controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops and webhook never import each other: they meet
+// controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook and status never import each other: they meet
 // in model and are wired together in app/.
 const layer = (from, allowed) => ({
   name: `${from}-imports`,
@@ -28,6 +28,7 @@ const PEERS = [
   'xds-rds',
   'ops',
   'webhook',
+  'status',
 ];
 
 module.exports = {
@@ -74,7 +75,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|tools)/',
+          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|tools)/',
       },
       to: {},
     },

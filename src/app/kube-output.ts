@@ -2,7 +2,8 @@
  * The parts of `aeraki serve` that need the Kubernetes API besides the config sources: leader election on the
  * Lease `aeraki-controller` in the root namespace, the drift watch on managed objects, and the namespace
  * bootstrap controller fed by a Namespace informer, and the VIP allocator triggered by a ServiceEntry informer.
- * Leadership changes trigger the reconciler, the bootstrap controller and the VIP allocator so a new leader
+ * The status controller writes the conditions and Events of the Aeraki objects (src/status/). Leadership changes
+ * trigger the reconciler, the bootstrap controller, the VIP allocator and the status controller so a new leader
  * converges at once.
  */
 import {
@@ -26,6 +27,9 @@ import type { Protocol } from '../model/protocol.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
 import { VipAllocator } from '../vip/controller.ts';
 import { createKubeServiceEntryPort } from '../vip/kube.ts';
+import { StatusController, type StatusInputs } from '../status/controller.ts';
+import { createKubeStatusPort } from '../status/kube.ts';
+import { AERAKI_RESOURCES, istioResources } from '../controller/kube/resources.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
 
@@ -37,6 +41,10 @@ export interface KubeOutputHooks {
   readonly protocols: readonly Protocol[];
   readonly backoff?: BackoffOptions;
   readonly logger: Logger;
+  /** What the status controller plans from (the store, its rejections, the last generation issues). */
+  readonly statusInputs: () => StatusInputs;
+  /** Every config source has synced once (the status controller waits for it). */
+  readonly isSynced: () => boolean;
 }
 
 export class KubeOutput {
@@ -44,6 +52,7 @@ export class KubeOutput {
   readonly drift: ManagedObjectsWatch;
   readonly bootstrap: NamespaceBootstrapController | undefined;
   readonly vips: VipAllocator | undefined;
+  readonly status: StatusController;
   private readonly namespaces: ResilientInformer | undefined;
   private readonly serviceEntries: ResilientInformer | undefined;
 
@@ -54,6 +63,7 @@ export class KubeOutput {
       hooks.onChange();
       this.bootstrap?.trigger();
       this.vips?.trigger();
+      this.status.trigger();
     };
     this.elector = o.leaderElect
       ? new LeaderElector({
@@ -74,6 +84,7 @@ export class KubeOutput {
       ...(backoff ? { backoff } : {}),
       logger,
     });
+    this.status = statusController(o, kc, hooks, isLeader);
     if (o.allocateVips) {
       [this.serviceEntries, this.vips] = vipAllocator(o, kc, hooks, isLeader);
     }
@@ -112,6 +123,7 @@ export class KubeOutput {
   start(): void {
     this.elector?.start();
     this.drift.start();
+    this.status.start();
     if (this.serviceEntries && this.vips) {
       const vips = this.vips;
       this.serviceEntries.start();
@@ -126,10 +138,11 @@ export class KubeOutput {
     }
   }
 
-  /** Stops the bootstrap controller, the VIP allocator and (last) the elector, which releases the lease. */
+  /** Stops the bootstrap controller, the VIP allocator, the status controller and (last) the elector, which releases the lease. */
   async stopWriters(): Promise<void> {
     await this.bootstrap?.stop();
     await this.vips?.stop();
+    await this.status.stop();
     await this.elector?.stop();
   }
 
@@ -176,4 +189,33 @@ function vipAllocator(
     logger: logger.child({ component: 'serviceentries' }),
   });
   return [informer, vips];
+}
+
+/** The status controller of the Aeraki CRDs; Events on Istio objects name their networking.istio.io version. */
+function statusController(
+  o: ServeOptions,
+  kc: KubeConfig,
+  hooks: KubeOutputHooks,
+  isLeader: () => boolean,
+): StatusController {
+  const istioVersion = o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
+  const istio = new Map(
+    istioResources(istioVersion).map((r) => [r.kind as string, `${r.group}/${r.version}`]),
+  );
+  return new StatusController({
+    port: createKubeStatusPort(kc, {
+      resources: AERAKI_RESOURCES,
+      apiVersionOf: (kind) => istio.get(kind) ?? 'v1',
+      instance: o.podName,
+    }),
+    apply: applyWrites,
+    inputs: hooks.statusInputs,
+    isLeader,
+    isSynced: hooks.isSynced,
+    quietMs: o.debounceAfterMs,
+    maxWaitMs: o.debounceMaxMs,
+    resyncMs: o.resyncMs,
+    ...(hooks.backoff ? { retry: hooks.backoff } : {}),
+    logger: hooks.logger,
+  });
 }

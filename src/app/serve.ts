@@ -17,6 +17,8 @@ import { createKubeSink } from '../reconcile/kube-sink.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
+import type { ConfigIssue } from '../model/result.ts';
+import { heldHosts } from '../status/held.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import { AdminServer } from '../ops/admin-server.ts';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
@@ -126,11 +128,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const sources = new ConfigSources(o, store, kc, logger, deps.backoff);
   const sink: EnvoyFilterSink = o.output === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.outputDir);
   let kubeOut: KubeOutput | undefined;
+  /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
+  let generationIssues: readonly ConfigIssue[] = [];
   const reconciler = new Reconciler({
     sink,
     desired: () => {
       const desired = generateAll(store, generators, { namespaceScope: o.namespaceScope });
       metrics.recordUnhandledPorts(desired.unhandledPorts);
+      generationIssues = desired.issues;
+      metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
       return desired;
     },
     heldSources: () => heldSourceKeys(store.rejected()),
@@ -142,10 +148,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(deps.backoff ? { retry: deps.backoff } : {}),
     logger,
   });
-  reconciler.onRun((r) => metrics.recordReconcileRun(r));
+  reconciler.onRun((r) => {
+    metrics.recordReconcileRun(r);
+    if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
+  });
   if (o.output === 'kube' && kc) {
     kubeOut = new KubeOutput(o, kc, rdsPort, {
       onChange: () => reconciler.trigger(),
+      statusInputs: () => ({ view: store, rejected: store.rejected(), issues: generationIssues }),
+      isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
@@ -159,6 +170,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
   store.subscribe((e) => {
     reconciler.trigger();
+    kubeOut?.status.trigger();
     if (sources.synced) routes.onEvent(e);
   });
 
@@ -169,6 +181,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
     rejectedObjects: () => store.rejected().length,
+    heldHosts: () => heldHosts(store, store.rejected()).length,
   });
   const admin = new AdminServer({
     address: o.httpAddress,

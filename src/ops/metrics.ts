@@ -33,6 +33,12 @@ export interface ReconcileRunLike {
   readonly durationMs?: number;
 }
 
+/** A ConfigIssue (src/model/result.ts), structurally: what `aeraki_config_issues` counts. */
+export interface ConfigIssueLike {
+  readonly severity?: 'error' | 'warning';
+  readonly ref: { readonly kind: string };
+}
+
 export interface MetricsOptions {
   /** Adds prom-client's default process metrics (default true). */
   readonly defaultMetrics?: boolean;
@@ -54,12 +60,13 @@ export class AerakiMetrics {
   readonly reconcileRuns: Counter<'result'>;
   readonly reconcileDuration: Histogram;
   readonly reconcileErrors: Counter<'type'>;
-  readonly configIssues: Gauge;
+  readonly configIssues: Gauge<'kind' | 'severity'>;
   readonly unhandledPorts: Gauge<'protocol'>;
   readonly writes: Counter<'verb' | 'result'>;
   readonly managedEnvoyFilters: Gauge;
   readonly configObjects: Gauge<'kind'>;
   readonly rejectedObjects: Gauge;
+  readonly heldHosts: Gauge;
   readonly mcpConnectionState: Gauge<'state'>;
   readonly mcpSynced: Gauge;
   readonly mcpReconnects: Counter;
@@ -106,7 +113,8 @@ export class AerakiMetrics {
     });
     this.configIssues = new Gauge({
       name: 'aeraki_config_issues',
-      help: 'Configuration issues (bad user input) reported by the last reconcile run.',
+      help: 'Configuration issues (bad user input) by kind of the object and severity (error, warning): the rejected objects and the last generation pass.',
+      labelNames: ['kind', 'severity'],
       registers,
     });
     this.unhandledPorts = new Gauge({
@@ -133,6 +141,7 @@ export class AerakiMetrics {
     const status = createStatusMetrics(registers, read);
     this.configObjects = status.configObjects;
     this.rejectedObjects = status.rejectedObjects;
+    this.heldHosts = status.heldHosts;
     this.mcpConnectionState = status.mcpConnectionState;
     this.mcpSynced = status.mcpSynced;
     this.mcpReconnects = status.mcpReconnects;
@@ -206,7 +215,6 @@ export class AerakiMetrics {
       report.failures.length > 0 ? 'error' : report.interrupted ? 'interrupted' : 'success';
     this.reconcileRuns.inc({ result });
     if (report.durationMs !== undefined) this.reconcileDuration.observe(report.durationMs / 1000);
-    this.configIssues.set(report.issues);
     const ok: Record<WriteVerb, number> = {
       create: report.created,
       update: report.updated,
@@ -235,6 +243,23 @@ export class AerakiMetrics {
     for (const p of ports) counts.set(p.protocol, (counts.get(p.protocol) ?? 0) + 1);
     this.unhandledPorts.reset();
     for (const [protocol, n] of counts) this.unhandledPorts.set({ protocol }, n);
+  }
+
+  /**
+   * Sets `aeraki_config_issues{kind,severity}` from the current issues (the rejected objects' and the last
+   * generation pass's): the counts replace the previous ones, so a kind without issues disappears.
+   */
+  recordConfigIssues(issues: readonly ConfigIssueLike[]): void {
+    const counts = new Map<string, { kind: string; severity: string; n: number }>();
+    for (const i of issues) {
+      const severity = i.severity ?? 'error';
+      const key = `${i.ref.kind}|${severity}`;
+      const c = counts.get(key) ?? { kind: i.ref.kind, severity, n: 0 };
+      c.n++;
+      counts.set(key, c);
+    }
+    this.configIssues.reset();
+    for (const { kind, severity, n } of counts.values()) this.configIssues.set({ kind, severity }, n);
   }
 
   /** Records a leadership change (call from the elector's started/stopped callbacks). */

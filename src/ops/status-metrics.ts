@@ -43,6 +43,15 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
       if (v !== undefined) rejectedObjects.set(v);
     },
   });
+  const heldHosts = new Gauge({
+    name: 'aeraki_held_hosts',
+    help: 'ServiceEntry hosts whose output is kept as it was because an object they depend on is rejected.',
+    registers,
+    collect: () => {
+      const v = read((p) => p.heldHosts?.());
+      if (v !== undefined) heldHosts.set(v);
+    },
+  });
   const mcpConnectionState = new Gauge({
     name: 'aeraki_mcp_connection_state',
     help: 'State of the MCP stream to istiod: 1 for the current state, 0 for the others.',
@@ -114,6 +123,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
   return {
     configObjects,
     rejectedObjects,
+    heldHosts,
     mcpConnectionState,
     mcpSynced,
     mcpReconnects,

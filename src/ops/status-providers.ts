@@ -39,6 +39,8 @@ export interface StatusProviders {
   readonly configObjects?: () => Readonly<Record<string, number>>;
   /** Objects currently rejected by the store (invalid input). */
   readonly rejectedObjects?: () => number;
+  /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */
+  readonly heldHosts?: () => number;
   /** EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now. */
   readonly managedEnvoyFilters?: () => number;
 }

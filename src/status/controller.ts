@@ -1,0 +1,199 @@
+/**
+ * Status controller: writes `status.conditions` and `status.observedGeneration` of the Aeraki objects and creates
+ * Events for rejected objects, held output and conflicts (plan.ts says what), so config problems show where users
+ * look (`kubectl get metarouters`, `kubectl describe`).
+ *
+ * Each run lists the Aeraki objects from the API server (their generation and current status are the truth, so
+ * a restart or a new leader writes nothing that is already there), plans against the store and the last
+ * generation issues (`input`), and writes only the statuses that differ (merge patch of `/status`) and the
+ * Events not reported yet. An Event is reported once per object, reason and note while the problem lasts; when
+ * it goes away and comes back, it is reported again.
+ *
+ * Driving it (src/app/kube-output.ts wires it): call `trigger()` on every store change and after each generation
+ * pass; runs are debounced (`quietMs`, at most `maxWaitMs` after the first trigger: this is the rate limit), never
+ * overlap (util/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false, and `isLeader()` is
+ * checked again before every write.
+ */
+import type { BackoffOptions } from '../util/backoff.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { ControllerLoop } from '../util/controller-loop.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
+import type { RejectedObject } from '../model/parse-objects.ts';
+import type { ConfigIssue } from '../model/result.ts';
+import type { ConfigView } from '../model/view.ts';
+import {
+  asSinkError,
+  classifyWriteRun,
+  type ApplyWrites,
+  type SinkError,
+  type WriteFailure,
+  type WriteOp,
+} from '../model/write.ts';
+import type { StatusPort } from './kube.ts';
+import { newEvents, planStatus } from './plan.ts';
+import type { EventSpec } from './types.ts';
+
+/** What the planner reads besides the API server: the store, its rejections and the last generation issues. */
+export interface StatusInputs {
+  readonly view: ConfigView;
+  readonly rejected: readonly RejectedObject[];
+  readonly issues: readonly ConfigIssue[];
+}
+
+export interface StatusRunReport {
+  readonly skipped?: 'not-leader' | 'not-synced';
+  /** Statuses written, and left alone because they were current. */
+  readonly written: number;
+  readonly unchanged: number;
+  /** Events created in this run. */
+  readonly events: number;
+  readonly failures: readonly WriteFailure[];
+  readonly listError?: SinkError;
+  readonly interrupted: boolean;
+}
+
+const EMPTY: StatusRunReport = { written: 0, unchanged: 0, events: 0, failures: [], interrupted: false };
+
+export interface StatusControllerOptions {
+  readonly port: StatusPort;
+  /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
+  readonly apply: ApplyWrites;
+  /** Read once per run. */
+  readonly inputs: () => StatusInputs;
+  readonly isLeader?: () => boolean;
+  readonly isSynced?: () => boolean;
+  /** Debounce of triggers (defaults 1 s quiet, 10 s at most). */
+  readonly quietMs?: number;
+  readonly maxWaitMs?: number;
+  /** Re-check period while not leader or not synced (default 1 s). */
+  readonly pollMs?: number;
+  /** Periodic run after `start()` (default 10 minutes; 0 disables). */
+  readonly resyncMs?: number;
+  readonly retry?: BackoffOptions;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+  readonly onRun?: (report: StatusRunReport) => void;
+}
+
+interface StatusWrite extends WriteOp {
+  readonly event?: EventSpec;
+}
+
+export class StatusController {
+  private readonly o: StatusControllerOptions;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly loop: ControllerLoop<StatusRunReport>;
+  /** Keys of the Events created and still describing a current problem. */
+  private reported = new Set<string>();
+
+  constructor(options: StatusControllerOptions) {
+    this.o = options;
+    this.clock = options.clock ?? systemClock;
+    this.log = options.logger.child({ component: 'status' });
+    this.loop = new ControllerLoop<StatusRunReport>({
+      run: () => this.runOnce(),
+      failed: (err) => ({ ...EMPTY, listError: asSinkError('status run', err) }),
+      skipped: (gate) => ({ ...EMPTY, skipped: gate }),
+      classify: classifyWriteRun,
+      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
+      ...(options.isSynced ? { isSynced: options.isSynced } : {}),
+      quietMs: options.quietMs ?? 1000,
+      maxWaitMs: options.maxWaitMs ?? 10_000,
+      pollMs: options.pollMs ?? 1000,
+      resyncMs: options.resyncMs ?? 600_000,
+      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
+      clock: this.clock,
+      logger: this.log,
+    });
+    this.loop.onRun((r) => {
+      if (r.listError) this.log.warn('status: listing Aeraki objects failed', errorFields(r.listError));
+    });
+    if (options.onRun) this.loop.onRun(options.onRun);
+  }
+
+  /** Schedules a run after the debounce (never runs inside this call). */
+  trigger(): void {
+    this.loop.trigger();
+  }
+
+  /** Starts the periodic resync and schedules a run. */
+  start(): void {
+    this.loop.start();
+    this.loop.trigger();
+  }
+
+  /** Stops timers and waits for a run in progress; no write starts after this resolves. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** Resolves once no run is scheduled or in progress (with a manual clock, advance past the debounce first). */
+  idle(): Promise<void> {
+    return this.loop.idle();
+  }
+
+  /** One run now (after any run in progress); never rejects. */
+  reconcile(): Promise<StatusRunReport> {
+    return this.loop.runNow();
+  }
+
+  private async runOnce(): Promise<StatusRunReport> {
+    let targets;
+    try {
+      targets = await this.o.port.list();
+    } catch (err) {
+      return { ...EMPTY, listError: asSinkError('list Aeraki objects', err) };
+    }
+    const now = new Date(this.clock.now());
+    const plan = planStatus({
+      ...this.o.inputs(),
+      targets,
+      now: now.toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    const current = new Set(plan.events.map((e) => e.key));
+    for (const key of this.reported) if (!current.has(key)) this.reported.delete(key);
+    const port = this.o.port;
+    const writes: StatusWrite[] = [
+      ...plan.patches.map((p) => ({
+        op: 'update' as const,
+        ...p.target.ref,
+        write: () => port.patchStatus(p),
+      })),
+      ...newEvents(plan.events, this.reported).map((event) => ({
+        op: 'create' as const,
+        kind: `Event ${event.reason} on ${event.ref.kind}`,
+        namespace: event.ref.namespace,
+        name: event.ref.name,
+        event,
+        write: () => port.createEvent(event, now),
+      })),
+    ];
+    const result = await this.o.apply(writes, {
+      concurrency: 4,
+      mayWrite: () => this.loop.mayWrite(),
+      onWrite: (op, error) => this.wrote(op, error),
+    });
+    return {
+      ...EMPTY,
+      written: result.updated,
+      unchanged: targets.length - plan.patches.length,
+      events: result.created,
+      failures: result.failures,
+      interrupted: result.interrupted,
+    };
+  }
+
+  private wrote(op: StatusWrite, error: SinkError | undefined): void {
+    const fields = { kind: op.kind, namespace: op.namespace, name: op.name };
+    if (error) {
+      this.log.warn(op.event ? 'creating an Event failed' : 'status write failed', {
+        ...fields,
+        ...errorFields(error),
+      });
+      return;
+    }
+    if (op.event) this.reported.add(op.event.key);
+    else this.log.info('wrote status', fields);
+  }
+}

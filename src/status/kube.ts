@@ -1,0 +1,193 @@
+/**
+ * The status port and its Kubernetes adapter (@kubernetes/client-node 1.4, CustomObjectsApi): lists the Aeraki
+ * objects (each CRD of `resources`; a CRD that is not installed lists nothing), writes a status with a JSON
+ * merge patch of the `/status` subresource, and creates events.k8s.io/v1 Events. Field manager `aeraki`.
+ * Errors become SinkErrors (conflicts, throttling, server and network errors transient).
+ */
+import {
+  ApiException,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+} from '@kubernetes/client-node';
+import { FIELD_MANAGER } from '../model/constants.ts';
+import type { ConfigKind } from '../model/objects.ts';
+import { refString } from '../model/result.ts';
+import { kubeSinkError } from '../model/write.ts';
+import { isPlainObject, sha256Hex } from '../util/json.ts';
+import type { Condition, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
+
+export const REPORTING_CONTROLLER = 'aeraki.io/controller';
+
+/** A CRD whose objects get a status. */
+export interface StatusResource {
+  readonly kind: ConfigKind;
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly clusterScoped: boolean;
+}
+
+/** Storage of statuses and Events. Every method rejects with a SinkError. */
+export interface StatusPort {
+  /** Every object of every status resource, in resource order. */
+  list(): Promise<StatusTarget[]>;
+  /** Replaces the `status` of the patch's target (merge patch of `/status`). */
+  patchStatus(patch: StatusPatch): Promise<void>;
+  /** Creates the Event; one that already exists (created before a restart) counts as created. */
+  createEvent(event: EventSpec, eventTime: Date): Promise<void>;
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function conditionOf(v: unknown): Condition | undefined {
+  if (!isPlainObject(v) || typeof v['type'] !== 'string') return undefined;
+  const status = v['status'] === 'True' || v['status'] === 'False' ? v['status'] : 'Unknown';
+  const generation = v['observedGeneration'];
+  return {
+    type: v['type'],
+    status,
+    reason: text(v['reason']),
+    message: text(v['message']),
+    lastTransitionTime: text(v['lastTransitionTime']),
+    ...(typeof generation === 'number' ? { observedGeneration: generation } : {}),
+  };
+}
+
+function statusOf(v: unknown): ObjectStatus | undefined {
+  if (!isPlainObject(v)) return undefined;
+  const conditions = Array.isArray(v['conditions']) ? v['conditions'] : [];
+  const generation = v['observedGeneration'];
+  return {
+    ...(typeof generation === 'number' ? { observedGeneration: generation } : {}),
+    conditions: conditions.map(conditionOf).filter((c): c is Condition => c !== undefined),
+  };
+}
+
+/** A listed item → StatusTarget; undefined without a name. */
+export function toStatusTarget(kind: ConfigKind, item: unknown): StatusTarget | undefined {
+  if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
+  const m = item['metadata'];
+  const name = text(m['name']);
+  if (!name) return undefined;
+  const generation = typeof m['generation'] === 'number' ? m['generation'] : 0;
+  return {
+    ref: { kind, namespace: text(m['namespace']), name },
+    generation,
+    uid: text(m['uid']),
+    status: statusOf(item['status']),
+  };
+}
+
+/** A stable Event name: the object's name and a hash of what the Event says (so a re-create finds it). */
+export function eventName(event: EventSpec): string {
+  return `${event.ref.name.slice(0, 200)}.${sha256Hex(event.key).slice(0, 16)}`;
+}
+
+/** The events.k8s.io/v1 Event. `apiVersion` is the regarded object's. */
+export function eventBody(
+  event: EventSpec,
+  o: { instance: string; apiVersion: string; eventTime: Date },
+): Record<string, unknown> {
+  const { ref } = event;
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name: eventName(event), namespace: ref.namespace || 'default' },
+    eventTime: o.eventTime.toISOString().replace('Z', '000Z'),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: o.instance,
+    action: event.action,
+    reason: event.reason,
+    type: event.type,
+    note: event.note.length > 1024 ? `${event.note.slice(0, 1021)}...` : event.note,
+    regarding: {
+      apiVersion: o.apiVersion,
+      kind: ref.kind,
+      ...(ref.namespace ? { namespace: ref.namespace } : {}),
+      name: ref.name,
+      ...(event.uid ? { uid: event.uid } : {}),
+    },
+  };
+}
+
+export interface KubeStatusPortOptions {
+  /** The CRDs whose objects get a status. */
+  readonly resources: readonly StatusResource[];
+  /** `apiVersion` of a regarded object of another kind (Events on ServiceEntries, Gateways, ...). */
+  readonly apiVersionOf: (kind: string) => string;
+  /** `reportingInstance` of the Events (the pod name). */
+  readonly instance: string;
+}
+
+export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): StatusPort {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const byKind = new Map(o.resources.map((r) => [r.kind as string, r]));
+  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  return {
+    async list() {
+      const out: StatusTarget[] = [];
+      for (const r of o.resources) {
+        let items: unknown[];
+        try {
+          const list: unknown = await api.listClusterCustomObject({
+            group: r.group,
+            version: r.version,
+            plural: r.plural,
+          });
+          items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+        } catch (err) {
+          if (err instanceof ApiException && err.code === 404) continue; // CRD not installed
+          throw kubeSinkError(`list ${r.plural}`, err);
+        }
+        for (const item of items) {
+          const t = toStatusTarget(r.kind, item);
+          if (t) out.push(t);
+        }
+      }
+      return out;
+    },
+    async patchStatus({ target, status }) {
+      const r = byKind.get(target.ref.kind);
+      if (!r) throw new Error(`no status resource for ${target.ref.kind}`);
+      const common = { group: r.group, version: r.version, plural: r.plural, name: target.ref.name };
+      const body = { status };
+      try {
+        if (r.clusterScoped) {
+          await api.patchClusterCustomObjectStatus(
+            { ...common, body, fieldManager: FIELD_MANAGER },
+            mergePatch,
+          );
+        } else {
+          await api.patchNamespacedCustomObjectStatus(
+            { ...common, namespace: target.ref.namespace, body, fieldManager: FIELD_MANAGER },
+            mergePatch,
+          );
+        }
+      } catch (err) {
+        throw kubeSinkError(`patch status of ${refString(target.ref)}`, err);
+      }
+    },
+    async createEvent(event, eventTime) {
+      const r = byKind.get(event.ref.kind);
+      const apiVersion = r ? `${r.group}/${r.version}` : o.apiVersionOf(event.ref.kind);
+      const body = eventBody(event, { instance: o.instance, apiVersion, eventTime });
+      try {
+        await api.createNamespacedCustomObject({
+          group: 'events.k8s.io',
+          version: 'v1',
+          namespace: event.ref.namespace || 'default',
+          plural: 'events',
+          body,
+          fieldManager: FIELD_MANAGER,
+        });
+      } catch (err) {
+        if (err instanceof ApiException && err.code === 409) return; // created before (same name)
+        throw kubeSinkError(`create Event ${event.reason} on ${refString(event.ref)}`, err);
+      }
+    },
+  };
+}

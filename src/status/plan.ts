@@ -1,0 +1,150 @@
+/**
+ * The pure status planner: from the store (a ConfigView), its rejected objects, the generation issues and the
+ * Aeraki objects as the API server holds them, the status writes a run makes and the Events that describe the
+ * current problems.
+ *
+ * Rules:
+ * - every listed Aeraki object gets `Accepted` (and MetaRouters `Programmed`; conditions.ts), each condition and
+ *   the status carrying the object's `metadata.generation` as `observedGeneration`; conditions of other types
+ *   written by someone else are kept;
+ * - `lastTransitionTime` is kept from the current condition while its `status` stays, else it is `now`;
+ * - a status equal to the current one is not written, so an unchanged config costs no write;
+ * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind), `Held` for a
+ *   rejected object whose last valid version the store still serves, `Conflict` for each MetaRouter or
+ *   ApplicationProtocol conflict warning. The controller creates only those it has not reported yet.
+ */
+import { metaProtocolConflicts } from '../model/metarouter-conflicts.ts';
+import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
+import type { RejectedObject } from '../model/parse-objects.ts';
+import { issueLine, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import type { ConfigView } from '../model/view.ts';
+import { stableStringify } from '../util/json.ts';
+import {
+  acceptedCondition,
+  issuesMessage,
+  programmedCondition,
+  refKey,
+  servedMetaRouters,
+  type DesiredCondition,
+} from './conditions.ts';
+import type { Condition, EventReason, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
+
+export interface StatusPlanInput {
+  readonly view: ConfigView;
+  /** ConfigStore.rejected(). */
+  readonly rejected: readonly RejectedObject[];
+  /** The issues of the last generation pass (generateAll), conflicts included. */
+  readonly issues: readonly ConfigIssue[];
+  /** Every Aeraki object of the API server. */
+  readonly targets: readonly StatusTarget[];
+  /** RFC 3339 time of new transitions. */
+  readonly now: string;
+}
+
+export interface StatusPlan {
+  /** Statuses that differ from the current ones, in target order. */
+  readonly patches: readonly StatusPatch[];
+  /** Every Event describing a current problem, ordered by object, then reason. */
+  readonly events: readonly EventSpec[];
+}
+
+const OWN_TYPES: ReadonlySet<string> = new Set(['Accepted', 'Programmed']);
+const KNOWN_KINDS: ReadonlySet<string> = new Set(CONFIG_KINDS);
+
+function byObject(issues: readonly ConfigIssue[]): Map<string, ConfigIssue[]> {
+  const out = new Map<string, ConfigIssue[]>();
+  for (const i of issues) {
+    const k = refKey(i.ref);
+    const list = out.get(k);
+    if (list) list.push(i);
+    else out.set(k, [i]);
+  }
+  return out;
+}
+
+/** The desired status of `target`: its current foreign conditions, then ours with kept transition times. */
+export function desiredStatus(
+  target: StatusTarget,
+  conditions: readonly DesiredCondition[],
+  now: string,
+): ObjectStatus {
+  const current = target.status?.conditions ?? [];
+  const foreign = current.filter((c) => !OWN_TYPES.has(c.type));
+  const ours = conditions.map((d): Condition => {
+    const old = current.find((c) => c.type === d.type);
+    const lastTransitionTime = old && old.status === d.status ? old.lastTransitionTime : now;
+    return { ...d, lastTransitionTime, observedGeneration: target.generation };
+  });
+  return { observedGeneration: target.generation, conditions: [...foreign, ...ours] };
+}
+
+export function sameStatus(a: ObjectStatus | undefined, b: ObjectStatus): boolean {
+  return a !== undefined && stableStringify(a) === stableStringify(b);
+}
+
+export function planStatus(input: StatusPlanInput): StatusPlan {
+  const { view, targets, now } = input;
+  const rejected = new Map(input.rejected.map((r) => [refKey(r.ref), r]));
+  const issues = byObject(input.issues);
+  const served = servedMetaRouters(view);
+  const patches: StatusPatch[] = [];
+  for (const target of targets) {
+    const key = refKey(target.ref);
+    const r = rejected.get(key);
+    const conditions = [acceptedCondition(r?.issues, issues.get(key) ?? [])];
+    if (target.ref.kind === 'MetaRouter') {
+      conditions.push(programmedCondition(target.ref, view, served, r !== undefined));
+    }
+    const status = desiredStatus(target, conditions, now);
+    if (!sameStatus(target.status, status)) patches.push({ target, status });
+  }
+  return { patches, events: planEvents(input, new Map(targets.map((t) => [refKey(t.ref), t.uid]))) };
+}
+
+function hasValidVersion(view: ConfigView, ref: ObjectRef): boolean {
+  return KNOWN_KINDS.has(ref.kind) && view.get(ref.kind as ConfigKind, ref.namespace, ref.name) !== undefined;
+}
+
+function uidOf(view: ConfigView, ref: ObjectRef, uids: ReadonlyMap<string, string>): string | undefined {
+  const listed = uids.get(refKey(ref));
+  if (listed) return listed;
+  if (!KNOWN_KINDS.has(ref.kind)) return undefined;
+  return view.get(ref.kind as ConfigKind, ref.namespace, ref.name)?.metadata.uid || undefined;
+}
+
+function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): EventSpec[] {
+  const { view } = input;
+  const out: EventSpec[] = [];
+  const add = (ref: ObjectRef, reason: EventReason, note: string) => {
+    const uid = uidOf(view, ref, uids);
+    out.push({
+      key: `${refKey(ref)}|${reason}|${note}`,
+      ref,
+      ...(uid ? { uid } : {}),
+      type: 'Warning',
+      reason,
+      action: 'Validate',
+      note,
+    });
+  };
+  for (const r of input.rejected) {
+    add(r.ref, 'Invalid', issuesMessage(r.issues));
+    if (hasValidVersion(view, r.ref)) {
+      add(r.ref, 'Held', 'the object is invalid: its last valid version stays in effect until it is fixed');
+    }
+  }
+  const conflicts = new Set(metaProtocolConflicts(view).map(issueLine));
+  const seen = new Set<string>();
+  for (const i of input.issues) {
+    const line = issueLine(i);
+    if (!conflicts.has(line) || seen.has(line)) continue;
+    seen.add(line);
+    add(i.ref, 'Conflict', issuesMessage([i]));
+  }
+  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** The events not reported yet (`reported`: keys of Events created before and still current). */
+export function newEvents(events: readonly EventSpec[], reported: ReadonlySet<string>): EventSpec[] {
+  return events.filter((e) => !reported.has(e.key));
+}

@@ -1,0 +1,54 @@
+/**
+ * What the status controller reads and writes: the Aeraki objects as the API server holds them (generation, uid,
+ * current status), the `status` it writes (metav1.Condition entries and `observedGeneration`), and the
+ * events.k8s.io/v1 Events it creates.
+ */
+import type { ObjectRef } from '../model/result.ts';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** A metav1.Condition. */
+export interface Condition {
+  readonly type: string;
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+  /** RFC 3339; kept from the current condition while `status` does not change. */
+  readonly lastTransitionTime: string;
+  readonly observedGeneration?: number;
+}
+
+/** The `status` of an Aeraki object. */
+export interface ObjectStatus {
+  readonly observedGeneration?: number;
+  readonly conditions: readonly Condition[];
+}
+
+/** An Aeraki object as listed from the API server. */
+export interface StatusTarget {
+  readonly ref: ObjectRef;
+  readonly generation: number;
+  readonly uid: string;
+  /** Undefined when the object has no status yet. */
+  readonly status: ObjectStatus | undefined;
+}
+
+/** One status write: the complete `status` of `target`. */
+export interface StatusPatch {
+  readonly target: StatusTarget;
+  readonly status: ObjectStatus;
+}
+
+export type EventReason = 'Invalid' | 'Conflict' | 'Held';
+
+/** One events.k8s.io/v1 Event to create on the object `ref`. */
+export interface EventSpec {
+  /** Identity for deduplication: object, reason and note. */
+  readonly key: string;
+  readonly ref: ObjectRef;
+  readonly uid?: string;
+  readonly type: 'Warning' | 'Normal';
+  readonly reason: EventReason;
+  readonly action: 'Validate';
+  readonly note: string;
+}

@@ -1,0 +1,203 @@
+// The pure status planner: conditions, observedGeneration, transition times, unchanged statuses, Events.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { metaProtocolConflicts } from '../../src/model/metarouter-conflicts.ts';
+import { issue, warning, type ObjectRef } from '../../src/model/result.ts';
+import { heldHosts } from '../../src/status/held.ts';
+import { newEvents, planStatus, type StatusPlanInput } from '../../src/status/plan.ts';
+import type { StatusTarget } from '../../src/status/types.ts';
+import { gateway, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
+
+const NOW = '2026-02-03T04:05:06Z';
+const HOST = 'svc.shop.example';
+const ref = (name: string, kind = 'MetaRouter'): ObjectRef => ({ kind, namespace: 'shop', name });
+const target = (name: string, over: Partial<StatusTarget> = {}): StatusTarget => ({
+  ref: ref(name),
+  generation: 3,
+  uid: `uid-${name}`,
+  status: undefined,
+  ...over,
+});
+const router = (name: string, host = HOST, created = '2026-01-01T00:00:00Z') =>
+  metaRouter('shop', name, { hosts: [host] }, { creationTimestamp: created });
+const se = (portName = 'tcp-metaprotocol-dubbo') =>
+  serviceEntry('shop', 'svc', { hosts: [HOST], ports: [{ number: 20880, name: portName }] });
+
+function plan(over: Partial<StatusPlanInput> & Pick<StatusPlanInput, 'view' | 'targets'>) {
+  return planStatus({ rejected: [], issues: [], now: NOW, ...over });
+}
+
+function conditionsOf(p: ReturnType<typeof planStatus>, name: string) {
+  const patch = p.patches.find((x) => x.target.ref.name === name);
+  assert.ok(patch, `a patch for ${name}`);
+  return Object.fromEntries(patch.status.conditions.map((c) => [c.type, c]));
+}
+
+describe('status/plan', () => {
+  it('Accepted and Programmed True for a served MetaRouter, with observedGeneration', () => {
+    const p = plan({ view: storeOf([se(), router('r')]), targets: [target('r')] });
+    assert.equal(p.patches.length, 1);
+    assert.equal(p.patches[0]!.status.observedGeneration, 3);
+    const c = conditionsOf(p, 'r');
+    assert.deepEqual(c['Accepted'], {
+      type: 'Accepted',
+      status: 'True',
+      reason: 'Accepted',
+      message: '',
+      lastTransitionTime: NOW,
+      observedGeneration: 3,
+    });
+    assert.equal(c['Programmed']!.status, 'True');
+    assert.equal(c['Programmed']!.reason, 'Programmed');
+    assert.deepEqual(p.events, []);
+  });
+
+  it('Accepted False (Invalid) names the field; Programmed Held while the last valid version is served', () => {
+    const bad = issue(ref('r'), 'spec.routes[0].route[0].weight', 'weights add up to 90, not 100');
+    const p = plan({
+      view: storeOf([se(), router('r')]),
+      rejected: [{ ref: ref('r'), issues: [bad] }],
+      targets: [target('r')],
+    });
+    const c = conditionsOf(p, 'r');
+    assert.equal(c['Accepted']!.status, 'False');
+    assert.equal(c['Accepted']!.reason, 'Invalid');
+    assert.equal(c['Accepted']!.message, 'spec.routes[0].route[0].weight: weights add up to 90, not 100');
+    assert.equal(c['Programmed']!.status, 'False');
+    assert.equal(c['Programmed']!.reason, 'Held');
+    assert.deepEqual(
+      p.events.map((e) => [e.reason, e.ref.name, e.uid, e.action]),
+      [
+        ['Held', 'r', 'uid-r', 'Validate'],
+        ['Invalid', 'r', 'uid-r', 'Validate'],
+      ],
+    );
+  });
+
+  it('Programmed False without a ServiceEntry, without a MetaProtocol port, rejected without a valid version', () => {
+    assert.equal(
+      conditionsOf(plan({ view: storeOf([router('r')]), targets: [target('r')] }), 'r')['Programmed']!.reason,
+      'NoServiceEntry',
+    );
+    assert.equal(
+      conditionsOf(plan({ view: storeOf([se('tcp-dubbo'), router('r')]), targets: [target('r')] }), 'r')[
+        'Programmed'
+      ]!.reason,
+      'NoMetaProtocolPort',
+    );
+    const rejected = [{ ref: ref('r'), issues: [issue(ref('r'), 'spec.hosts[0]', 'not a FQDN')] }];
+    const c = conditionsOf(plan({ view: storeOf([se()]), rejected, targets: [target('r')] }), 'r');
+    assert.equal(c['Programmed']!.reason, 'Invalid');
+    assert.equal(c['Accepted']!.message, 'spec.hosts[0]: not a FQDN');
+  });
+
+  it('two MetaRouters for one host: the younger one is in Conflict, both get a Conflict Event', () => {
+    const view = storeOf([se(), router('old'), router('young', HOST, '2026-01-02T00:00:00Z')]);
+    const issues = metaProtocolConflicts(view);
+    const p = plan({ view, issues, targets: [target('old'), target('young')] });
+    const young = conditionsOf(p, 'young');
+    assert.equal(young['Programmed']!.reason, 'Conflict');
+    assert.match(young['Programmed']!.message, /MetaRouter shop\/old is used/);
+    assert.equal(young['Accepted']!.status, 'True');
+    assert.equal(young['Accepted']!.reason, 'AcceptedWithWarnings');
+    assert.match(young['Accepted']!.message, /^spec\.hosts\[0\]: /);
+    assert.equal(conditionsOf(p, 'old')['Programmed']!.status, 'True');
+    assert.deepEqual(
+      p.events.map((e) => [e.ref.name, e.reason]),
+      [
+        ['old', 'Conflict'],
+        ['young', 'Conflict'],
+      ],
+    );
+  });
+
+  it('an unchanged status is not written; a new generation is; transition times stay while the status does', () => {
+    const view = storeOf([se(), router('r')]);
+    const first = plan({ view, targets: [target('r')] });
+    const written = first.patches[0]!.status;
+    assert.deepEqual(plan({ view, targets: [target('r', { status: written })] }).patches, []);
+
+    const later = '2026-03-01T00:00:00Z';
+    const next = planStatus({
+      view,
+      rejected: [],
+      issues: [],
+      now: later,
+      targets: [target('r', { generation: 4, status: written })],
+    });
+    assert.equal(next.patches.length, 1);
+    const s = next.patches[0]!.status;
+    assert.equal(s.observedGeneration, 4);
+    assert.ok(s.conditions.every((c) => c.lastTransitionTime === NOW && c.observedGeneration === 4));
+
+    const rejected = [{ ref: ref('r'), issues: [issue(ref('r'), 'spec', 'bad')] }];
+    const flipped = planStatus({
+      view,
+      rejected,
+      issues: [],
+      now: later,
+      targets: [target('r', { status: written })],
+    });
+    const accepted = flipped.patches[0]!.status.conditions.find((c) => c.type === 'Accepted')!;
+    assert.equal(accepted.lastTransitionTime, later);
+  });
+
+  it('keeps conditions of other types, and gives other Aeraki kinds Accepted only', () => {
+    const foreign = {
+      type: 'Ready',
+      status: 'True' as const,
+      reason: 'X',
+      message: '',
+      lastTransitionTime: NOW,
+    };
+    const ap = { ...target('ap'), ref: { kind: 'ApplicationProtocol', namespace: '', name: 'ap' } };
+    const p = plan({
+      view: storeOf([se(), router('r')]),
+      targets: [target('r', { status: { conditions: [foreign] } }), ap],
+    });
+    assert.deepEqual(
+      p.patches[0]!.status.conditions.map((c) => c.type),
+      ['Ready', 'Accepted', 'Programmed'],
+    );
+    assert.deepEqual(
+      p.patches[1]!.status.conditions.map((c) => c.type),
+      ['Accepted'],
+    );
+  });
+
+  it('Events: rejected objects of any kind, deduplicated against the reported keys', () => {
+    const seRef = { kind: 'ServiceEntry', namespace: 'shop', name: 'svc' };
+    const rejected = [
+      { ref: seRef, issues: [issue(seRef, 'spec.ports[0].name', 'no application protocol')] },
+    ];
+    const p = plan({
+      view: storeOf([se()]),
+      rejected,
+      targets: [],
+      issues: [warning(seRef, 'spec', 'not a conflict')],
+    });
+    assert.deepEqual(
+      p.events.map((e) => [e.ref.kind, e.reason, e.note]),
+      [
+        [
+          'ServiceEntry',
+          'Held',
+          'the object is invalid: its last valid version stays in effect until it is fixed',
+        ],
+        ['ServiceEntry', 'Invalid', 'spec.ports[0].name: no application protocol'],
+      ],
+    );
+    assert.deepEqual(newEvents(p.events, new Set([p.events[0]!.key])), [p.events[1]]);
+  });
+
+  it('held hosts: rejected ServiceEntries and the MetaRouters of rejected Gateways', () => {
+    const gwRouter = metaRouter('shop', 'g', { hosts: ['gw.shop.example'], gateways: ['gw'] });
+    const view = storeOf([se(), gateway('shop', 'gw', {}), gwRouter]);
+    const rejected = [
+      { ref: { kind: 'ServiceEntry', namespace: 'shop', name: 'svc' }, issues: [] },
+      { ref: { kind: 'Gateway', namespace: 'shop', name: 'gw' }, issues: [] },
+      { ref: ref('r'), issues: [] },
+    ];
+    assert.deepEqual(heldHosts(view, rejected), ['gw.shop.example', HOST]);
+  });
+});
