@@ -71,6 +71,8 @@ import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
+import './status/controller.test.ts';
+import './status/plan.test.ts';
 import './util/controller-loop.test.ts';
 import './util/debounce.test.ts';
 import './util/json.test.ts';

@@ -156,6 +156,20 @@ describe('manifests', () => {
     }
   });
 
+  it('the ClusterRole lets the status controller write statuses of the Aeraki CRDs and create Events', () => {
+    const role = objects.find((o) => o.kind === 'ClusterRole')!;
+    const grants = (group: string, plural: string, verb: string) =>
+      role.rules.some(
+        (r: Record<string, string[]>) =>
+          r.apiGroups!.includes(group) && r.resources!.includes(plural) && r.verbs!.includes(verb),
+      );
+    for (const r of AERAKI_RESOURCES) {
+      assert.ok(grants(r.group, `${r.plural}/status`, 'patch'), `patch ${r.plural}/status`);
+      assert.ok(!grants(r.group, r.plural, 'patch'), `the spec of ${r.plural} is never written`);
+    }
+    for (const verb of ['create', 'patch']) assert.ok(grants('events.k8s.io', 'events', verb), `${verb} events`);
+  });
+
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
   const schemaOf = (kind: string) =>
     crds.find((c) => c.spec.names.kind === kind)!.spec.versions[0].schema.openAPIV3Schema as Record<string, any>;

@@ -86,8 +86,34 @@ describe('ops/metrics', () => {
     assert.equal(sample(text, 'aeraki_reconcile_errors_total{type="terminal"}'), 1);
     assert.equal(sample(text, 'aeraki_reconcile_duration_seconds_count'), 1);
     assert.equal(sample(text, 'aeraki_reconcile_duration_seconds_sum'), 0.04);
-    assert.equal(sample(text, 'aeraki_config_issues'), 0); // the last planned run had none
     assert.equal(sample(text, 'aeraki_managed_envoyfilters'), 0);
+  });
+
+  it('counts config issues by kind and severity, replacing the previous counts; held hosts from a provider', async () => {
+    const m = new AerakiMetrics({ defaultMetrics: false });
+    const at = (kind: string, severity?: 'error' | 'warning') => ({
+      ref: { kind },
+      ...(severity ? { severity } : {}),
+    });
+    m.recordConfigIssues([
+      at('MetaRouter'),
+      at('MetaRouter', 'error'),
+      at('MetaRouter', 'warning'),
+      at('Gateway'),
+    ]);
+    let held = 2;
+    m.provide({ heldHosts: () => held });
+    let text = await m.render();
+    assert.equal(sample(text, 'aeraki_config_issues{kind="MetaRouter",severity="error"}'), 2);
+    assert.equal(sample(text, 'aeraki_config_issues{kind="MetaRouter",severity="warning"}'), 1);
+    assert.equal(sample(text, 'aeraki_config_issues{kind="Gateway",severity="error"}'), 1);
+    assert.equal(sample(text, 'aeraki_held_hosts'), 2);
+    m.recordConfigIssues([at('Gateway', 'warning')]);
+    held = 0;
+    text = await m.render();
+    assert.equal(sample(text, 'aeraki_config_issues{kind="MetaRouter",severity="error"}'), undefined);
+    assert.equal(sample(text, 'aeraki_config_issues{kind="Gateway",severity="warning"}'), 1);
+    assert.equal(sample(text, 'aeraki_held_hosts'), 0);
   });
 
   it('reads MCP, RDS, store and leadership status from providers at scrape time', async () => {
