@@ -18,6 +18,7 @@ import './conformance/real-protos.test.ts';
 import './controller/file-source.test.ts';
 import './controller/kube/services.test.ts';
 import './controller/kube/sources.test.ts';
+import './controller/last-known-good.test.ts';
 import './controller/mcp/backoff.test.ts';
 import './controller/mcp/client.test.ts';
 import './controller/mcp/json-decode.test.ts';
