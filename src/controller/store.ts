@@ -4,6 +4,12 @@
  * the number of objects. Events are delivered synchronously to subscribers after the change is applied.
  * Kubernetes Services (converted, kind `Service`) are a kind of their own, so a Service and a ServiceEntry of the
  * same namespace/name never replace each other; serviceEntries() returns both.
+ *
+ * Last known good (DESIGN habit 2): a rejection never removes a valid version. `reject` records it beside the
+ * stored object, and `replaceKind` keeps the stored version of every object it is given as rejected, so routes,
+ * rate limits and filters derived from it do not change until a valid version arrives or the object is deleted.
+ * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
+ * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it.
  */
 import { BUILTIN_CODECS, CLUSTER_DOMAIN } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
@@ -20,6 +26,7 @@ import type {
   ServiceEntry,
 } from '../model/objects.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
+import { bindsHosts } from '../model/bound-hosts.ts';
 import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
@@ -55,6 +62,8 @@ export class ConfigStore implements ConfigView {
   /** `<kind>|<namespace>|<host>` → objects naming that host as written, in namespace/name order. */
   private readonly byExactHost = new MultiIndex<ConfigObject>(compareByName);
   private readonly rejects = new Map<string, RejectedObject>();
+  /** Normalised held host → the rejections holding it; rebuilt lazily after a change (undefined = stale). */
+  private held: Map<string, ObjectRef[]> | undefined;
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
 
   constructor(opts: { rootNamespace: string; mesh?: MeshConfig; clusterDomain?: string }) {
@@ -70,7 +79,7 @@ export class ConfigStore implements ConfigView {
   upsert(obj: ConfigObject): boolean {
     const key = objectKey(obj.metadata.namespace, obj.metadata.name);
     if (this.rejects.size > 0)
-      this.rejects.delete(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
+      this.clearRejection(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
     const objects = this.objectsOf(obj.kind);
     const old = objects.get(key);
     if (old !== undefined && (old === obj || fingerprint(old) === fingerprint(obj))) return false;
@@ -78,6 +87,7 @@ export class ConfigStore implements ConfigView {
     objects.set(key, obj);
     this.index(obj);
     this.changed(obj.kind);
+    if (old === undefined && bindsHosts(obj.kind)) this.held = undefined;
     if (this.listeners.size === 0) return true; // nobody to tell: skip building the event
     const { namespace, name } = obj.metadata;
     this.emit(
@@ -88,23 +98,31 @@ export class ConfigStore implements ConfigView {
     return true;
   }
 
-  /** Removes an object (and any rejection recorded for it). Returns true (and emits deleted) if it was stored. */
+  /**
+   * Removes an object (and any rejection recorded for it). Returns true (and emits deleted) if it was stored;
+   * when only a rejection holding hosts was recorded, emits `held` (the hosts are released) and returns false.
+   */
   delete(kind: ConfigKind, namespace: string, name: string): boolean {
-    this.rejects.delete(rejectKey(kind, namespace, name));
+    const released = this.clearRejection(rejectKey(kind, namespace, name));
     const objects = this.objectsOf(kind);
     const key = objectKey(namespace, name);
     const old = objects.get(key);
-    if (old === undefined) return false;
+    if (old === undefined) {
+      if (released) this.emit({ type: 'held', kind, namespace, name });
+      return false;
+    }
     objects.delete(key);
     this.unindex(old);
     this.changed(kind);
+    if (bindsHosts(kind)) this.held = undefined;
     this.emit({ type: 'deleted', kind, namespace, name, old });
     return true;
   }
 
   /**
-   * Full-state replacement of one kind: objects not in `objects` are deleted, the others upserted; events only
-   * for real changes. When `rejected` is given it replaces the recorded rejections of that kind.
+   * Full-state replacement of one kind: objects neither in `objects` nor in `rejected` are deleted, the others
+   * upserted; events only for real changes. When `rejected` is given it replaces the recorded rejections of that
+   * kind, and the stored (last valid) version of a rejected object is kept.
    */
   replaceKind(
     kind: ConfigKind,
@@ -119,6 +137,7 @@ export class ConfigStore implements ConfigView {
     if (stored.size > 0) {
       const keep = new Set<string>();
       for (const o of objects) keep.add(objectKey(o.metadata.namespace, o.metadata.name));
+      for (const r of rejected ?? []) keep.add(objectKey(r.ref.namespace, r.ref.name));
       for (const old of [...stored.values()]) {
         if (!keep.has(objectKey(old.metadata.namespace, old.metadata.name))) {
           this.delete(kind, old.metadata.namespace, old.metadata.name);
@@ -127,10 +146,12 @@ export class ConfigStore implements ConfigView {
     }
     for (const o of objects) this.upsert(o);
     if (rejected) {
-      if (this.rejects.size > 0) {
-        for (const [k, r] of [...this.rejects]) if (r.ref.kind === kind) this.rejects.delete(k);
+      const now = new Set(rejected.map((r) => rejectKey(r.ref.kind, r.ref.namespace, r.ref.name)));
+      for (const [k, r] of [...this.rejects]) {
+        if (r.ref.kind === kind && !now.has(k) && this.clearRejection(k))
+          this.emit({ type: 'held', kind, namespace: r.ref.namespace, name: r.ref.name });
       }
-      for (const r of rejected) this.reject(r.ref, r.issues);
+      for (const r of rejected) this.reject(r.ref, r.issues, r.hosts);
     }
   }
 
@@ -150,16 +171,30 @@ export class ConfigStore implements ConfigView {
   }
 
   /**
-   * Records that an object exists at the source but is invalid. The stored valid version (if any) is left alone:
-   * the caller decides whether to delete it. Cleared by a later upsert or delete of the same object.
+   * Records that an object exists at the source but is invalid, with the hosts it binds as written
+   * (model/bound-hosts.ts). The stored valid version (if any) stays in effect and no event is emitted for it.
+   * Without a valid version, a MetaRouter, VirtualService or DestinationRule holds its hosts: emits `held` when
+   * that changes what is held. Cleared by a later upsert or delete of the same object.
    */
-  reject(ref: ObjectRef, issues: readonly ConfigIssue[]): void {
-    this.rejects.set(rejectKey(ref.kind, ref.namespace, ref.name), { ref, issues });
+  reject(ref: ObjectRef, issues: readonly ConfigIssue[], hosts: readonly string[] = []): void {
+    const key = rejectKey(ref.kind, ref.namespace, ref.name);
+    const before = this.holdingHosts(this.rejects.get(key));
+    const rejection: RejectedObject = hosts.length > 0 ? { ref, issues, hosts } : { ref, issues };
+    this.rejects.set(key, rejection);
+    const after = this.holdingHosts(rejection);
+    if (before.join('\n') === after.join('\n')) return;
+    this.held = undefined;
+    this.emit({ type: 'held', kind: ref.kind as ConfigKind, namespace: ref.namespace, name: ref.name });
   }
 
   /** Rejected objects, ordered by kind, namespace, name. */
   rejected(): readonly RejectedObject[] {
     return [...this.rejects.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, r]) => r);
+  }
+
+  /** The held hosts (normalised), sorted, each with the rejected objects holding it (kind, namespace, name order). */
+  heldHosts(): readonly { readonly host: string; readonly by: readonly ObjectRef[] }[] {
+    return [...this.heldIndex()].sort(([a], [b]) => compareStrings(a, b)).map(([host, by]) => ({ host, by }));
   }
 
   /** Subscribes to changes; events arrive synchronously after each change. Returns the unsubscribe function. */
@@ -232,6 +267,45 @@ export class ConfigStore implements ConfigView {
 
   dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[] {
     return this.dapByNamespace.all(namespace);
+  }
+
+  isHostHeld(host: string, namespace: string): boolean {
+    if (this.rejects.size === 0) return false;
+    return this.heldIndex().has(normalizeHost(host, namespace, this.clusterDomain));
+  }
+
+  // ------------------------------------------------------------------ held hosts
+
+  /** Drops a rejection; returns true when it was holding hosts. */
+  private clearRejection(key: string): boolean {
+    const r = this.rejects.get(key);
+    if (r === undefined) return false;
+    const holding = this.holdingHosts(r).length > 0;
+    this.rejects.delete(key);
+    if (holding) this.held = undefined;
+    return holding;
+  }
+
+  /** The normalised hosts a rejection holds: none when it binds none or its object has a valid version. */
+  private holdingHosts(r: RejectedObject | undefined): string[] {
+    if (r === undefined || !r.hosts || r.hosts.length === 0 || !bindsHosts(r.ref.kind)) return [];
+    const { kind, namespace, name } = r.ref;
+    if (this.get(kind as ConfigKind, namespace, name) !== undefined) return [];
+    return this.hostKeys(r.hosts, namespace);
+  }
+
+  private heldIndex(): Map<string, ObjectRef[]> {
+    if (this.held) return this.held;
+    const held = new Map<string, ObjectRef[]>();
+    for (const r of this.rejected()) {
+      for (const host of new Set(this.holdingHosts(r))) {
+        const by = held.get(host);
+        if (by) by.push(r.ref);
+        else held.set(host, [r.ref]);
+      }
+    }
+    this.held = held;
+    return held;
   }
 
   // ------------------------------------------------------------------ internals

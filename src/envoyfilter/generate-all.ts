@@ -2,7 +2,8 @@
  * The complete desired output for the current config (spec aeraki-core.md 6.4, 6.5; deviations D4, D6, D7):
  * every port of every ServiceEntry goes to the generator of its own protocol; a ServiceEntry any of whose
  * ports failed renders nothing (its source key goes into failedSources, so a reconciler keeps what it wrote
- * before); then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
+ * before); so does a ServiceEntry with a held host (ConfigView.isHostHeld: an invalid MetaRouter, VirtualService
+ * or DestinationRule without a valid version binds it), which renders nothing; then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
  *
  * Warnings (they never fail a source): a ServiceEntry without addresses gets inbound filters only; ports whose
  * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them;
@@ -198,6 +199,11 @@ function lostClaimIssue(lost: LostClaim<SourceObject, OutputObject>): ConfigIssu
   );
 }
 
+/** True when one of the ServiceEntry's hosts is held (ConfigView.isHostHeld). */
+export function isHeld(view: ConfigView, se: ServiceEntry): boolean {
+  return se.spec.hosts.some((h) => view.isHostHeld(h, se.metadata.namespace));
+}
+
 export function generateAll(
   view: ConfigView,
   generators: readonly Generator[],
@@ -211,6 +217,10 @@ export function generateAll(
   const unhandledPorts: UnhandledPort[] = [];
   for (const se of view.serviceEntries()) {
     unhandledPorts.push(...unhandledPortsOf(se, byProtocol, handled));
+    if (isHeld(view, se)) {
+      failed.add(keyOf(se));
+      continue;
+    }
     const objects = generateServiceEntry(view, byProtocol, options, se, issues);
     if (objects) claims.push({ source: se, items: objects });
     else failed.add(keyOf(se));

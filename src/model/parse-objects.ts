@@ -14,11 +14,17 @@ import {
   type ParseOptions,
 } from './parse.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
+import { boundHostsOf } from './bound-hosts.ts';
 
 /** An object a source saw but could not accept, with the reasons. */
 export interface RejectedObject {
   readonly ref: ObjectRef;
   readonly issues: readonly ConfigIssue[];
+  /**
+   * The hosts the object binds as written (model/bound-hosts.ts), read from its raw form; absent or empty when
+   * it binds none. While the object has no valid version the store holds these hosts.
+   */
+  readonly hosts?: readonly string[];
 }
 
 export interface ParsedObjects {
@@ -66,7 +72,7 @@ export function parseRawObjects(
       const ref = parsed.issues[0]?.ref ?? { kind, namespace: '', name: '' };
       const key = objectIdentity(kind, ref.namespace, ref.name);
       byKey.delete(key);
-      rejected.set(key, { ref, issues: parsed.issues });
+      rejected.set(key, { ref, issues: parsed.issues, hosts: boundHostsOf(raw) });
     }
     issues.push(...parsed.issues);
   }

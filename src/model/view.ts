@@ -55,6 +55,13 @@ export interface ConfigView {
   applicationProtocols(): readonly ApplicationProtocol[];
   /** The DubboAuthorizationPolicies of `namespace` (that namespace only, not the root namespace's), by name. */
   dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[];
+  /**
+   * True when `host` (normalised in `namespace`) is held: a MetaRouter, VirtualService or DestinationRule binding
+   * it is rejected and has no valid version (never valid since the controller started). Generation must then
+   * keep what exists for that host (EnvoyFilters kept, RDS routes withheld) rather than render it without the
+   * invalid object. An object with a valid version never holds: its last valid version stays in the view.
+   */
+  isHostHeld(host: string, namespace: string): boolean;
 }
 
 /** The kinds ConfigView.exactHostObjects indexes. */
@@ -67,9 +74,13 @@ export interface HostConfig {
   readonly metaRouter: MetaRouter | undefined;
 }
 
-export type ConfigEventType = 'added' | 'updated' | 'deleted';
+export type ConfigEventType = 'added' | 'updated' | 'deleted' | 'held';
 
-/** Emitted by the store after it changed. `old` is set for updated and deleted, `object` for added and updated. */
+/**
+ * Emitted by the store after it changed. `old` is set for updated and deleted, `object` for added and updated.
+ * `held`: the hosts held by the rejected object `kind namespace/name` changed (it was rejected without a valid
+ * version, or such a rejection was cleared); neither `old` nor `object` is set.
+ */
 export interface ConfigEvent {
   readonly type: ConfigEventType;
   readonly kind: ConfigKind | 'MeshConfig';

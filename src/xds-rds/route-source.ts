@@ -42,17 +42,18 @@ export class RouteSource {
   }
 
   onEvent(event: ConfigEvent): void {
-    if (RELEVANT.has(event.kind)) this.debouncer.trigger();
+    // A change of held hosts matters whatever the kind holding them (a VirtualService holds routes too).
+    if (RELEVANT.has(event.kind) || event.type === 'held') this.debouncer.trigger();
   }
 
   /** Rebuilds now; returns the names of the resources that changed. */
   rebuild(): string[] {
     this.rebuilds++;
-    const { routes, issues } = buildRouteConfigurations(this.view);
+    const { routes, issues, held } = buildRouteConfigurations(this.view);
     const now = new Set(issues.map(formatIssue));
     for (const text of now) if (!this.lastIssues.has(text)) this.options.logger.warn(`rds: ${text}`);
     this.lastIssues = now;
-    const changed = this.cache.setRoutes(routes);
+    const changed = this.cache.setRoutes(routes, held);
     if (changed.length > 0) {
       this.options.logger.info('rds: routes updated', {
         version: this.cache.snapshot().version,

@@ -25,6 +25,11 @@ export interface RouteBuildResult {
   readonly routes: RouteConfigurationJson[];
   /** Problems in user config; each object is reported once. */
   readonly issues: ConfigIssue[];
+  /**
+   * Names of the routes withheld because their host is held (ConfigView.isHostHeld), sorted: not in `routes`;
+   * whoever serves them keeps serving what it had (SnapshotCache.setRoutes), or nothing.
+   */
+  readonly held: string[];
 }
 
 /**
@@ -34,18 +39,23 @@ export interface RouteBuildResult {
  * application protocol (D1) gets nothing. When two ServiceEntries produce the same name, the oldest
  * (creationTimestamp, then namespace/name) wins, as in the D6 lookups. Conflicts between MetaRouters (two for
  * one host, one for a host no ServiceEntry has) and between ApplicationProtocols are warnings after the rest.
+ * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only.
  */
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
-  const claims: SourceClaims<ServiceEntry, RouteConfigurationJson>[] = view.serviceEntries().map((se) => ({
-    source: se,
-    items: routesOfServiceEntry(view, se, issues),
-  }));
+  const held = new Set<string>();
+  const claims: SourceClaims<ServiceEntry, RouteConfigurationJson>[] = [];
+  for (const se of view.serviceEntries()) {
+    const items = routesOfServiceEntry(view, se, issues);
+    if (!se.spec.hosts.some((h) => view.isHostHeld(h, se.metadata.namespace))) {
+      claims.push({ source: se, items });
+    } else for (const r of items) held.add(r.name);
+  }
   const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
     compareStrings(a.name, b.name),
   );
   issues.push(...metaProtocolConflicts(view));
-  return { routes, issues: dedupeIssues(issues) };
+  return { routes, issues: dedupeIssues(issues), held: [...held].sort(compareStrings) };
 }
 
 /** The MetaProtocol ports of `se`, or undefined when one of them names no application protocol (D1). */

@@ -73,15 +73,21 @@ export function encodeResource(
 
 /**
  * Builds the next snapshot from a complete set of routes, reusing the encoding of every resource whose content
- * did not change. Returns the previous snapshot object itself when nothing changed.
+ * did not change. The `held` names (withheld by the route builder, not in `routes`) keep their previous resource
+ * if they had one and stay absent otherwise. Returns the previous snapshot object itself when nothing changed.
  */
 export function nextSnapshot(
   previous: Snapshot,
   routes: readonly RouteConfigurationJson[],
   stats?: EncodeStats,
+  held: readonly string[] = [],
 ): { snapshot: Snapshot; changed: string[] } {
   const resources = new Map<string, EncodedResource>();
   const changed: string[] = [];
+  for (const name of held) {
+    const old = previous.resources.get(name);
+    if (old !== undefined) resources.set(name, old);
+  }
   for (const json of [...routes].sort((a, b) => compareStrings(a.name, b.name))) {
     // Unchanged content is recognised by its text (no hashing, no encoding); only changes are hashed and encoded.
     const text = JSON.stringify(json);
@@ -100,11 +106,14 @@ export function nextSnapshot(
   }
   for (const name of previous.resources.keys()) if (!resources.has(name)) changed.push(name);
   if (changed.length === 0) return { snapshot: previous, changed };
-  const version = sha256Hex([...resources.values()].map((r) => `${r.name}@${r.version}`).join('\n')).slice(
+  // Kept (held) resources went in first: restore name order so equal content gives an equal snapshot.
+  const ordered =
+    held.length > 0 ? new Map([...resources].sort(([a], [b]) => compareStrings(a, b))) : resources;
+  const version = sha256Hex([...ordered.values()].map((r) => `${r.name}@${r.version}`).join('\n')).slice(
     0,
     16,
   );
-  return { snapshot: Object.freeze({ version, resources }), changed: changed.sort() };
+  return { snapshot: Object.freeze({ version, resources: ordered }), changed: changed.sort() };
 }
 
 /** Something that wants to hear about changes to the resources it watches. */
@@ -126,9 +135,12 @@ export class SnapshotCache {
     return this.current;
   }
 
-  /** Replaces the whole resource set; notifies the watchers of changed names. Returns the changed names. */
-  setRoutes(routes: readonly RouteConfigurationJson[]): string[] {
-    const { snapshot, changed } = nextSnapshot(this.current, routes, this.stats);
+  /**
+   * Replaces the whole resource set, except that `held` names keep their current resource (or stay absent);
+   * notifies the watchers of changed names. Returns the changed names.
+   */
+  setRoutes(routes: readonly RouteConfigurationJson[], held: readonly string[] = []): string[] {
+    const { snapshot, changed } = nextSnapshot(this.current, routes, this.stats, held);
     if (snapshot === this.current) return [];
     this.current = snapshot;
     const byWatcher = new Map<ResourceWatcher, string[]>();

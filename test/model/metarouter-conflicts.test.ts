@@ -115,7 +115,7 @@ describe('MetaRouter conflicts (warnings on both objects)', () => {
     assert.ok(out.envoyFilters.every((l) => l.startsWith('warning:')));
   });
 
-  it('an invalid MetaRouter is rejected: an error naming it, and the default route is served', () => {
+  it('an invalid MetaRouter is rejected: an error naming it, and its host is held (no default route)', () => {
     const extra = `  - match: {attributes: {method: {regex: "([a-"}}}
     route: [{destination: {host: ${HOST}, subset: v2}}]`;
     const out = renderBoth([SERVICE, router('bad', '2026-01-01T00:00:00Z', HOST, extra)].join('---\n'));
@@ -125,11 +125,9 @@ describe('MetaRouter conflicts (warnings on both objects)', () => {
       errors[0] ?? '',
       /^error: MetaRouter meta\/bad: spec\.routes\[1\]\.match\.attributes\.method\.regex: not a valid RE2 regex/,
     );
-    const doc = out.routesDoc as { items: { virtualHosts: { routes: { name: string }[] }[] }[] };
-    assert.deepEqual(
-      doc.items[0]?.virtualHosts[0]?.routes.map((r) => r.name),
-      ['default'],
-    );
+    // No valid version known: the host is held, so its route is withheld rather than served as the default.
+    const doc = out.routesDoc as { items: unknown[] };
+    assert.deepEqual(doc.items, []);
   });
 });
 

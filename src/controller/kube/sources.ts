@@ -7,8 +7,8 @@
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
  *   synthesise for them (src/model/service.ts). Over MCP istiod sends those itself.
- * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues)
- * without touching any other object. `synced` turns true once every informer has listed once.
+ * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
+ * and the hosts they bind) without touching any other object or the object's own last valid version. `synced` turns true once every informer has listed once.
  */
 import {
   CoreV1Api,
@@ -19,6 +19,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../../util/logger.ts';
 import { errorFields } from '../../util/logger.ts';
+import { boundHostsOf } from '../../model/bound-hosts.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
 import type { ConfigKind, ConfigObject, MeshConfig } from '../../model/objects.ts';
@@ -49,7 +50,8 @@ export interface StoreTarget {
   upsert(obj: ConfigObject): boolean;
   delete(kind: ConfigKind, namespace: string, name: string): boolean;
   setMesh(mesh: MeshConfig): void;
-  reject(ref: ObjectRef, issues: readonly ConfigIssue[]): void;
+  /** `hosts`: what the invalid object binds, as written (model/bound-hosts.ts). */
+  reject(ref: ObjectRef, issues: readonly ConfigIssue[], hosts?: readonly string[]): void;
 }
 
 export interface KubeSourceOptions {
@@ -213,7 +215,8 @@ export class KubeSource {
       for (const i of res.issues) this.log.warn('config issue', { issue: formatIssue(i) });
     } else {
       const first = res.issues[0];
-      if (first) this.o.store.reject(first.ref, res.issues);
+      // The last valid version (if any) stays in the store: it remains in effect until a valid one or a delete.
+      if (first) this.o.store.reject(first.ref, res.issues, boundHostsOf(raw));
       for (const i of res.issues) this.log.warn('invalid config', { issue: formatIssue(i) });
     }
   }

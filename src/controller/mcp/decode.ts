@@ -1,3 +1,4 @@
+import { boundHostsOf } from '../../model/bound-hosts.ts';
 import type { ConfigObject } from '../../model/objects.ts';
 import { fail, issue, ok, type ConfigIssue, type ObjectRef, type Result } from '../../model/result.ts';
 import { decodeRangeToJson, decodeToJson } from './json-decode.ts';
@@ -32,6 +33,8 @@ export type DecodedResource =
       readonly version: string;
       readonly ref: ObjectRef;
       readonly issues: readonly ConfigIssue[];
+      /** The hosts the invalid object binds (model/bound-hosts.ts). */
+      readonly hosts: readonly string[];
     }
   /** Deliberately ignored (another revision, a name that is not `<ns>/<name>`). */
   | { readonly status: 'skipped'; readonly key?: string; readonly reason: string }
@@ -203,6 +206,7 @@ export function decodeBody(
     version: env.version,
     ref: { kind: type.kind, namespace: env.namespace, name: env.name },
     issues: parsed.issues,
+    hosts: boundHostsOf(raw),
   };
 }
 

@@ -25,6 +25,8 @@ export interface McpStoreSink {
 export interface RejectedObject {
   readonly ref: ObjectRef;
   readonly issues: readonly ConfigIssue[];
+  /** The hosts the object binds as written (model/bound-hosts.ts). */
+  readonly hosts?: readonly string[];
 }
 
 type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }>;
@@ -151,7 +153,7 @@ export class McpState {
           seen.add(key);
         }
         if (e.status === 'ok') valid.push(e.object);
-        else rejected.push({ ref: e.ref, issues: e.issues });
+        else rejected.push({ ref: e.ref, issues: e.issues, hosts: e.hosts });
       }
     }
     this.sink.replaceKind(kind, valid, rejected);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadMcpProtos, MCP_RESOURCE_TYPE_URL } from '../../../src/controller/mcp/protos.ts';
 import { McpState, type McpStoreSink, type RejectedObject } from '../../../src/controller/mcp/state.ts';
+import { ConfigStore } from '../../../src/controller/store.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
 import { parseConfigObject } from '../../../src/model/parse.ts';
@@ -121,5 +122,41 @@ describe('McpState', () => {
     assert.equal(out.skipped, 2);
     assert.equal(out.badNames.length, 1);
     assert.deepEqual(state.counts(V1.url), { valid: 1, invalid: 1 });
+  });
+});
+
+describe('McpState: last known good', () => {
+  const DR = typeUrlFor('DestinationRule', 'v1');
+  const dr = (subsetName: string) =>
+    encodeResource(protos, {
+      kind: 'DestinationRule',
+      namespace: 'ns',
+      name: 'dr',
+      version: subsetName === '' ? '2' : '1',
+      spec: { host: 'svc', subsets: [{ name: subsetName, labels: { version: 'v1' } }] },
+    });
+
+  it('an invalid DestinationRule keeps its valid version in the store; without one it holds its host', () => {
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const state = new McpState(protos, store, parseConfigObject, '', [DR]);
+    state.applyResponse(DR, [dr('v1')]);
+    const valid = store.get('DestinationRule', 'ns', 'dr');
+    assert.equal(valid?.spec.subsets[0]?.name, 'v1');
+    state.applyResponse(DR, [dr('')]);
+    assert.equal(store.get('DestinationRule', 'ns', 'dr'), valid, 'the valid version is kept');
+    assert.deepEqual(
+      store.rejected().map((r) => r.ref.name),
+      ['dr'],
+    );
+    assert.deepEqual(store.heldHosts(), []);
+
+    const restarted = new ConfigStore({ rootNamespace: 'istio-system' });
+    new McpState(protos, restarted, parseConfigObject, '', [DR]).applyResponse(DR, [dr('')]);
+    assert.deepEqual(
+      restarted.heldHosts().map((h) => h.host),
+      ['svc.ns.svc.cluster.local'],
+    );
+    state.applyResponse(DR, []);
+    assert.equal(store.get('DestinationRule', 'ns', 'dr'), undefined, 'deleted at the source: gone');
   });
 });

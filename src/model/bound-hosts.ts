@@ -1,0 +1,31 @@
+/**
+ * The hosts an object binds, read from its raw form even when the object is invalid: a MetaRouter's and a
+ * VirtualService's `spec.hosts`, a DestinationRule's `spec.host`, as written (not normalised). The store holds
+ * these hosts while the object is rejected and has no valid version (ConfigView.isHostHeld). Other kinds bind
+ * no host here. Never throws.
+ */
+import { isPlainObject } from '../util/json.ts';
+
+const HOSTS_FIELD: Readonly<Record<string, 'hosts' | 'host'>> = {
+  MetaRouter: 'hosts',
+  VirtualService: 'hosts',
+  DestinationRule: 'host',
+};
+
+/** Hosts bound by a raw object (strings only, empty ones dropped, first-seen order, no duplicates). */
+export function boundHostsOf(raw: unknown): string[] {
+  if (!isPlainObject(raw)) return [];
+  const kind = raw['kind'];
+  const spec = raw['spec'];
+  if (typeof kind !== 'string' || !bindsHosts(kind) || !isPlainObject(spec)) return [];
+  const value = spec[HOSTS_FIELD[kind] ?? 'hosts'];
+  const list: unknown[] = Array.isArray(value) ? value : [value];
+  const out: string[] = [];
+  for (const h of list) if (typeof h === 'string' && h !== '' && !out.includes(h)) out.push(h);
+  return out;
+}
+
+/** True for the kinds whose rejection can hold hosts. */
+export function bindsHosts(kind: string): boolean {
+  return Object.hasOwn(HOSTS_FIELD, kind);
+}

@@ -1,0 +1,97 @@
+// Last known good through the Kubernetes source (fake kube-apiserver): a MetaRouter, VirtualService and
+// DestinationRule turned invalid stay in effect; after a restart with only invalid versions their hosts are held.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { KubeSource } from '../../../src/controller/kube/sources.ts';
+import { ConfigStore } from '../../../src/controller/store.ts';
+import { generateAll } from '../../../src/envoyfilter/generate-all.ts';
+import { createGenerators } from '../../../src/plugins/registry.ts';
+import { silentLogger } from '../../../src/util/logger.ts';
+import { buildRouteConfigurations } from '../../../src/xds-rds/routes.ts';
+import { fakeKubeConfig } from '../../fakes/kube-apiserver/client.ts';
+import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fakes/kube-apiserver/index.ts';
+import type { KubeObject } from '../../fakes/kube-apiserver/types.ts';
+import { waitFor } from '../../reconcile/kube-support.ts';
+import { refClock } from '../../reconcile/support.ts';
+import {
+  DUBBO_HOST,
+  destinationRuleRaw,
+  META_HOST,
+  META_ROUTE,
+  metaRouterRaw,
+  ROOT,
+  virtualServiceRaw,
+  world,
+} from '../../support/lkg-objects.ts';
+
+const generators = createGenerators();
+const generate = (store: ConfigStore) => generateAll(store, generators, { namespaceScope: false });
+
+describe('last known good: Kubernetes source (fake kube-apiserver)', () => {
+  let api: FakeKubeApiServer;
+  before(async () => {
+    api = await startFakeKubeApiServer();
+  });
+  after(async () => {
+    await api.close();
+  });
+
+  async function started(t: { after(fn: () => Promise<void>): void }): Promise<ConfigStore> {
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    const src = new KubeSource({
+      kc: fakeKubeConfig(api, { token: 'aeraki' }),
+      store,
+      rootNamespace: ROOT,
+      istio: 'auto',
+      backoff: { initialMs: 50, maxMs: 300 },
+      minWatchIntervalMs: 20,
+      clock: refClock,
+      logger: silentLogger,
+    });
+    t.after(() => src.stop());
+    await src.whenSynced();
+    return store;
+  }
+
+  it('keeps the valid versions in effect, and holds the hosts after a restart', async (t) => {
+    api.seed(world({ mr: true, vs: true, dr: true }) as unknown as KubeObject[]);
+    const live = await started(t);
+    assert.deepEqual(live.rejected(), []);
+    const filters = generate(live).objects;
+    const routes = buildRouteConfigurations(live).routes;
+    assert.ok(routes.some((r) => r.name === META_ROUTE));
+
+    api.seed([
+      metaRouterRaw(false),
+      virtualServiceRaw(false),
+      destinationRuleRaw(false),
+    ] as unknown as KubeObject[]);
+    await waitFor(() => live.rejected().length === 3, 'the three invalid versions rejected');
+    for (const [kind, name] of [
+      ['MetaRouter', 'mr'],
+      ['VirtualService', 'vs'],
+      ['DestinationRule', 'dr'],
+    ] as const) {
+      assert.ok(live.get(kind, 'shop', name), `${kind} kept`);
+    }
+    assert.deepEqual(live.heldHosts(), []);
+    assert.deepEqual(generate(live).objects, filters, 'filters unchanged');
+    assert.deepEqual(buildRouteConfigurations(live).routes, routes, 'routes unchanged');
+
+    // A new replica sees only the invalid versions: their hosts are held, nothing is rendered for them.
+    const restarted = await started(t);
+    assert.deepEqual(
+      restarted.heldHosts().map((h) => h.host),
+      [DUBBO_HOST, META_HOST],
+    );
+    const out = generate(restarted);
+    assert.deepEqual([...out.failedSources].sort(), ['ServiceEntry/shop/dubbo', 'ServiceEntry/shop/svc']);
+    assert.deepEqual(out.objects, []);
+    assert.deepEqual(buildRouteConfigurations(restarted).held, [META_ROUTE]);
+
+    // Deleting is what removes an effect (and releases the hold).
+    api.delete('virtualservices.networking.istio.io', 'shop', 'vs');
+    await waitFor(() => !restarted.isHostHeld(DUBBO_HOST, 'shop'), 'the Dubbo host released');
+    assert.equal(restarted.isHostHeld(META_HOST, 'shop'), true);
+  });
+});
