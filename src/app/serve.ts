@@ -181,7 +181,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
     rejectedObjects: () => store.rejected().length,
-    heldHosts: () => heldHosts(store, store.rejected()).length,
+    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
   });
   const admin = new AdminServer({
     address: o.httpAddress,

@@ -1,15 +1,19 @@
 /**
- * Held hosts (`aeraki_held_hosts`): ServiceEntry hosts whose output is kept as it was because an object they
- * depend on is rejected. For now these are the first hosts of rejected ServiceEntries (their last valid version)
- * and the hosts of the MetaRouters bound to a rejected Gateway; this is the one place to widen when the store
- * reports held hosts itself.
+ * Held hosts (`aeraki_held_hosts`): hosts whose output is kept as it was because an object they depend on is
+ * rejected: the first hosts of rejected ServiceEntries (their last valid version), the hosts of the MetaRouters
+ * bound to a rejected Gateway, and the hosts the store holds for MetaRouters, VirtualServices and DestinationRules
+ * that were invalid with no valid version known (`storeHeld`, ConfigStore.heldHosts()).
  */
 import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigView } from '../model/view.ts';
 
 /** The held hosts, sorted, without repeats. */
-export function heldHosts(view: ConfigView, rejected: readonly RejectedObject[]): string[] {
-  const hosts = new Set<string>();
+export function heldHosts(
+  view: ConfigView,
+  rejected: readonly RejectedObject[],
+  storeHeld: readonly { readonly host: string }[] = [],
+): string[] {
+  const hosts = new Set<string>(storeHeld.map((h) => h.host));
   for (const { ref } of rejected) {
     if (ref.kind === 'ServiceEntry') {
       const host = view.get('ServiceEntry', ref.namespace, ref.name)?.spec.hosts[0];

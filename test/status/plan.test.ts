@@ -199,5 +199,11 @@ describe('status/plan', () => {
       { ref: ref('r'), issues: [] },
     ];
     assert.deepEqual(heldHosts(view, rejected), ['gw.shop.example', HOST]);
+    // The hosts the store holds for objects invalid from the start count too, once each.
+    assert.deepEqual(heldHosts(view, rejected, [{ host: 'a.held.example' }, { host: HOST }]), [
+      'a.held.example',
+      'gw.shop.example',
+      HOST,
+    ]);
   });
 });
