@@ -1,14 +1,18 @@
 // Generation benchmark: all EnvoyFilters (generateAll) and all MetaProtocol routes (buildRouteConfigurations) for
 // 1,000 and 10,000 synthetic MetaProtocol services, and all EnvoyFilters for a mixed mesh of the same sizes
 // (MetaProtocol, Redis, native Dubbo with authorization policies). What it measures, how to read its figures and
-// why: bench/README.md.
+// why: bench/README.md. In the same rounds, the webhook rules over the MetaProtocol-only mesh's objects
+// (`validationOverGeneration10k`).
 import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
 import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
 import type { Generator } from '../src/model/generator.ts';
 import { sourceKey } from '../src/model/names.ts';
+import type { ConfigObject } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
+import { refOf, type ConfigIssue } from '../src/model/result.ts';
+import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate-metarouter.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { syntheticObjectsInListOrder, type SyntheticMix } from './synthetic.ts';
@@ -17,6 +21,9 @@ const SIZES = [1000, 10000] as const;
 
 /** The target of `mixedOverMetaProtocol10k`: the mixed mesh costs at most this much more per service. */
 const MIXED_TARGET = 1.3;
+
+/** The target of `validationOverGeneration10k`: the webhook rules cost at most this share of `generateAll`. */
+const VALIDATION_TARGET = 0.2;
 
 /** Generations per sample times size: both sizes do the same work in a sample. */
 const WORK_PER_SAMPLE = 10000;
@@ -60,14 +67,32 @@ function deepCopy(v: unknown): unknown {
   return v;
 }
 
-function buildStore(services: number, mix: SyntheticMix): ConfigStore {
+/** The store of a mesh, and its parsed objects in the order they were stored. */
+function buildStore(services: number, mix: SyntheticMix): { store: ConfigStore; objects: ConfigObject[] } {
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const objects: ConfigObject[] = [];
   for (const raw of syntheticObjectsInListOrder(services, mix)) {
     const parsed = parseConfigObject(raw);
     if (!parsed?.ok) throw new Error(`synthetic object did not parse: ${JSON.stringify(parsed?.issues)}`);
     store.upsert(parsed.value);
+    objects.push(parsed.value);
   }
-  return store;
+  return { store, objects };
+}
+
+/**
+ * The per-object rules of src/model/validate*.ts, as the parse path runs them on an object that parsed without
+ * errors: a function of the objects that runs every rule of each object's kind. Refs are taken before, as the parser
+ * holds its object's ref.
+ */
+function validationRun(objects: readonly ConfigObject[]): () => ConfigIssue[][] {
+  const checks: (() => ConfigIssue[])[] = [];
+  for (const o of objects) {
+    const ref = refOf(o);
+    if (o.kind === 'MetaRouter') checks.push(() => metaRouterIssues(o.spec, ref));
+    else if (o.kind === 'ApplicationProtocol') checks.push(() => applicationProtocolIssues(o.spec, ref));
+  }
+  return () => checks.map((check) => check());
 }
 
 /**
@@ -193,13 +218,14 @@ interface KindSamples {
 
 type Kind = 'filters' | 'routes';
 const KINDS: readonly Kind[] = ['filters', 'routes'];
-type SizeSamples = Record<Kind, KindSamples>;
+/** Per size: each kind of output, and the webhook rules over the same objects (MetaProtocol-only mesh). */
+type SizeSamples = Record<Kind, KindSamples> & { readonly validation: Sample[] };
 /** What the mixed mesh is measured for: routes are MetaProtocol-only, so EnvoyFilters. */
 const MIXED_KINDS: readonly Kind[] = ['filters'];
 
 function emptySamples(): SizeSamples {
   const kind = (): KindSamples => ({ generate: [], json: [], copy: [], heap: [], outputs: 0 });
-  return { filters: kind(), routes: kind() };
+  return { filters: kind(), routes: kind(), validation: [] };
 }
 
 /** A kind of output: how to generate it from a store and where its objects are in the result. */
@@ -220,15 +246,19 @@ function measureKind(kind: KindRun, previous: unknown, repeat: number, into: Kin
   into.outputs = objects.length;
 }
 
-/** One round of one mesh at one size: the kinds of output of `kinds` (routes exist for MetaProtocol only). */
+/**
+ * One round of one mesh at one size: the kinds of output of `kinds` (routes exist for MetaProtocol only); with
+ * `validate`, then the webhook rules over the mesh's objects, by the same method.
+ */
 function measureRound(
   services: number,
   mix: SyntheticMix,
   kinds: readonly Kind[],
   generators: readonly Generator[],
   into: SizeSamples,
+  validate = false,
 ): void {
-  const store = buildStore(services, mix);
+  const { store, objects } = buildStore(services, mix);
   const runs: Record<Kind, KindRun> = {
     filters: {
       run: () => generateAll(store, generators, { namespaceScope: false }),
@@ -244,6 +274,11 @@ function measureRound(
   const previous = new Map(kinds.map((k) => [k, runs[k].run()]));
   const repeat = Math.max(1, Math.round(WORK_PER_SAMPLE / services));
   for (const k of kinds) measureKind(runs[k], previous.get(k), repeat, into[k]);
+  if (validate) {
+    const validation = validationRun(objects);
+    validation(); // warm-up, as for generation
+    into.validation.push(sample(validation, repeat).sample);
+  }
 }
 
 const ms = (xs: readonly Sample[]) => median(xs.map((x) => x.ms));
@@ -284,9 +319,9 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   const [mixedSmall, mixedLarge] = [emptySamples(), emptySamples()];
   const pause = () => new Promise((resolve) => setImmediate(resolve));
   for (let r = 0; r < rounds; r++) {
-    measureRound(SIZES[0], 'metaprotocol', KINDS, generators, small);
+    measureRound(SIZES[0], 'metaprotocol', KINDS, generators, small, true);
     await pause();
-    measureRound(SIZES[1], 'metaprotocol', KINDS, generators, large);
+    measureRound(SIZES[1], 'metaprotocol', KINDS, generators, large, true);
     await pause();
     measureRound(SIZES[0], 'mixed', MIXED_KINDS, generators, mixedSmall);
     await pause();
@@ -330,6 +365,9 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   // `copy`, the same for the reference workload (what the larger mixed output costs to build and keep).
   const mixedOver = (mixed: SizeSamples, metaProtocol: SizeSamples, copy = false) =>
     round(median(perRound(mixed, metaProtocol, (s) => (copy ? s.filters.copy : s.filters.generate))));
+  // The webhook rules' time over generateAll's, same size, same round; and the rules' median time.
+  const validationOver = (s: SizeSamples) =>
+    round(median(s.validation.map((v, i) => v.ms / (s.filters.generate[i] as Sample).ms)));
   const summary = {
     rounds,
     [SIZES[0]]: figures(SIZES[0], small, pauses),
@@ -343,12 +381,20 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     mixedOverMetaProtocol1k: mixedOver(mixedSmall, small),
     mixedOverMetaProtocol10k: mixedOver(mixedLarge, large),
     mixedOverMetaProtocol10kCopy: mixedOver(mixedLarge, large, true),
+    validationMs1k: round(ms(small.validation)),
+    validationMs10k: round(ms(large.validation)),
+    validationOverGeneration1k: validationOver(small),
+    validationOverGeneration10k: validationOver(large),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
   console.log(
     `generation: mixed over MetaProtocol-only, EnvoyFilter µs per service at 10k: ` +
       `${summary.mixedOverMetaProtocol10k} (target ≤ ${MIXED_TARGET}); reference workload: ` +
       `${summary.mixedOverMetaProtocol10kCopy}`,
+  );
+  console.log(
+    `generation: validation over generateAll at 10k: ${summary.validationOverGeneration10k} ` +
+      `(target ≤ ${VALIDATION_TARGET}; ${summary.validationMs10k} ms)`,
   );
   return summary;
 }

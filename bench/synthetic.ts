@@ -1,7 +1,8 @@
 // Synthetic mesh configs for benchmarks, service by service, in 50 namespaces (service i in `ns-<i % 50>`).
 //
 // - MetaProtocol-only: N MetaProtocol ServiceEntries with two addresses each; every other one has a MetaRouter
-//   (traffic split + attribute match) and a DestinationRule (two subsets, consistent hash).
+//   (traffic split + attribute match, the method matched by a regex on one MetaRouter in five) and a
+//   DestinationRule (two subsets, consistent hash).
 // - Mixed: the same sizes, three fifths MetaProtocol services as above, one fifth Redis services (RedisService
 //   with prefix routes; settings and a mirror for half of them, a RedisDestination for the other half), one fifth
 //   native Dubbo services, whose namespaces hold three DubboAuthorizationPolicies (one DENY, two ALLOW). Every
@@ -45,7 +46,10 @@ function serviceEntry(i: number, port: Raw, annotations?: Record<string, string>
   };
 }
 
-/** A MetaProtocol Dubbo service; every other one (even i) with a DestinationRule and a MetaRouter. */
+/**
+ * A MetaProtocol Dubbo service; every other one (even i) with a DestinationRule and a MetaRouter, whose method match
+ * is a regex on every tenth service (an RE2 check in validation, `safeRegexMatch` in the route).
+ */
 function metaProtocolService(i: number): Raw[] {
   const ns = namespaceOf(i);
   const host = hostOf(i);
@@ -76,7 +80,12 @@ function metaProtocolService(i: number): Raw[] {
         routes: [
           {
             name: 'by-method',
-            match: { attributes: { method: { exact: 'sayHello' }, interface: { prefix: 'org.apache' } } },
+            match: {
+              attributes: {
+                method: i % 10 === 0 ? { regex: '^say(Hello|Hi)(V[0-9]+)?$' } : { exact: 'sayHello' },
+                interface: { prefix: 'org.apache' },
+              },
+            },
             route: [{ destination: { host, subset: 'v2' } }],
           },
           {

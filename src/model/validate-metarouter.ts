@@ -30,7 +30,26 @@ import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
 /** Collects the issues of one object. */
 class Checks {
   readonly issues: ConfigIssue[] = [];
+  /** The FQDN problem of each host checked so far: a MetaRouter names the same host in most destinations. */
+  private readonly hostProblems = new Map<string, string | undefined>();
+  /** The RE2 problem of each regex checked so far (a regex may repeat across routes and conditions). */
+  private regexProblems: Map<string, string | undefined> | undefined;
   constructor(readonly ref: ObjectRef) {}
+
+  fqdnProblem(host: string): string | undefined {
+    if (this.hostProblems.has(host)) return this.hostProblems.get(host);
+    const problem = fqdnProblem(host);
+    this.hostProblems.set(host, problem);
+    return problem;
+  }
+
+  re2Problem(regex: string): string | undefined {
+    this.regexProblems ??= new Map();
+    if (this.regexProblems.has(regex)) return this.regexProblems.get(regex);
+    const problem = re2Problem(regex);
+    this.regexProblems.set(regex, problem);
+    return problem;
+  }
 
   error(path: string, message: string): void {
     this.issues.push(issue(this.ref, path, message));
@@ -54,7 +73,7 @@ export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIs
   if (spec.routes.length === 0 && !spec.globalRateLimit && !spec.localRateLimit) {
     c.error('spec', 'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit');
   }
-  spec.routes.forEach((r, i) => checkRoute(c, r, `spec.routes[${i}]`));
+  spec.routes.forEach((r, i) => checkRoute(c, r, i));
   checkUnreachable(c, spec.routes);
   checkExportTo(c, spec.exportTo, ref.namespace);
   if (spec.globalRateLimit) checkGlobalRateLimit(c, spec.globalRateLimit, 'spec.globalRateLimit');
@@ -84,75 +103,110 @@ function checkHosts(c: Checks, hosts: readonly string[]): void {
   }
   const host = hosts[0];
   if (host === undefined) return;
-  const problem = fqdnProblem(host);
+  const problem = c.fqdnProblem(host);
   if (problem) c.error('spec.hosts[0]', problem);
 }
 
-/** Rules 3-7 for one route. */
-function checkRoute(c: Checks, r: MetaRoute, path: string): void {
-  if (r.match) checkMatch(c, r.match, `${path}.match`);
-  checkMutations(c, r.requestMutation, `${path}.requestMutation`);
-  checkMutations(c, r.responseMutation, `${path}.responseMutation`);
+/** The path of route `i`. Paths are built only for an issue: most routes have none. */
+function routePath(i: number): string {
+  return `spec.routes[${i}]`;
+}
+
+/** Rules 3-7 for route `i`. */
+function checkRoute(c: Checks, r: MetaRoute, i: number): void {
+  if (r.match) checkMatch(c, r.match, i);
+  checkMutations(c, r.requestMutation, i, 'requestMutation');
+  checkMutations(c, r.responseMutation, i, 'responseMutation');
   if (r.mirrorPercentage) {
-    const p = `${path}.mirrorPercentage`;
+    const p = `${routePath(i)}.mirrorPercentage`;
     if (!r.mirror) c.error(p, 'mirrorPercentage needs mirror: there is nothing to mirror to');
     const value = r.mirrorPercentage.value ?? 0;
     if (!(value > 0 && value <= 100)) c.error(`${p}.value`, `must be above 0 and at most 100, got ${value}`);
   }
-  if (r.mirror) checkDestination(c, r.mirror, `${path}.mirror`);
-  r.route.forEach((d, j) => {
-    checkDestination(c, d.destination, `${path}.route[${j}].destination`);
-    if ((d.weight ?? 0) > 100) c.error(`${path}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
-  });
-  if (r.route.length > 1) {
-    const total = r.route.reduce((sum, d) => sum + (d.weight ?? 0), 0);
-    if (total !== 100) {
-      c.error(`${path}.route`, `the weights of several destinations must add up to 100, got ${total}`);
-    }
+  if (r.mirror) checkDestination(c, r.mirror, i, -1);
+  let total = 0;
+  for (let j = 0; j < r.route.length; j++) {
+    const d = r.route[j] as (typeof r.route)[number];
+    checkDestination(c, d.destination, i, j);
+    const weight = d.weight ?? 0;
+    if (weight > 100) c.error(`${routePath(i)}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
+    total += weight;
+  }
+  if (r.route.length > 1 && total !== 100) {
+    c.error(`${routePath(i)}.route`, `the weights of several destinations must add up to 100, got ${total}`);
   }
 }
 
-/** Rule 3: attribute names non-empty, values non-null, regexes non-empty RE2; an empty match is ignored (warning). */
-function checkMatch(c: Checks, match: MetaRouteMatch, path: string): void {
-  for (const [name, m] of Object.entries(match.attributes)) {
-    const p = `${path}.attributes${name === '' ? '[""]' : `.${name}`}`;
-    if (name === '') c.error(p, 'an attribute name must not be empty');
+/** The path of a match: of route `where`, or `where` itself (a rate limit's). */
+function matchPath(where: number | string): string {
+  return typeof where === 'number' ? `${routePath(where)}.match` : where;
+}
+
+function attributePath(where: number | string, name: string): string {
+  return `${matchPath(where)}.attributes${name === '' ? '[""]' : `.${name}`}`;
+}
+
+/**
+ * Rule 3: attribute names non-empty, values non-null, regexes non-empty RE2; an empty match is ignored (warning).
+ * `where`: the route's index, or the path of the match.
+ */
+function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): void {
+  const attributes = match.attributes;
+  for (const name in attributes) {
+    const m = attributes[name];
+    if (m === undefined) continue;
+    if (name === '') c.error(attributePath(where, name), 'an attribute name must not be empty');
     if (m === null) {
-      c.error(p, 'an attribute match must not be null (for "present", write regex: "*")');
+      c.error(
+        attributePath(where, name),
+        'an attribute match must not be null (for "present", write regex: "*")',
+      );
     } else if (m.regex !== undefined) {
-      if (m.regex === '') c.error(`${p}.regex`, 'a regex must not be empty');
+      if (m.regex === '') c.error(`${attributePath(where, name)}.regex`, 'a regex must not be empty');
       else if (m.regex !== PRESENT_REGEX) {
-        const problem = re2Problem(m.regex);
-        if (problem) c.error(`${p}.regex`, `not a valid RE2 regex (${problem})`);
+        const problem = c.re2Problem(m.regex);
+        if (problem) c.error(`${attributePath(where, name)}.regex`, `not a valid RE2 regex (${problem})`);
       }
     } else if (m.exact === undefined && m.prefix === undefined) {
-      c.warn(p, 'none of exact, prefix or regex is set: this attribute adds no condition and is ignored');
+      c.warn(
+        attributePath(where, name),
+        'none of exact, prefix or regex is set: this attribute adds no condition and is ignored',
+      );
     }
   }
 }
 
-/** Rule 4: mutation keys and values non-empty. */
-function checkMutations(c: Checks, kvs: readonly KeyValue[], path: string): void {
-  kvs.forEach((kv, i) => {
-    if (kv.key === '') c.error(`${path}[${i}].key`, 'a mutation key must not be empty');
-    if (kv.value === '') c.error(`${path}[${i}].value`, 'a mutation value must not be empty');
+/** Rule 4: mutation keys and values non-empty (`field` of route `i`). */
+function checkMutations(c: Checks, kvs: readonly KeyValue[], i: number, field: string): void {
+  kvs.forEach((kv, k) => {
+    if (kv.key === '') c.error(`${routePath(i)}.${field}[${k}].key`, 'a mutation key must not be empty');
+    if (kv.value === '') {
+      c.error(`${routePath(i)}.${field}[${k}].value`, 'a mutation value must not be empty');
+    }
   });
 }
 
-/** Rule 6: host an FQDN, subset a DNS-1123 label, port 1..65535. */
-function checkDestination(c: Checks, d: Destination, path: string): void {
-  const problem = fqdnProblem(d.host);
-  if (problem) c.error(`${path}.host`, problem);
+/** The path of destination `j` of route `i`, or of its mirror when `j` is -1. */
+function destinationPath(i: number, j: number): string {
+  return j < 0 ? `${routePath(i)}.mirror` : `${routePath(i)}.route[${j}].destination`;
+}
+
+/** Rule 6 for destination `j` of route `i` (its mirror when `j` is -1): host an FQDN, subset a DNS-1123 label, port 1..65535. */
+function checkDestination(c: Checks, d: Destination, i: number, j: number): void {
+  const problem = c.fqdnProblem(d.host);
+  if (problem) c.error(`${destinationPath(i, j)}.host`, problem);
   if (d.subset !== undefined && !isDns1123Label(d.subset)) {
     c.error(
-      `${path}.subset`,
+      `${destinationPath(i, j)}.subset`,
       `"${d.subset}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63): ` +
         'it cannot name a DestinationRule subset',
     );
   }
   if (d.port !== undefined) {
     const n = d.port.number ?? 0;
-    if (n < 1 || n > 65535) c.error(`${path}.port.number`, `must be between 1 and 65535, got ${n}`);
+    if (n < 1 || n > 65535) {
+      c.error(`${destinationPath(i, j)}.port.number`, `must be between 1 and 65535, got ${n}`);
+    }
   }
 }
 
