@@ -5,6 +5,7 @@ import './app/debug.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
 import './app/render-services.test.ts';
+import './app/render-warnings.test.ts';
 import './app/validate-fixtures.test.ts';
 import './bootstrap/controller.test.ts';
 import './cmd/certs.test.ts';

@@ -3,10 +3,11 @@
  * DestinationRule and MetaRouter of a ServiceEntry are looked up through the view's FQDN-normalised host indexes
  * on `hosts[0]` in the ServiceEntry's namespace; native Dubbo ports also get the DubboAuthorizationPolicies of
  * that namespace and of the root namespace (D15); gateway contexts pair each MetaProtocol server of a Gateway with
- * each bound MetaRouter routing to that server's port.
+ * the oldest bound MetaRouter routing to that server's port.
  */
 import type { GatewayContext, SidecarContext } from '../model/generator.ts';
-import type { DubboAuthorizationPolicy, Gateway, MetaRouter, ServiceEntry } from '../model/objects.ts';
+import { gatewayPortClaims } from '../model/gateway-routers.ts';
+import type { DubboAuthorizationPolicy, Gateway, ServiceEntry } from '../model/objects.ts';
 import { compareByName } from '../model/order.ts';
 import { detectProtocol } from '../model/protocol.ts';
 import type { RedisContext } from '../model/redis-context.ts';
@@ -79,23 +80,20 @@ function dubboPolicies(view: ConfigView, namespace: string): readonly DubboAutho
   return [...own, ...mesh].sort(compareByName);
 }
 
-function routesToPort(mr: MetaRouter, port: number): boolean {
-  return mr.spec.routes.some((r) => r.route.some((d) => d.destination.port?.number === port));
-}
-
-/** Contexts of one Gateway: MetaProtocol servers × bound MetaRouters with a route destination on the server port. */
+/**
+ * Contexts of one Gateway: each MetaProtocol server with the MetaRouter that claims its port (gatewayPortClaims:
+ * of several bound MetaRouters routing to the port, the oldest; the others get a conflict warning).
+ */
 export function gatewayContexts(view: ConfigView, gw: Gateway): GatewayContext[] {
-  const bound = view.metaRoutersForGateway(gw.metadata.namespace, gw.metadata.name);
-  if (bound.length === 0) return [];
+  if (view.metaRoutersForGateway(gw.metadata.namespace, gw.metadata.name).length === 0) return [];
   const mesh = view.mesh();
   const codecFor = (applicationProtocol: string) => view.codecFor(applicationProtocol);
   const out: GatewayContext[] = [];
   gw.spec.servers.forEach((server, serverIndex) => {
     if (detectProtocol(server.port.name) !== 'metaprotocol') return;
-    for (const metaRouter of bound) {
-      if (!routesToPort(metaRouter, server.port.number)) continue;
-      out.push({ mode: 'gateway', gateway: gw, server, serverIndex, metaRouter, mesh, codecFor });
-    }
+    const [metaRouter] = gatewayPortClaims(view, gw, server.port.number);
+    if (metaRouter === undefined) return;
+    out.push({ mode: 'gateway', gateway: gw, server, serverIndex, metaRouter, mesh, codecFor });
   });
   return out;
 }

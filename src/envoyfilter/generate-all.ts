@@ -7,10 +7,11 @@
  *
  * Warnings (they never fail a source): a ServiceEntry without addresses gets inbound filters only; ports whose
  * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them;
- * MetaRouter and ApplicationProtocol conflicts (model/metarouter-conflicts.ts) come last.
+ * conflicts (model/conflicts.ts: MetaRouters, ApplicationProtocols, VirtualServices, DestinationRules, Gateway ports)
+ * come last.
  */
 import { resolveClaims, type LostClaim, type SourceClaims } from '../model/claims.ts';
-import { metaProtocolConflicts } from '../model/metarouter-conflicts.ts';
+import { configConflicts } from '../model/conflicts.ts';
 import type { FilterDraft, Generator } from '../model/generator.ts';
 import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
@@ -238,7 +239,7 @@ export function generateAll(
     const dropped = lostClaimIssue(l);
     if (dropped) issues.push(dropped);
   }
-  issues.push(...metaProtocolConflicts(view));
+  issues.push(...configConflicts(view));
   return {
     objects: winners.sort(compareOutput),
     issues: dedupeIssues(issues),

@@ -8,7 +8,7 @@ import { isPlainObject } from '../util/json.ts';
 import { DEFAULT_MESH_CONFIG } from './mesh.ts';
 import type { MeshConfig } from './objects.ts';
 import { Fields } from './parse-fields.ts';
-import { fail, ok, type ObjectRef, type Result } from './result.ts';
+import { fail, ok, warning, type ConfigIssue, type ObjectRef, type Result } from './result.ts';
 
 export const MESH_CONFIGMAP_NAME = 'istio';
 export const MESH_CONFIGMAP_KEY = 'mesh';
@@ -110,6 +110,28 @@ export function meshConfigFromConfigMap(raw: unknown, rootNamespace: string): Re
     return fail(f.issues);
   }
   return parseMeshConfig(mesh, { rootNamespace, ref });
+}
+
+/**
+ * When `raw` is a ConfigMap named `istio` with a `data.mesh` key outside `rootNamespace`: a warning that it is
+ * ignored (only the root namespace's is read); otherwise undefined.
+ */
+export function misplacedMeshConfigMap(raw: unknown, rootNamespace: string): ConfigIssue | undefined {
+  if (!isPlainObject(raw) || raw['kind'] !== 'ConfigMap') return undefined;
+  const apiVersion = raw['apiVersion'];
+  if (apiVersion !== undefined && apiVersion !== 'v1') return undefined;
+  const md = raw['metadata'];
+  const data = raw['data'];
+  if (!isPlainObject(md) || md['name'] !== MESH_CONFIGMAP_NAME || md['namespace'] === rootNamespace)
+    return undefined;
+  if (!isPlainObject(data) || !Object.hasOwn(data, MESH_CONFIGMAP_KEY)) return undefined;
+  const namespace = typeof md['namespace'] === 'string' ? md['namespace'] : '';
+  return warning(
+    { kind: 'ConfigMap', namespace, name: MESH_CONFIGMAP_NAME },
+    'data.mesh',
+    `the mesh config is read from ConfigMap ${rootNamespace}/${MESH_CONFIGMAP_NAME} only (the root namespace): ` +
+      'this one is ignored',
+  );
 }
 
 export function isMeshConfigMap(raw: unknown, rootNamespace: string): raw is Record<string, unknown> {

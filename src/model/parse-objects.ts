@@ -1,6 +1,7 @@
 /**
  * Decoded objects (plain JS values, as YAML/JSON decoding or an AdmissionReview gives them) → the typed objects
- * a store holds, the rejected ones with their reasons, and the mesh config of the root namespace. Shared by the
+ * a store holds, the rejected ones with their reasons, and the mesh config of the root namespace (a mesh ConfigMap
+ * elsewhere is ignored, with a warning). Shared by the
  * file source, `aeraki validate` and the validating webhook, so every path reads objects the same way. Never
  * throws on input.
  */
@@ -9,6 +10,7 @@ import type { ConfigKind, ConfigObject, MeshConfig } from './objects.ts';
 import {
   DEFAULT_PARSE_OPTIONS,
   meshConfigFromConfigMap,
+  misplacedMeshConfigMap,
   parseConfigObject,
   recognisedKind,
   type ParseOptions,
@@ -60,6 +62,8 @@ export function parseRawObjects(
       issues.push(...meshResult.issues);
       continue;
     }
+    const misplaced = misplacedMeshConfigMap(raw, rootNamespace);
+    if (misplaced) issues.push(misplaced);
     const parsed = parseConfigObject(raw, parseOptions);
     if (!parsed) continue;
     const kind = recognisedKind(raw) as ConfigKind;

@@ -21,7 +21,12 @@ import { fail, hasErrors, ok, type ObjectRef, type Result } from './result.ts';
 import { CLUSTER_DOMAIN } from './constants.ts';
 import { convertServiceSpec, readKubeServiceSpec } from './service.ts';
 
-export { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from './parse-mesh.ts';
+export {
+  isMeshConfigMap,
+  meshConfigFromConfigMap,
+  misplacedMeshConfigMap,
+  parseMeshConfig,
+} from './parse-mesh.ts';
 
 const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
   'networking.istio.io/v1alpha3',

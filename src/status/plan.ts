@@ -13,7 +13,7 @@
  *   rejected object whose last valid version the store still serves, `Conflict` for each MetaRouter or
  *   ApplicationProtocol conflict warning. The controller creates only those it has not reported yet.
  */
-import { metaProtocolConflicts } from '../model/metarouter-conflicts.ts';
+import { configConflicts } from '../model/conflicts.ts';
 import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
 import type { RejectedObject } from '../model/parse-objects.ts';
 import { issueLine, type ConfigIssue, type ObjectRef } from '../model/result.ts';
@@ -133,7 +133,7 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
       add(r.ref, 'Held', 'the object is invalid: its last valid version stays in effect until it is fixed');
     }
   }
-  const conflicts = new Set(metaProtocolConflicts(view).map(issueLine));
+  const conflicts = new Set(configConflicts(view).map(issueLine));
   const seen = new Set<string>();
   for (const i of input.issues) {
     const line = issueLine(i);

@@ -5,7 +5,7 @@
 import type { DestinationRule, MetaRoute, ServiceEntry, ServicePort } from '../model/objects.ts';
 import { attributeMatchers } from '../model/matchers.ts';
 import { resolveClaims, type SourceClaims } from '../model/claims.ts';
-import { metaProtocolConflicts } from '../model/metarouter-conflicts.ts';
+import { configConflicts } from '../model/conflicts.ts';
 import { compareStrings } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
@@ -38,7 +38,8 @@ export interface RouteBuildResult {
  * as absent: the default route is served), hash policies from its DestinationRule. A port whose name has no
  * application protocol (D1) gets nothing. When two ServiceEntries produce the same name, the oldest
  * (creationTimestamp, then namespace/name) wins, as in the D6 lookups. Conflicts between MetaRouters (two for
- * one host, one for a host no ServiceEntry has) and between ApplicationProtocols are warnings after the rest.
+ * one host, one for a host no ServiceEntry has), ApplicationProtocols, VirtualServices, DestinationRules and
+ * Gateway ports (model/conflicts.ts) are warnings after the rest.
  * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only.
  */
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
@@ -54,7 +55,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
     compareStrings(a.name, b.name),
   );
-  issues.push(...metaProtocolConflicts(view));
+  issues.push(...configConflicts(view));
   return { routes, issues: dedupeIssues(issues), held: [...held].sort(compareStrings) };
 }
 

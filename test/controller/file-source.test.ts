@@ -48,7 +48,11 @@ describe('file source', () => {
 
   it('reads directories recursively in sorted order: YAML documents, JSON, List items, the mesh ConfigMap', () => {
     const r = loadConfigFiles([dir], { rootNamespace: 'istio-system' });
-    assert.deepEqual(r.issues, []);
+    // The mesh ConfigMap of another namespace is ignored, with a warning (nothing is silently ignored).
+    assert.deepEqual(r.issues.map(formatIssue), [
+      'ConfigMap other/istio: data.mesh: the mesh config is read from ConfigMap istio-system/istio only (the root ' +
+        'namespace): this one is ignored',
+    ]);
     assert.deepEqual(
       r.objects.map((o) => `${o.kind}/${o.metadata.name}`),
       ['ServiceEntry/a', 'ServiceEntry/b', 'ServiceEntry/c', 'ApplicationProtocol/trpc'],
@@ -103,6 +107,10 @@ describe('file source', () => {
     const r = loadConfigFiles([path.join(dir, 'nested', 'mesh.yaml')], { rootNamespace: 'other' });
     assert.equal(r.mesh.accessLogFile, '/wrong');
     assert.equal(r.mesh.rootNamespace, 'other');
+    assert.deepEqual(r.issues.map(formatIssue), [
+      'ConfigMap istio-system/istio: data.mesh: the mesh config is read from ConfigMap other/istio only (the root ' +
+        'namespace): this one is ignored',
+    ]);
   });
 
   it('a later definition of the same object wins', () => {

@@ -2,7 +2,8 @@
  * Dubbo route configuration (envoy.extensions.filters.network.dubbo_proxy.v3.RouteConfiguration, proto3 JSON) from
  * the resolved VirtualService (Aeraki internal/plugin/dubbo/route.go).
  *
- * One route per `http` entry, in order; only `match[0]` of an entry is read (as Aeraki does). The method matcher comes
+ * One route per `http` entry, in order; only `match[0]` of an entry is read (as Aeraki does; more
+ * matches get a warning, vs-routes.ts). The method matcher comes
  * from `match[0].method` (exact / prefix / safeRegex, match-all `.*` regex when absent); header matchers from
  * `match[0].headers`, sorted by header name (D5). Clusters use the ServiceEntry host and this port's number with the
  * destination subset; destination host and port are not used. One destination gives `cluster`, several give
@@ -70,7 +71,10 @@ export function defaultRoute(cluster: string): DubboRoute {
 
 export interface OutboundRoutes {
   readonly routes: readonly DubboRoute[];
-  /** Problems of the VirtualService; when non-empty, `routes` is the default route (the VS was ignored). */
+  /**
+   * Problems of the VirtualService: when any is an error, `routes` is the default route (the VS was ignored);
+   * warnings (matches after `match[0]`, which are not read) leave the VirtualService in use.
+   */
   readonly issues: readonly ConfigIssue[];
 }
 

@@ -4,7 +4,7 @@
  */
 import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matchers.ts';
 import type { HTTPRoute, VirtualService } from '../../model/objects.ts';
-import { issue, refOf, type ConfigIssue } from '../../model/result.ts';
+import { issue, refOf, warning, type ConfigIssue } from '../../model/result.ts';
 
 /** Something a proxy cannot express in one field of a VirtualService. */
 export interface FieldProblem {
@@ -17,6 +17,8 @@ export interface FieldProblem {
  * entry `i` (field path `spec.http[i]`) into a route and records what the proxy cannot express. Any problem makes
  * the whole VirtualService an input error (one issue per problem, on the VirtualService) and `fallback` is used,
  * as if there were no VirtualService; so is a missing VirtualService or one without `http` entries.
+ * Only `match[0]` of an entry is read (the proxies take one match per route): when the VirtualService is used,
+ * an entry with more matches gets a warning at `spec.http[i].match[1]`.
  */
 export function routesFromVirtualService<R>(
   vs: VirtualService | undefined,
@@ -27,8 +29,8 @@ export function routesFromVirtualService<R>(
   if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
   const problems: FieldProblem[] = [];
   const routes = vs.spec.http.map((http, i) => build(http, `spec.http[${i}]`, problems));
-  if (problems.length === 0) return { routes, issues: [] };
   const ref = refOf(vs);
+  if (problems.length === 0) return { routes, issues: extraMatchWarnings(vs, service) };
   const suffix = `; the VirtualService is ignored for ${service}`;
   return { routes: fallback, issues: problems.map((p) => issue(ref, p.path, p.message + suffix)) };
 }
@@ -42,4 +44,22 @@ export function vsHeaderMatchers(
   const matchers = istioHeaderMatchers(http.match[0]?.headers);
   if (matchers.some((m) => m.name === '')) problems.push({ path, message: 'a header name is empty' });
   return matchers;
+}
+
+/** A warning per `http` entry with more than one match: only `match[0]` is used for `service`. */
+function extraMatchWarnings(vs: VirtualService, service: string): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  vs.spec.http.forEach((http, i) => {
+    if (http.match.length < 2) return;
+    const ignored = http.match.length - 1;
+    out.push(
+      warning(
+        refOf(vs),
+        `spec.http[${i}].match[1]`,
+        `only match[0] is used for ${service} (one match per route): ${ignored} more ` +
+          `${ignored === 1 ? 'match is' : 'matches are'} ignored`,
+      ),
+    );
+  });
+  return out;
 }

@@ -2,7 +2,7 @@
  * Thrift route configuration (envoy.extensions.filters.network.thrift_proxy.v3.RouteConfiguration, proto3 JSON)
  * from the resolved VirtualService (Aeraki internal/plugin/thrift/route.go, with D9).
  *
- * One route per `http` entry, in order; only `match[0]` of an entry is read. D9: `match[0].method.exact` becomes
+ * One route per `http` entry, in order; only `match[0]` of an entry is read (more matches get a warning). D9: `match[0].method.exact` becomes
  * `match.methodName`; without a method match `methodName` is "" (any method; also for `prefix: ""`, which matches
  * every method). Header matchers come from `match[0].headers`, sorted by name (D5); Envoy evaluates them against
  * Thrift headers, which only header-carrying transports/protocols send (THeader), so such a route never matches
@@ -51,7 +51,10 @@ export function defaultRoute(cluster: string): ThriftRoute {
 
 export interface OutboundRoutes {
   readonly routes: readonly ThriftRoute[];
-  /** Problems of the VirtualService; when non-empty, `routes` is the default route (the VS was ignored). */
+  /**
+   * Problems of the VirtualService: when any is an error, `routes` is the default route (the VS was ignored);
+   * warnings (matches after `match[0]`, which are not read) leave the VirtualService in use.
+   */
   readonly issues: readonly ConfigIssue[];
 }
 

@@ -1,0 +1,86 @@
+/**
+ * Conflicts between Istio objects that are each valid alone, found over the whole config view: warnings on both
+ * objects, never errors (the lookups still pick one object deterministically, D6). Part of configConflicts.
+ *
+ * - Two or more VirtualServices for one host, or DestinationRules for one host (hosts compared as the store
+ *   normalises them, configForHost): the oldest is used; each other one gets a warning naming the one used, and
+ *   the one used a warning naming each other one.
+ * - A MetaProtocol server port of a Gateway claimed by two or more bound MetaRouters (gatewayPortClaims): the
+ *   oldest is used for that port, the others are ignored there; a warning on each side.
+ */
+import { gatewayEntryIndex, gatewayPortClaims } from './gateway-routers.ts';
+import type { ConfigObject } from './objects.ts';
+import { detectProtocol } from './protocol.ts';
+import { refOf, refString, warning, type ConfigIssue } from './result.ts';
+import type { ConfigView } from './view.ts';
+
+/** VirtualService, DestinationRule and Gateway port conflicts, in that order (each in namespace/name order). */
+export function hostConflicts(view: ConfigView): ConfigIssue[] {
+  return [...virtualServiceConflicts(view), ...destinationRuleConflicts(view), ...gatewayPortConflicts(view)];
+}
+
+/** The pair of warnings of `loser` (at `loserPath`) and `winner` (at `winnerPath`), both claiming `what`. */
+function pair(
+  loser: ConfigObject,
+  loserPath: string,
+  winner: ConfigObject,
+  winnerPath: string,
+  what: string,
+): ConfigIssue[] {
+  return [
+    warning(
+      refOf(loser),
+      loserPath,
+      `${refString(refOf(winner))} is also for ${what} and is used (the oldest wins): this one is ignored for it`,
+    ),
+    warning(
+      refOf(winner),
+      winnerPath,
+      `${refString(refOf(loser))} is also for ${what}: this one is used (the oldest wins), that one is ignored for it`,
+    ),
+  ];
+}
+
+function virtualServiceConflicts(view: ConfigView): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const vs of view.list('VirtualService')) {
+    vs.spec.hosts.forEach((host, i) => {
+      const winner = view.configForHost(host, vs.metadata.namespace).virtualService ?? vs;
+      if (winner !== vs)
+        out.push(...pair(vs, `spec.hosts[${i}]`, winner, 'spec.hosts', `host ${JSON.stringify(host)}`));
+    });
+  }
+  return out;
+}
+
+function destinationRuleConflicts(view: ConfigView): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const dr of view.list('DestinationRule')) {
+    const host = dr.spec.host;
+    if (host === '') continue;
+    const winner = view.configForHost(host, dr.metadata.namespace).destinationRule ?? dr;
+    if (winner !== dr)
+      out.push(...pair(dr, 'spec.host', winner, 'spec.host', `host ${JSON.stringify(host)}`));
+  }
+  return out;
+}
+
+function gatewayPortConflicts(view: ConfigView): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  for (const gw of view.gateways()) {
+    const ports = new Set<number>();
+    for (const server of gw.spec.servers) {
+      const port = server.port.number;
+      if (detectProtocol(server.port.name) !== 'metaprotocol' || ports.has(port)) continue;
+      ports.add(port);
+      const [winner, ...others] = gatewayPortClaims(view, gw, port);
+      if (winner === undefined) continue;
+      const what = `port ${port} of ${refString(refOf(gw))} (one gateway filter per port)`;
+      const winnerPath = `spec.gateways[${gatewayEntryIndex(winner, gw)}]`;
+      for (const mr of others) {
+        out.push(...pair(mr, `spec.gateways[${gatewayEntryIndex(mr, gw)}]`, winner, winnerPath, what));
+      }
+    }
+  }
+  return out;
+}
