@@ -47,6 +47,7 @@ import './model/parse-duration.test.ts';
 import './model/parse-mesh.test.ts';
 import './model/parse-redis.test.ts';
 import './model/parse.test.ts';
+import './model/re2.test.ts';
 import './model/service.test.ts';
 import './model/validate-metarouter.test.ts';
 import './model/validate.test.ts';
