@@ -21,13 +21,13 @@ import { errorFields } from '../util/logger.ts';
 import { formatIssue } from '../model/result.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop } from '../util/controller-loop.ts';
+import { LoopController } from '../util/controller-loop.ts';
 import type { BootstrapTarget } from './config.ts';
 import type { BootstrapConfigMapPort } from './kube.ts';
 import { planBootstrap, wantsBootstrap, type BootstrapPlan, type NamespaceInfo } from './plan.ts';
 import {
   asSinkError,
-  classifyWriteRun,
+  writeRunHandlers,
   type ApplyWrites,
   type SinkError,
   type WriteOp,
@@ -67,33 +67,27 @@ interface ConfigMapWrite extends WriteOp {
   readonly adopt?: boolean;
 }
 
-export class NamespaceBootstrapController {
+export class NamespaceBootstrapController extends LoopController<BootstrapRunReport> {
   private readonly o: NamespaceBootstrapOptions;
-  private readonly log: Logger;
-  private readonly loop: ControllerLoop<BootstrapRunReport>;
   private readonly namespaces = new Map<string, NamespaceInfo>();
   private target: BootstrapTarget;
   private lastWarning = '';
 
   constructor(options: NamespaceBootstrapOptions) {
-    this.o = options;
-    this.target = options.target;
-    this.log = options.logger.child({ component: 'namespace-bootstrap' });
-    this.loop = new ControllerLoop<BootstrapRunReport>({
-      run: () => this.runOnce(),
-      failed: (err) => ({ ...EMPTY_REPORT, listError: asSinkError('bootstrap run', err) }),
-      skipped: (gate) => ({ ...EMPTY_REPORT, skipped: gate }),
-      classify: classifyWriteRun,
-      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
-      ...(options.isSynced ? { isSynced: options.isSynced } : {}),
+    super({
+      ...writeRunHandlers(EMPTY_REPORT, 'bootstrap run'),
+      isLeader: options.isLeader,
+      isSynced: options.isSynced,
       quietMs: 0,
       maxWaitMs: 0,
       pollMs: options.pollMs ?? 1000,
       resyncMs: options.resyncMs ?? 600_000,
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: options.clock ?? systemClock,
-      logger: this.log,
+      logger: options.logger.child({ component: 'namespace-bootstrap' }),
     });
+    this.o = options;
+    this.target = options.target;
     this.loop.onRun((r) => this.warn(r));
     if (options.onRun) this.loop.onRun(options.onRun);
   }
@@ -117,30 +111,6 @@ export class NamespaceBootstrapController {
     this.trigger();
   }
 
-  /** Schedules a run soon (a 0 ms timer of the clock, coalesced with other triggers; never runs inside this call). */
-  trigger(): void {
-    this.loop.trigger();
-  }
-
-  /** Starts the periodic resync and runs once. */
-  start(): void {
-    this.loop.start();
-    this.loop.trigger();
-  }
-
-  /** Stops timers and waits for a run in progress. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  /**
-   * Resolves once no run is scheduled or in progress (pending retries and resyncs excepted). With a manual clock,
-   * advance it by 0 after a trigger first.
-   */
-  idle(): Promise<void> {
-    return this.loop.idle();
-  }
-
   /**
    * Level mode: `namespaces` (when given) replaces the known set; then one run, after any run in progress.
    * Never rejects: failures are in the report.
@@ -153,7 +123,7 @@ export class NamespaceBootstrapController {
     return this.loop.runNow();
   }
 
-  private async runOnce(): Promise<BootstrapRunReport> {
+  protected async runOnce(): Promise<BootstrapRunReport> {
     let existing;
     try {
       existing = await this.o.port.list();

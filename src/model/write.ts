@@ -3,7 +3,7 @@
  * a failed write is a SinkError, transient (retried with backoff) or terminal (reported, not retried until the
  * next change), and a run reports each failed object as a WriteFailure.
  */
-import type { RunOutcome } from '../util/controller-loop.ts';
+import type { ClosedGate, ControllerLoopOptions, RunOutcome } from '../util/controller-loop.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /**
@@ -147,4 +147,20 @@ export function classifyWriteRun(r: WriteRunLike): RunOutcome {
   if ((r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient)) return 'transient';
   if (r.interrupted) return 'retry-soon';
   return r.skipped || r.listError || r.failures.length > 0 ? 'terminal' : 'ok';
+}
+
+/**
+ * The loop options every list-plan-write controller shares: a run that threw becomes `empty` with a transient list
+ * error naming `what`, a run skipped by a closed gate becomes `empty` with that gate, and runs are classified by
+ * classifyWriteRun.
+ */
+export function writeRunHandlers<R extends WriteRunLike>(
+  empty: R,
+  what: string,
+): Pick<ControllerLoopOptions<R>, 'failed' | 'skipped' | 'classify'> {
+  return {
+    failed: (err) => ({ ...empty, listError: asSinkError(what, err) }),
+    skipped: (gate: ClosedGate) => ({ ...empty, skipped: gate }),
+    classify: classifyWriteRun,
+  };
 }

@@ -121,7 +121,7 @@ export class Reconciler {
       skipped: (gate) => ({ ...EMPTY, skipped: gate, durationMs: 0 }),
       classify,
       isSynced: options.isSynced,
-      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
+      isLeader: options.isLeader,
       quietMs,
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: quietMs,

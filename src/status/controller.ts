@@ -16,14 +16,14 @@
  */
 import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop } from '../util/controller-loop.ts';
+import { LoopController } from '../util/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import {
   asSinkError,
-  classifyWriteRun,
+  writeRunHandlers,
   type ApplyWrites,
   type SinkError,
   type WriteFailure,
@@ -79,58 +79,32 @@ interface StatusWrite extends WriteOp {
   readonly event?: EventSpec;
 }
 
-export class StatusController {
+export class StatusController extends LoopController<StatusRunReport> {
   private readonly o: StatusControllerOptions;
-  private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly loop: ControllerLoop<StatusRunReport>;
   /** Keys of the Events created and still describing a current problem. */
   private reported = new Set<string>();
 
   constructor(options: StatusControllerOptions) {
-    this.o = options;
-    this.clock = options.clock ?? systemClock;
-    this.log = options.logger.child({ component: 'status' });
-    this.loop = new ControllerLoop<StatusRunReport>({
-      run: () => this.runOnce(),
-      failed: (err) => ({ ...EMPTY, listError: asSinkError('status run', err) }),
-      skipped: (gate) => ({ ...EMPTY, skipped: gate }),
-      classify: classifyWriteRun,
-      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
-      ...(options.isSynced ? { isSynced: options.isSynced } : {}),
+    const clock = options.clock ?? systemClock;
+    super({
+      ...writeRunHandlers(EMPTY, 'status run'),
+      isLeader: options.isLeader,
+      isSynced: options.isSynced,
       quietMs: options.quietMs ?? 1000,
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: options.pollMs ?? 1000,
       resyncMs: options.resyncMs ?? 600_000,
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
-      clock: this.clock,
-      logger: this.log,
+      clock,
+      logger: options.logger.child({ component: 'status' }),
     });
+    this.o = options;
+    this.clock = clock;
     this.loop.onRun((r) => {
       if (r.listError) this.log.warn('status: listing Aeraki objects failed', errorFields(r.listError));
     });
     if (options.onRun) this.loop.onRun(options.onRun);
-  }
-
-  /** Schedules a run after the debounce (never runs inside this call). */
-  trigger(): void {
-    this.loop.trigger();
-  }
-
-  /** Starts the periodic resync and schedules a run. */
-  start(): void {
-    this.loop.start();
-    this.loop.trigger();
-  }
-
-  /** Stops timers and waits for a run in progress; no write starts after this resolves. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  /** Resolves once no run is scheduled or in progress (with a manual clock, advance past the debounce first). */
-  idle(): Promise<void> {
-    return this.loop.idle();
   }
 
   /** One run now (after any run in progress); never rejects. */
@@ -138,7 +112,7 @@ export class StatusController {
     return this.loop.runNow();
   }
 
-  private async runOnce(): Promise<StatusRunReport> {
+  protected async runOnce(): Promise<StatusRunReport> {
     let targets;
     try {
       targets = await this.o.port.list();

@@ -35,9 +35,9 @@ export interface ControllerLoopOptions<R> {
   readonly skipped: (gate: ClosedGate) => R;
   readonly classify: (result: R) => RunOutcome;
   /** Checked first, before each run (default: always synced). */
-  readonly isSynced?: () => boolean;
+  readonly isSynced?: (() => boolean) | undefined;
   /** Checked after `isSynced` before each run, and by `mayWrite()` (default: always leader). */
-  readonly isLeader?: () => boolean;
+  readonly isLeader?: (() => boolean) | undefined;
   /** Debounce: a run follows `quietMs` after the last request, and at most `maxWaitMs` after the first of a burst. */
   readonly quietMs: number;
   readonly maxWaitMs: number;
@@ -257,5 +257,47 @@ export class ControllerLoop<R> {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const wake of waiters) wake();
+  }
+}
+
+/**
+ * A controller whose runs are one ControllerLoop's: the lifecycle it offers callers. Subclasses implement `runOnce`
+ * (called only by the loop, never during construction) and use `loop` for `mayWrite()`, `runNow()` and listeners.
+ */
+export abstract class LoopController<R> {
+  protected readonly loop: ControllerLoop<R>;
+  /** The logger the loop reports to, for the subclass's own logs too. */
+  protected readonly log: Logger;
+
+  protected constructor(options: Omit<ControllerLoopOptions<R>, 'run'>) {
+    this.log = options.logger;
+    this.loop = new ControllerLoop<R>({ ...options, run: () => this.runOnce() });
+  }
+
+  /** One run; the loop serialises runs and classifies the result. */
+  protected abstract runOnce(): Promise<R>;
+
+  /** Schedules a run after the debounce (never runs inside this call). */
+  trigger(): void {
+    this.loop.trigger();
+  }
+
+  /** Starts the periodic resync and schedules a run. */
+  start(): void {
+    this.loop.start();
+    this.loop.trigger();
+  }
+
+  /** Stops timers and waits for a run in progress; no write starts after this resolves. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /**
+   * Resolves once no run is scheduled or in progress (pending retries and resyncs excepted). With a manual clock,
+   * advance it past the debounce first.
+   */
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 }

@@ -17,13 +17,13 @@
  */
 import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop } from '../util/controller-loop.ts';
+import { LoopController } from '../util/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue } from '../model/result.ts';
 import {
   asSinkError,
-  classifyWriteRun,
+  writeRunHandlers,
   type ApplyWrites,
   type SinkError,
   type WriteOp,
@@ -65,55 +65,28 @@ interface VipWrite extends WriteOp {
   readonly update: VipUpdate<StoredServiceEntry>;
 }
 
-export class VipAllocator {
+export class VipAllocator extends LoopController<VipRunReport> {
   private readonly o: VipAllocatorOptions;
-  private readonly log: Logger;
-  private readonly loop: ControllerLoop<VipRunReport>;
   private readonly handled: ReadonlySet<Protocol>;
   private lastIssues = '';
 
   constructor(options: VipAllocatorOptions) {
-    this.o = options;
-    this.handled = new Set(options.protocols);
-    this.log = options.logger.child({ component: 'vip-allocator' });
-    this.loop = new ControllerLoop<VipRunReport>({
-      run: () => this.runOnce(),
-      failed: (err) => ({ ...EMPTY_VIP_REPORT, listError: asSinkError('vip run', err) }),
-      skipped: (gate) => ({ ...EMPTY_VIP_REPORT, skipped: gate }),
-      classify: classifyWriteRun,
-      ...(options.isLeader ? { isLeader: options.isLeader } : {}),
-      ...(options.isSynced ? { isSynced: options.isSynced } : {}),
+    super({
+      ...writeRunHandlers(EMPTY_VIP_REPORT, 'vip run'),
+      isLeader: options.isLeader,
+      isSynced: options.isSynced,
       quietMs: options.quietMs ?? 500,
       maxWaitMs: options.maxWaitMs ?? 5000,
       pollMs: options.pollMs ?? 1000,
       resyncMs: options.resyncMs ?? 600_000,
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: options.clock ?? systemClock,
-      logger: this.log,
+      logger: options.logger.child({ component: 'vip-allocator' }),
     });
+    this.o = options;
+    this.handled = new Set(options.protocols);
     this.loop.onRun((r) => this.report(r));
     if (options.onRun) this.loop.onRun(options.onRun);
-  }
-
-  /** Schedules a run after the debounce (never runs inside this call). */
-  trigger(): void {
-    this.loop.trigger();
-  }
-
-  /** Starts the periodic resync and schedules a run. */
-  start(): void {
-    this.loop.start();
-    this.loop.trigger();
-  }
-
-  /** Stops timers and waits for a run in progress; no write starts after this resolves. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  /** Resolves once no run is scheduled or in progress (with a manual clock, advance past the debounce first). */
-  idle(): Promise<void> {
-    return this.loop.idle();
   }
 
   /** One run now (after any run in progress); never rejects: failures are in the report. */
@@ -121,7 +94,7 @@ export class VipAllocator {
     return this.loop.runNow();
   }
 
-  private async runOnce(): Promise<VipRunReport> {
+  protected async runOnce(): Promise<VipRunReport> {
     let listed;
     try {
       listed = await this.o.port.list();
