@@ -1,9 +1,9 @@
 /** The options of `aeraki render`: its row table and the check that at least one file is given. */
 import type { Command } from 'commander';
-import { CLUSTER_DOMAIN, DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
+import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
 import type { RenderOptions } from '../src/app/render.ts';
-import { appendPath, parseBoolean, parseDomain, parseNamespace, parseOutputFormat } from './parsers.ts';
-import { ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
+import { appendPath, parseBoolean, parseNamespace, parseOutputFormat } from './parsers.ts';
+import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
 
 export const RENDER_ROWS: RowTable<RenderOptions> = {
   files: {
@@ -32,13 +32,7 @@ export const RENDER_ROWS: RowTable<RenderOptions> = {
       'Istio root namespace: default EnvoyFilter namespace, `*` of exportTo, home of the mesh ConfigMap',
     parse: parseNamespace,
   },
-  clusterDomain: {
-    flag: '--cluster-domain <domain>',
-    env: 'AERAKI_CLUSTER_DOMAIN',
-    default: CLUSTER_DOMAIN,
-    description: 'Kubernetes cluster domain: Service hosts are <name>.<namespace>.svc.<domain>',
-    parse: parseDomain,
-  },
+  clusterDomain: CLUSTER_DOMAIN_ROW,
   namespaceScope: {
     flag: '--namespace-scope',
     env: 'AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE',

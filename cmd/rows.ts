@@ -4,6 +4,8 @@
  * environment variable, then default. Only cmd/ reads process.env and argv; this module receives them.
  */
 import { Option, type Command } from 'commander';
+import { CLUSTER_DOMAIN } from '../src/model/constants.ts';
+import { parseDomain } from './parsers.ts';
 
 export interface ConfigRow<T> {
   /** commander flags, e.g. `--root-namespace <ns>`; a flag without `<value>` or `[value]` is a switch. */
@@ -70,3 +72,12 @@ export function resolveConfig<O>(table: RowTable<O>, command: Command, env: Env)
   for (const key of keysOf(table)) out[key] = resolveRow(table[key], command, env);
   return Object.freeze(out);
 }
+
+/** `--cluster-domain`, the same row in every command that reads Services or completes short hosts. */
+export const CLUSTER_DOMAIN_ROW = {
+  flag: '--cluster-domain <domain>',
+  env: 'AERAKI_CLUSTER_DOMAIN',
+  default: CLUSTER_DOMAIN,
+  description: 'Kubernetes cluster domain: Service hosts are <name>.<namespace>.svc.<domain>',
+  parse: parseDomain,
+} satisfies ConfigRow<string>;

@@ -5,17 +5,9 @@
  * POD_NAME. Every `<value>` option also accepts `--name=value`; `[bool]` switches accept `--x`, `--x=false`.
  * Sources, sinks and leader election here; the servers, logging and timings in serve-rows-server.ts.
  */
-import { CLUSTER_DOMAIN, DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
-import {
-  oneOf,
-  parseBoolean,
-  parseDomain,
-  parseDurationMs,
-  parseNamespace,
-  parseTls,
-  text,
-} from './parsers.ts';
-import type { RowTable } from './rows.ts';
+import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
+import { oneOf, parseBoolean, parseDurationMs, parseNamespace, parseTls, text } from './parsers.ts';
+import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
 import type { ServeFlags } from './serve-flags.ts';
 import { SERVER_ROWS } from './serve-rows-server.ts';
 
@@ -111,13 +103,7 @@ const SOURCE_ROWS = {
     description: 'Istio root namespace (mesh ConfigMap, Lease, filters)',
     parse: parseNamespace,
   },
-  clusterDomain: {
-    flag: '--cluster-domain <domain>',
-    env: 'AERAKI_CLUSTER_DOMAIN',
-    default: CLUSTER_DOMAIN,
-    description: 'Kubernetes cluster domain: Service hosts are <name>.<namespace>.svc.<domain>',
-    parse: parseDomain,
-  },
+  clusterDomain: CLUSTER_DOMAIN_ROW,
   namespaceScope: {
     flag: '--namespace-scope [bool]',
     env: 'AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE',

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { ValidateFilesOptions } from '../src/app/validate.ts';
 import { parseBoolean } from './parsers.ts';
 import { RENDER_ROWS } from './render-config.ts';
-import { ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
+import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
 
 export interface ValidateCliOptions extends ValidateFilesOptions {
   /** Warnings fail too (exit 1). */
@@ -13,7 +13,7 @@ export interface ValidateCliOptions extends ValidateFilesOptions {
 export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
   files: RENDER_ROWS.files,
   rootNamespace: RENDER_ROWS.rootNamespace,
-  clusterDomain: RENDER_ROWS.clusterDomain,
+  clusterDomain: CLUSTER_DOMAIN_ROW,
   namespaceScope: RENDER_ROWS.namespaceScope,
   strict: {
     flag: '--strict',
