@@ -1,0 +1,67 @@
+/**
+ * The contract between a service registry (ZooKeeper, etcd, Nacos) and the bridge that turns what it lists into
+ * mesh ServiceEntries (src/registry/). A watcher only reads its registry and keeps a complete, current view of it;
+ * conversion, pruning and output are the bridge's, so every registry gets the same full-state guarantees.
+ */
+
+/**
+ * One Dubbo provider instance as its registry lists it. Nothing here is validated: the address may not be an IP and
+ * the port may be out of range; the conversion drops such providers with a warning naming `origin`.
+ */
+export interface DubboProvider {
+  /**
+   * Interface-level discovery: the Dubbo interface (`org.apache.dubbo.samples.DemoService`).
+   * Application-level discovery (Dubbo 3 `/services/<application>`): the application name.
+   */
+  readonly service: string;
+  readonly level: 'interface' | 'application';
+  /** The provider's `group` parameter; '' when none. */
+  readonly group: string;
+  /** The provider's `version` parameter; '' when none. */
+  readonly version: string;
+  /** As registered (an IPv4 or IPv6 literal when valid). */
+  readonly address: string;
+  /** As registered. */
+  readonly port: number;
+  /** Every provider URL parameter (or instance metadata entry), decoded, as registered. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Where it was read, for warnings: a ZooKeeper node path, an etcd key, `nacos <namespace>/<group>/<service>`. */
+  readonly origin: string;
+}
+
+/** What a watcher reports; the bridge reads the providers back with `RegistryWatcher.providers(key)`. */
+export type RegistryChange =
+  /** The providers of these services (keys as in `RegistryWatcher.services()`) changed, appeared or vanished. */
+  | { readonly type: 'services'; readonly keys: readonly string[] }
+  /**
+   * A full read of the registry finished in the current session (after the first connect, and after every
+   * reconnect or session expiry): `services()` is now complete, and what it lacks is gone.
+   */
+  | { readonly type: 'synced' }
+  /** The connection is down or the session expired: until the next `synced`, nothing may be deleted. */
+  | { readonly type: 'disconnected'; readonly error: string }
+  | { readonly type: 'connected' };
+
+export interface RegistryWatcherStatus {
+  readonly connected: boolean;
+  /** A full read finished in the current session. */
+  readonly synced: boolean;
+  readonly lastError?: string;
+}
+
+/**
+ * One registry connection. Contract: `start` returns at once and never throws for I/O (errors are reported as
+ * `disconnected` and retried with backoff); `onChange` is never called after `stop` resolves; `services()` and
+ * `providers()` reflect the registry as last read, including between `disconnected` and `synced` (stale then).
+ */
+export interface RegistryWatcher {
+  /** The registry's name as given in `--registry NAME=URL`. */
+  readonly name: string;
+  start(onChange: (change: RegistryChange) => void): void;
+  stop(): Promise<void>;
+  /** Every service key currently listed (an interface name, or an application name for application level). */
+  services(): readonly string[];
+  /** The providers of one service key; [] when it has none or is unknown. */
+  providers(key: string): readonly DubboProvider[];
+  status(): RegistryWatcherStatus;
+}
