@@ -65,3 +65,28 @@ export interface RegistryWatcher {
   providers(key: string): readonly DubboProvider[];
   status(): RegistryWatcherStatus;
 }
+
+/** One `--registry NAME=URL`, parsed (src/registry/spec.ts). */
+export interface RegistrySpec {
+  /** NAME: a DNS-1123 label; it names the ServiceEntries (`<name>-<host>`) and labels them `registry=<name>`. */
+  readonly name: string;
+  readonly type: 'zookeeper' | 'etcd' | 'nacos';
+  /** `host:port` of each server, in the URL's order (`zookeeper://zk-0:2181,zk-1:2181/dubbo`). */
+  readonly servers: readonly string[];
+  /**
+   * The URL's path: Dubbo's root node (registry group) for ZooKeeper, the key prefix for etcd (both default
+   * `/dubbo`); unused for Nacos.
+   */
+  readonly root: string;
+  /** Every URL query parameter, decoded (registry-specific ones such as Nacos `namespace` and `groups` included). */
+  readonly params: Readonly<Record<string, string>>;
+  /** Target namespace of the ServiceEntries; undefined means the root namespace. */
+  readonly namespace: string | undefined;
+  /** Glob patterns over service names; empty allow means all. Deny wins. */
+  readonly allow: readonly string[];
+  readonly deny: readonly string[];
+  /** Keep a service's last endpoints when its provider list becomes empty. */
+  readonly keepStaleWhenEmpty: boolean;
+  /** Quiet period before the bridge recomputes (default 500 ms; at most 5 s). */
+  readonly debounceMs: number;
+}
