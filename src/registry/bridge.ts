@@ -73,6 +73,7 @@ interface Held {
   reported: boolean;
 }
 
+const refOf = (se: RegistryServiceEntry) => ({ namespace: se.metadata.namespace, name: se.metadata.name });
 const idOf = (se: { metadata: { namespace: string; name: string } }) =>
   `${se.metadata.namespace}/${se.metadata.name}`;
 
@@ -273,7 +274,7 @@ export class RegistryBridge {
     this.o.vips.release(h.entry.spec.hosts[0] ?? '');
     if (h.reported) {
       this.count(h.entry, -1);
-      delta.removed.push(h.entry.metadata);
+      delta.removed.push(refOf(h.entry));
     }
   }
 
@@ -291,7 +292,7 @@ export class RegistryBridge {
       return;
     }
     this.log.warn('namespace does not exist; ServiceEntry skipped until it does', { namespace, name });
-    if (wasReported) delta.removed.push(h.entry.metadata);
+    if (wasReported) delta.removed.push(refOf(h.entry));
   }
 
   private count(se: RegistryServiceEntry, sign: 1 | -1): void {
