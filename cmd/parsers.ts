@@ -1,5 +1,8 @@
 /** Value parsers of the option tables of cmd/ (each throws commander's InvalidArgumentError). */
 import { InvalidArgumentError } from 'commander';
+import type { RegistrySpec } from '../src/model/registry-bridge.ts';
+import { formatIssue } from '../src/model/result.ts';
+import { parseRegistrySpec, splitRegistryList } from '../src/registry/spec.ts';
 import { AddressError, formatAddress, parseListenAddress, type ListenAddress } from '../src/util/address.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -105,4 +108,24 @@ export function parseTls(raw: string): boolean | 'auto' {
 export function parseOutputFormat(raw: string): 'yaml' | 'json' {
   if (raw === 'yaml' || raw === 'json') return raw;
   throw new InvalidArgumentError(`expected yaml or json, got "${raw}"`);
+}
+
+/**
+ * `--registry NAME=URL` (repeatable), or `AERAKI_REGISTRIES` (comma-separated `NAME=URL`s): appended to `previous`.
+ * Two registries of one name are an error.
+ */
+export function parseRegistries(
+  raw: string,
+  previous: readonly RegistrySpec[] | undefined,
+): readonly RegistrySpec[] {
+  const out = [...(previous ?? [])];
+  for (const entry of splitRegistryList(raw)) {
+    const r = parseRegistrySpec(entry);
+    if (!r.ok) throw new InvalidArgumentError(r.issues.map(formatIssue).join('; '));
+    if (out.some((s) => s.name === r.value.name)) {
+      throw new InvalidArgumentError(`registry ${r.value.name} is given twice`);
+    }
+    out.push(r.value);
+  }
+  return out;
 }

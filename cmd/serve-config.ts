@@ -33,8 +33,10 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     );
   }
   if (needsKube(c) && c.kubeconfig === '' && !env['KUBERNETES_SERVICE_HOST']) {
+    const registries =
+      c.registries.length > 0 && c.registryOutput === 'kube' ? ' and --registry-output kube' : '';
     problems.push(
-      `--config-source ${c.configSource} with --output ${c.output} needs the Kubernetes API: pass --kubeconfig (or KUBECONFIG) outside a cluster`,
+      `--config-source ${c.configSource} with --output ${c.output}${registries} needs the Kubernetes API: pass --kubeconfig (or KUBECONFIG) outside a cluster`,
     );
   }
   const files: [string, string][] = [

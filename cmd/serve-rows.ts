@@ -6,7 +6,17 @@
  * Sources, sinks and leader election here; the servers, logging and timings in serve-rows-server.ts.
  */
 import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
-import { oneOf, parseBoolean, parseDurationMs, parseNamespace, parseTls, text } from './parsers.ts';
+import {
+  oneOf,
+  parseAddress,
+  parseBoolean,
+  parseDurationMs,
+  parseNamespace,
+  parseRegistries,
+  parseTls,
+  showAddress,
+  text,
+} from './parsers.ts';
 import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
 import type { ServeFlags } from './serve-flags.ts';
 import { SERVER_ROWS } from './serve-rows-server.ts';
@@ -170,4 +180,32 @@ const SOURCE_ROWS = {
   },
 } satisfies Partial<RowTable<ServeFlags>>;
 
-export const SERVE_ROWS: RowTable<ServeFlags> = { ...SOURCE_ROWS, ...SERVER_ROWS };
+/** The registry bridges (README "Registries"). */
+const REGISTRY_ROWS = {
+  registries: {
+    flag: '--registry <name=url>',
+    env: 'AERAKI_REGISTRIES',
+    default: [],
+    description:
+      'bridge a Dubbo registry into ServiceEntries, e.g. zk=zookeeper://zk:2181/dubbo (repeatable; env: comma-separated)',
+    parse: parseRegistries,
+  },
+  registryOutput: {
+    flag: '--registry-output <mode>',
+    env: 'AERAKI_REGISTRY_OUTPUT',
+    default: 'kube',
+    description:
+      'registry ServiceEntries to istiod: kube (written by the leader) | mcp (served on --mcp-server-address)',
+    parse: oneOf('kube', 'mcp'),
+  },
+  mcpServerAddress: {
+    flag: '--mcp-server-address <host:port>',
+    env: 'AERAKI_MCP_SERVER_ADDRESS',
+    default: { host: '0.0.0.0', port: 15011 },
+    description: 'ServiceEntry MCP server listen address (--registry-output mcp)',
+    parse: parseAddress,
+    format: showAddress,
+  },
+} satisfies Partial<RowTable<ServeFlags>>;
+
+export const SERVE_ROWS: RowTable<ServeFlags> = { ...SOURCE_ROWS, ...REGISTRY_ROWS, ...SERVER_ROWS };

@@ -2,6 +2,7 @@
 // Keep one line per suite file; keep them sorted.
 import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
+import './app/registries.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
 import './app/render-services.test.ts';
@@ -75,6 +76,10 @@ import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
+import './registry/bridge.test.ts';
+import './registry/convert.test.ts';
+import './registry/spec.test.ts';
+import './registry/vips.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
 import './util/controller-loop.test.ts';

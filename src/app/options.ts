@@ -3,11 +3,14 @@
  * Durations are milliseconds; listen addresses are parsed (src/util/address.ts).
  */
 import type { IstioApiMode } from '../controller/mcp/index.ts';
+import type { RegistrySpec } from '../model/registry-bridge.ts';
 import type { ListenAddress } from '../util/address.ts';
 import type { LogFormat, LogLevel } from '../util/logging.ts';
 
 export type ConfigSourceKind = 'mcp' | 'kube' | 'dir';
 export type OutputKind = 'kube' | 'dir';
+/** How registry ServiceEntries reach istiod: written to the API server, or served over MCP. */
+export type RegistryOutputKind = 'kube' | 'mcp';
 
 export interface ServeOptions {
   /** Where Istio config comes from; with `mcp` the controller's CRDs and the mesh ConfigMap still come from
@@ -74,11 +77,21 @@ export interface ServeOptions {
   readonly rdsDebounceMaxMs: number;
   /** Periodic full reconcile (0 disables). */
   readonly resyncMs: number;
+  /** `--registry NAME=URL` (repeatable; `AERAKI_REGISTRIES`): the registries bridged into ServiceEntries. */
+  readonly registries: readonly RegistrySpec[];
+  /** `kube`: the leader writes them to the API server; `mcp`: served over MCP on `mcpServerAddress`. */
+  readonly registryOutput: RegistryOutputKind;
+  /** Listen address of the ServiceEntry MCP server (`--registry-output mcp`). */
+  readonly mcpServerAddress: ListenAddress;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
 }
 
-/** Whether the Kubernetes API is needed at all. */
-export function needsKube(o: Pick<ServeOptions, 'configSource' | 'output'>): boolean {
-  return o.configSource !== 'dir' || o.output === 'kube';
+/** Whether the Kubernetes API is needed at all (registries written to it need it whatever `output` is). */
+export function needsKube(
+  o: Pick<ServeOptions, 'configSource' | 'output'> &
+    Partial<Pick<ServeOptions, 'registries' | 'registryOutput'>>,
+): boolean {
+  const registriesToKube = (o.registries?.length ?? 0) > 0 && o.registryOutput === 'kube';
+  return o.configSource !== 'dir' || o.output === 'kube' || registriesToKube;
 }

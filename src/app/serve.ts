@@ -35,6 +35,7 @@ import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
 import { needsKube, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
+import { Registries, type RegistryWatcherFactory } from './registries.ts';
 
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
@@ -43,6 +44,8 @@ export interface ServeDeps {
   readonly kubeConfig?: KubeConfig;
   /** Retry backoff of informers, the MCP client and writes (tests shorten it). */
   readonly backoff?: BackoffOptions;
+  /** Builds the registry watchers (default: REGISTRY_WATCHERS of registries.ts by type). */
+  readonly registryWatcher?: RegistryWatcherFactory;
 }
 
 export interface RunningServe {
@@ -59,6 +62,8 @@ export interface RunningServe {
   readonly metrics: AerakiMetrics;
   readonly reconciler: Reconciler;
   readonly cache: SnapshotCache;
+  /** The registry bridges; undefined without `--registry`. */
+  readonly registries: Registries | undefined;
   isLeader(): boolean;
   /** Graceful stop; idempotent. */
   stop(): Promise<void>;
@@ -126,6 +131,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   }
 
   const sources = new ConfigSources(o, store, kc, logger, deps.backoff);
+  let registries: Registries | undefined;
+  try {
+    registries = startRegistries(o, store, kc, metrics, deps, logger, () => kubeOut?.isLeader() ?? true);
+  } catch (err) {
+    await rds.stop();
+    await webhook?.server.stop();
+    throw err;
+  }
+  const allSynced = () => sources.synced && (registries?.synced ?? true);
   const sink: EnvoyFilterSink = o.output === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.outputDir);
   let kubeOut: KubeOutput | undefined;
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
@@ -140,7 +154,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       return desired;
     },
     heldSources: () => heldSourceKeys(store.rejected()),
-    isSynced: () => sources.synced,
+    isSynced: allSynced,
     isLeader: () => kubeOut?.isLeader() ?? true,
     quietMs: o.debounceAfterMs,
     maxWaitMs: o.debounceMaxMs,
@@ -154,7 +168,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
   if (o.output === 'kube' && kc) {
     kubeOut = new KubeOutput(o, kc, rdsPort, {
-      onChange: () => reconciler.trigger(),
+      onChange: () => {
+        reconciler.trigger();
+        registries?.trigger();
+      },
       statusInputs: () => ({ view: store, rejected: store.rejected(), issues: generationIssues }),
       isSynced: () => sources.synced,
       metrics,
@@ -188,13 +205,19 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     metrics,
     readiness: {
       config: () =>
-        sources.synced ? true : { ready: false, reason: `waiting for ${sources.pending().join(', ')}` },
+        allSynced()
+          ? true
+          : {
+              ready: false,
+              reason: `waiting for ${[...sources.pending(), ...(registries?.pending() ?? [])].join(', ')}`,
+            },
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
     },
     debug: {
       config: () => configDocument(store, sources.synced),
       envoyfilters: () => envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
       routes: () => routesDocument(cache),
+      ...(registries ? { registries: () => registries.debugDocument() } : {}),
     },
     logger,
   });
@@ -211,6 +234,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 
   reconciler.start();
   kubeOut?.start();
+  await registries?.start();
   try {
     await sources.start();
   } catch (err) {
@@ -233,6 +257,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       log.info('shutting down');
       admin.beginShutdown();
       await reconciler.stop();
+      await registries?.stop();
       await kubeOut?.stopWriters();
       routes.stop();
       await rds.stop();
@@ -256,9 +281,37 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     metrics,
     reconciler,
     cache,
+    registries,
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
+}
+
+/** The registry bridges of `--registry`, or undefined without any. */
+function startRegistries(
+  o: ServeOptions,
+  store: ConfigStore,
+  kc: KubeConfig | undefined,
+  metrics: AerakiMetrics,
+  deps: ServeDeps,
+  logger: Logger,
+  isLeader: () => boolean,
+): Registries | undefined {
+  if (o.registries.length === 0) return undefined;
+  return new Registries({
+    specs: o.registries,
+    output: o.registryOutput,
+    rootNamespace: o.rootNamespace,
+    istioVersion: o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3',
+    store,
+    kc,
+    isLeader,
+    metricsRegistry: metrics.registry,
+    ...(deps.registryWatcher ? { watcherFactory: deps.registryWatcher } : {}),
+    ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    resyncMs: o.resyncMs,
+    logger,
+  });
 }
 
 function errMessage(err: unknown): string {

@@ -10,6 +10,11 @@
  * rate limits and filters derived from it do not change until a valid version arrives or the object is deleted.
  * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
  * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it.
+ *
+ * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
+ * owned, upsert, delete, reject and replaceKind from every other source leave it alone. So a registry ServiceEntry
+ * that also comes back through the Kubernetes or MCP source (written by this controller, served to istiod) is
+ * neither doubled nor replaced by its echo: the bridge's version is the one in effect until the bridge removes it.
  */
 import { BUILTIN_CODECS, CLUSTER_DOMAIN } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
@@ -65,6 +70,8 @@ export class ConfigStore implements ConfigView {
   /** Normalised held host → the rejections holding it; rebuilt lazily after a change (undefined = stale). */
   private held: Map<string, ObjectRef[]> | undefined;
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
+  /** `<kind>/<namespace>/<name>` → the source owning that key (applyOwned). */
+  private readonly owners = new Map<string, string>();
 
   constructor(opts: { rootNamespace: string; mesh?: MeshConfig; clusterDomain?: string }) {
     this.rootNamespace = opts.rootNamespace;
@@ -75,8 +82,40 @@ export class ConfigStore implements ConfigView {
 
   // ------------------------------------------------------------------ writes
 
-  /** Adds or replaces an object. Returns true (and emits added/updated) unless an identical object is stored. */
+  /**
+   * Adds or replaces an object. Returns true (and emits added/updated) unless an identical object is stored or
+   * another source owns its key (applyOwned).
+   */
   upsert(obj: ConfigObject): boolean {
+    if (this.isOwned(obj.kind, obj.metadata.namespace, obj.metadata.name)) return false;
+    return this.put(obj);
+  }
+
+  /**
+   * The objects of a source of its own: `upserts` are stored and owned by `source`, `removals` (owned by `source`)
+   * are deleted and released. A key owned by another source is left alone. Events as for upsert and delete.
+   */
+  applyOwned(source: string, upserts: readonly ConfigObject[], removals: readonly ObjectRef[]): void {
+    for (const r of removals) {
+      const key = rejectKey(r.kind, r.namespace, r.name);
+      if (this.owners.get(key) !== source) continue;
+      this.owners.delete(key);
+      this.remove(r.kind as ConfigKind, r.namespace, r.name);
+    }
+    for (const o of upserts) {
+      const key = rejectKey(o.kind, o.metadata.namespace, o.metadata.name);
+      const owner = this.owners.get(key);
+      if (owner !== undefined && owner !== source) continue;
+      this.owners.set(key, source);
+      this.put(o);
+    }
+  }
+
+  private isOwned(kind: string, namespace: string, name: string): boolean {
+    return this.owners.size > 0 && this.owners.has(rejectKey(kind, namespace, name));
+  }
+
+  private put(obj: ConfigObject): boolean {
     const key = objectKey(obj.metadata.namespace, obj.metadata.name);
     if (this.rejects.size > 0)
       this.clearRejection(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
@@ -101,8 +140,14 @@ export class ConfigStore implements ConfigView {
   /**
    * Removes an object (and any rejection recorded for it). Returns true (and emits deleted) if it was stored;
    * when only a rejection holding hosts was recorded, emits `held` (the hosts are released) and returns false.
+   * An owned key (applyOwned) is left alone.
    */
   delete(kind: ConfigKind, namespace: string, name: string): boolean {
+    if (this.isOwned(kind, namespace, name)) return false;
+    return this.remove(kind, namespace, name);
+  }
+
+  private remove(kind: ConfigKind, namespace: string, name: string): boolean {
     const released = this.clearRejection(rejectKey(kind, namespace, name));
     const objects = this.objectsOf(kind);
     const key = objectKey(namespace, name);
@@ -177,6 +222,7 @@ export class ConfigStore implements ConfigView {
    * that changes what is held. Cleared by a later upsert or delete of the same object.
    */
   reject(ref: ObjectRef, issues: readonly ConfigIssue[], hosts: readonly string[] = []): void {
+    if (this.isOwned(ref.kind, ref.namespace, ref.name)) return;
     const key = rejectKey(ref.kind, ref.namespace, ref.name);
     const before = this.holdingHosts(this.rejects.get(key));
     const rejection: RejectedObject = hosts.length > 0 ? { ref, issues, hosts } : { ref, issues };

@@ -9,6 +9,7 @@
  * | `/debug/config`       | JSON from the `config` provider                                                  |
  * | `/debug/envoyfilters` | JSON from the `envoyfilters` provider (desired set and its diff)                 |
  * | `/debug/routes`       | JSON from the `routes` provider                                                  |
+ * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
  *
  * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`). A provider or check that throws or
  * rejects never crashes the process: 500 with `{"error": message}` (a throwing check is "not ready" with its
@@ -24,8 +25,8 @@ export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
 
 /** A JSON document for a debug endpoint; called once per request, may be async. */
 export type DebugProvider = () => unknown;
-export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes';
-export const DEBUG_ENDPOINTS: readonly DebugEndpoint[] = ['config', 'envoyfilters', 'routes'];
+export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries';
+export const DEBUG_ENDPOINTS: readonly DebugEndpoint[] = ['config', 'envoyfilters', 'routes', 'registries'];
 
 /** What `/metrics` serves (AerakiMetrics fits). */
 export interface MetricsSource {

@@ -8,9 +8,24 @@ import { contentHash } from '../util/json.ts';
 
 export type ManagedKind = OutputObject['kind'];
 
+/**
+ * What diff plans over: a kind, the owned metadata and the spec. EnvoyFilters and gateway VirtualServices
+ * (OutputObject) by default; the registry ServiceEntries (src/app/registry-kube.ts) too.
+ */
+export interface DiffObject {
+  readonly kind: string;
+  readonly metadata: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly labels: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+  readonly spec: unknown;
+}
+
 /** A managed object as it exists in the sink (only the fields the controller compares or needs to write). */
-export interface ExistingObject {
-  readonly kind: ManagedKind;
+export interface ExistingObject<K extends string = ManagedKind> {
+  readonly kind: K;
   readonly namespace: string;
   readonly name: string;
   readonly resourceVersion: string;
@@ -19,18 +34,18 @@ export interface ExistingObject {
   readonly spec: unknown;
 }
 
-export interface PlannedUpdate {
-  readonly desired: OutputObject;
-  readonly existing: ExistingObject;
+export interface PlannedUpdate<T extends DiffObject = OutputObject, K extends string = ManagedKind> {
+  readonly desired: T;
+  readonly existing: ExistingObject<K>;
 }
 
 /** Every list is ordered by kind, namespace, name. `desired` objects in the plan carry the content-hash annotation. */
-export interface Plan {
-  readonly creates: readonly OutputObject[];
-  readonly updates: readonly PlannedUpdate[];
-  readonly deletes: readonly ExistingObject[];
+export interface Plan<T extends DiffObject = OutputObject, K extends string = ManagedKind> {
+  readonly creates: readonly T[];
+  readonly updates: readonly PlannedUpdate<T, K>[];
+  readonly deletes: readonly ExistingObject<K>[];
   /** Existing objects that are not desired but kept because their source failed (or could not be known). */
-  readonly kept: readonly ExistingObject[];
+  readonly kept: readonly ExistingObject<K>[];
   readonly unchanged: number;
 }
 
@@ -54,7 +69,7 @@ function pick(
   return out;
 }
 
-function ownedAnnotationKeys(obj: OutputObject): string[] {
+function ownedAnnotationKeys(obj: DiffObject): string[] {
   return Object.keys(obj.metadata.annotations ?? {})
     .filter((k) => k !== CONTENT_HASH_ANNOTATION)
     .sort();
@@ -64,7 +79,7 @@ function ownedAnnotationKeys(obj: OutputObject): string[] {
  * Hash of the fields the controller owns: kind, its labels, its annotations (without the hash itself) and the
  * whole spec. Foreign labels and annotations on an existing object are not compared (and are preserved on update).
  */
-export function desiredHash(obj: OutputObject): string {
+export function desiredHash(obj: DiffObject): string {
   const labelKeys = Object.keys(obj.metadata.labels).sort();
   const annotationKeys = ownedAnnotationKeys(obj);
   return contentHash({
@@ -75,7 +90,7 @@ export function desiredHash(obj: OutputObject): string {
   });
 }
 
-function existingHash(e: ExistingObject, labelKeys: string[], annotationKeys: string[]): string {
+function existingHash(e: ExistingObject<string>, labelKeys: string[], annotationKeys: string[]): string {
   return contentHash({
     kind: e.kind,
     labels: pick(e.labels, labelKeys),
@@ -85,7 +100,7 @@ function existingHash(e: ExistingObject, labelKeys: string[], annotationKeys: st
 }
 
 /** The desired object with CONTENT_HASH_ANNOTATION set to desiredHash. */
-export function withContentHash(obj: OutputObject, hash = desiredHash(obj)): OutputObject {
+export function withContentHash<T extends DiffObject>(obj: T, hash = desiredHash(obj)): T {
   return {
     ...obj,
     metadata: {
@@ -96,9 +111,9 @@ export function withContentHash(obj: OutputObject, hash = desiredHash(obj)): Out
 }
 
 function isUnchanged(
-  desired: OutputObject,
+  desired: DiffObject,
   hash: string,
-  e: ExistingObject,
+  e: ExistingObject<string>,
   memo?: Map<string, string>,
 ): boolean {
   // The annotation alone is not enough: a person may edit the spec and keep the annotation (drift).
@@ -123,16 +138,16 @@ function isUnchanged(
  *   install) is deleted only when no source failed in this run; otherwise it is kept.
  * Duplicate desired keys: the first one wins.
  */
-export function diff(
-  desired: readonly OutputObject[],
-  existing: readonly ExistingObject[],
+export function diff<T extends DiffObject = OutputObject, K extends string = ManagedKind>(
+  desired: readonly T[],
+  existing: readonly ExistingObject<K>[],
   options: DiffOptions,
-): Plan {
-  const existingByKey = new Map<string, ExistingObject>();
+): Plan<T, K> {
+  const existingByKey = new Map<string, ExistingObject<K>>();
   for (const e of existing) existingByKey.set(objectKey(e.kind, e.namespace, e.name), e);
 
-  const creates: OutputObject[] = [];
-  const updates: PlannedUpdate[] = [];
+  const creates: T[] = [];
+  const updates: PlannedUpdate<T, K>[] = [];
   const seen = new Set<string>();
   let unchanged = 0;
   for (const d of sortObjects(desired, (o) => [o.kind, o.metadata.namespace, o.metadata.name])) {
@@ -146,8 +161,8 @@ export function diff(
     else updates.push({ desired: withContentHash(d, hash), existing: e });
   }
 
-  const deletes: ExistingObject[] = [];
-  const kept: ExistingObject[] = [];
+  const deletes: ExistingObject<K>[] = [];
+  const kept: ExistingObject<K>[] = [];
   for (const e of sortObjects(existing, (o) => [o.kind, o.namespace, o.name])) {
     if (seen.has(objectKey(e.kind, e.namespace, e.name))) continue;
     const source = e.annotations[SOURCE_ANNOTATION];

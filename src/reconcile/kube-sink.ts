@@ -5,10 +5,9 @@
  */
 import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
-import type { OutputObject } from '../model/objects.ts';
 import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../util/paged-list.ts';
-import type { ExistingObject, ManagedKind } from './diff.ts';
+import type { DiffObject, ExistingObject, ManagedKind } from './diff.ts';
 import { kubeSinkError } from '../model/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
@@ -34,7 +33,10 @@ function stringMap(v: unknown): Record<string, string> {
 }
 
 /** The fields of a listed item the reconciler needs; undefined for malformed items. */
-export function toExisting(kind: ManagedKind, item: unknown): ExistingObject | undefined {
+export function toExisting<K extends string = ManagedKind>(
+  kind: K,
+  item: unknown,
+): ExistingObject<K> | undefined {
   if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
   const m = item['metadata'];
   if (typeof m['name'] !== 'string') return undefined;
@@ -128,7 +130,7 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
 }
 
 /** The PUT body: the desired object plus the existing resourceVersion and the existing foreign labels/annotations. */
-export function updateBody(obj: OutputObject, existing: ExistingObject): Record<string, unknown> {
+export function updateBody(obj: DiffObject, existing: ExistingObject<string>): Record<string, unknown> {
   return {
     ...obj,
     metadata: {

@@ -28,6 +28,7 @@ export const REGISTRY_LABEL = 'registry';
 export const DUBBO_PORT_NAME = 'tcp-metaprotocol-dubbo';
 /** The registry service key a ServiceEntry was converted from (for people reading it). */
 export const REGISTRY_SERVICE_ANNOTATION = 'aeraki.io/registry-service';
+const WORKLOAD_SELECTOR_PARAM = 'aeraki_meta_workload_selector';
 
 export interface Converted {
   /** Sorted by namespace/name; `spec.addresses` empty. */
@@ -131,12 +132,14 @@ function convertHost(
   );
   if (namespace === undefined || port === undefined) return undefined;
   const endpoints = new Map<string, RegistryEndpoint>();
+  let selector: string | undefined;
   for (const p of valid) {
     if (nsOf(p) !== namespace) {
       warn(p, `namespace ${nsOf(p)} differs from ${namespace} (host ${g.host}); endpoint dropped`);
       continue;
     }
     if (p.port !== port) warn(p, `port ${p.port} differs from the majority port ${port} of host ${g.host}`);
+    selector ??= p.params[WORKLOAD_SELECTOR_PARAM] || undefined;
     const key = `${p.address}|${p.port}`;
     if (!endpoints.has(key)) endpoints.set(key, endpointOf(p));
   }
@@ -147,7 +150,10 @@ function convertHost(
       name: registryEntryName(spec.name, g.host),
       namespace,
       labels: { [MANAGER_LABEL]: MANAGER_VALUE, [REGISTRY_LABEL]: spec.name },
-      annotations: { [REGISTRY_SERVICE_ANNOTATION]: g.service },
+      annotations: {
+        [REGISTRY_SERVICE_ANNOTATION]: g.service,
+        ...(selector ? { workloadSelector: selector } : {}),
+      },
     },
     spec: {
       hosts: [g.host],

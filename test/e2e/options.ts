@@ -43,6 +43,9 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     rdsDebounceAfterMs: 20,
     rdsDebounceMaxMs: 200,
     resyncMs: 0,
+    registries: [],
+    registryOutput: 'kube',
+    mcpServerAddress: { host: '127.0.0.1', port: 0 },
     version: 'e2e',
     ...overrides,
   };

@@ -1,0 +1,212 @@
+/**
+ * The registry bridges of `aeraki serve` (`--registry NAME=URL`): one watcher and one RegistryBridge per registry,
+ * their ServiceEntries put straight into the ConfigStore as a source of their own (so EnvoyFilters and routes
+ * follow without a round trip through istiod), and, with `--registry-output kube`, written to the API server by
+ * the leader (registry-kube.ts). With `mcp`, `onEntries` receives the complete set after every change (the
+ * ServiceEntry MCP server's `update`). Namespaces are watched when the Kubernetes API is available; an entry whose
+ * namespace does not exist is held back until it does.
+ */
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { ConfigStore } from '../controller/store.ts';
+import type { ConfigObject } from '../model/objects.ts';
+import { parseConfigObject } from '../model/parse.ts';
+import type { RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts';
+import { formatIssue } from '../model/result.ts';
+import { registerRegistryMetrics } from '../ops/registry-metrics.ts';
+import { applyWrites } from '../reconcile/apply.ts';
+import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
+import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
+import { RegistryVips } from '../registry/vips.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import type { Clock } from '../util/clock.ts';
+import { ResilientInformer } from '../util/informer.ts';
+import type { Logger } from '../util/logger.ts';
+import type { Registry } from 'prom-client';
+import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './registry-kube.ts';
+
+/** Builds the watcher of one registry. */
+export type RegistryWatcherFactory = (spec: RegistrySpec, deps: RegistryWatcherDeps) => RegistryWatcher;
+
+/**
+ * The watcher class of each registry type. THE PLACE TO REGISTER WATCHERS: zookeeper → ZooKeeperWatcher
+ * (src/registry/zookeeper/watcher.ts), etcd → EtcdWatcher (src/registry/etcd/watcher.ts), nacos → NacosWatcher
+ * (src/registry/nacos/watcher.ts), each as `(spec, deps) => new XWatcher(spec, deps)`. A type missing here is a
+ * startup error naming the registry.
+ */
+export const REGISTRY_WATCHERS: Partial<Record<RegistrySpec['type'], RegistryWatcherFactory>> = {};
+
+export type RegistryOutputKind = 'kube' | 'mcp';
+
+export interface RegistriesOptions {
+  readonly specs: readonly RegistrySpec[];
+  readonly output: RegistryOutputKind;
+  readonly rootNamespace: string;
+  /** networking.istio.io version the kube output reads and writes ('v1' or 'v1alpha3'). */
+  readonly istioVersion: string;
+  readonly store: ConfigStore;
+  /** Needed for the kube output; namespaces are watched whenever it is given. */
+  readonly kc: KubeConfig | undefined;
+  readonly isLeader: () => boolean;
+  /** Default: REGISTRY_WATCHERS by type. */
+  readonly watcherFactory?: RegistryWatcherFactory;
+  /** Where the registry metrics are registered (AerakiMetrics.registry). */
+  readonly metricsRegistry?: Registry;
+  /** MCP output: the complete set, after every change. */
+  readonly onEntries?: (entries: readonly RegistryServiceEntry[]) => void;
+  readonly resyncMs?: number;
+  readonly backoff?: BackoffOptions;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+}
+
+/** The store source name of one registry's ServiceEntries. */
+export const registrySource = (name: string): string => `registry/${name}`;
+
+/** The watchers of `specs`; throws (a startup error) for a type nothing watches. */
+function buildWatchers(o: RegistriesOptions): RegistryWatcher[] {
+  return o.specs.map((spec) => {
+    const factory = o.watcherFactory ?? REGISTRY_WATCHERS[spec.type];
+    if (!factory) {
+      throw new Error(`--registry ${spec.name}: registry type ${spec.type} is not available in this build`);
+    }
+    return factory(spec, { logger: o.logger, ...(o.backoff ? { backoff: o.backoff } : {}) });
+  });
+}
+
+export class Registries {
+  readonly bridges: readonly RegistryBridge[];
+  readonly vips = new RegistryVips();
+  readonly kubeOutput: RegistryKubeOutput | undefined;
+  private readonly o: RegistriesOptions;
+  private readonly log: Logger;
+  private readonly namespaces = new Set<string>();
+  private readonly namespaceInformer: ResilientInformer | undefined;
+
+  constructor(o: RegistriesOptions) {
+    this.o = o;
+    this.log = o.logger.child({ component: 'registries' });
+    if (o.output === 'kube' && !o.kc) throw new Error('--registry-output kube needs the Kubernetes API');
+    const watchers = buildWatchers(o);
+    const namespaceExists = o.kc ? (ns: string) => this.namespaces.has(ns) : undefined;
+    this.bridges = o.specs.map(
+      (spec, i) =>
+        new RegistryBridge({
+          spec,
+          watcher: watchers[i]!,
+          rootNamespace: o.rootNamespace,
+          vips: this.vips,
+          ...(namespaceExists ? { namespaceExists } : {}),
+          ...(o.clock ? { clock: o.clock } : {}),
+          logger: o.logger,
+        }),
+    );
+    for (const b of this.bridges) b.onChange((d) => this.changed(b, d));
+    if (o.kc) this.namespaceInformer = this.watchNamespaces(o.kc);
+    if (o.output === 'kube' && o.kc) {
+      this.kubeOutput = new RegistryKubeOutput({
+        port: createKubeRegistryPort(o.kc, o.istioVersion),
+        apply: applyWrites,
+        bridges: this.bridges,
+        isLeader: o.isLeader,
+        ...(o.resyncMs !== undefined ? { resyncMs: o.resyncMs } : {}),
+        ...(o.backoff ? { retry: o.backoff } : {}),
+        ...(o.clock ? { clock: o.clock } : {}),
+        logger: o.logger,
+      });
+    }
+    if (o.metricsRegistry) registerRegistryMetrics(o.metricsRegistry, () => this.status());
+  }
+
+  /** Every registry synced once (the EnvoyFilter reconciler waits for it: nothing is deleted before). */
+  get synced(): boolean {
+    return this.bridges.every((b) => b.synced);
+  }
+
+  /** Readiness detail: the registries that have not synced yet. */
+  pending(): string[] {
+    return this.bridges.filter((b) => !b.synced).map((b) => `registry ${b.name}`);
+  }
+
+  status(): RegistryBridgeStatus[] {
+    return this.bridges.map((b) => b.status());
+  }
+
+  /** `/debug/registries`. */
+  debugDocument(): unknown {
+    return {
+      output: this.o.output,
+      registries: this.bridges.map((b) => ({
+        ...b.status(),
+        entries: b.entries().map((e) => `${e.metadata.namespace}/${e.metadata.name}`),
+      })),
+    };
+  }
+
+  /** Re-checks the written state (leadership gained). */
+  trigger(): void {
+    this.kubeOutput?.trigger();
+  }
+
+  async start(): Promise<void> {
+    if (this.o.output === 'kube' && this.o.kc) {
+      const port = createKubeRegistryPort(this.o.kc, this.o.istioVersion);
+      await seedVipsFromKube(
+        port,
+        this.o.specs.map((s) => s.name),
+        this.vips,
+        this.log,
+      );
+    }
+    this.namespaceInformer?.start();
+    void this.namespaceInformer?.whenSynced().then(() => this.namespacesChanged());
+    for (const b of this.bridges) b.start();
+    this.kubeOutput?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.kubeOutput?.stop();
+    await Promise.all(this.bridges.map((b) => b.stop()));
+    await this.namespaceInformer?.stop();
+  }
+
+  private namespacesChanged(): void {
+    for (const b of this.bridges) b.namespacesChanged();
+  }
+
+  private watchNamespaces(kc: KubeConfig): ResilientInformer {
+    const informer: ResilientInformer = new ResilientInformer({
+      kc,
+      path: '/api/v1/namespaces',
+      list: async () => await kc.makeApiClient(CoreV1Api).listNamespace(),
+      handlers: {
+        upsert: (obj) => {
+          const name = obj.metadata?.name ?? '';
+          if (this.namespaces.has(name)) return;
+          this.namespaces.add(name);
+          if (informer.synced) this.namespacesChanged();
+        },
+        delete: (obj) => {
+          if (this.namespaces.delete(obj.metadata?.name ?? '') && informer.synced) this.namespacesChanged();
+        },
+      },
+      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
+      logger: this.o.logger.child({ component: 'registry-namespaces' }),
+    });
+    return informer;
+  }
+
+  /** A bridge's change: into the store (as the bridge's own source), to the MCP server, to the kube output. */
+  private changed(bridge: RegistryBridge, delta: BridgeDelta): void {
+    const upserts: ConfigObject[] = [];
+    for (const se of delta.upserted) {
+      const parsed = parseConfigObject(se);
+      if (parsed?.ok) upserts.push(parsed.value);
+      else
+        this.log.error('registry ServiceEntry does not parse', { issues: parsed?.issues.map(formatIssue) });
+    }
+    const removals = delta.removed.map((r) => ({ kind: 'ServiceEntry', ...r }));
+    this.o.store.applyOwned(registrySource(bridge.name), upserts, removals);
+    this.o.onEntries?.(this.bridges.flatMap((b) => b.entries()));
+    this.kubeOutput?.trigger();
+  }
+}

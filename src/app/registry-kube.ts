@@ -1,0 +1,254 @@
+/**
+ * `--registry-output kube`: the leader writes the registry ServiceEntries to the API server through the same
+ * diff (reconcile/diff.ts) and apply (reconcile/apply.ts) as the EnvoyFilters.
+ *
+ * Every run lists the ServiceEntries labelled `manager=Aeraki` whose `registry` label names a configured registry
+ * (ServiceEntries of registries no longer configured are left alone), plans against the bridges' current entries
+ * and writes only the difference, so an unchanged state writes nothing. A ServiceEntry no longer desired is deleted
+ * only while its bridge allows deletions (bridge.ts: connected and synced in the current session). Runs are
+ * debounced, serialised, retried with backoff on transient failures (util/controller-loop.ts), skipped unless
+ * leader, and the leadership is checked again before every write.
+ */
+import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
+import {
+  asSinkError,
+  kubeSinkError,
+  writeRunHandlers,
+  type ApplyWrites,
+  type SinkError,
+  type WriteFailure,
+  type WriteOp,
+} from '../model/write.ts';
+import { diff, type ExistingObject } from '../reconcile/diff.ts';
+import { toExisting, updateBody } from '../reconcile/kube-sink.ts';
+import type { RegistryBridge } from '../registry/bridge.ts';
+import { REGISTRY_LABEL } from '../registry/convert.ts';
+import type { RegistryServiceEntry } from '../registry/types.ts';
+import type { RegistryVips } from '../registry/vips.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { LoopController } from '../util/controller-loop.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
+import { listAllPages } from '../util/paged-list.ts';
+
+export type ExistingServiceEntry = ExistingObject<'ServiceEntry'>;
+
+/** Storage of registry ServiceEntries. Every method rejects with a SinkError. */
+export interface RegistryServiceEntryPort {
+  /** Every ServiceEntry labelled `manager=Aeraki` and `registry=<one of registries>`, in every namespace. */
+  list(registries: readonly string[]): Promise<ExistingServiceEntry[]>;
+  create(se: RegistryServiceEntry): Promise<void>;
+  /** Replaces the owned fields of `existing` (its resourceVersion is the precondition). */
+  update(se: RegistryServiceEntry, existing: ExistingServiceEntry): Promise<void>;
+  /** Deleting one that is already gone succeeds. */
+  delete(existing: ExistingServiceEntry): Promise<void>;
+}
+
+/** The Kubernetes adapter: networking.istio.io `version` (v1 or v1alpha3), field manager `aeraki`. */
+export function createKubeRegistryPort(kc: KubeConfig, version: string): RegistryServiceEntryPort {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const ref = (namespace: string) => ({ group: ISTIO_GROUP, version, namespace, plural: 'serviceentries' });
+  const body = (se: RegistryServiceEntry) => ({ ...se, apiVersion: `${ISTIO_GROUP}/${version}` });
+  const call = async (what: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (err) {
+      if (what.startsWith('delete') && err instanceof ApiException && err.code === 404) return;
+      throw kubeSinkError(what, err);
+    }
+  };
+  return {
+    async list(registries) {
+      let items: unknown[];
+      try {
+        items = await listAllPages((next) =>
+          api.listClusterCustomObject({
+            group: ISTIO_GROUP,
+            version,
+            plural: 'serviceentries',
+            labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE},${REGISTRY_LABEL} in (${registries.join(',')})`,
+            limit: 500,
+            ...(next ? { _continue: next } : {}),
+          }),
+        );
+      } catch (err) {
+        throw kubeSinkError('list serviceentries', err);
+      }
+      return items.map((i) => toExisting('ServiceEntry', i)).filter((e) => e !== undefined);
+    },
+    create: (se) =>
+      call(`create ServiceEntry ${se.metadata.namespace}/${se.metadata.name}`, () =>
+        api.createNamespacedCustomObject({
+          ...ref(se.metadata.namespace),
+          body: body(se),
+          fieldManager: FIELD_MANAGER,
+        }),
+      ),
+    update: (se, existing) =>
+      call(`update ServiceEntry ${se.metadata.namespace}/${se.metadata.name}`, () =>
+        api.replaceNamespacedCustomObject({
+          ...ref(se.metadata.namespace),
+          name: se.metadata.name,
+          body: { ...updateBody(se, existing), apiVersion: `${ISTIO_GROUP}/${version}` },
+          fieldManager: FIELD_MANAGER,
+        }),
+      ),
+    delete: (e) =>
+      call(`delete ServiceEntry ${e.namespace}/${e.name}`, () =>
+        api.deleteNamespacedCustomObject({
+          ...ref(e.namespace),
+          name: e.name,
+          body: e.resourceVersion ? { preconditions: { resourceVersion: e.resourceVersion } } : {},
+        }),
+      ),
+  };
+}
+
+/** What one run did. */
+export interface RegistryWriteReport {
+  readonly skipped?: 'not-leader' | 'not-synced';
+  readonly created: number;
+  readonly updated: number;
+  readonly deleted: number;
+  readonly unchanged: number;
+  /** Not desired, but kept because their registry may not delete now. */
+  readonly kept: number;
+  readonly failures: readonly WriteFailure[];
+  readonly listError?: SinkError;
+  readonly interrupted: boolean;
+}
+
+const EMPTY: RegistryWriteReport = {
+  created: 0,
+  updated: 0,
+  deleted: 0,
+  unchanged: 0,
+  kept: 0,
+  failures: [],
+  interrupted: false,
+};
+
+export interface RegistryKubeOutputOptions {
+  readonly port: RegistryServiceEntryPort;
+  readonly apply: ApplyWrites;
+  readonly bridges: readonly RegistryBridge[];
+  /** Checked before every run and every write (default: always leader). */
+  readonly isLeader?: () => boolean;
+  /** Debounce of triggers (defaults 500 ms quiet, 5 s at most); periodic run (default 10 minutes, 0 disables). */
+  readonly quietMs?: number;
+  readonly maxWaitMs?: number;
+  readonly resyncMs?: number;
+  readonly retry?: BackoffOptions;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+  /** Called after every run with its report. */
+  readonly onRun?: (report: RegistryWriteReport) => void;
+}
+
+export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
+  private readonly o: RegistryKubeOutputOptions;
+  private readonly hashMemo = new Map<string, string>();
+
+  constructor(options: RegistryKubeOutputOptions) {
+    super({
+      ...writeRunHandlers(EMPTY, 'registry serviceentries run'),
+      isLeader: options.isLeader,
+      quietMs: options.quietMs ?? 500,
+      maxWaitMs: options.maxWaitMs ?? 5000,
+      pollMs: 1000,
+      resyncMs: options.resyncMs ?? 600_000,
+      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
+      clock: options.clock ?? systemClock,
+      logger: options.logger.child({ component: 'registry-output' }),
+    });
+    this.o = options;
+    this.loop.onRun((r) => {
+      if (r.listError) this.log.warn('listing registry ServiceEntries failed', errorFields(r.listError));
+    });
+    if (options.onRun) this.loop.onRun(options.onRun);
+  }
+
+  /** One run now (after any run in progress); never rejects. */
+  reconcile(): Promise<RegistryWriteReport> {
+    return this.loop.runNow();
+  }
+
+  protected async runOnce(): Promise<RegistryWriteReport> {
+    const bridges = new Map(this.o.bridges.map((b) => [b.name, b]));
+    let existing: ExistingServiceEntry[];
+    try {
+      existing = await this.o.port.list([...bridges.keys()]);
+    } catch (err) {
+      return { ...EMPTY, listError: asSinkError('list serviceentries', err) };
+    }
+    const desired = this.o.bridges.flatMap((b) => b.entries());
+    const plan = diff(desired, existing, { failedSources: new Set(), hashMemo: this.hashMemo });
+    const deletable = (e: ExistingServiceEntry) =>
+      bridges.get(e.labels[REGISTRY_LABEL] ?? '')?.mayDelete() ?? false;
+    const deletes = plan.deletes.filter(deletable);
+    const port = this.o.port;
+    const target = (se: RegistryServiceEntry) => ({
+      kind: 'ServiceEntry',
+      namespace: se.metadata.namespace,
+      name: se.metadata.name,
+    });
+    const ops: WriteOp[] = [
+      ...plan.creates.map((se) => ({ op: 'create' as const, ...target(se), write: () => port.create(se) })),
+      ...plan.updates.map((u) => ({
+        op: 'update' as const,
+        ...target(u.desired),
+        write: () => port.update(u.desired, u.existing),
+      })),
+      ...deletes.map((e) => ({
+        op: 'delete' as const,
+        kind: 'ServiceEntry',
+        namespace: e.namespace,
+        name: e.name,
+        write: () => port.delete(e),
+      })),
+    ];
+    const result = await this.o.apply(ops, {
+      concurrency: 4,
+      mayWrite: () => this.loop.mayWrite(),
+      onWrite: (op, error) => {
+        const fields = { namespace: op.namespace, name: op.name, op: op.op };
+        if (error) this.log.warn('registry ServiceEntry write failed', { ...fields, ...errorFields(error) });
+        else this.log.info('registry ServiceEntry written', fields);
+      },
+    });
+    return {
+      created: result.created,
+      updated: result.updated,
+      deleted: result.deleted,
+      unchanged: plan.unchanged,
+      kept: plan.deletes.length - deletes.length,
+      failures: result.failures,
+      interrupted: result.interrupted,
+    };
+  }
+}
+
+/**
+ * Pins the VIPs already written on the registry ServiceEntries (`spec.addresses[0]` of each host), so they stay
+ * what they were even if the derivation would now choose otherwise. A failed list is logged and ignored: the
+ * derived VIPs are the same ones in all but collision cases.
+ */
+export async function seedVipsFromKube(
+  port: RegistryServiceEntryPort,
+  registries: readonly string[],
+  vips: RegistryVips,
+  logger: Logger,
+): Promise<void> {
+  try {
+    for (const e of await port.list(registries)) {
+      const spec = e.spec as { hosts?: unknown; addresses?: unknown };
+      const first = (v: unknown): unknown => (Array.isArray(v) ? (v as unknown[])[0] : undefined);
+      const host = first(spec.hosts);
+      const vip = first(spec.addresses);
+      if (typeof host === 'string' && typeof vip === 'string') vips.seed(host, vip);
+    }
+  } catch (err) {
+    logger.warn('cannot read back registry ServiceEntry VIPs; deriving them', errorFields(err));
+  }
+}
