@@ -115,6 +115,9 @@ export class Registries {
       });
     }
     if (o.metricsRegistry) registerRegistryMetrics(o.metricsRegistry, () => this.status());
+    if (o.output === 'mcp' && !o.onEntries) {
+      this.log.warn('no ServiceEntry MCP server is wired: registry ServiceEntries reach this controller only');
+    }
   }
 
   /** Every registry synced once (the EnvoyFilter reconciler waits for it: nothing is deleted before). */

@@ -182,6 +182,72 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     );
   });
 
+  it('registries: repeatable --registry, AERAKI_REGISTRIES, --registry-output, and the API access kube output needs', () => {
+    const none = configOf(TLS);
+    assert.deepEqual(none.registries, []);
+    assert.equal(none.registryOutput, 'kube');
+    assert.deepEqual(none.mcpServerAddress, { host: '0.0.0.0', port: 15011 });
+    const flags = configOf([
+      ...TLS,
+      '--registry',
+      'zk=zookeeper://zk-0:2181,zk-1:2181/dubbo',
+      '--registry=nacos=nacos://nacos:8848?namespace=prod',
+      '--registry-output',
+      'mcp',
+      '--mcp-server-address',
+      '127.0.0.1:15099',
+    ]);
+    assert.deepEqual(
+      flags.registries.map((r) => [r.name, r.type, r.servers.join(',')]),
+      [
+        ['zk', 'zookeeper', 'zk-0:2181,zk-1:2181'],
+        ['nacos', 'nacos', 'nacos:8848'],
+      ],
+    );
+    assert.equal(flags.registryOutput, 'mcp');
+    assert.deepEqual(flags.mcpServerAddress, { host: '127.0.0.1', port: 15099 });
+    const env = configOf(TLS, {
+      AERAKI_REGISTRIES: 'zk=zookeeper://zk-0:2181,zk-1:2181/dubbo?allow=a.*,b.*,etcd=etcd://etcd:2379',
+    });
+    assert.deepEqual(
+      env.registries.map((r) => [r.name, r.allow]),
+      [
+        ['zk', ['a.*', 'b.*']],
+        ['etcd', []],
+      ],
+    );
+    assert.throws(() => configOf([...TLS, '--registry', 'zk=consul://c']), /unknown registry type "consul"/);
+    assert.throws(
+      () => configOf([...TLS, '--registry', 'a=etcd://e', '--registry', 'a=etcd://f']),
+      /registry a is given twice/,
+    );
+    // Writing registry ServiceEntries needs the API even when nothing else does.
+    const local = [
+      '--config-source',
+      'dir',
+      '--config-dir',
+      repoRoot,
+      '--output',
+      'dir',
+      '--output-dir',
+      repoRoot,
+    ];
+    const noCluster = (argv: string[]) => {
+      const cmd = addOptions(new Command('serve').exitOverride(), SERVE_ROWS);
+      cmd.parse(argv, { from: 'user' });
+      return serveConfig(cmd, {}, '1');
+    };
+    assert.throws(
+      () => noCluster([...TLS, ...local, '--registry', 'zk=zookeeper://zk']),
+      /--registry-output kube needs the Kubernetes API/,
+    );
+    assert.equal(
+      noCluster([...TLS, ...local, '--registry', 'zk=zookeeper://zk', '--registry-output', 'mcp'])
+        .registryOutput,
+      'mcp',
+    );
+  });
+
   it('parses durations and Aeraki log levels', () => {
     assert.equal(parseDurationMs('1500'), 1500);
     assert.equal(parseDurationMs('2s'), 2000);
