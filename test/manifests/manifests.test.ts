@@ -170,6 +170,21 @@ describe('manifests', () => {
     for (const verb of ['create', 'patch']) assert.ok(grants('events.k8s.io', 'events', verb), `${verb} events`);
   });
 
+  it('the ClusterRole lets the registry output write ServiceEntries (--registry-output kube)', () => {
+    const role = objects.find((o) => o.kind === 'ClusterRole')!;
+    for (const verb of ['list', 'create', 'update', 'delete']) {
+      assert.ok(
+        role.rules.some(
+          (r: Record<string, string[]>) =>
+            r.apiGroups!.includes('networking.istio.io') &&
+            r.resources!.includes('serviceentries') &&
+            r.verbs!.includes(verb),
+        ),
+        `${verb} serviceentries`,
+      );
+    }
+  });
+
   const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
   const schemaOf = (kind: string) =>
     crds.find((c) => c.spec.names.kind === kind)!.spec.versions[0].schema.openAPIV3Schema as Record<string, any>;
