@@ -107,6 +107,33 @@ describe('ConfigStore', () => {
     assert.deepEqual(events, [], 'equal copies change nothing');
   });
 
+  it('applyOwned: a source of its own keeps its keys against every other source until it removes them', () => {
+    const { store, events } = newStore();
+    const mine = serviceEntry('ns', 'reg', { hosts: ['reg.example'] });
+    const echo = serviceEntry('ns', 'reg', { hosts: ['stale.example'] });
+    store.upsert(echo); // seen first through another source: taken over
+    store.applyOwned('registry/zk', [mine], []);
+    assert.equal(store.get('ServiceEntry', 'ns', 'reg'), mine);
+    events.length = 0;
+    assert.equal(store.upsert(echo), false);
+    assert.equal(store.delete('ServiceEntry', 'ns', 'reg'), false);
+    store.reject({ kind: 'ServiceEntry', namespace: 'ns', name: 'reg' }, []);
+    store.replaceKind('ServiceEntry', [serviceEntry('ns', 'other', {})]);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.name}`),
+      ['added other'],
+    );
+    assert.equal(store.get('ServiceEntry', 'ns', 'reg'), mine);
+    assert.deepEqual(store.rejected(), []);
+    // Another owned source cannot take the key either.
+    store.applyOwned('registry/nacos', [echo], [{ kind: 'ServiceEntry', namespace: 'ns', name: 'reg' }]);
+    assert.equal(store.get('ServiceEntry', 'ns', 'reg'), mine);
+    // Removed by its owner: gone, and free for the others again.
+    store.applyOwned('registry/zk', [], [{ kind: 'ServiceEntry', namespace: 'ns', name: 'reg' }]);
+    assert.equal(store.get('ServiceEntry', 'ns', 'reg'), undefined);
+    assert.equal(store.upsert(echo), true);
+  });
+
   it('indexes hosts after FQDN normalisation (D6) and keeps them current on update and delete', () => {
     const { store } = newStore();
     store.upsert(virtualService('shop', 'vs', { hosts: ['catalog'] }));
