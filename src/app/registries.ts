@@ -108,6 +108,8 @@ export class Registries {
         apply: applyWrites,
         bridges: this.bridges,
         isLeader: o.isLeader,
+        // Until the namespaces are listed every entry is held back: a run then would delete what exists.
+        isSynced: () => this.namespaceInformer?.synced ?? true,
         ...(o.resyncMs !== undefined ? { resyncMs: o.resyncMs } : {}),
         ...(o.backoff ? { retry: o.backoff } : {}),
         ...(o.clock ? { clock: o.clock } : {}),
@@ -116,18 +118,25 @@ export class Registries {
     }
     if (o.metricsRegistry) registerRegistryMetrics(o.metricsRegistry, () => this.status());
     if (o.output === 'mcp' && !o.onEntries) {
-      this.log.warn('no ServiceEntry MCP server is wired: registry ServiceEntries reach this controller only');
+      this.log.warn(
+        'no ServiceEntry MCP server is wired: registry ServiceEntries reach this controller only',
+      );
     }
   }
 
-  /** Every registry synced once (the EnvoyFilter reconciler waits for it: nothing is deleted before). */
+  /**
+   * Every registry synced once and the namespaces are listed (the EnvoyFilter reconciler waits for it, so the
+   * filters of registry services are not deleted before their ServiceEntries are known).
+   */
   get synced(): boolean {
-    return this.bridges.every((b) => b.synced);
+    return (this.namespaceInformer?.synced ?? true) && this.bridges.every((b) => b.synced);
   }
 
   /** Readiness detail: the registries that have not synced yet. */
   pending(): string[] {
-    return this.bridges.filter((b) => !b.synced).map((b) => `registry ${b.name}`);
+    const out = this.bridges.filter((b) => !b.synced).map((b) => `registry ${b.name}`);
+    if (this.namespaceInformer && !this.namespaceInformer.synced) out.push('registry namespaces');
+    return out;
   }
 
   status(): RegistryBridgeStatus[] {

@@ -135,6 +135,8 @@ export interface RegistryKubeOutputOptions {
   readonly bridges: readonly RegistryBridge[];
   /** Checked before every run and every write (default: always leader). */
   readonly isLeader?: () => boolean;
+  /** Runs wait until true (default: always), e.g. until the namespaces are known. */
+  readonly isSynced?: () => boolean;
   /** Debounce of triggers (defaults 500 ms quiet, 5 s at most); periodic run (default 10 minutes, 0 disables). */
   readonly quietMs?: number;
   readonly maxWaitMs?: number;
@@ -154,6 +156,7 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
     super({
       ...writeRunHandlers(EMPTY, 'registry serviceentries run'),
       isLeader: options.isLeader,
+      isSynced: options.isSynced,
       quietMs: options.quietMs ?? 500,
       maxWaitMs: options.maxWaitMs ?? 5000,
       pollMs: 1000,
