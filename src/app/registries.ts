@@ -22,6 +22,7 @@ import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
+import type { ServeOptions } from './options.ts';
 import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './registry-kube.ts';
 
 /** Builds the watcher of one registry. */
@@ -221,4 +222,34 @@ export class Registries {
     this.o.onEntries?.(this.bridges.flatMap((b) => b.entries()));
     this.kubeOutput?.trigger();
   }
+}
+
+/** What `createRegistries` takes from serve besides the options. */
+export interface RegistriesDeps {
+  readonly store: ConfigStore;
+  readonly kc: KubeConfig | undefined;
+  readonly metricsRegistry: Registry;
+  readonly watcherFactory: RegistryWatcherFactory | undefined;
+  readonly backoff: BackoffOptions | undefined;
+  readonly logger: Logger;
+  readonly isLeader: () => boolean;
+}
+
+/** The registry bridges of `--registry`, or undefined without any; throws for a registry type nothing watches. */
+export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registries | undefined {
+  if (o.registries.length === 0) return undefined;
+  return new Registries({
+    specs: o.registries,
+    output: o.registryOutput,
+    rootNamespace: o.rootNamespace,
+    istioVersion: o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3',
+    store: deps.store,
+    kc: deps.kc,
+    isLeader: deps.isLeader,
+    metricsRegistry: deps.metricsRegistry,
+    ...(deps.watcherFactory ? { watcherFactory: deps.watcherFactory } : {}),
+    ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    resyncMs: o.resyncMs,
+    logger: deps.logger,
+  });
 }

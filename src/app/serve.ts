@@ -35,7 +35,7 @@ import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
 import { needsKube, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
-import { Registries, type RegistryWatcherFactory } from './registries.ts';
+import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
 
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
@@ -133,7 +133,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const sources = new ConfigSources(o, store, kc, logger, deps.backoff);
   let registries: Registries | undefined;
   try {
-    registries = startRegistries(o, store, kc, metrics, deps, logger, () => kubeOut?.isLeader() ?? true);
+    registries = createRegistries(o, {
+      store,
+      kc,
+      metricsRegistry: metrics.registry,
+      watcherFactory: deps.registryWatcher,
+      backoff: deps.backoff,
+      logger,
+      isLeader: () => kubeOut?.isLeader() ?? true,
+    });
   } catch (err) {
     await rds.stop();
     await webhook?.server.stop();
@@ -285,33 +293,6 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
-}
-
-/** The registry bridges of `--registry`, or undefined without any. */
-function startRegistries(
-  o: ServeOptions,
-  store: ConfigStore,
-  kc: KubeConfig | undefined,
-  metrics: AerakiMetrics,
-  deps: ServeDeps,
-  logger: Logger,
-  isLeader: () => boolean,
-): Registries | undefined {
-  if (o.registries.length === 0) return undefined;
-  return new Registries({
-    specs: o.registries,
-    output: o.registryOutput,
-    rootNamespace: o.rootNamespace,
-    istioVersion: o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3',
-    store,
-    kc,
-    isLeader,
-    metricsRegistry: metrics.registry,
-    ...(deps.registryWatcher ? { watcherFactory: deps.registryWatcher } : {}),
-    ...(deps.backoff ? { backoff: deps.backoff } : {}),
-    resyncMs: o.resyncMs,
-    logger,
-  });
 }
 
 function errMessage(err: unknown): string {

@@ -64,12 +64,18 @@ function registries(o: Partial<RegistriesOptions> & { specs: readonly RegistrySp
       return w;
     },
     resyncMs: 0,
+    backoff: { initialMs: 10, maxMs: 50 },
     clock,
     logger: silentLogger,
     ...o,
   });
   running.push(r);
   return r;
+}
+
+/** The namespaces are listed (the kube output waits for them). */
+async function listed(r: Registries): Promise<void> {
+  await waitFor(() => !r.pending().includes('registry namespaces'), 'the namespace informer');
 }
 
 /** Past the bridges' debounce, and every recompute done. */
@@ -152,6 +158,7 @@ describe('registry ServiceEntries written to the API server', () => {
     });
     const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo')] });
     await r.start();
+    await listed(r);
     const report = await r.kubeOutput!.reconcile();
     assert.equal(report.deleted, 0);
     assert.equal(report.kept, 1);
@@ -173,6 +180,7 @@ describe('registry ServiceEntries written to the API server', () => {
     foreign('user-entry', {});
     const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo')] });
     await r.start();
+    await listed(r);
     watchers.get('zk')!.sync();
     await settle(r);
     await r.kubeOutput!.reconcile();
@@ -208,6 +216,7 @@ describe('registry ServiceEntries written to the API server', () => {
   it('skips a missing target namespace until it is created', async () => {
     const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo?targetNamespace=shop')] });
     await r.start();
+    await listed(r);
     const w = watchers.get('zk')!;
     w.set(IFACE, [provider(IFACE, '10.0.0.1')], true);
     w.sync();
@@ -220,9 +229,24 @@ describe('registry ServiceEntries written to the API server', () => {
     assert.equal(stored()[0].metadata.namespace, 'shop');
   });
 
+  it('writes nothing until the namespaces are listed (every entry is held back until then)', async () => {
+    const fault = api.faults.inject({ verb: 'list', resource: 'namespaces', status: 500, times: Infinity });
+    const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo')] });
+    await r.start();
+    watchers.get('zk')!.sync();
+    await settle(r);
+    assert.equal(r.synced, false);
+    assert.deepEqual(r.pending(), ['registry namespaces']);
+    assert.equal((await r.kubeOutput!.reconcile()).skipped, 'not-synced');
+    fault.remove();
+    await listed(r);
+    assert.equal(r.synced, true);
+  });
+
   it('does not write unless leader', async () => {
     const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo')], isLeader: () => false });
     await r.start();
+    await listed(r);
     watchers.get('zk')!.set(IFACE, [provider(IFACE, '10.0.0.1')], true);
     watchers.get('zk')!.sync();
     await settle(r);
