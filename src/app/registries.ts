@@ -151,6 +151,7 @@ export class Registries {
       registries: this.bridges.map((b) => ({
         ...b.status(),
         entries: b.entries().map((e) => `${e.metadata.namespace}/${e.metadata.name}`),
+        issues: b.issues(),
       })),
     };
   }

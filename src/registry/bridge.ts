@@ -179,6 +179,11 @@ export class RegistryBridge {
     };
   }
 
+  /** The current conversion warnings (dropped endpoints, port and namespace conflicts), one line per service. */
+  issues(): string[] {
+    return [...this.lastIssues.keys()].sort().map((k) => `${k}: ${this.lastIssues.get(k)}`);
+  }
+
   /** Re-checks every entry's namespace (call when namespaces appear or go). */
   namespacesChanged(): void {
     const delta = newDelta();

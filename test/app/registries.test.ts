@@ -344,7 +344,7 @@ describe('registry ServiceEntries in the store', () => {
     assert.equal(r.synced, false);
     assert.deepEqual(r.pending(), ['registry zk']);
     const w = watchers.get('zk')!;
-    w.set(IFACE, [provider(IFACE, '10.0.0.1'), provider(IFACE, '10.0.0.2')], true);
+    w.set(IFACE, [provider(IFACE, '10.0.0.1'), provider(IFACE, '10.0.0.2'), provider(IFACE, 'bad')], true);
     w.sync();
     w.disconnect('boom');
     w.sync();
@@ -362,6 +362,9 @@ describe('registry ServiceEntries in the store', () => {
       syncErrors: 1,
       lastError: 'boom',
       entries: ['istio-system/zk-org-apache-dubbo-samples-demoservice'],
+      issues: [
+        `${IFACE}: Registry zk: provider /dubbo/${IFACE}/providers/dubbo://bad:20880/${IFACE}: address "bad" is not an IP address; endpoint dropped`,
+      ],
     });
     const text = await metrics.render();
     assert.match(text, /aeraki_registry_services\{registry="zk"\} 1/);
