@@ -251,6 +251,26 @@ describe('registry bridge', () => {
     assert.equal(again.entries()[0]!.spec.addresses[0], vip);
   });
 
+  it('moves a service to the namespace its providers name, keeping its VIP', async () => {
+    const vips = new RegistryVips();
+    const b = bridge('', { vips });
+    const ns = (n: string) => ({ params: { aeraki_meta_app_namespace: n } });
+    watcher.set(A, [provider(A, '10.0.0.1', 20880, ns('shop'))], true);
+    watcher.sync();
+    await settle(b);
+    const before = b.entries()[0]!;
+    watcher.set(A, [provider(A, '10.0.0.1', 20880, ns('billing'))]);
+    await settle(b);
+    const after = b.entries();
+    assert.deepEqual(
+      after.map((e) => e.metadata.namespace),
+      ['billing'],
+    );
+    assert.deepEqual(after[0]!.spec.addresses, before.spec.addresses);
+    assert.deepEqual(deltas.at(-1)!.removed, [{ namespace: 'shop', name: before.metadata.name }]);
+    assert.equal(vips.size, 1);
+  });
+
   it('stops its watcher', async () => {
     const b = bridge();
     assert.equal(watcher.started, true);
