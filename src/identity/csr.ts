@@ -39,6 +39,6 @@ export async function newCertificateRequest(identity: string, keyBits = 2048): P
     (csr as unknown as { certificationRequestInfo: forge.asn1.Asn1 }).certificationRequestInfo = cri;
     return cri;
   };
-  signWithNodeCrypto(csr as unknown as Parameters<typeof signWithNodeCrypto>[0], info, privateKey);
+  signWithNodeCrypto(csr, info, privateKey);
   return { keyPem: privateKey, csrPem: forge.pki.certificationRequestToPem(csr) };
 }

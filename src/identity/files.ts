@@ -27,12 +27,7 @@ export class FilesIdentityProvider extends FileCertificateProvider implements Id
 
   /** Throws when the files are missing or inconsistent (a start-up configuration error). */
   constructor(options: FilesIdentityOptions) {
-    // The reload hook fires from the watch only, never during construction.
-    let self: FilesIdentityProvider | undefined;
-    super(options, options.logger.child({ component: 'certificates' }), options.pollIntervalMs, (r) =>
-      self?.reloaded(r, options),
-    );
-    self = this;
+    super(options, options.logger.child({ component: 'certificates' }), options.pollIntervalMs);
     this.kind = options.kind;
     this.expiresAt = notAfter(this.currentIdentity);
   }
@@ -53,7 +48,8 @@ export class FilesIdentityProvider extends FileCertificateProvider implements Id
     };
   }
 
-  private reloaded(result: ReloadResult, files: TlsFiles): void {
+  protected override reloaded(result: ReloadResult): void {
+    const files = this.files;
     if (result === 'unchanged') return;
     if (result === 'failed') {
       this.counts.failure++;

@@ -88,7 +88,7 @@ function signWith(cert: forge.pki.Certificate, issuerKeyPem: string): void {
     (cert as unknown as { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate = t;
     return t;
   };
-  signWithNodeCrypto(cert as unknown as Parameters<typeof signWithNodeCrypto>[0], tbs, issuerKeyPem);
+  signWithNodeCrypto(cert, tbs, issuerKeyPem);
 }
 
 /** Generates everything in memory. */

@@ -31,10 +31,9 @@ export class FileCertificateProvider extends CertificateMaterial {
 
   /** Throws when the files are missing or inconsistent (a startup configuration error). */
   constructor(
-    private readonly files: TlsFiles,
+    protected readonly files: TlsFiles,
     private readonly logger: Logger,
     private readonly pollIntervalMs = 1000,
-    private readonly onReload: (result: ReloadResult) => void = () => {},
   ) {
     super((active) => this.watch(active));
     const first = readMaterial(files);
@@ -49,18 +48,23 @@ export class FileCertificateProvider extends CertificateMaterial {
       next = readMaterial(this.files);
     } catch (err) {
       this.logger.warn('tls: files unusable, keeping the previous certificates', errorFields(err));
-      this.onReload('failed');
+      this.reloaded('failed');
       return false;
     }
     const caChanged = this.setRoot(next.ca);
     const idChanged = this.setIdentity({ cert: next.cert, key: next.key });
     if (!caChanged && !idChanged) {
-      this.onReload('unchanged');
+      this.reloaded('unchanged');
       return false;
     }
     this.logger.info('tls: material reloaded', { ca: caChanged, certificate: idChanged });
-    this.onReload('applied');
+    this.reloaded('applied');
     return true;
+  }
+
+  /** Hears the result of every reload (never during construction); subclasses count them. */
+  protected reloaded(result: ReloadResult): void {
+    void result;
   }
 
   /** Stops watching the files (also happens when the last listener goes). */

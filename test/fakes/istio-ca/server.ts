@@ -161,7 +161,7 @@ export class FakeIstioCa {
       { name: 'subjectAltName', critical: true, altNames: [{ type: 6, value: id }] },
     ]);
     const pki = forge.pki as unknown as { getTBSCertificate(c: forge.pki.Certificate): forge.asn1.Asn1 };
-    signWithNodeCrypto(cert as never, () => pki.getTBSCertificate(cert), this.issuer.caKey);
+    signWithNodeCrypto(cert, () => pki.getTBSCertificate(cert), this.issuer.caKey);
     return forge.pki.certificateToPem(cert);
   }
 }
