@@ -16,6 +16,18 @@ export interface ClientTls {
   readonly ca: string | Buffer;
   readonly cert?: string | Buffer;
   readonly key?: string | Buffer;
+  /** Verify the server by this SPIFFE URI SAN instead of its host name (as Envoy does with Istio's certificates). */
+  readonly serverSpiffeId?: string;
+}
+
+/** A checkServerIdentity that accepts exactly the certificates carrying `id` as a URI SAN. */
+export function spiffeServerCheck(
+  id: string,
+): (host: string, cert: { subjectaltname?: string }) => Error | undefined {
+  return (_host, cert) =>
+    (cert.subjectaltname ?? '').split(', ').includes(`URI:${id}`)
+      ? undefined
+      : new Error(`server certificate is not for ${id}: ${cert.subjectaltname ?? 'no SAN'}`);
 }
 
 const Client = grpc.makeGenericClientConstructor(rdsRawClientDefinition, 'RouteDiscoveryService');
@@ -103,6 +115,7 @@ export class RdsTestClient {
             Buffer.from(tls.ca),
             tls.key ? Buffer.from(tls.key) : null,
             tls.cert ? Buffer.from(tls.cert) : null,
+            tls.serverSpiffeId ? { checkServerIdentity: spiffeServerCheck(tls.serverSpiffeId) } : {},
           );
     this.client = new Client(`${host}:${port}`, creds, { 'grpc.use_local_subchannel_pool': 1 });
   }
