@@ -56,16 +56,17 @@ describe('fake Istio CA with python3-grpcio', () => {
     files.writeToken({ namespace: 'shop', serviceAccount: 'orders' });
     const answer = await call(600);
     assert.equal(answer.code, undefined, answer.details);
+    const [leafPem, rootPem] = answer.chain ?? [];
     assert.equal(answer.chain?.length, 2);
-    const leaf = new X509Certificate(answer.chain![0]!);
+    const leaf = new X509Certificate(leafPem ?? '');
     assert.equal(
       leaf.subjectAltName,
       'URI:spiffe://cluster.local/ns/shop/sa/orders',
       'the identity comes from the token',
     );
     assert.equal((Date.parse(leaf.validTo) - Date.parse(leaf.validFrom)) / 1000, 600);
-    assert.ok(leaf.checkIssued(new X509Certificate(answer.chain![1]!)));
-    assert.equal(answer.chain![1]!.trim(), ca.issuer.ca.trim());
+    assert.ok(leaf.checkIssued(new X509Certificate(rootPem ?? '')));
+    assert.equal(rootPem?.trim(), ca.issuer.ca.trim());
     assert.deepEqual(ca.requests.at(-1)!.csrUris, ['spiffe://cluster.local/ns/whatever/sa/asked']);
   });
 
