@@ -38,6 +38,7 @@ import './envoyfilter/context.test.ts';
 import './envoyfilter/generate-all.test.ts';
 import './fakes/istio-ca.test.ts';
 import './fakes/kube-apiserver.test.ts';
+import './identity/files.test.ts';
 import './identity/istiod.test.ts';
 import './identity/rds-rotation.test.ts';
 import './leader/leader-election.test.ts';

@@ -127,8 +127,9 @@ export class IstiodIdentityProvider extends CertificateMaterial implements Ident
       provider: 'istiod',
       expiresAt: this.expiresAt,
       renewals: { ...this.counts },
-      lastError: rootMissing ?? this.lastError,
+      lastError: this.lastError,
       identity: this.o.identity,
+      ...(rootMissing ? { blocking: rootMissing } : {}),
     };
   }
 

@@ -19,6 +19,8 @@ export interface IdentityStatus {
   readonly lastError: string | undefined;
   /** The SPIFFE identity asked for (istiod only). */
   readonly identity?: string;
+  /** What keeps the certificate from being used although it was issued (no usable client root yet). */
+  readonly blocking?: string;
 }
 
 /**
@@ -44,6 +46,7 @@ export function identityReadiness(
   now: number,
 ): { readonly ready: boolean; readonly reason?: string } {
   const why = status.lastError ? `: ${status.lastError}` : '';
+  if (status.blocking) return { ready: false, reason: status.blocking };
   if (status.expiresAt === undefined) {
     return { ready: false, reason: `waiting for the first certificate (${status.provider})${why}` };
   }

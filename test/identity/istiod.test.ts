@@ -2,6 +2,7 @@
 // unavailable at start and at rotation, a token with the wrong audience, and a new mesh root.
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { renewalDelay } from '../../src/identity/istiod.ts';
 import { identityReadiness } from '../../src/identity/types.ts';
@@ -135,6 +136,24 @@ describe('identity/istiod: certificates from the Istio CA', () => {
       assert.equal(ca.requests.at(-1)!.outcome, IDENTITY);
     } finally {
       files.writeToken();
+      provider.close();
+    }
+  });
+
+  it('without a usable client root the certificate is issued but not ready; the root file is picked up later', async () => {
+    const rootFile = `${files.dir}/later-root.pem`;
+    const { provider, clock } = istiodProvider(ca, files, { clientRootFile: rootFile });
+    try {
+      provider.start();
+      await provider.renew();
+      assert.ok(provider.current());
+      const blocked = identityReadiness(provider.status(), clock.now());
+      assert.equal(blocked.ready, false);
+      assert.match(blocked.reason ?? '', /client root .*later-root\.pem unusable/);
+      writeFileSync(rootFile, ca.issuer.ca);
+      assert.equal(provider.loadRoot(), true);
+      assert.deepEqual(identityReadiness(provider.status(), clock.now()), { ready: true });
+    } finally {
       provider.close();
     }
   });
