@@ -98,7 +98,9 @@ describe('aeraki serve --cert-provider istiod', () => {
 
   it('pins the SPIFFE ID in the bootstrap ConfigMap and exports the certificate metrics', async () => {
     await waitFor(() => api.get('configmaps', 'shop', 'aeraki-bootstrap-config') !== undefined, 'bootstrap');
-    const cm = api.get('configmaps', 'shop', 'aeraki-bootstrap-config') as unknown as { data: Record<string, string> };
+    const cm = api.get('configmaps', 'shop', 'aeraki-bootstrap-config') as unknown as {
+      data: Record<string, string>;
+    };
     const doc = JSON.parse(cm.data['custom_bootstrap.json']!);
     const ctx = doc.static_resources.clusters[0].transport_socket.typed_config.common_tls_context;
     assert.deepEqual(
