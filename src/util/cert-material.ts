@@ -19,6 +19,7 @@ export class CertificateMaterial implements experimental.CertificateProvider {
   private identity: KeyPair | undefined;
   private readonly caListeners = new Set<CaListener>();
   private readonly idListeners = new Set<IdListener>();
+  private active = false;
 
   constructor(private readonly onActivity: ActivityHook = () => {}) {}
 
@@ -82,8 +83,6 @@ export class CertificateMaterial implements experimental.CertificateProvider {
     this.idListeners.clear();
     this.activityChanged();
   }
-
-  private active = false;
 
   private activityChanged(): void {
     const active = this.caListeners.size > 0 || this.idListeners.size > 0;

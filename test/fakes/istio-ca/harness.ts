@@ -47,7 +47,7 @@ export function caFiles(ca: FakeIstioCa): CaFiles {
 export function istiodProvider(
   ca: FakeIstioCa,
   files: CaFiles,
-  o: { random?: () => number; clientRootFile?: string } = {},
+  o: { random?: () => number; clientRootFile?: string; serverName?: string } = {},
 ): { provider: IstiodIdentityProvider; clock: ManualClock } {
   const clock = new ManualClock(Date.now());
   const provider = new IstiodIdentityProvider({
@@ -55,7 +55,7 @@ export function istiodProvider(
       address: ca.address,
       rootCertFile: files.rootFile,
       tokenFile: files.tokenFile,
-      serverName: ca.serverName,
+      serverName: o.serverName ?? ca.serverName,
     },
     identity: IDENTITY,
     ttlMs: TTL_MS,
