@@ -1,6 +1,7 @@
 // The project's own RDS client for tests and the benchmark: raw-bytes gRPC calls on StreamRoutes / DeltaRoutes,
 // with a response queue per stream. Requests are given in protobufjs object form (lowerCamelCase names).
 import * as grpc from '@grpc/grpc-js';
+import { spiffeServerCheck } from '../../src/util/spiffe.ts';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import {
   decodeDeltaResponse,
@@ -18,16 +19,6 @@ export interface ClientTls {
   readonly key?: string | Buffer;
   /** Verify the server by this SPIFFE URI SAN instead of its host name (as Envoy does with Istio's certificates). */
   readonly serverSpiffeId?: string;
-}
-
-/** A checkServerIdentity that accepts exactly the certificates carrying `id` as a URI SAN. */
-export function spiffeServerCheck(
-  id: string,
-): (host: string, cert: { subjectaltname?: string }) => Error | undefined {
-  return (_host, cert) =>
-    (cert.subjectaltname ?? '').split(', ').includes(`URI:${id}`)
-      ? undefined
-      : new Error(`server certificate is not for ${id}: ${cert.subjectaltname ?? 'no SAN'}`);
 }
 
 const Client = grpc.makeGenericClientConstructor(rdsRawClientDefinition, 'RouteDiscoveryService');

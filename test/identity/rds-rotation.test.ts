@@ -14,7 +14,9 @@ import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { generateDevCertificates } from '../../src/tools/dev-certs.ts';
 import { caFiles, IDENTITY, istiodProvider, TTL_MS, type CaFiles } from '../fakes/istio-ca/harness.ts';
 import { FakeIstioCa } from '../fakes/istio-ca/server.ts';
-import { ackOf, RdsTestClient, sotwRequest, spiffeServerCheck } from '../fakes/rds-client.ts';
+import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
+import { spiffeServerCheck } from '../../src/util/spiffe.ts';
+import { watchRoutes } from '../../src/tools/route-watcher.ts';
 import { testCa } from '../fakes/test-ca.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 
@@ -130,6 +132,29 @@ describe('identity/istiod: the RDS server across certificate and root rotations'
     } finally {
       client.close();
     }
+  });
+
+  it('aeraki routes verifies the server by its SPIFFE ID (--server-spiffe-id), refusing another one', async () => {
+    const watch = (serverSpiffeId: string) =>
+      new Promise<string>((resolve) => {
+        const w = watchRoutes({
+          address: `127.0.0.1:${port}`,
+          tls: {
+            ca: Buffer.from(testCa().ca),
+            cert: Buffer.from(meshClient.cert),
+            key: Buffer.from(meshClient.key),
+          },
+          names: [NAME],
+          serverSpiffeId,
+          onResponse: (r) => {
+            w.close();
+            resolve(r.resources.map((x) => (x.json as { name?: string }).name).join(','));
+          },
+          onEnd: (status) => resolve(`ended ${status.code}`),
+        });
+      });
+    assert.equal(await watch(IDENTITY), NAME);
+    assert.equal(await watch('spiffe://cluster.local/ns/istio-system/sa/impostor'), 'ended 14');
   });
 
   it('a new mesh root in the watched file admits clients of the new CA without a restart', async () => {
