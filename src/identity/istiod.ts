@@ -112,7 +112,11 @@ export class IstiodIdentityProvider extends CertificateMaterial implements Ident
       return changed;
     } catch (err) {
       this.rootError = `client root ${this.o.clientRootFile} unusable: ${(err as Error).message}`;
-      this.log.warn('client root unusable, keeping the previous one', errorFields(err));
+      const keeping = this.currentRoot ? ', keeping the previous one' : '';
+      this.log.warn(`client root unusable${keeping}`, {
+        file: this.o.clientRootFile,
+        error: (err as Error).message,
+      });
       return false;
     }
   }

@@ -46,7 +46,7 @@ export function identityReadiness(
   now: number,
 ): { readonly ready: boolean; readonly reason?: string } {
   const why = status.lastError ? `: ${status.lastError}` : '';
-  if (status.blocking) return { ready: false, reason: status.blocking };
+  if (status.blocking) return { ready: false, reason: `${status.blocking}${why}` };
   if (status.expiresAt === undefined) {
     return { ready: false, reason: `waiting for the first certificate (${status.provider})${why}` };
   }
