@@ -8,7 +8,7 @@ import type { ReadProvider } from './status-metrics.ts';
 export function createCertMetrics(registers: Registry[], read: ReadProvider) {
   const certExpiry = new Gauge({
     name: 'aeraki_cert_expiry_timestamp_seconds',
-    help: 'When the certificate the RDS server presents expires (seconds since the epoch); absent before the first.',
+    help: 'When the certificate the RDS server presents expires (seconds since the epoch); 0 before the first.',
     registers,
     collect: () => {
       const s = read((p) => p.certificate?.());
