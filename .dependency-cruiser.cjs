@@ -1,10 +1,10 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
 //   util <- model <- controller, registry
 //                 <- plugins/sdk <- plugins/*        (plugins: model, util and plugins/sdk only)
-//                 <- envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook, status
+//                 <- envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook, status, identity
 //   tools: model, util and the RDS wire definitions (xds-rds/protos.ts)
 //   everything <- app/ <- cmd/
-// controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook and status never import each other: they meet
+// controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook, status and identity never import each other: they meet
 // in model and are wired together in app/.
 const layer = (from, allowed) => ({
   name: `${from}-imports`,
@@ -29,6 +29,7 @@ const PEERS = [
   'ops',
   'webhook',
   'status',
+  'identity',
 ];
 
 module.exports = {
@@ -75,7 +76,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|tools)/',
+          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|tools)/',
       },
       to: {},
     },

@@ -169,6 +169,7 @@ const routesCommand = addOptions(
       tls: o.insecure ? 'insecure' : { ca: read(o.ca), cert: read(o.cert), key: read(o.key) },
       names,
       ...(o.serverName ? { serverName: o.serverName } : {}),
+      ...(o.serverSpiffeId ? { serverSpiffeId: o.serverSpiffeId } : {}),
       onResponse: (r) => {
         const routes = r.resources.map((res) => res.json);
         process.stdout.write(`${JSON.stringify({ version: r.versionInfo, routes }, null, 2)}\n`);

@@ -1,6 +1,6 @@
 /** What `aeraki serve` prints on stdout for a person: where things are and how to look at them. */
 import path from 'node:path';
-import type { ServeOptions } from '../src/app/options.ts';
+import { certProviderOf, type ServeOptions } from '../src/app/options.ts';
 import type { RunningServe } from '../src/app/serve.ts';
 
 type Write = (text: string) => void;
@@ -13,7 +13,8 @@ function rel(p: string): string {
 export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write): void {
   const lines = [`aeraki serve: config from ${o.configSource === 'dir' ? rel(o.configDir) : o.configSource}`];
   lines.push(`  EnvoyFilters -> ${o.output === 'dir' ? `${rel(o.outputDir)}/` : 'the Kubernetes API'}`);
-  lines.push(`  RDS (gRPC${o.rdsInsecure ? ', plaintext' : ', mTLS'}) on ${s.rdsAddress}`);
+  const rdsTls = o.rdsInsecure ? ', plaintext' : `, mTLS, certificate: ${certProviderOf(o) ?? 'none'}`;
+  lines.push(`  RDS (gRPC${rdsTls}) on ${s.rdsAddress}`);
   if (s.webhookAddress) lines.push(`  validating webhook (HTTPS) on https://${s.webhookAddress}/validate`);
   lines.push(
     `  admin on http://${s.adminAddress}  (/readyz /metrics /debug/config /debug/envoyfilters /debug/routes)`,

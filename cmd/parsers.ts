@@ -73,13 +73,14 @@ export function parseOptionalAddress(raw: string): ListenAddress | undefined {
   return raw === '' ? undefined : parseRdsAddress(raw);
 }
 
-/** Milliseconds: `250`, `250ms`, `2s`, `1m`. */
+const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds: `250`, `250ms`, `2s`, `1m`, `24h`. */
 export function parseDurationMs(raw: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim());
-  if (!m) throw new InvalidArgumentError(`expected a duration such as 500, 500ms, 2s or 1m, got "${raw}"`);
-  const n = Number(m[1]);
-  const ms = m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n;
-  return Math.round(ms);
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
+  if (!m)
+    throw new InvalidArgumentError(`expected a duration such as 500, 500ms, 2s, 1m or 24h, got "${raw}"`);
+  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']!);
 }
 
 const toLevel = oneOf('debug', 'info', 'warn', 'error');

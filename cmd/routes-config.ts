@@ -11,6 +11,8 @@ export interface RoutesOptions {
   readonly key: string;
   readonly insecure: boolean;
   readonly serverName: string;
+  /** Verify the server by this SPIFFE ID ('' = by its name). */
+  readonly serverSpiffeId: string;
   /** Exit after this many responses (0: watch until interrupted). */
   readonly count: number;
 }
@@ -42,6 +44,13 @@ export const ROUTES_ROWS: RowTable<RoutesOptions> = {
     flag: '--server-name <name>',
     default: '',
     description: 'TLS server name to verify',
+    parse: text,
+  },
+  serverSpiffeId: {
+    flag: '--server-spiffe-id <id>',
+    default: '',
+    description:
+      'verify the server by this SPIFFE URI SAN instead of its name (a certificate from istiod, e.g. spiffe://cluster.local/ns/istio-system/sa/aeraki)',
     parse: text,
   },
   count: {

@@ -2,7 +2,9 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { needsKube, type ServeOptions } from '../src/app/options.ts';
+import { certProviderOf, needsKube, type ServeOptions } from '../src/app/options.ts';
+import type { CertProviderKind } from '../src/identity/types.ts';
+import type { ServeFlags } from './serve-flags.ts';
 import { ConfigError, resolveConfig, type Env } from './rows.ts';
 import { SERVE_ROWS } from './serve-rows.ts';
 
@@ -20,12 +22,8 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
   if (c.allocateVips === true && c.output !== 'kube') {
     problems.push('--allocate-vips needs --output kube (the VIPs are written into ServiceEntries)');
   }
-  const tlsFiles = [c.tlsCertFile, c.tlsKeyFile, c.clientCaFile];
-  if (!c.rdsInsecure && c.devCertsDir === '' && tlsFiles.some((f) => f === '')) {
-    problems.push(
-      'RDS needs --tls-cert-file, --tls-key-file and --client-ca-file (or --dev-certs <dir>, or --rds-insecure)',
-    );
-  }
+  const certProvider = certProviderOf(c);
+  problems.push(...certProblems(c, certProvider));
   const webhookFiles = c.webhookCertFile !== '' && c.webhookKeyFile !== '';
   if (c.webhookAddress && c.devCertsDir === '' && !webhookFiles) {
     problems.push(
@@ -50,13 +48,13 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
           ['--webhook-key-file', c.webhookKeyFile],
         ] as [string, string][])
       : []),
-    ...(c.rdsInsecure || c.devCertsDir !== ''
-      ? []
-      : ([
+    ...(certProvider === 'files'
+      ? ([
           ['--tls-cert-file', c.tlsCertFile],
           ['--tls-key-file', c.tlsKeyFile],
-          ['--client-ca-file', c.clientCaFile],
-        ] as [string, string][])),
+          ['--client-ca-file', c.clientCaFile || c.caRootCertFile],
+        ] as [string, string][])
+      : []),
   ];
   for (const [flag, file] of files) {
     if (file !== '' && !existsSync(file)) problems.push(`${flag} ${file}: no such file or directory`);
@@ -72,6 +70,18 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     allocateVips: c.allocateVips ?? c.output === 'kube',
     podName: c.podName || hostname(),
     xdsServiceAddress: c.xdsServiceAddress || `aeraki.${c.rootNamespace}`,
+    certProvider,
+    caAddress: c.caAddress || `${c.istiodAddress.replace(/:\d+$/, '')}:15012`,
+    podNamespace: c.podNamespace || c.rootNamespace,
     version,
   });
+}
+
+/** What the chosen certificate provider needs from the other options. */
+function certProblems(c: ServeFlags, provider: CertProviderKind | undefined): string[] {
+  if (provider === 'files' && (c.tlsCertFile === '' || c.tlsKeyFile === '')) {
+    return ['--cert-provider files needs --tls-cert-file and --tls-key-file'];
+  }
+  if (provider === 'dev' && c.devCertsDir === '') return ['--cert-provider dev needs --dev-certs <dir>'];
+  return [];
 }

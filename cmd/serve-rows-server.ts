@@ -26,7 +26,7 @@ export const SERVER_ROWS = {
     flag: '--tls-cert-file <file>',
     env: 'AERAKI_TLS_CERT_FILE',
     default: '',
-    description: 'RDS server certificate (PEM)',
+    description: 'RDS server certificate (PEM; --cert-provider files)',
     parse: text,
   },
   tlsKeyFile: {
@@ -39,8 +39,9 @@ export const SERVER_ROWS = {
   clientCaFile: {
     flag: '--client-ca-file <file>',
     env: 'AERAKI_CLIENT_CA_FILE',
-    default: '/var/run/secrets/istio/root-cert.pem',
-    description: 'CA that RDS client certificates must chain to (the mesh root)',
+    default: '',
+    description:
+      'CA that RDS client certificates must chain to (default: --ca-root-cert-file, the mesh root)',
     parse: text,
   },
   rdsInsecure: {

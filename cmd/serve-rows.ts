@@ -18,6 +18,7 @@ import {
   text,
 } from './parsers.ts';
 import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
+import { CERT_ROWS } from './serve-rows-cert.ts';
 import type { ServeFlags } from './serve-flags.ts';
 import { SERVER_ROWS } from './serve-rows-server.ts';
 
@@ -208,4 +209,9 @@ const REGISTRY_ROWS = {
   },
 } satisfies Partial<RowTable<ServeFlags>>;
 
-export const SERVE_ROWS: RowTable<ServeFlags> = { ...SOURCE_ROWS, ...REGISTRY_ROWS, ...SERVER_ROWS };
+export const SERVE_ROWS: RowTable<ServeFlags> = {
+  ...SOURCE_ROWS,
+  ...REGISTRY_ROWS,
+  ...SERVER_ROWS,
+  ...CERT_ROWS,
+};

@@ -45,6 +45,8 @@ export interface KubeOutputHooks {
   readonly statusInputs: () => StatusInputs;
   /** Every config source has synced once (the status controller waits for it). */
   readonly isSynced: () => boolean;
+  /** The SPIFFE identity sidecars must see on the RDS server's certificate (with `--cert-provider istiod`). */
+  readonly serverIdentity?: string | undefined;
 }
 
 export class KubeOutput {
@@ -107,7 +109,11 @@ export class KubeOutput {
     this.bootstrap = new NamespaceBootstrapController({
       port: createKubeBootstrapPort(kc),
       apply: applyWrites,
-      target: { address: o.xdsServiceAddress, port: rdsPort },
+      target: {
+        address: o.xdsServiceAddress,
+        port: rdsPort,
+        ...(hooks.serverIdentity ? { serverIdentity: hooks.serverIdentity } : {}),
+      },
       isLeader,
       isSynced: () => namespaces.synced,
       ...(backoff ? { retry: backoff } : {}),

@@ -4,6 +4,7 @@
  */
 import type { IstioApiMode } from '../controller/mcp/index.ts';
 import type { RegistrySpec } from '../model/registry-bridge.ts';
+import type { CertProviderKind } from '../identity/types.ts';
 import type { ListenAddress } from '../util/address.ts';
 import type { LogFormat, LogLevel } from '../util/logging.ts';
 
@@ -59,6 +60,24 @@ export interface ServeOptions {
   /** Generate development certificates into this directory when they are missing, and serve with them. */
   readonly devCertsDir: string;
 
+  /** `--cert-provider`; undefined = chosen by the other options (certProviderOf). */
+  readonly certProvider: CertProviderKind | undefined;
+  /** Istio's CA (`host:port`); cmd/ fills in the istiod host of `istiodAddress` on port 15012. */
+  readonly caAddress: string;
+  /** The mesh root (the `istio-ca-root-cert` ConfigMap): verifies the CA, and RDS clients without `clientCaFile`. */
+  readonly caRootCertFile: string;
+  /** Projected service account token (audience `istio-ca`), sent to the CA as a bearer token. */
+  readonly caTokenFile: string;
+  /** The name the CA's certificate is verified for. */
+  readonly caServerName: string;
+  /** Namespace and service account of the identity asked for ('' namespace = the root namespace). */
+  readonly podNamespace: string;
+  readonly serviceAccount: string;
+  /** The mesh trust domain (SPIFFE IDs `spiffe://<trustDomain>/ns/<ns>/sa/<sa>`). */
+  readonly trustDomain: string;
+  /** Lifetime asked for each certificate from the CA, ms. */
+  readonly certTtlMs: number;
+
   /** The validating webhook's HTTPS listen address (`/validate`); undefined = no webhook. */
   readonly webhookAddress: ListenAddress | undefined;
   /** The webhook's serving certificate and key (PEM, watched and reloaded); unused with `devCertsDir`. */
@@ -94,4 +113,17 @@ export function needsKube(
 ): boolean {
   const registriesToKube = (o.registries?.length ?? 0) > 0 && o.registryOutput === 'kube';
   return o.configSource !== 'dir' || o.output === 'kube' || registriesToKube;
+}
+
+/**
+ * The certificate provider in use: `--cert-provider` when given, else `files` with `--tls-cert-file`, `dev` with
+ * `--dev-certs`, none with `--rds-insecure` (nothing needs a certificate), `istiod` otherwise.
+ */
+export function certProviderOf(
+  o: Pick<ServeOptions, 'certProvider' | 'tlsCertFile' | 'devCertsDir' | 'rdsInsecure'>,
+): CertProviderKind | undefined {
+  if (o.certProvider) return o.certProvider;
+  if (o.tlsCertFile !== '') return 'files';
+  if (o.devCertsDir !== '') return 'dev';
+  return o.rdsInsecure ? undefined : 'istiod';
 }

@@ -27,10 +27,11 @@ import { createGenerators } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { createLogger } from '../util/logging.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
-import { RdsServer, type RdsServerOptions } from '../xds-rds/server.ts';
+import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts';
-import { ensureDevCertificates, type DevCertPaths } from '../tools/dev-certs.ts';
+import type { DevCertPaths } from '../tools/dev-certs.ts';
+import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
 import { needsKube, type ServeOptions } from './options.ts';
@@ -76,30 +77,12 @@ function loadKubeConfig(path: string): KubeConfig {
   return kc;
 }
 
-async function rdsTls(o: ServeOptions): Promise<{
-  tls: RdsServerOptions['tls'];
-  devCerts: RunningServe['devCerts'];
-}> {
-  // Development certificates serve the webhook too, even beside a plaintext RDS server.
-  const devCerts = o.devCertsDir
-    ? await ensureDevCertificates(o.devCertsDir, { namespace: o.rootNamespace })
-    : undefined;
-  if (o.rdsInsecure) return { tls: { insecure: true }, devCerts };
-  if (devCerts) {
-    const p = devCerts.paths;
-    return { tls: { certFile: p.serverCert, keyFile: p.serverKey, caFile: p.ca }, devCerts };
-  }
-  return {
-    tls: { certFile: o.tlsCertFile, keyFile: o.tlsKeyFile, caFile: o.clientCaFile },
-    devCerts: undefined,
-  };
-}
-
 export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
   const logger = deps.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, component: 'aeraki' });
   const log = logger.child({ component: 'serve' });
   const rdsListen = o.rdsAddress;
-  const { tls, devCerts } = await rdsTls(o);
+  const identity = await startIdentity(o, logger, deps.backoff);
+  const { tls, devCerts } = identity;
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
 
   const store = new ConfigStore({ rootNamespace: o.rootNamespace, clusterDomain: o.clusterDomain });
@@ -113,6 +96,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rdsPort = await rds.start();
   } catch (err) {
     await rds.stop();
+    identity.provider?.close();
     const where = formatAddress(rdsHost, rdsListen.port);
     throw new Error(
       `cannot serve RDS on ${where}: ${(err as Error).message} (choose another --rds-address)`,
@@ -127,10 +111,19 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     webhook = await startWebhook(o, store, devCerts, logger);
   } catch (err) {
     await rds.stop();
+    identity.provider?.close();
     throw err;
   }
 
-  const sources = new ConfigSources(o, store, kc, logger, deps.backoff);
+  const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
+  const sources = new ConfigSources(
+    o,
+    store,
+    kc,
+    logger,
+    deps.backoff,
+    mcpIdentity && (() => mcpIdentity.current()),
+  );
   let registries: Registries | undefined;
   try {
     registries = createRegistries(o, {
@@ -145,6 +138,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   } catch (err) {
     await rds.stop();
     await webhook?.server.stop();
+    identity.provider?.close();
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
@@ -184,6 +178,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),
+      serverIdentity: identity.serverIdentity,
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       logger,
     });
@@ -207,6 +202,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
     rejectedObjects: () => store.rejected().length,
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
+    ...(identity.provider ? { certificate: identity.metrics } : {}),
   });
   const admin = new AdminServer({
     address: o.httpAddress,
@@ -220,6 +216,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
               reason: `waiting for ${[...sources.pending(), ...(registries?.pending() ?? [])].join(', ')}`,
             },
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
+      ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
     debug: {
       config: () => configDocument(store, sources.synced),
@@ -234,6 +231,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     adminAddress = await admin.start();
   } catch (err) {
     await rds.stop();
+    identity.provider?.close();
     await webhook?.server.stop();
     throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another --http-address)`, {
       cause: err,
@@ -269,6 +267,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       await kubeOut?.stopWriters();
       routes.stop();
       await rds.stop();
+      identity.provider?.close();
       await webhook?.server.stop();
       await sources.stop();
       await kubeOut?.stopWatches();

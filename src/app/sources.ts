@@ -13,6 +13,7 @@ import { firstHostIp, McpClient } from '../controller/mcp/index.ts';
 import type { ConfigStore } from '../controller/store.ts';
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
+import type { KeyPair } from '../util/key-pair.ts';
 import { DirSource } from '../controller/dir-source.ts';
 import type { ServeOptions } from './options.ts';
 
@@ -28,6 +29,8 @@ export class ConfigSources {
     kc: KubeConfig | undefined,
     logger: Logger,
     backoff?: BackoffOptions,
+    /** The controller's certificate, presented to istiod over TLS (`--cert-provider istiod`). */
+    clientIdentity?: () => KeyPair | undefined,
   ) {
     this.log = logger.child({ component: 'sources' });
     if (o.configSource === 'dir') {
@@ -59,6 +62,7 @@ export class ConfigSources {
           tls: o.istiodTls,
           ...(o.istiodRootCertFile ? { rootCertFile: o.istiodRootCertFile } : {}),
           ...(o.istiodTokenFile ? { tokenFile: o.istiodTokenFile } : {}),
+          ...(clientIdentity ? { clientIdentity } : {}),
           apiVersion: o.istioApiVersion,
           revision: o.revision,
           node: {

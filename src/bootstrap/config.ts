@@ -29,6 +29,11 @@ export interface BootstrapTarget {
   /** DNS name (e.g. `aeraki.istio-system`) or IP address, without a port. */
   readonly address: string;
   readonly port: number;
+  /**
+   * The SPIFFE ID the controller's certificate must carry (`--cert-provider istiod`); without it the proxy checks
+   * only that the certificate chains to the mesh root.
+   */
+  readonly serverIdentity?: string;
 }
 
 export interface BootstrapConfigMap {
@@ -80,6 +85,23 @@ function sdsSecret(name: string): JsonObject {
   };
 }
 
+/**
+ * The mesh root from SDS; with a server identity, combined with a URI SAN match so only a certificate issued to
+ * that identity is accepted
+ * (https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/transport_sockets/tls/v3/common.proto).
+ */
+function validation(serverIdentity: string | undefined): JsonObject {
+  if (!serverIdentity) return { validation_context_sds_secret_config: sdsSecret(SDS_ROOT_SECRET) };
+  return {
+    combined_validation_context: {
+      default_validation_context: {
+        match_typed_subject_alt_names: [{ san_type: 'URI', matcher: { exact: serverIdentity } }],
+      },
+      validation_context_sds_secret_config: sdsSecret(SDS_ROOT_SECRET),
+    },
+  };
+}
+
 const THRESHOLD = { max_connections: 100000, max_pending_requests: 100000, max_requests: 100000 };
 
 /** The Envoy bootstrap override (v3 JSON) for a valid target. */
@@ -120,7 +142,7 @@ export function buildBootstrap(target: BootstrapTarget): JsonObject {
               '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
               common_tls_context: {
                 tls_certificate_sds_secret_configs: [sdsSecret(SDS_CERT_SECRET)],
-                validation_context_sds_secret_config: sdsSecret(SDS_ROOT_SECRET),
+                ...validation(target.serverIdentity),
               },
             },
           },

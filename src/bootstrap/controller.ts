@@ -104,9 +104,11 @@ export class NamespaceBootstrapController extends LoopController<BootstrapRunRep
     this.namespaces.delete(name);
   }
 
-  /** Changes the RDS address/port; every managed ConfigMap is rewritten by the next run. */
+  /** Changes the RDS address/port/identity; every managed ConfigMap is rewritten by the next run. */
   setTarget(target: BootstrapTarget): void {
-    if (target.address === this.target.address && target.port === this.target.port) return;
+    const t = this.target;
+    if (target.address === t.address && target.port === t.port && target.serverIdentity === t.serverIdentity)
+      return;
     this.target = target;
     this.trigger();
   }

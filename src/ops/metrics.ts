@@ -11,6 +11,7 @@
  *   counts, leadership) are read at scrape time from providers given to `provide()`.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createCertMetrics } from './cert-metrics.ts';
 import { createStatusMetrics } from './status-metrics.ts';
 import type { StatusProviders } from './status-providers.ts';
 
@@ -82,6 +83,8 @@ export class AerakiMetrics {
   readonly bootstrapWrites: Counter<'verb' | 'result'>;
   readonly vipsAllocated: Counter<'reason'>;
   readonly vipConflicts: Counter;
+  readonly certExpiry: Gauge;
+  readonly certRenewals: Counter<'result'>;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -183,6 +186,7 @@ export class AerakiMetrics {
       help: 'ServiceEntry VIP updates refused with 409 Conflict (changed since listed; retried).',
       registers,
     });
+    ({ certExpiry: this.certExpiry, certRenewals: this.certRenewals } = createCertMetrics(registers, read));
     new Gauge({
       name: 'aeraki_build_info',
       help: 'Always 1; the version label names the running build.',

@@ -30,6 +30,14 @@ export interface RdsCountersLike {
   readonly nacks: number;
 }
 
+/** The controller's own certificate (src/identity/types.ts IdentityStatus). */
+export interface CertificateStatusLike {
+  /** ms since the epoch; undefined before the first certificate. */
+  readonly expiresAt: number | undefined;
+  /** Cumulative. */
+  readonly renewals: { readonly success: number; readonly failure: number };
+}
+
 export interface StatusProviders {
   readonly mcp?: () => McpStatusLike;
   readonly rds?: () => RdsCountersLike;
@@ -43,6 +51,8 @@ export interface StatusProviders {
   readonly heldHosts?: () => number;
   /** EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now. */
   readonly managedEnvoyFilters?: () => number;
+  /** The certificate the RDS server presents. */
+  readonly certificate?: () => CertificateStatusLike;
 }
 
 /** The MCP states, all exported on every scrape (1 for the current one) so a state change never leaves gaps. */

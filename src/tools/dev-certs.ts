@@ -1,8 +1,9 @@
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import forge from 'node-forge';
+import { signWithNodeCrypto } from '../util/forge-sign.ts';
 
 /**
  * Development certificates for the RDS server (`aeraki certs --out DIR`) and for tests: a CA, a server
@@ -79,16 +80,15 @@ function baseCert(subjectCn: string, publicKey: forge.pki.PublicKey, days: numbe
   return cert;
 }
 
-/** Signs with node:crypto (forge's pure-JS RSA is ~100x slower); forge only builds the DER. */
+/** Signs with node:crypto; forge only builds the DER. */
 function signWith(cert: forge.pki.Certificate, issuerKeyPem: string): void {
-  const oid = forge.pki.oids['sha256WithRSAEncryption'] as string;
-  cert.siginfo.algorithmOid = oid;
-  cert.signatureOid = oid;
   const pki = forge.pki as unknown as { getTBSCertificate(c: forge.pki.Certificate): forge.asn1.Asn1 };
-  const tbs = pki.getTBSCertificate(cert);
-  (cert as unknown as { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate = tbs;
-  const der = Buffer.from(forge.asn1.toDer(tbs).getBytes(), 'binary');
-  cert.signature = sign('sha256', der, issuerKeyPem).toString('binary');
+  const tbs = (): forge.asn1.Asn1 => {
+    const t = pki.getTBSCertificate(cert);
+    (cert as unknown as { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate = t;
+    return t;
+  };
+  signWithNodeCrypto(cert, tbs, issuerKeyPem);
 }
 
 /** Generates everything in memory. */

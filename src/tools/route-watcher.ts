@@ -4,6 +4,7 @@
  * The stream is not re-opened when it ends: `onEnd` is called once with the reason.
  */
 import * as grpc from '@grpc/grpc-js';
+import { spiffeServerCheck } from '../util/spiffe.ts';
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import {
   decodeSotwResponse,
@@ -22,6 +23,8 @@ export interface WatchRoutesOptions {
   readonly nodeId?: string;
   /** TLS server name to verify (default: the address's host; `localhost` for a loopback IP). */
   readonly serverName?: string;
+  /** Verify the server by this SPIFFE URI SAN instead of its name (a certificate from `--cert-provider istiod`). */
+  readonly serverSpiffeId?: string;
   readonly onResponse: (response: SotwResponse) => void;
   readonly onEnd: (status: grpc.StatusObject) => void;
 }
@@ -33,7 +36,12 @@ export function watchRoutes(o: WatchRoutesOptions): { close(): void } {
   const creds =
     o.tls === 'insecure'
       ? grpc.credentials.createInsecure()
-      : grpc.credentials.createSsl(o.tls.ca, o.tls.key, o.tls.cert);
+      : grpc.credentials.createSsl(
+          o.tls.ca,
+          o.tls.key,
+          o.tls.cert,
+          o.serverSpiffeId ? { checkServerIdentity: spiffeServerCheck(o.serverSpiffeId) } : {},
+        );
   // Node refuses an IP as TLS server name (SNI); loopback addresses verify as `localhost` instead.
   const loopback = /^(127\.0\.0\.1|\[::1\]):\d+$/.test(o.address);
   const serverName = o.serverName ?? (loopback ? 'localhost' : undefined);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
 const require = createRequire(import.meta.url);
@@ -32,4 +33,19 @@ export function loadProtoRoot(files: readonly string[], includeDirs: readonly st
   root.loadSync([...files]);
   root.resolveAll();
   return root;
+}
+
+/**
+ * The repository's own `protos/` directory (hand-written Istio protos), found by walking up from this module to
+ * the first `protos/` holding `marker` (works from src/ and from the compiled dist/).
+ */
+export function projectProtosDir(marker = 'istio/mcp/v1alpha1/resource.proto'): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'protos');
+    if (existsSync(path.join(candidate, marker))) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`protos/${marker} not found above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
 }

@@ -6,15 +6,22 @@ import { rdsServiceDefinition } from './service.ts';
 import type { SnapshotCache } from './snapshot.ts';
 import { SotwStream } from './sotw-stream.ts';
 import type { DeltaRequest, SotwRequest, StreamSink } from './stream-types.ts';
-import { FileCertificateProvider, peerIdentity, type TlsFiles } from './tls.ts';
+import { FileCertificateProvider, type TlsFiles } from '../util/file-certificates.ts';
+import { peerIdentity } from './tls.ts';
 
 export interface RdsServerOptions {
   /** Address to bind, e.g. `0.0.0.0` or `127.0.0.1`. */
   readonly host: string;
   /** 0 picks a free port (see `start()`'s result). */
   readonly port: number;
-  /** mTLS material (client certificate required), or `insecure: true` (explicit `--rds-insecure`). */
-  readonly tls: (TlsFiles & { readonly pollIntervalMs?: number }) | { readonly insecure: true };
+  /**
+   * mTLS (client certificate required) from files watched by the server, or from a CertificateProvider owned by
+   * the caller (its root verifies clients, its key pair is served), or `insecure: true` (`--rds-insecure`).
+   */
+  readonly tls:
+    | (TlsFiles & { readonly pollIntervalMs?: number })
+    | { readonly provider: grpc.experimental.CertificateProvider }
+    | { readonly insecure: true };
   readonly logger: Logger;
 }
 
@@ -57,13 +64,10 @@ export class RdsServer {
       logger.warn('rds: serving WITHOUT TLS (--rds-insecure); proxies are not authenticated');
       creds = grpc.ServerCredentials.createInsecure();
     } else {
-      this.provider = new FileCertificateProvider(tls, logger, tls.pollIntervalMs);
+      if (!('provider' in tls)) this.provider = new FileCertificateProvider(tls, logger, tls.pollIntervalMs);
+      const provider = 'provider' in tls ? tls.provider : this.provider!;
       // grpc-js passes its first argument on as the identity provider; ours serves both roles.
-      creds = grpc.experimental.createCertificateProviderServerCredentials(
-        this.provider,
-        this.provider,
-        true,
-      );
+      creds = grpc.experimental.createCertificateProviderServerCredentials(provider, provider, true);
     }
     const address = `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
@@ -73,7 +77,7 @@ export class RdsServer {
     return port;
   }
 
-  /** Re-reads the TLS files now (they are also polled). */
+  /** Re-reads the TLS files now (they are also polled); false with a caller's provider. */
   reloadCertificates(): boolean {
     return this.provider?.reload() ?? false;
   }

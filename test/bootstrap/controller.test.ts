@@ -198,6 +198,32 @@ describe('envoyfilter/namespace-bootstrap: ConfigMap content', () => {
     ]);
   });
 
+  it('with a server identity (--cert-provider istiod) also matches the SPIFFE URI SAN, and stays a valid Bootstrap', () => {
+    const id = 'spiffe://cluster.local/ns/istio-system/sa/aeraki';
+    const r = buildBootstrapConfigMap('app', { ...TARGET, serverIdentity: id });
+    assert.ok(r.ok);
+    const doc = JSON.parse(r.value.data[BOOTSTRAP_KEY]!);
+    const ctx = doc.static_resources.clusters[0].transport_socket.typed_config.common_tls_context;
+    assert.equal(ctx.validation_context_sds_secret_config, undefined);
+    const combined = ctx.combined_validation_context;
+    assert.deepEqual(combined.default_validation_context.match_typed_subject_alt_names, [
+      { san_type: 'URI', matcher: { exact: id } },
+    ]);
+    assert.equal(combined.validation_context_sds_secret_config.name, 'ROOTCA');
+    const root = envoyRoot();
+    assert.deepEqual(
+      protoProblems(root, root.lookupType('envoy.config.bootstrap.v3.Bootstrap'), doc, 'b'),
+      [],
+    );
+    const plain = buildBootstrapConfigMap('app', TARGET);
+    assert.ok(plain.ok);
+    assert.notEqual(
+      plain.value.metadata.annotations[CONTENT_HASH_ANNOTATION],
+      r.value.metadata.annotations[CONTENT_HASH_ANNOTATION],
+      'an identity change rewrites the ConfigMap',
+    );
+  });
+
   it('refuses an address with a port in it or a bad port, instead of writing broken JSON', () => {
     for (const bad of [
       { address: 'aeraki.istio-system:15010', port: 15010 },

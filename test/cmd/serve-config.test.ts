@@ -45,7 +45,11 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     assert.equal(c.namespaceBootstrap, true);
     assert.deepEqual(c.rdsAddress, { host: '0.0.0.0', port: 15010 });
     assert.deepEqual(c.httpAddress, { host: '0.0.0.0', port: 8080 });
-    assert.equal(configOf(['--rds-insecure']).clientCaFile, '/var/run/secrets/istio/root-cert.pem');
+    assert.equal(
+      configOf(['--rds-insecure']).clientCaFile,
+      '',
+      'RDS clients: the mesh root of --ca-root-cert-file',
+    );
     assert.equal(c.rootNamespace, 'istio-system');
     assert.equal(c.clusterDomain, 'cluster.local');
     assert.equal(configOf(TLS, { AERAKI_CLUSTER_DOMAIN: 'corp.example' }).clusterDomain, 'corp.example');
@@ -139,7 +143,11 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       /--tls-cert-file \/nope\.crt/,
     );
     assert.throws(() => configOf(TLS, { KUBERNETES_SERVICE_HOST: '' }), /pass --kubeconfig/);
-    assert.throws(() => configOf([]), /--tls-cert-file/);
+    assert.throws(
+      () => configOf(['--cert-provider', 'files']),
+      /--cert-provider files needs --tls-cert-file/,
+    );
+    assert.throws(() => configOf(['--cert-provider', 'dev']), /--cert-provider dev needs --dev-certs/);
     assert.throws(
       () => configOf(['--rds-insecure', '--output', 'dir', '--output-dir', 'o', '--leader-elect']),
       /--leader-elect needs --output kube/,
@@ -248,10 +256,55 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     );
   });
 
+  it('the certificate provider: istiod unless files or development certificates are given; its flags and variables', () => {
+    const istiod = configOf([], { POD_NAME: 'aeraki-0' });
+    assert.equal(istiod.certProvider, 'istiod');
+    assert.equal(istiod.caAddress, 'istiod.istio-system:15012', 'the istiod host on port 15012');
+    assert.equal(istiod.caRootCertFile, '/var/run/secrets/istio/root-cert.pem');
+    assert.equal(istiod.caTokenFile, '/var/run/secrets/tokens/istio-token');
+    assert.equal(istiod.caServerName, 'istiod.istio-system.svc');
+    assert.equal(istiod.podNamespace, 'istio-system', 'the root namespace');
+    assert.equal(istiod.serviceAccount, 'aeraki');
+    assert.equal(istiod.trustDomain, 'cluster.local');
+    assert.equal(istiod.certTtlMs, 86_400_000);
+    assert.equal(configOf(TLS).certProvider, 'files');
+    assert.equal(configOf(['--dev-certs', '/tmp/certs']).certProvider, 'dev');
+    assert.equal(configOf(['--rds-insecure']).certProvider, undefined);
+    assert.equal(configOf(['--rds-insecure', '--cert-provider', 'istiod']).certProvider, 'istiod');
+    assert.equal(configOf(TLS, { AERAKI_CERT_PROVIDER: 'istiod' }).certProvider, 'istiod');
+    const env = configOf([], {
+      POD_NAMESPACE: 'mesh-system',
+      SERVICE_ACCOUNT: 'aeraki-sa',
+      AERAKI_TRUST_DOMAIN: 'corp.example',
+      AERAKI_CERT_TTL: '12h',
+      AERAKI_CA_ADDRESS: 'ca.example:9443',
+      AERAKI_CA_ROOT_CERT_FILE: '/r.pem',
+      AERAKI_CA_TOKEN_FILE: '/t',
+      AERAKI_CA_SERVER_NAME: 'istiod.mesh-system.svc',
+      AERAKI_ISTIOD_ADDR: 'istiod.mesh-system.svc:15010',
+    });
+    assert.deepEqual(
+      [env.podNamespace, env.serviceAccount, env.trustDomain, env.certTtlMs, env.caAddress],
+      ['mesh-system', 'aeraki-sa', 'corp.example', 43_200_000, 'ca.example:9443'],
+    );
+    assert.deepEqual(
+      [env.caRootCertFile, env.caTokenFile, env.caServerName],
+      ['/r.pem', '/t', 'istiod.mesh-system.svc'],
+    );
+    assert.equal(configOf(['--istiod-address', 'istiod.mesh.svc:15010']).caAddress, 'istiod.mesh.svc:15012');
+    assert.equal(configOf(['--cert-ttl', '10s']).certTtlMs, 10_000);
+    assert.throws(() => configOf(['--cert-ttl', '9s']), /at least 10s/);
+    assert.throws(() => configOf([], { AERAKI_CERT_TTL: '5m0' }), /AERAKI_CERT_TTL/);
+    assert.throws(() => configOf(['--cert-provider', 'vault']), /expected istiod \| files \| dev/);
+    assert.throws(() => configOf([], { AERAKI_TRUST_DOMAIN: 'Not A Domain' }), /AERAKI_TRUST_DOMAIN/);
+  });
+
   it('parses durations and Aeraki log levels', () => {
     assert.equal(parseDurationMs('1500'), 1500);
     assert.equal(parseDurationMs('2s'), 2000);
     assert.equal(parseDurationMs('1m'), 60_000);
+    assert.equal(parseDurationMs('24h'), 86_400_000);
+    assert.equal(parseDurationMs('1.5h'), 5_400_000);
     assert.equal(parseLogLevel('warn'), 'warn');
     assert.equal(parseLogLevel('ads:debug,all:error'), 'error');
     assert.equal(parseLogLevel('default:fatal'), 'error');

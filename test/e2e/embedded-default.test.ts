@@ -69,6 +69,13 @@ describe('npm start (the embedded default, directory mode)', () => {
     );
     const ready = await httpGet(`http://127.0.0.1:${ports.admin}/readyz`);
     assert.equal(ready.status, 200, ready.body);
+    const checks = (JSON.parse(ready.body) as { checks: { name: string; ready: boolean }[] }).checks;
+    assert.deepEqual(
+      checks.find((c) => c.name === 'certificate'),
+      { name: 'certificate', ready: true },
+      'the development certificate is in use',
+    );
+    assert.match(serve.stdout, /RDS \(gRPC, mTLS, certificate: dev\)/);
 
     // Routes as a proxy sees them, through the real client command and the generated certificates.
     const certs = path.join(dir, 'certs');

@@ -1,6 +1,7 @@
 // The project's own RDS client for tests and the benchmark: raw-bytes gRPC calls on StreamRoutes / DeltaRoutes,
 // with a response queue per stream. Requests are given in protobufjs object form (lowerCamelCase names).
 import * as grpc from '@grpc/grpc-js';
+import { spiffeServerCheck } from '../../src/util/spiffe.ts';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import {
   decodeDeltaResponse,
@@ -16,6 +17,8 @@ export interface ClientTls {
   readonly ca: string | Buffer;
   readonly cert?: string | Buffer;
   readonly key?: string | Buffer;
+  /** Verify the server by this SPIFFE URI SAN instead of its host name (as Envoy does with Istio's certificates). */
+  readonly serverSpiffeId?: string;
 }
 
 const Client = grpc.makeGenericClientConstructor(rdsRawClientDefinition, 'RouteDiscoveryService');
@@ -103,6 +106,7 @@ export class RdsTestClient {
             Buffer.from(tls.ca),
             tls.key ? Buffer.from(tls.key) : null,
             tls.cert ? Buffer.from(tls.cert) : null,
+            tls.serverSpiffeId ? { checkServerIdentity: spiffeServerCheck(tls.serverSpiffeId) } : {},
           );
     this.client = new Client(`${host}:${port}`, creds, { 'grpc.use_local_subchannel_pool': 1 });
   }

@@ -28,6 +28,10 @@ import {
   SERVICE_RESOURCE,
 } from '../../src/controller/kube/resources.ts';
 import { parseConfigObject } from '../../src/model/parse.ts';
+import { Command } from 'commander';
+import { addOptions, resolveConfig } from '../../cmd/rows.ts';
+import { SERVE_ROWS } from '../../cmd/serve-config.ts';
+import { certProviderOf } from '../../src/app/options.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
@@ -97,35 +101,89 @@ describe('manifests', () => {
     }
   });
 
-  it('the validating webhook: every Aeraki kind, failurePolicy Ignore, Service 443 -> the container port 15017', () => {
-    const hook = objects.find((o) => o.kind === 'ValidatingWebhookConfiguration')!.webhooks[0];
-    assert.equal(hook.failurePolicy, 'Ignore');
-    assert.deepEqual(hook.clientConfig.service, { name: 'aeraki', namespace: 'istio-system', path: '/validate', port: 443 });
-    const resources = hook.rules.flatMap((r: { resources: string[] }) => r.resources).sort();
-    assert.deepEqual(resources, ['applicationprotocols', 'dubboauthorizationpolicies', 'metarouters', 'redisdestinations', 'redisservices']);
-    const port = objects.find((o) => o.kind === 'Service')!.spec.ports.find((p: { port: number }) => p.port === 443);
-    const c = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0];
-    assert.equal(c.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort, 15017);
-    assert.ok(c.args.includes('--webhook-address=:15017'));
-  });
-
-  it('the cert-manager component: Issuer, Certificate of the serving Secret, CA injected into the webhook', () => {
+  /** The install with the cert-manager component (kustomize takes relative paths only). */
+  const withCertManager = (): Record<string, any>[] => {
     const overlay = mkdtempSync(resolve(tmpdir(), 'aeraki-kustomize-'));
     try {
-      // kustomize takes relative paths only.
       const rel = (p: string) => relative(overlay, resolve(ROOT, p));
       const body = `resources: [${rel('manifests')}]\ncomponents: [${rel('manifests/cert-manager')}]\n`;
       writeFileSync(resolve(overlay, 'kustomization.yaml'), body);
-      const built = kustomize(overlay);
-      const cert = built.find((o) => o.kind === 'Certificate')!;
-      assert.equal(cert.spec.secretName, 'aeraki-serving-cert');
-      assert.ok(cert.spec.dnsNames.includes('aeraki.istio-system.svc'));
-      assert.ok(built.some((o) => o.kind === 'Issuer' && o.metadata.name === cert.spec.issuerRef.name));
-      const hook = built.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
-      assert.equal(hook.metadata.annotations['cert-manager.io/inject-ca-from'], 'istio-system/aeraki-serving-cert');
+      return kustomize(overlay);
     } finally {
       rmSync(overlay, { recursive: true, force: true });
     }
+  };
+
+  /** `aeraki serve`'s options from the container's args and env, as the pod would run (downward API resolved). */
+  const podOptions = (deploy: Record<string, any>) => {
+    const pod = deploy.spec.template.spec;
+    const c = pod.containers[0];
+    const fields: Record<string, string> = {
+      'metadata.namespace': deploy.metadata.namespace,
+      'metadata.name': 'aeraki-0',
+      'spec.serviceAccountName': pod.serviceAccountName,
+    };
+    const env: Record<string, string> = { KUBERNETES_SERVICE_HOST: '10.96.0.1' };
+    for (const e of c.env) env[e.name] = e.value ?? fields[e.valueFrom.fieldRef.fieldPath];
+    const cmd = addOptions(new Command('serve').exitOverride(), SERVE_ROWS);
+    cmd.parse(c.args.slice(1), { from: 'user' });
+    const options = resolveConfig(SERVE_ROWS, cmd, env); // serveConfig would also check that the files exist
+    return { ...options, certProvider: certProviderOf(options) };
+  };
+
+  /** Where a file path of the container comes from: [volume, key] through its mounts. */
+  const volumeOf = (deploy: Record<string, any>, file: string) => {
+    const pod = deploy.spec.template.spec;
+    const mount = pod.containers[0].volumeMounts.find((m: { mountPath: string }) => file.startsWith(`${m.mountPath}/`));
+    assert.ok(mount, `no mount holds ${file}`);
+    return [pod.volumes.find((v: { name: string }) => v.name === mount.name), file.slice(mount.mountPath.length + 1)];
+  };
+
+  it('certificates from istiod with no Secret: the projected istio-ca token, the mesh root ConfigMap, the identity', () => {
+    const deploy = objects.find((o) => o.kind === 'Deployment')!;
+    const o = podOptions(deploy);
+    assert.equal(o.certProvider, 'istiod');
+    assert.deepEqual([o.istiodAddress, o.caAddress], ['istiod.istio-system.svc:15012', ''], 'the CA: istiod on 15012');
+    assert.equal(o.podNamespace, 'istio-system');
+    assert.equal(o.serviceAccount, 'aeraki');
+    assert.ok(objects.some((x) => x.kind === 'ServiceAccount' && x.metadata.name === o.serviceAccount));
+    const [token, tokenPath] = volumeOf(deploy, o.caTokenFile);
+    const source = token.projected.sources.find((s: Record<string, any>) => s.serviceAccountToken).serviceAccountToken;
+    assert.equal(source.audience, 'istio-ca');
+    assert.equal(source.path, tokenPath);
+    const [root, rootKey] = volumeOf(deploy, o.caRootCertFile);
+    assert.deepEqual([root.configMap.name, rootKey], ['istio-ca-root-cert', 'root-cert.pem']);
+    assert.equal(o.clientCaFile, '', 'RDS clients are verified against the mesh root');
+    assert.deepEqual(volumeOf(deploy, o.istiodTokenFile)[0], token, 'the MCP client authenticates with the same token');
+    const volumes = deploy.spec.template.spec.volumes;
+    assert.deepEqual(volumes.filter((v: Record<string, unknown>) => v.secret), [], 'no Secret is needed');
+    assert.equal(objects.filter((x) => x.kind === 'ValidatingWebhookConfiguration').length, 0);
+  });
+
+  it('the cert-manager component: Issuer, Certificate, the webhook with its CA injected, RDS and webhook from the Secret', () => {
+    const built = withCertManager();
+    const cert = built.find((o) => o.kind === 'Certificate')!;
+    assert.equal(cert.spec.secretName, 'aeraki-serving-cert');
+    assert.ok(cert.spec.dnsNames.includes('aeraki.istio-system.svc'));
+    assert.ok(built.some((o) => o.kind === 'Issuer' && o.metadata.name === cert.spec.issuerRef.name));
+    const deploy = built.find((o) => o.kind === 'Deployment')!;
+    new Deployment(deploy).validate();
+    const o = podOptions(deploy);
+    assert.equal(o.certProvider, 'files');
+    for (const file of [o.tlsCertFile, o.tlsKeyFile, o.webhookCertFile, o.webhookKeyFile]) {
+      assert.equal(volumeOf(deploy, file)[0].secret.secretName, 'aeraki-serving-cert', file);
+    }
+    const hook = built.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
+    new ValidatingWebhookConfiguration(hook).validate();
+    assert.equal(hook.metadata.annotations['cert-manager.io/inject-ca-from'], 'istio-system/aeraki-serving-cert');
+    const w = hook.webhooks[0];
+    assert.equal(w.failurePolicy, 'Ignore');
+    assert.deepEqual(w.clientConfig.service, { name: 'aeraki', namespace: 'istio-system', path: '/validate', port: 443 });
+    const resources = w.rules.flatMap((r: { resources: string[] }) => r.resources).sort();
+    assert.deepEqual(resources, ['applicationprotocols', 'dubboauthorizationpolicies', 'metarouters', 'redisdestinations', 'redisservices']);
+    const port = built.find((o) => o.kind === 'Service')!.spec.ports.find((p: { port: number }) => p.port === 443);
+    const c = deploy.spec.template.spec.containers[0];
+    assert.equal(c.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort, o.webhookAddress?.port);
   });
 
   it('reads Secrets (Redis auth) without writing them, and runs non-root on a read-only root filesystem', () => {

@@ -176,6 +176,23 @@ describe('ops/metrics', () => {
     assert.equal(sample(after, 'aeraki_rds_streams_opened_total'), 0);
   });
 
+  it("reads the certificate's expiry and renewals from its provider; 0 before the first certificate", async () => {
+    const m = new AerakiMetrics({ defaultMetrics: false });
+    let status: { expiresAt: number | undefined; renewals: { success: number; failure: number } } = {
+      expiresAt: undefined,
+      renewals: { success: 0, failure: 3 },
+    };
+    m.provide({ certificate: () => status });
+    const waiting = await m.render();
+    assert.equal(sample(waiting, 'aeraki_cert_expiry_timestamp_seconds'), 0);
+    assert.equal(sample(waiting, 'aeraki_cert_renewals_total{result="failure"}'), 3);
+    status = { expiresAt: 1_750_000_000_500, renewals: { success: 1, failure: 3 } };
+    const issued = await m.render();
+    assert.equal(sample(issued, 'aeraki_cert_expiry_timestamp_seconds'), 1_750_000_000.5);
+    assert.equal(sample(issued, 'aeraki_cert_renewals_total{result="success"}'), 1);
+    assert.equal(sample(issued, 'aeraki_cert_renewals_total{result="failure"}'), 3);
+  });
+
   it('sets the unhandled ports by protocol after each generation pass, replacing the previous counts', async () => {
     const m = new AerakiMetrics({ defaultMetrics: false });
     m.recordUnhandledPorts([{ protocol: 'mongo' }, { protocol: 'unknown' }, { protocol: 'mongo' }]);

@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type protobuf from 'protobufjs';
-import { envoyProtoDirs, loadProtoRoot } from '../../util/protos.ts';
+import { envoyProtoDirs, loadProtoRoot, projectProtosDir } from '../../util/protos.ts';
 
 /**
  * The protobuf types the MCP client needs, loaded by reflection (protobufjs) from the Envoy protos shipped in
@@ -32,23 +29,12 @@ const ISTIO_FILES = [
 ];
 const ENVOY_FILES = ['envoy/service/discovery/v3/discovery.proto'];
 
-function findProtosDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = path.join(dir, 'protos');
-    if (existsSync(path.join(candidate, 'istio/mcp/v1alpha1/resource.proto'))) return candidate;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('protos/istio not found above ' + fileURLToPath(import.meta.url));
-    dir = parent;
-  }
-}
-
 let cached: McpProtos | undefined;
 
 /** Loads (once per process) and returns the MCP protos. Throws only if the installation is broken. */
 export function loadMcpProtos(): McpProtos {
   if (cached) return cached;
-  const root = loadProtoRoot([...ENVOY_FILES, ...ISTIO_FILES], [findProtosDir(), ...envoyProtoDirs()]);
+  const root = loadProtoRoot([...ENVOY_FILES, ...ISTIO_FILES], [projectProtosDir(), ...envoyProtoDirs()]);
   const bodies = new Map<string, protobuf.Type>();
   for (const m of BODY_MESSAGES) {
     bodies.set(BODY_TYPE_PREFIX + m, root.lookupType(`istio.networking.v1alpha3.${m}`));

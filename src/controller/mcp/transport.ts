@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
+import type { KeyPair } from '../../util/key-pair.ts';
 import type { McpProtos } from './protos.ts';
 
 /**
- * The transport: a gRPC channel to istiod and SotW ADS streams on it. Plaintext or TLS (mesh root cert), an
- * optional `authorization: Bearer <token>` read from a file at every stream open (projected tokens rotate),
+ * The transport: a gRPC channel to istiod and SotW ADS streams on it. Plaintext or TLS (mesh root cert, and the
+ * controller's own certificate when it has one), an optional `authorization: Bearer <token>` read from a file at
+ * every stream open (projected tokens rotate),
  * keepalive, and no receive size limit (grpc-js defaults to 4 MiB; adsc uses MaxInt32).
  */
 export const ADS_METHOD = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
@@ -21,6 +23,12 @@ export interface TransportOptions {
   /** TLS server name to verify when dialling by IP (istiod's cert names `istiod.<ns>.svc`). */
   readonly serverName?: string;
   readonly keepaliveTimeMs?: number;
+  /**
+   * The controller's own certificate chain and key, presented to istiod over TLS (istiod asks for a client
+   * certificate and authenticates by it); read at every stream open, so a renewed certificate is used from the
+   * next stream. Undefined (or no answer yet) = no client certificate.
+   */
+  readonly clientIdentity?: () => KeyPair | undefined;
 }
 
 export type ReadFileFn = (path: string) => Promise<Buffer>;
@@ -71,10 +79,11 @@ export class AdsTransport {
     const token = this.options.tokenFile
       ? (await this.read(this.options.tokenFile)).toString('utf8').trim()
       : '';
-    const certKey = rootCert ? rootCert.toString('base64') : String(tls);
+    const identity = tls ? this.options.clientIdentity?.() : undefined;
+    const certKey = `${rootCert ? rootCert.toString('base64') : String(tls)}|${identity?.cert.toString('base64') ?? ''}`;
     if (!this.client || this.clientCert !== certKey) {
       this.client?.close();
-      this.client = this.newClient(tls, rootCert);
+      this.client = this.newClient(tls, rootCert, identity);
       this.clientCert = certKey;
     }
     const metadata = new grpc.Metadata();
@@ -94,7 +103,7 @@ export class AdsTransport {
     this.clientCert = undefined;
   }
 
-  private newClient(tls: boolean, rootCert: Buffer | undefined): grpc.Client {
+  private newClient(tls: boolean, rootCert: Buffer | undefined, identity: KeyPair | undefined): grpc.Client {
     const channelOptions: grpc.ChannelOptions = {
       'grpc.max_receive_message_length': -1,
       'grpc.max_send_message_length': -1,
@@ -106,7 +115,9 @@ export class AdsTransport {
       channelOptions['grpc.ssl_target_name_override'] = this.options.serverName;
       channelOptions['grpc.default_authority'] = this.options.serverName;
     }
-    const creds = tls ? grpc.credentials.createSsl(rootCert ?? null) : grpc.credentials.createInsecure();
+    const creds = tls
+      ? grpc.credentials.createSsl(rootCert ?? null, identity?.key ?? null, identity?.cert ?? null)
+      : grpc.credentials.createInsecure();
     return new grpc.Client(this.options.address, creds, channelOptions);
   }
 }

@@ -77,9 +77,9 @@ export class FakeIstiod extends EventEmitter {
     const f = new FakeIstiod(options);
     const creds = options.tls
       ? grpc.ServerCredentials.createSsl(
-          null,
+          options.clientCa ?? null,
           [{ private_key: options.tls.key, cert_chain: options.tls.cert }],
-          false,
+          options.clientCa !== undefined,
         )
       : grpc.ServerCredentials.createInsecure();
     f.port = await new Promise<number>((resolve, reject) =>
@@ -152,6 +152,7 @@ export class FakeIstiod extends EventEmitter {
     const rec: RecordedStream = {
       id,
       authorization: typeof auth === 'string' ? auth : undefined,
+      peer: /URI:([^,]+)/.exec(call.getAuthContext().sslPeerCertificate?.subjectaltname ?? '')?.[1],
       open: true,
     };
     this.streams.push(rec);

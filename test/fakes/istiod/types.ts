@@ -8,6 +8,8 @@ export interface FakeIstiodOptions {
   readonly requireToken?: string;
   /** Serve TLS with this key pair instead of plaintext. */
   readonly tls?: { readonly key: Buffer; readonly cert: Buffer };
+  /** With `tls`: require a client certificate chaining to this root (istiod verifies one when given). */
+  readonly clientCa?: Buffer;
 }
 
 export type RequestKind = 'init' | 'ack' | 'nack' | 'stale';
@@ -26,6 +28,8 @@ export interface RecordedRequest {
 export interface RecordedStream {
   readonly id: number;
   readonly authorization: string | undefined;
+  /** The URI SAN of the client certificate (TLS with a client certificate), else undefined. */
+  readonly peer: string | undefined;
   open: boolean;
 }
 

@@ -1,0 +1,97 @@
+/**
+ * The controller's certificate in `aeraki serve` (`--cert-provider`, chosen by certProviderOf): Istio's CA
+ * (`istiod`), PEM files (`files`) or the development certificates of `--dev-certs` (`dev`, generated when
+ * missing; they serve the webhook too). RDS clients are verified against `--client-ca-file`, else the mesh root
+ * `--ca-root-cert-file`. The provider is started here; `close()` stops it.
+ */
+import { FilesIdentityProvider } from '../identity/files.ts';
+import { IstiodIdentityProvider } from '../identity/istiod.ts';
+import { identityReadiness, spiffeId, type IdentityProvider } from '../identity/types.ts';
+import type { ReadinessStatus } from '../ops/readiness.ts';
+import type { CertificateStatusLike } from '../ops/status-providers.ts';
+import { ensureDevCertificates, type DevCertPaths } from '../tools/dev-certs.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import type { Logger } from '../util/logger.ts';
+import type { RdsServerOptions } from '../xds-rds/server.ts';
+import { certProviderOf, type ServeOptions } from './options.ts';
+
+export interface ServeIdentity {
+  /** Undefined with `--rds-insecure` and no `--cert-provider`. */
+  readonly provider: IdentityProvider | undefined;
+  readonly tls: RdsServerOptions['tls'];
+  readonly devCerts: { readonly paths: DevCertPaths; readonly generated: boolean } | undefined;
+  /** The SPIFFE identity sidecars verify the RDS server by (istiod only). */
+  readonly serverIdentity: string | undefined;
+  readonly readiness: () => ReadinessStatus;
+  readonly metrics: () => CertificateStatusLike;
+}
+
+function createProvider(
+  o: ServeOptions,
+  devCerts: ServeIdentity['devCerts'],
+  logger: Logger,
+  backoff: BackoffOptions | undefined,
+): IdentityProvider | undefined {
+  const clientRoot = o.clientCaFile || o.caRootCertFile;
+  switch (certProviderOf(o)) {
+    case 'dev': {
+      const p = devCerts!.paths;
+      return new FilesIdentityProvider({
+        kind: 'dev',
+        certFile: p.serverCert,
+        keyFile: p.serverKey,
+        caFile: p.ca,
+        logger,
+      });
+    }
+    case 'files':
+      return new FilesIdentityProvider({
+        kind: 'files',
+        certFile: o.tlsCertFile,
+        keyFile: o.tlsKeyFile,
+        caFile: clientRoot,
+        logger,
+      });
+    case 'istiod':
+      return new IstiodIdentityProvider({
+        ca: {
+          address: o.caAddress,
+          rootCertFile: o.caRootCertFile,
+          tokenFile: o.caTokenFile,
+          serverName: o.caServerName,
+        },
+        identity: spiffeId(o.trustDomain, o.podNamespace || o.rootNamespace, o.serviceAccount),
+        ttlMs: o.certTtlMs,
+        clientRootFile: clientRoot,
+        ...(backoff ? { backoff } : {}),
+        logger,
+      });
+    default:
+      return undefined;
+  }
+}
+
+/** Builds and starts the provider; rejects when the files of `files`/`dev` are unusable. */
+export async function startIdentity(
+  o: ServeOptions,
+  logger: Logger,
+  backoff?: BackoffOptions,
+): Promise<ServeIdentity> {
+  const kind = certProviderOf(o);
+  const devCerts =
+    o.devCertsDir !== ''
+      ? await ensureDevCertificates(o.devCertsDir, { namespace: o.rootNamespace })
+      : undefined;
+  if (kind === 'dev' && !devCerts) throw new Error('--cert-provider dev needs --dev-certs <dir>');
+  const provider = createProvider(o, devCerts, logger, backoff);
+  provider?.start();
+  const none = { expiresAt: undefined, renewals: { success: 0, failure: 0 } };
+  return {
+    provider,
+    tls: o.rdsInsecure || !provider ? { insecure: true } : { provider },
+    devCerts,
+    serverIdentity: provider?.status().identity,
+    readiness: () => (provider ? identityReadiness(provider.status(), Date.now()) : { ready: true }),
+    metrics: () => provider?.status() ?? none,
+  };
+}
