@@ -75,6 +75,8 @@ import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
+import './registry/mcp/python.test.ts';
+import './registry/mcp/server.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
 import './util/controller-loop.test.ts';
