@@ -36,6 +36,7 @@ import './e2e/vip.test.ts';
 import './envoyfilter/context.test.ts';
 import './envoyfilter/generate-all.test.ts';
 import './fakes/kube-apiserver.test.ts';
+import './fakes/nacos.test.ts';
 import './leader/leader-election.test.ts';
 import './manifests/manifests.test.ts';
 import './model/matchers.test.ts';

@@ -12,7 +12,7 @@ const quiet = {
   debug() {},
   log() {},
   error() {},
-} as unknown as typeof console;
+};
 
 interface ServiceListProxy {
   getServiceList(
