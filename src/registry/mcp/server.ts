@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import { ADS_METHOD, loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
+import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import type { RegistryServiceEntry } from '../types.ts';
+import { adsServiceDefinition } from './service.ts';
 import { buildSnapshot, EMPTY_SNAPSHOT, SERVICE_ENTRY_TYPE_URLS, type McpSnapshot } from './snapshot.ts';
 import { McpStream, type McpRequest, type McpServerCounters } from './stream.ts';
 
@@ -47,23 +48,9 @@ export class ServiceEntryMcpServer {
       'grpc.http2.min_ping_interval_without_data_ms': 10_000,
       'grpc.max_send_message_length': -1,
     });
-    const { DiscoveryRequest, DiscoveryResponse } = this.protos;
-    this.server.addService(
-      {
-        StreamAggregatedResources: {
-          path: ADS_METHOD,
-          requestStream: true,
-          responseStream: true,
-          requestSerialize: (r: McpRequest) =>
-            Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
-          requestDeserialize: (b: Buffer) => DiscoveryRequest.decode(b) as McpRequest,
-          responseSerialize: (b: Buffer) => b,
-          responseDeserialize: (b: Buffer) => DiscoveryResponse.decode(b),
-          originalName: 'streamAggregatedResources',
-        },
-      },
-      { StreamAggregatedResources: (call: Call) => this.serve(call) },
-    );
+    this.server.addService(adsServiceDefinition<McpRequest>(this.protos), {
+      StreamAggregatedResources: (call: Call) => this.serve(call),
+    });
   }
 
   /** Binds and serves; resolves with the bound port. Rejects when binding fails. */

@@ -8,6 +8,7 @@ import { ADS_METHOD, loadMcpProtos } from '../../../src/model/mcp-protos.ts';
 import { ServiceEntryMcpServer } from '../../../src/registry/mcp/server.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
 import { waitForStatus } from '../../fakes/istiod/harness.ts';
+import { testCa, writeCertDir, type CertDir } from '../../fakes/test-ca.ts';
 import { endpoint, registryEntry } from './entries.ts';
 
 const protos = loadMcpProtos();
@@ -240,6 +241,95 @@ describe('ServiceEntryMcpServer with the project MCP client', () => {
       assert.equal(server.counters.nacks, 0);
     } finally {
       await client.stop();
+      await server.stop();
+    }
+  });
+});
+
+describe('ServiceEntryMcpServer over TLS', () => {
+  let certs: CertDir;
+  before(() => {
+    certs = writeCertDir();
+  });
+  after(() => certs.remove());
+
+  it('serves the project MCP client over TLS verified with the mesh root certificate', async () => {
+    const pems = testCa();
+    const server = new ServiceEntryMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: { key: Buffer.from(pems.serverKey), cert: Buffer.from(pems.serverCert) },
+    });
+    server.update([registryEntry('org.apache.dubbo.samples.DemoService', [endpoint('10.1.0.1')])]);
+    const port = await server.start();
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const client = new McpClient(
+      {
+        address: `127.0.0.1:${port}`,
+        tls: true,
+        rootCertFile: certs.caFile,
+        serverName: 'localhost',
+        apiVersion: 'v1',
+        revision: '',
+        node: { podName: 'aeraki-0', namespace: 'istio-system', podIp: '10.0.0.2' },
+      },
+      { store, logger: silentLogger },
+    );
+    try {
+      client.start();
+      await client.whenSynced();
+      assert.deepEqual(
+        store.list('ServiceEntry').map((o) => o.metadata.name),
+        ['zk-org-apache-dubbo-samples-demoservice'],
+      );
+    } finally {
+      await client.stop();
+      await server.stop();
+    }
+  });
+
+  it('requires a client certificate signed by `ca` when one is given', async () => {
+    const pems = testCa();
+    const server = new ServiceEntryMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: { key: Buffer.from(pems.serverKey), cert: Buffer.from(pems.serverCert), ca: Buffer.from(pems.ca) },
+    });
+    const port = await server.start();
+    const call = (withCert: boolean) =>
+      new Promise<string>((resolve) => {
+        const creds = grpc.credentials.createSsl(
+          Buffer.from(pems.ca),
+          withCert ? Buffer.from(pems.clientKey) : null,
+          withCert ? Buffer.from(pems.clientCert) : null,
+        );
+        const client = new grpc.Client(`127.0.0.1:${port}`, creds, {
+          'grpc.ssl_target_name_override': 'localhost',
+        });
+        const { DiscoveryRequest } = protos;
+        const stream = client.makeBidiStreamRequest(
+          ADS_METHOD,
+          (r: Record<string, unknown>) =>
+            Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
+          (b: Buffer) => b,
+        );
+        stream.on('data', () => {
+          stream.cancel();
+          client.close();
+          resolve('answered');
+        });
+        stream.on('error', (err: grpc.ServiceError) => {
+          client.close();
+          resolve(grpc.status[err.code]);
+        });
+        stream.write({ typeUrl: SE_V1, node: NODE });
+      });
+    try {
+      assert.equal(await call(false), 'UNAVAILABLE');
+      assert.equal(await call(true), 'answered');
+    } finally {
       await server.stop();
     }
   });
