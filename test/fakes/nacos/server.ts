@@ -45,6 +45,8 @@ export class FakeNacos {
   v3: boolean;
   /** v1 instance lists include disabled instances (`enabled: false`) as some server versions do. */
   listDisabled = false;
+  /** Called with each request before it is answered (to change the data mid-read). */
+  beforeAnswer: ((r: RequestRecord) => void) | undefined;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
@@ -101,6 +103,7 @@ export class FakeNacos {
     }
     const record: RequestRecord = { method: req.method ?? 'GET', path: url.pathname, query };
     this.requests.push(record);
+    this.beforeAnswer?.(record);
     const fault = this.faults.find((f) => (f.times ?? 1) > 0 && (f.match?.(record) ?? true));
     if (fault) {
       if (fault.times !== undefined) fault.times--;

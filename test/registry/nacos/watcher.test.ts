@@ -256,3 +256,54 @@ describe('NacosWatcher', () => {
     assert.equal(h.fake.requests.length, 0);
   });
 });
+
+describe('NacosWatcher reads', () => {
+  it('restarts a paged listing when the total moves between pages', async () => {
+    const h = await startHarness({ pageSize: '2' }, {}, (f) => {
+      for (let i = 0; i < 5; i++)
+        f.store.register('public', 'DEFAULT_GROUP', `providers:svc.S${i}:1.0.0:`, {
+          ip: '10.4.0.1',
+          port: 20880,
+        });
+    });
+    try {
+      let added = false;
+      h.fake.beforeAnswer = (r) => {
+        if (added || r.query['pageNo'] !== '2') return;
+        added = true;
+        h.fake.store.register('public', 'DEFAULT_GROUP', 'providers:svc.A:1.0.0:', {
+          ip: '10.4.0.9',
+          port: 20880,
+        });
+      };
+      await h.poll();
+      assert.deepEqual(h.watcher.services(), ['svc.A', 'svc.S0', 'svc.S1', 'svc.S2', 'svc.S3', 'svc.S4']);
+      assert.deepEqual(
+        h.fake.requestsTo('/v1/ns/service/list').map((r) => r.query['pageNo']),
+        ['1', '2', '1', '2', '3'],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('stops in the middle of a poll without reporting it', async () => {
+    const h = await startHarness({}, {}, (f) =>
+      f.store.register('public', 'DEFAULT_GROUP', `providers:${DEMO}::`, { ip: '10.0.0.1', port: 20880 }),
+    );
+    try {
+      let stopping: Promise<void> | undefined;
+      h.fake.beforeAnswer = () => {
+        stopping ??= h.watcher.stop();
+      };
+      h.clock.advance(0);
+      while (stopping === undefined) await new Promise((r) => setImmediate(r));
+      await stopping;
+      assert.deepEqual(h.changes, []);
+      assert.equal(h.clock.pending(), 0, 'no further poll is scheduled');
+      assert.deepEqual(h.watcher.services(), []);
+    } finally {
+      await h.close();
+    }
+  });
+});
