@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { McpClient } from '../../../src/controller/mcp/client.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
+import { generateAll } from '../../../src/envoyfilter/generate-all.ts';
+import { createGenerators } from '../../../src/plugins/registry.ts';
 import { ADS_METHOD, loadMcpProtos } from '../../../src/model/mcp-protos.ts';
 import { ServiceEntryMcpServer } from '../../../src/registry/mcp/server.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
@@ -232,6 +234,13 @@ describe('ServiceEntryMcpServer with the project MCP client', () => {
         ['tcp-metaprotocol-dubbo'],
       );
       assert.equal(se.metadata.labels['registry'], 'zk');
+      // What the controller generates from them: the MetaProtocol EnvoyFilter of the VIP's listener.
+      const generated = generateAll(store, createGenerators(), { namespaceScope: false });
+      assert.deepEqual(generated.issues, []);
+      const outbound = generated.objects.filter((o) => o.metadata.name.includes('outbound'));
+      assert.equal(outbound.length, 1, JSON.stringify(generated.objects.map((o) => o.metadata.name)));
+      assert.match(JSON.stringify(outbound[0]!.spec), /240\.240\.0\.7_20880/);
+      assert.match(JSON.stringify(outbound[0]!.spec), /envoy\.filters\.network\.meta_protocol_proxy/);
       server.update([registryEntry('org.apache.dubbo.samples.GreetingService', [endpoint('10.2.0.1')])]);
       await waitForStatus(
         client,
