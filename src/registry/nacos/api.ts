@@ -1,6 +1,10 @@
 // The Nacos naming HTTP APIs the watcher reads: the v1 Open API (Nacos 1.x/2.x, and 3.x with the legacy adapter)
 // and the Nacos 3 APIs (admin service list, client instance list; nacos.io "Client API" / "Admin API").
 import { isPlainObject } from '../../util/json.ts';
+import { NacosAuth, type NacosCredentials } from './auth.ts';
+import { describeBody, NacosApiError, NacosHttp, type NacosHttpOptions } from './http.ts';
+
+export { NacosApiError, type FetchFn } from './http.ts';
 
 export type NacosApiVersion = 'v1' | 'v3';
 
@@ -15,44 +19,26 @@ export interface NacosInstance {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
-/** The part of `fetch` the client uses (injectable in tests). */
-export type FetchFn = (
-  url: string,
-  init: { signal: AbortSignal },
-) => Promise<{
-  readonly status: number;
-  text(): Promise<string>;
-}>;
-
-/** A request that failed: transport error, HTTP status other than 200, or an error or unreadable body. */
-export class NacosApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'NacosApiError';
-  }
-}
-
-export interface NacosApiOptions {
-  /** `host:port` of each server; requests go to one, the next after a transport error or a 5xx. */
-  readonly servers: readonly string[];
-  /** Default `/nacos`. */
-  readonly contextPath: string;
-  readonly scheme: 'http' | 'https';
-  readonly timeoutMs: number;
-  readonly fetch: FetchFn;
+export interface NacosApiOptions extends NacosHttpOptions {
+  /** Log in with these (Nacos' default auth) and send the accessToken with every request. */
+  readonly credentials?: NacosCredentials;
+  /** Milliseconds since the epoch (token refresh). */
+  readonly now: () => number;
 }
 
 const V3_SERVICE_LIST = '/v3/admin/ns/service/list';
 const V3_INSTANCE_LIST = '/v3/client/ns/instance/list';
+const V1_SERVICE_LIST = '/v1/ns/service/list';
+const V1_INSTANCE_LIST = '/v1/ns/instance/list';
 
 export class NacosApi {
-  private current = 0;
+  private readonly http: NacosHttp;
+  private readonly auth: NacosAuth | undefined;
 
-  constructor(private readonly options: NacosApiOptions) {}
+  constructor(options: NacosApiOptions) {
+    this.http = new NacosHttp(options);
+    this.auth = options.credentials ? new NacosAuth(this.http, options.credentials, options.now) : undefined;
+  }
 
   /**
    * Which API the server offers: v3 when its service list answers, v1 when that path is not found (404). Any other
@@ -79,18 +65,19 @@ export class NacosApi {
   ): Promise<{ total: number; names: string[]; pageLength: number }> {
     const paging = { namespaceId: namespace, pageNo: String(pageNo), pageSize: String(pageSize) };
     if (api === 'v1') {
-      const body = await this.json('/v1/ns/service/list', { ...paging, groupName: group }, signal);
+      const body = await this.get(V1_SERVICE_LIST, { ...paging, groupName: group }, signal);
       const doms = isPlainObject(body) ? body['doms'] : undefined;
       const count = isPlainObject(body) ? Number(body['count']) : NaN;
       if (!Array.isArray(doms) || !Number.isFinite(count))
-        throw this.shapeError('/v1/ns/service/list', 'count and doms');
+        throw this.shapeError(V1_SERVICE_LIST, 'count and doms');
       return { total: count, names: doms.map(String), pageLength: doms.length };
     }
     const data = await this.v3Data(V3_SERVICE_LIST, { ...paging, groupNameParam: group }, signal);
     const items = isPlainObject(data) ? data['pageItems'] : undefined;
     const total = isPlainObject(data) ? Number(data['totalCount']) : NaN;
-    if (!Array.isArray(items) || !Number.isFinite(total))
+    if (!Array.isArray(items) || !Number.isFinite(total)) {
       throw this.shapeError(V3_SERVICE_LIST, 'totalCount and pageItems');
+    }
     // groupNameParam may match more than the one group: keep the group's own services.
     const names = items
       .filter((i) => isPlainObject(i) && (i['groupName'] === undefined || i['groupName'] === group))
@@ -108,9 +95,9 @@ export class NacosApi {
   ): Promise<NacosInstance[]> {
     const query = { namespaceId: namespace, groupName: group, serviceName: service };
     if (api === 'v1') {
-      const body = await this.json('/v1/ns/instance/list', { ...query, healthyOnly: 'false' }, signal);
+      const body = await this.get(V1_INSTANCE_LIST, { ...query, healthyOnly: 'false' }, signal);
       const hosts = isPlainObject(body) ? body['hosts'] : undefined;
-      if (!Array.isArray(hosts)) throw this.shapeError('/v1/ns/instance/list', 'hosts');
+      if (!Array.isArray(hosts)) throw this.shapeError(V1_INSTANCE_LIST, 'hosts');
       return hosts.filter(isPlainObject).map(toInstance);
     }
     const data = await this.v3Data(V3_INSTANCE_LIST, query, signal);
@@ -120,63 +107,32 @@ export class NacosApi {
 
   /** GET a Nacos 3 path and unwrap its `{code, message, data}` result (code 0 = success). */
   private async v3Data(path: string, query: Record<string, string>, signal: AbortSignal): Promise<unknown> {
-    const body = await this.json(path, query, signal);
+    const body = await this.get(path, query, signal);
     if (!isPlainObject(body) || !('code' in body))
       throw this.shapeError(path, 'a {code, message, data} result');
     if (body['code'] !== 0) {
       throw new NacosApiError(
-        `nacos GET ${this.options.contextPath}${path}: code ${String(body['code'])}: ${describe(body)}`,
+        `${this.http.where('GET', path)}: code ${String(body['code'])}: ${describeBody(body)}`,
         200,
       );
     }
     return body['data'];
   }
 
-  private async json(path: string, query: Record<string, string>, signal: AbortSignal): Promise<unknown> {
-    const text = await this.get(path, query, signal);
+  /** A GET with the accessToken when logged in; a refused token is forgotten. */
+  private async get(path: string, query: Record<string, string>, signal: AbortSignal): Promise<unknown> {
+    if (!this.auth) return this.http.json('GET', path, query, signal);
+    const accessToken = await this.auth.accessToken(signal);
     try {
-      return JSON.parse(text) as unknown;
+      return await this.http.json('GET', path, { ...query, accessToken }, signal);
     } catch (err) {
-      throw new NacosApiError(
-        `nacos GET ${this.options.contextPath}${path}: the answer is not JSON: ${excerpt(text)}`,
-        200,
-        { cause: err },
-      );
+      if (err instanceof NacosApiError && (err.status === 401 || err.status === 403)) this.auth.invalidate();
+      throw err;
     }
-  }
-
-  private async get(path: string, query: Record<string, string>, signal: AbortSignal): Promise<string> {
-    const { servers, scheme, contextPath, timeoutMs } = this.options;
-    const qs = new URLSearchParams(query).toString();
-    let last: NacosApiError | undefined;
-    for (let i = 0; i < servers.length; i++) {
-      const server = servers[(this.current + i) % servers.length]!;
-      const where = `nacos GET ${scheme}://${server}${contextPath}${path}`;
-      try {
-        const res = await this.options.fetch(`${scheme}://${server}${contextPath}${path}?${qs}`, {
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        });
-        const text = await res.text();
-        if (res.status === 200) {
-          this.current = (this.current + i) % servers.length;
-          return text;
-        }
-        last = new NacosApiError(`${where}: HTTP ${res.status}: ${errorText(text)}`, res.status);
-        if (res.status < 500) throw last;
-      } catch (err) {
-        if (err === last) throw err;
-        if (signal.aborted) throw err;
-        last = new NacosApiError(`${where}: ${err instanceof Error ? err.message : String(err)}`, undefined, {
-          cause: err,
-        });
-      }
-    }
-    this.current = (this.current + 1) % servers.length;
-    throw last ?? new NacosApiError('nacos: no server configured', undefined);
   }
 
   private shapeError(path: string, what: string): NacosApiError {
-    return new NacosApiError(`nacos GET ${this.options.contextPath}${path}: the answer has no ${what}`, 200);
+    return new NacosApiError(`${this.http.where('GET', path)}: the answer has no ${what}`, 200);
   }
 }
 
@@ -196,27 +152,4 @@ function toInstance(h: Record<string, unknown>): NacosInstance {
     clusterName: typeof h['clusterName'] === 'string' ? h['clusterName'] : '',
     metadata,
   };
-}
-
-/** The readable part of an error body: a JSON result's message/data, Spring's error/message, or the text. */
-function errorText(text: string): string {
-  try {
-    const body = JSON.parse(text) as unknown;
-    if (isPlainObject(body)) return describe(body);
-  } catch {
-    // not JSON: the text itself
-  }
-  return excerpt(text) || '(empty body)';
-}
-
-function describe(body: Record<string, unknown>): string {
-  const parts = ['message', 'error', 'data']
-    .map((k) => body[k])
-    .filter((v): v is string => typeof v === 'string' && v !== '');
-  return excerpt([...new Set(parts)].join(': ') || JSON.stringify(body));
-}
-
-function excerpt(text: string): string {
-  const t = text.trim().replace(/\s+/g, ' ');
-  return t.length > 200 ? `${t.slice(0, 200)}...` : t;
 }

@@ -15,6 +15,8 @@ export interface NacosWatcherSettings {
   readonly contextPath: string;
   /** `scheme=http|https`; default http. */
   readonly scheme: 'http' | 'https';
+  /** `username=` and `password=` (both or neither): log in (Nacos' default auth). */
+  readonly credentials?: { readonly username: string; readonly password: string };
 }
 
 function list(value: string | undefined, fallback: string): string[] {
@@ -51,7 +53,14 @@ export function nacosSettings(spec: RegistrySpec, logger: Logger): NacosWatcherS
   if (rawScheme === 'http' || rawScheme === 'https') scheme = rawScheme;
   else if (rawScheme !== undefined) warn('scheme', rawScheme, scheme);
   const contextPath = '/' + (p['contextPath'] ?? 'nacos').replace(/^\/+|\/+$/g, '');
+  const { username, password } = p;
+  if ((username === undefined) !== (password === undefined)) {
+    logger.warn('nacos: username and password go together; not logging in', { registry: spec.name });
+  }
+  const credentials =
+    username !== undefined && password !== undefined ? { credentials: { username, password } } : {};
   return {
+    ...credentials,
     namespaces: list(p['namespace'], 'public'),
     groups: list(p['groups'] ?? p['group'], 'DEFAULT_GROUP'),
     api,

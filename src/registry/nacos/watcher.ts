@@ -77,6 +77,8 @@ export class NacosWatcher implements RegistryWatcher {
       scheme: this.settings.scheme,
       timeoutMs: deps.requestTimeoutMs ?? 10_000,
       fetch: deps.fetch ?? ((url, init) => fetch(url, init)),
+      now: () => this.clock.now(),
+      ...(this.settings.credentials ? { credentials: this.settings.credentials } : {}),
     });
   }
 

@@ -3,6 +3,7 @@
 // /nacos/v3/client/ns/instance/list) with their `{code, message, data}` result bodies. Fault controls below.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { FakeNacosAuth } from './auth.ts';
 import { handleV1 } from './v1.ts';
 import { handleV3 } from './v3.ts';
 import { FakeNacosStore } from './store.ts';
@@ -29,6 +30,8 @@ export interface FakeNacosOptions {
   readonly v1?: boolean;
   /** Serve the Nacos 3 API (default false: a Nacos 1.x/2.x server). */
   readonly v3?: boolean;
+  /** Require a login with these credentials (Nacos' default auth). */
+  readonly auth?: { readonly username: string; readonly password: string };
 }
 
 /** An answer of a route: JSON (objects) or text. */
@@ -47,6 +50,7 @@ export class FakeNacos {
   listDisabled = false;
   /** Called with each request before it is answered (to change the data mid-read). */
   beforeAnswer: ((r: RequestRecord) => void) | undefined;
+  readonly auth: FakeNacosAuth | undefined;
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   port = 0;
@@ -54,6 +58,7 @@ export class FakeNacos {
   constructor(options: FakeNacosOptions = {}) {
     this.v1 = options.v1 ?? true;
     this.v3 = options.v3 ?? false;
+    this.auth = options.auth ? new FakeNacosAuth(options.auth.username, options.auth.password) : undefined;
     this.server = createServer((req, res) => void this.onRequest(req, res));
     this.server.on('connection', (s) => {
       this.sockets.add(s);
@@ -115,7 +120,13 @@ export class FakeNacos {
       res.end(fault.body ?? '');
       return;
     }
+    // Auth guards the APIs served; other paths fall through to 404.
+    const served =
+      (this.v1 && record.path.startsWith('/nacos/v1/')) || (this.v3 && record.path.startsWith('/nacos/v3/'));
     const answer =
+      (served
+        ? this.auth?.check(record, ['/nacos/v1/auth/login', '/nacos/v3/auth/user/login'])
+        : undefined) ??
       (this.v1 ? handleV1(this, record) : undefined) ??
       (this.v3 ? handleV3(this.store, record) : undefined) ??
       notFound(record.path);

@@ -307,3 +307,53 @@ describe('NacosWatcher reads', () => {
     }
   });
 });
+
+describe('NacosWatcher with Nacos auth', () => {
+  const harnesses: Harness[] = [];
+  after(async () => {
+    for (const h of harnesses) await h.close();
+  });
+  const auth = { username: 'aeraki', password: 's3cret' };
+
+  for (const api of ['v1', 'v3'] as const) {
+    it(`logs in (${api}), sends the token, logs in again when it is refused or near its TTL`, async () => {
+      const h = await startHarness(auth, { auth, v1: api === 'v1', v3: api === 'v3' }, (f) =>
+        registerDemo(f),
+      );
+      harnesses.push(h);
+      assert.deepEqual(
+        (await h.poll()).map((c) => c.type),
+        ['connected', 'services', 'synced'],
+      );
+      assert.equal(h.fake.auth?.logins, 1);
+      const reads = h.fake.requests.filter((r) => r.method === 'GET');
+      assert.ok(
+        reads.length > 0 && reads.every((r) => r.query['accessToken']),
+        'every read carries the token',
+      );
+      assert.ok(h.fake.requests.every((r) => !('password' in r.query) || r.path.includes('/auth/')));
+      // Refused (expired on the server): this poll fails with the 403, the next logs in again.
+      h.fake.auth.expireTokens();
+      const [down] = await h.poll();
+      assert.match((down as { error: string }).error, /HTTP 403: user not found!: Forbidden/);
+      assert.deepEqual(
+        (await h.poll()).map((c) => c.type),
+        ['connected', 'synced'],
+      );
+      assert.equal(h.fake.auth?.logins, 2);
+      // 80 % of the TTL later the token is renewed before use.
+      h.clock.advance(h.fake.auth.tokenTtl * 800);
+      await h.poll();
+      assert.equal(h.fake.auth?.logins, 3);
+    });
+  }
+
+  it('reports wrong credentials as a login error', async () => {
+    const h = await startHarness({ username: 'aeraki', password: 'wrong' }, { auth }, (f) => registerDemo(f));
+    harnesses.push(h);
+    const [down] = await h.poll();
+    assert.equal(down?.type, 'disconnected');
+    assert.match((down as { error: string }).error, /login as aeraki failed: .*HTTP 403: unknown user!/);
+    assert.doesNotMatch((down as { error: string }).error, /wrong/, 'the password is not in the message');
+  });
+});
