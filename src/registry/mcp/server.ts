@@ -28,7 +28,16 @@ const CONTROL_PLANE = '{"Component":"aeraki","Info":"registry ServiceEntries"}';
  * (istiod asks for every kind it knows). Response versions are content hashes.
  *
  * Contract: `update()` replaces the whole set; it pushes only to streams watching a ServiceEntry type URL whose last
- * answer differs, and does nothing when the set is unchanged. `update()` may be called before `start()`.
+ * answer differs, and does nothing when the set is unchanged. `update()` may be called before `start()`. Until the
+ * first `update()` the ServiceEntry type URLs are not answered at all (requests wait): an empty answer from a
+ * restarted controller whose registries have not synced yet would make istiod drop every registry ServiceEntry.
+ *
+ * istiod reads it as a config source (Istio >= 1.24 asks for the v1 type URL, older releases for v1alpha3):
+ *
+ *     meshConfig:
+ *       configSources:
+ *         - address: k8s://                       # keep the Kubernetes API as a source
+ *         - address: xds://aeraki.istio-system:15011
  */
 export class ServiceEntryMcpServer {
   readonly counters: McpServerCounters = { streams: 0, responses: 0, acks: 0, nacks: 0 };
@@ -36,7 +45,8 @@ export class ServiceEntryMcpServer {
   private readonly server: grpc.Server;
   private readonly streams = new Set<McpStream>();
   private readonly log: Logger;
-  private snapshot: McpSnapshot = EMPTY_SNAPSHOT;
+  /** Undefined until the first update(). */
+  private snapshot: McpSnapshot | undefined;
   private nextStream = 1;
 
   constructor(private readonly options: ServiceEntryMcpServerOptions) {
@@ -74,15 +84,15 @@ export class ServiceEntryMcpServer {
   /** Replaces the complete set served; pushes to the streams whose answer changed. */
   update(entries: readonly RegistryServiceEntry[]): void {
     const next = buildSnapshot(this.protos, entries);
-    if (next.version === this.snapshot.version) return;
+    if (next.version === this.snapshot?.version) return;
     this.snapshot = next;
     this.log.debug('mcp-server: new ServiceEntry set', { version: next.version, count: next.count });
     for (const s of this.streams) s.push();
   }
 
-  /** The version of the set now served ('empty' for none). */
-  get version(): string {
-    return this.snapshot.version;
+  /** The version of the set now served ('empty' for none; undefined before the first update). */
+  get version(): string | undefined {
+    return this.snapshot?.version;
   }
 
   /** Ends every stream and stops. */
@@ -92,7 +102,7 @@ export class ServiceEntryMcpServer {
     await Promise.resolve();
   }
 
-  private snapshotFor(typeUrl: string): McpSnapshot {
+  private snapshotFor(typeUrl: string): McpSnapshot | undefined {
     return SERVICE_ENTRY_TYPE_URLS.has(typeUrl) ? this.snapshot : EMPTY_SNAPSHOT;
   }
 

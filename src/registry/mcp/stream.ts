@@ -24,21 +24,23 @@ export interface McpStreamDeps {
   readonly id: number;
   readonly logger: Logger;
   readonly counters: McpServerCounters;
-  /** The current answer for a type URL (the ServiceEntry set, or empty). */
-  snapshotFor(typeUrl: string): McpSnapshot;
+  /** The current answer for a type URL (the ServiceEntry set, or empty); undefined while it is not known yet. */
+  snapshotFor(typeUrl: string): McpSnapshot | undefined;
   /** Encodes and writes one DiscoveryResponse. */
   send(typeUrl: string, snapshot: McpSnapshot, nonce: string): void;
 }
 
 interface Sent {
+  /** '' while the answer is held back (not known yet). */
   readonly nonce: string;
-  readonly version: string;
+  readonly version: string | undefined;
 }
 
 /**
  * Request handling: a NACK (error_detail set) is logged and counted, nothing is resent; an empty nonce or a type
  * not yet watched is an initial request and gets the full answer; a nonce other than the last one sent for the type
- * is stale and ignored; the last nonce is an ACK. `push()` answers each watched type whose version changed.
+ * is stale and ignored; the last nonce is an ACK. `push()` answers each watched type whose version changed. A type
+ * whose answer is not known yet is watched without an answer until `push()` finds one.
  */
 export class McpStream {
   private readonly sent = new Map<string, Sent>();
@@ -74,12 +76,17 @@ export class McpStream {
   /** Sends the new answer of every watched type whose version differs from the one last sent. */
   push(): void {
     for (const [typeUrl, sent] of this.sent) {
-      if (this.deps.snapshotFor(typeUrl).version !== sent.version) this.respond(typeUrl);
+      const snapshot = this.deps.snapshotFor(typeUrl);
+      if (snapshot && snapshot.version !== sent.version) this.respond(typeUrl);
     }
   }
 
   private respond(typeUrl: string): void {
     const snapshot = this.deps.snapshotFor(typeUrl);
+    if (!snapshot) {
+      this.sent.set(typeUrl, { nonce: '', version: undefined });
+      return;
+    }
     const nonce = `${this.deps.id}-${++this.nonceCounter}`;
     this.sent.set(typeUrl, { nonce, version: snapshot.version });
     this.deps.counters.responses++;

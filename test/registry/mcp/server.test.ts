@@ -205,6 +205,29 @@ describe('ServiceEntryMcpServer', () => {
   });
 });
 
+describe('ServiceEntryMcpServer before its first update', () => {
+  it('holds ServiceEntry requests (no empty answer), answers other types, and answers once the set is known', async () => {
+    const server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
+    const port = await server.start();
+    const s = new RawStream(port);
+    try {
+      s.send({ typeUrl: SE_V1, node: NODE });
+      s.send({ typeUrl: VS_V1 });
+      const first = await s.nth(1);
+      assert.equal(first.typeUrl, VS_V1, 'the ServiceEntry request is held');
+      assert.equal(server.version, undefined);
+      server.update([registryEntry('org.apache.dubbo.samples.DemoService', [endpoint('10.1.0.1')])]);
+      const second = await s.nth(2);
+      assert.equal(second.typeUrl, SE_V1);
+      assert.equal(second.resources.length, 1);
+      assert.equal(s.responses.length, 2, 'the VirtualService answer is not resent');
+    } finally {
+      s.close();
+      await server.stop();
+    }
+  });
+});
+
 describe('ServiceEntryMcpServer with the project MCP client', () => {
   it('fills the client store with the ServiceEntries and follows updates', async () => {
     const server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
@@ -306,6 +329,7 @@ describe('ServiceEntryMcpServer over TLS', () => {
       logger: silentLogger,
       tls: { key: Buffer.from(pems.serverKey), cert: Buffer.from(pems.serverCert), ca: Buffer.from(pems.ca) },
     });
+    server.update([]);
     const port = await server.start();
     const call = (withCert: boolean) =>
       new Promise<string>((resolve) => {
