@@ -11,7 +11,6 @@ export interface RegistryEndpoint {
   readonly serviceAccount?: string;
   readonly weight?: number;
 }
-
 /** A complete ServiceEntry as the bridge writes or serves it (Kubernetes JSON field names). */
 export interface RegistryServiceEntry {
   readonly apiVersion: 'networking.istio.io/v1';
@@ -26,7 +25,6 @@ export interface RegistryServiceEntry {
     readonly endpoints: readonly RegistryEndpoint[];
   };
 }
-
 /** What every watcher's constructor takes besides its RegistrySpec. */
 export interface RegistryWatcherDeps {
   readonly logger: Logger;

@@ -104,6 +104,7 @@ export class NacosWatcher implements RegistryWatcher {
     return this.byKey.get(key) ?? [];
   }
 
+  /** `lastError` is the last failed poll's error; it stays after recovery (the status shows connected again). */
   status(): RegistryWatcherStatus {
     return {
       connected: this.connected,
