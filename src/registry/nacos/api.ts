@@ -95,7 +95,9 @@ export class NacosApi {
   ): Promise<NacosInstance[]> {
     const query = { namespaceId: namespace, groupName: group, serviceName: service };
     if (api === 'v1') {
-      const body = await this.get(V1_INSTANCE_LIST, { ...query, healthyOnly: 'false' }, signal);
+      // The grouped form, as the official clients send it (Nacos 2.x checks `group@@service` on v1 reads).
+      const grouped = { ...query, serviceName: `${group}@@${service}`, healthyOnly: 'false' };
+      const body = await this.get(V1_INSTANCE_LIST, grouped, signal);
       const hosts = isPlainObject(body) ? body['hosts'] : undefined;
       if (!Array.isArray(hosts)) throw this.shapeError(V1_INSTANCE_LIST, 'hosts');
       return hosts.filter(isPlainObject).map(toInstance);

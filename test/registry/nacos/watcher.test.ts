@@ -53,8 +53,16 @@ describe('NacosWatcher', () => {
     assert.equal(h.watcher.providers(DEMO)[0]!.params['application'], 'demo');
     assert.deepEqual(h.watcher.status(), { connected: true, synced: true });
     assert.equal(h.nextDelay(), POLL_MS);
+    // v1 reads name the service in the grouped form, as the official clients do.
+    assert.deepEqual(
+      h.fake
+        .requestsTo('/v1/ns/instance/list')
+        .map((r) => r.query['serviceName'])
+        .sort(),
+      [`DEFAULT_GROUP@@${DEMO_V1}`, `DEFAULT_GROUP@@${DEMO_V2}`],
+    );
     // Consumers are never read.
-    assert.equal(h.fake.requests.filter((r) => r.query['serviceName']?.startsWith('consumers:')).length, 0);
+    assert.equal(h.fake.requests.filter((r) => r.query['serviceName']?.includes('consumers:')).length, 0);
   });
 
   it('reports only the services whose providers changed, and a service whose last provider left', async () => {
@@ -170,7 +178,7 @@ describe('NacosWatcher', () => {
       status: 500,
       contentType: 'application/json',
       body: JSON.stringify({ status: 500, error: 'Internal Server Error', message: 'distro not ready' }),
-      match: (r) => r.query['serviceName'] === DEMO_V2,
+      match: (r) => r.query['serviceName']?.endsWith(DEMO_V2) === true,
       times: 1,
     });
     assert.deepEqual(await h.poll(), [], 'still down: no second disconnected, no services, no synced');
