@@ -78,6 +78,7 @@ import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
 import './registry/mcp/python.test.ts';
 import './registry/mcp/server.test.ts';
+import './registry/mcp/snapshot.test.ts';
 import './registry/nacos/providers.test.ts';
 import './registry/nacos/watcher.test.ts';
 import './status/controller.test.ts';

@@ -3,7 +3,13 @@ import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import type { RegistryServiceEntry } from '../types.ts';
 import { adsServiceDefinition } from './service.ts';
-import { buildSnapshot, EMPTY_SNAPSHOT, SERVICE_ENTRY_TYPE_URLS, type McpSnapshot } from './snapshot.ts';
+import {
+  buildSnapshot,
+  EMPTY_SNAPSHOT,
+  SERVICE_ENTRY_TYPE_URLS,
+  type EncodingCache,
+  type McpSnapshot,
+} from './snapshot.ts';
 import { McpStream, type McpRequest, type McpServerCounters } from './stream.ts';
 
 export interface ServiceEntryMcpServerOptions {
@@ -47,6 +53,7 @@ export class ServiceEntryMcpServer {
   private readonly log: Logger;
   /** Undefined until the first update(). */
   private snapshot: McpSnapshot | undefined;
+  private readonly encodings: EncodingCache = new WeakMap();
   private nextStream = 1;
 
   constructor(private readonly options: ServiceEntryMcpServerOptions) {
@@ -83,7 +90,7 @@ export class ServiceEntryMcpServer {
 
   /** Replaces the complete set served; pushes to the streams whose answer changed. */
   update(entries: readonly RegistryServiceEntry[]): void {
-    const next = buildSnapshot(this.protos, entries);
+    const next = buildSnapshot(this.protos, entries, this.encodings);
     if (next.version === this.snapshot?.version) return;
     this.snapshot = next;
     this.log.debug('mcp-server: new ServiceEntry set', { version: next.version, count: next.count });

@@ -33,37 +33,60 @@ export function entryVersion(entry: RegistryServiceEntry): string {
   return contentHash(entry).slice(0, 16);
 }
 
+/** One entry encoded as a `resources` field (an Any of its MCP Resource), with its version. */
+interface EncodedEntry {
+  readonly version: string;
+  readonly field: Uint8Array;
+}
+
+/**
+ * Encodings of entries by object identity: an update that passes the unchanged entries' objects again re-encodes
+ * only the new ones (entries are immutable). Owned by one server.
+ */
+export type EncodingCache = WeakMap<RegistryServiceEntry, EncodedEntry>;
+
 /** Encodes the set, ordered by namespace/name (deterministic bytes whatever the input order). */
-export function buildSnapshot(protos: McpProtos, entries: readonly RegistryServiceEntry[]): McpSnapshot {
+export function buildSnapshot(
+  protos: McpProtos,
+  entries: readonly RegistryServiceEntry[],
+  cache: EncodingCache = new WeakMap(),
+): McpSnapshot {
   if (entries.length === 0) return EMPTY_SNAPSHOT;
   const sorted = [...entries].sort(compareByName);
-  const writer = protobuf.Writer.create();
+  const fields: Uint8Array[] = [];
   const versions: string[] = [];
   for (const e of sorted) {
-    const version = entryVersion(e);
-    versions.push(`${key(e)}@${version}`);
-    const any = encodeSpecResource(
-      protos,
-      'ServiceEntry',
-      {
-        namespace: e.metadata.namespace,
-        name: e.metadata.name,
-        version,
-        labels: e.metadata.labels,
-        annotations: e.metadata.annotations,
-      },
-      e.spec,
-    );
-    writer.uint32(18).fork();
-    writer.uint32(10).string(any.type_url);
-    writer.uint32(18).bytes(any.value);
-    writer.ldelim();
+    let encoded = cache.get(e);
+    if (!encoded) {
+      encoded = encodeEntry(protos, e);
+      cache.set(e, encoded);
+    }
+    versions.push(`${key(e)}@${encoded.version}`);
+    fields.push(encoded.field);
   }
   return {
     version: sha256Hex(versions.join('\n')).slice(0, 16),
     count: sorted.length,
-    resources: writer.finish(),
+    resources: Buffer.concat(fields),
   };
+}
+
+function encodeEntry(protos: McpProtos, e: RegistryServiceEntry): EncodedEntry {
+  const version = entryVersion(e);
+  const meta = {
+    namespace: e.metadata.namespace,
+    name: e.metadata.name,
+    version,
+    labels: e.metadata.labels,
+    annotations: e.metadata.annotations,
+  };
+  const any = encodeSpecResource(protos, 'ServiceEntry', meta, e.spec);
+  const writer = protobuf.Writer.create();
+  writer.uint32(18).fork();
+  writer.uint32(10).string(any.type_url);
+  writer.uint32(18).bytes(any.value);
+  writer.ldelim();
+  return { version, field: writer.finish() };
 }
 
 function key(e: RegistryServiceEntry): string {
