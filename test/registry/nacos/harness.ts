@@ -9,11 +9,11 @@ import { FakeNacos, type FakeNacosOptions } from '../../fakes/nacos/server.ts';
 export const POLL_MS = 5_000;
 export const BACKOFF_MS = 200;
 
-export function nacosSpec(address: string, params: Record<string, string> = {}): RegistrySpec {
+export function nacosSpec(address: string | string[], params: Record<string, string> = {}): RegistrySpec {
   return {
     name: 'nacos',
     type: 'nacos',
-    servers: [address],
+    servers: Array.isArray(address) ? address : [address],
     root: '/dubbo',
     params,
     namespace: undefined,
@@ -48,11 +48,13 @@ export async function startHarness(
   params: Record<string, string> = {},
   fakeOptions: FakeNacosOptions = {},
   setup?: (fake: FakeNacos) => void,
+  /** Servers listed before the fake in the URL. */
+  before: readonly string[] = [],
 ): Promise<Harness> {
   const fake = await FakeNacos.start(fakeOptions);
   setup?.(fake);
   const clock = new ManualClock(1_000_000);
-  const watcher = new NacosWatcher(nacosSpec(fake.address, params), {
+  const watcher = new NacosWatcher(nacosSpec([...before, fake.address], params), {
     logger: silentLogger,
     clock,
     pollIntervalMs: POLL_MS,

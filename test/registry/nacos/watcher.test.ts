@@ -2,6 +2,8 @@
 // API choice, errors and recovery.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { FakeNacos } from '../../fakes/nacos/server.ts';
 import { BACKOFF_MS, POLL_MS, startHarness, type Harness } from './harness.ts';
 
@@ -290,6 +292,26 @@ describe('NacosWatcher reads', () => {
         h.fake.requestsTo('/v1/ns/service/list').map((r) => r.query['pageNo']),
         ['1', '2', '1', '2', '3'],
       );
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('goes on to the next server of the URL when one refuses connections', async () => {
+    const refusing = await new Promise<string>((resolve) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => resolve(`127.0.0.1:${port}`));
+      });
+    });
+    const h = await startHarness({ api: 'v1' }, {}, (f) => registerDemo(f), [refusing]);
+    try {
+      assert.deepEqual(
+        (await h.poll()).map((c) => c.type),
+        ['connected', 'services', 'synced'],
+      );
+      assert.deepEqual(h.watcher.services(), [DEMO]);
     } finally {
       await h.close();
     }
