@@ -37,6 +37,8 @@ const CONTROL_PLANE = '{"Component":"aeraki","Info":"registry ServiceEntries"}';
  * answer differs, and does nothing when the set is unchanged. `update()` may be called before `start()`. Until the
  * first `update()` the ServiceEntry type URLs are not answered at all (requests wait): an empty answer from a
  * restarted controller whose registries have not synced yet would make istiod drop every registry ServiceEntry.
+ * istiod counts a config source as synced only once it answered, so the caller should make the first `update()`
+ * when the registries synced, or after a startup grace period with what it has.
  *
  * istiod reads it as a config source (Istio >= 1.24 asks for the v1 type URL, older releases for v1alpha3):
  *
