@@ -1,10 +1,6 @@
 // An independent client (Debian python3-grpcio: C-core + BoringSSL) against the RDS server over mTLS.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
@@ -12,10 +8,11 @@ import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 import { foreignCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
+import { hasPythonGrpc, pythonScript, runPython as runScript, waitFor } from '../support/python.ts';
 
-const PYTHON = '/usr/bin/python3';
-const SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../python/rds_client.py');
-const hasGrpc = spawnSync(PYTHON, ['-c', 'import grpc, google.protobuf'], { stdio: 'ignore' }).status === 0;
+const SCRIPT = pythonScript('rds_client.py');
+const hasGrpc = hasPythonGrpc;
+const runPython = (args: string[], onLine?: (l: PyLine) => void) => runScript<PyLine>(SCRIPT, args, onLine);
 
 const HOST = 'py.example';
 const NAME = `${HOST}_20880`;
@@ -48,31 +45,6 @@ interface PyLine {
   routes?: { typeUrl: string; name: string; clusters: string[] }[];
   refused?: boolean;
   code?: string;
-}
-
-/** Polls a condition (event-driven progress in another process; no fixed sleeps in assertions). */
-async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error('condition not met');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-function runPython(
-  args: string[],
-  onLine: (l: PyLine) => void = () => {},
-): Promise<{ code: number | null; lines: PyLine[]; stderr: string }> {
-  const child = spawn(PYTHON, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: PyLine[] = [];
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  createInterface({ input: child.stdout }).on('line', (l) => {
-    const parsed = JSON.parse(l) as PyLine;
-    lines.push(parsed);
-    onLine(parsed);
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, lines, stderr })));
 }
 
 describe(

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
 import type { KeyPair } from '../../util/key-pair.ts';
+import { ADS_METHOD } from '../../model/mcp-protos.ts';
 import type { McpProtos } from './protos.ts';
 
 /**
@@ -9,7 +10,7 @@ import type { McpProtos } from './protos.ts';
  * every stream open (projected tokens rotate),
  * keepalive, and no receive size limit (grpc-js defaults to 4 MiB; adsc uses MaxInt32).
  */
-export const ADS_METHOD = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+export { ADS_METHOD };
 
 export interface TransportOptions {
   /** `host:port` of istiod. */

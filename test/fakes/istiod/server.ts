@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { ADS_METHOD } from '../../../src/controller/mcp/transport.ts';
+import { adsServiceDefinition } from '../../../src/registry/mcp/service.ts';
 import { loadMcpProtos, type McpProtos } from '../../../src/controller/mcp/protos.ts';
 import type { IstioConfig } from '../../../src/model/objects.ts';
 import { FakeConfig } from './config.ts';
@@ -54,23 +54,9 @@ export class FakeIstiod extends EventEmitter {
     super();
     this.serve = options.serve ?? 'v1';
     this.requireToken = options.requireToken;
-    const { DiscoveryRequest, DiscoveryResponse } = this.protos;
-    this.server.addService(
-      {
-        StreamAggregatedResources: {
-          path: ADS_METHOD,
-          requestStream: true,
-          responseStream: true,
-          requestSerialize: (r: Req) =>
-            Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
-          requestDeserialize: (b: Buffer) => DiscoveryRequest.decode(b) as Req,
-          responseSerialize: (b: Buffer) => b,
-          responseDeserialize: (b: Buffer) => DiscoveryResponse.decode(b),
-          originalName: 'streamAggregatedResources',
-        },
-      },
-      { StreamAggregatedResources: (call: grpc.ServerDuplexStream<Req, Buffer>) => this.onStream(call) },
-    );
+    this.server.addService(adsServiceDefinition<Req>(this.protos), {
+      StreamAggregatedResources: (call: grpc.ServerDuplexStream<Req, Buffer>) => this.onStream(call),
+    });
   }
 
   static async start(options: FakeIstiodOptions = {}): Promise<FakeIstiod> {
