@@ -17,6 +17,8 @@ import { applyWrites } from '../reconcile/apply.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
 import { RegistryVips } from '../registry/vips.ts';
+import { ServiceEntryMcpServer } from '../registry/mcp/server.ts';
+import { NacosWatcher } from '../registry/nacos/watcher.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
@@ -34,7 +36,9 @@ export type RegistryWatcherFactory = (spec: RegistrySpec, deps: RegistryWatcherD
  * (src/registry/nacos/watcher.ts), each as `(spec, deps) => new XWatcher(spec, deps)`. A type missing here is a
  * startup error naming the registry.
  */
-export const REGISTRY_WATCHERS: Partial<Record<RegistrySpec['type'], RegistryWatcherFactory>> = {};
+export const REGISTRY_WATCHERS: Partial<Record<RegistrySpec['type'], RegistryWatcherFactory>> = {
+  nacos: (spec, deps) => new NacosWatcher(spec, deps),
+};
 
 export type RegistryOutputKind = 'kube' | 'mcp';
 
@@ -52,8 +56,13 @@ export interface RegistriesOptions {
   readonly watcherFactory?: RegistryWatcherFactory;
   /** Where the registry metrics are registered (AerakiMetrics.registry). */
   readonly metricsRegistry?: Registry;
-  /** MCP output: the complete set, after every change. */
+  /**
+   * MCP output: the complete set, once every registry synced and after every change from then on (an earlier,
+   * partial answer would make istiod drop the registry ServiceEntries it has).
+   */
   readonly onEntries?: (entries: readonly RegistryServiceEntry[]) => void;
+  /** MCP output: the server started and stopped with the registries (its `update` is `onEntries`). */
+  readonly mcpServer?: ServiceEntryMcpServer;
   readonly resyncMs?: number;
   readonly backoff?: BackoffOptions;
   readonly clock?: Clock;
@@ -77,6 +86,8 @@ function buildWatchers(o: RegistriesOptions): RegistryWatcher[] {
 export class Registries {
   readonly bridges: readonly RegistryBridge[];
   readonly vips = new RegistryVips();
+  /** The MCP server's bound port once started (`--registry-output mcp`). */
+  mcpPort: number | undefined;
   readonly kubeOutput: RegistryKubeOutput | undefined;
   private readonly o: RegistriesOptions;
   private readonly log: Logger;
@@ -118,7 +129,7 @@ export class Registries {
       });
     }
     if (o.metricsRegistry) registerRegistryMetrics(o.metricsRegistry, () => this.status());
-    if (o.output === 'mcp' && !o.onEntries) {
+    if (o.output === 'mcp' && !o.onEntries && !o.mcpServer) {
       this.log.warn(
         'no ServiceEntry MCP server is wired: registry ServiceEntries reach this controller only',
       );
@@ -171,6 +182,10 @@ export class Registries {
         this.log,
       );
     }
+    if (this.o.mcpServer) {
+      this.mcpPort = await this.o.mcpServer.start();
+      this.log.info('serving registry ServiceEntries over MCP', { port: this.mcpPort });
+    }
     this.namespaceInformer?.start();
     void this.namespaceInformer?.whenSynced().then(() => this.namespacesChanged());
     for (const b of this.bridges) b.start();
@@ -181,10 +196,20 @@ export class Registries {
     await this.kubeOutput?.stop();
     await Promise.all(this.bridges.map((b) => b.stop()));
     await this.namespaceInformer?.stop();
+    await this.o.mcpServer?.stop();
   }
 
   private namespacesChanged(): void {
     for (const b of this.bridges) b.namespacesChanged();
+    this.publish();
+  }
+
+  /** The complete set to the MCP output, once every registry synced (see `onEntries`). */
+  private publish(): void {
+    if (!this.synced) return;
+    const entries = this.bridges.flatMap((b) => b.entries());
+    this.o.onEntries?.(entries);
+    this.o.mcpServer?.update(entries);
   }
 
   private watchNamespaces(kc: KubeConfig): ResilientInformer {
@@ -220,7 +245,7 @@ export class Registries {
     }
     const removals = delta.removed.map((r) => ({ kind: 'ServiceEntry', ...r }));
     this.o.store.applyOwned(registrySource(bridge.name), upserts, removals);
-    this.o.onEntries?.(this.bridges.flatMap((b) => b.entries()));
+    this.publish();
     this.kubeOutput?.trigger();
   }
 }
@@ -250,6 +275,15 @@ export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registr
     metricsRegistry: deps.metricsRegistry,
     ...(deps.watcherFactory ? { watcherFactory: deps.watcherFactory } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    ...(o.registryOutput === 'mcp'
+      ? {
+          mcpServer: new ServiceEntryMcpServer({
+            host: o.mcpServerAddress.host || '0.0.0.0',
+            port: o.mcpServerAddress.port,
+            logger: deps.logger,
+          }),
+        }
+      : {}),
     resyncMs: o.resyncMs,
     logger: deps.logger,
   });

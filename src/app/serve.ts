@@ -240,7 +240,24 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 
   reconciler.start();
   kubeOut?.start();
-  await registries?.start();
+  try {
+    await registries?.start();
+  } catch (err) {
+    await reconciler.stop();
+    await kubeOut?.stopWriters();
+    await kubeOut?.stopWatches();
+    await registries?.stop();
+    await rds.stop();
+    await webhook?.server.stop();
+    await admin.stop();
+    identity.provider?.close();
+    throw new Error(
+      `cannot start the registries: ${(err as Error).message} (a taken --mcp-server-address?)`,
+      {
+        cause: err,
+      },
+    );
+  }
   try {
     await sources.start();
   } catch (err) {

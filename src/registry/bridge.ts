@@ -91,6 +91,8 @@ export class RegistryBridge {
   private connected = false;
   private sessionSynced = false;
   private everSynced = false;
+  /** A `synced` arrived since the last recompute: the next delta is emitted even if empty. */
+  private announceSync = false;
   private syncErrors = 0;
   private lastError: string | undefined;
   private reportedCount = 0;
@@ -202,6 +204,7 @@ export class RegistryBridge {
         for (const k of c.keys) this.dirty.add(k);
         break;
       case 'synced':
+        this.announceSync = true;
         this.connected = true;
         this.sessionSynced = true;
         this.everSynced = true;
@@ -227,7 +230,9 @@ export class RegistryBridge {
     this.dirty.clear();
     const delta = newDelta();
     for (const key of keys) this.recomputeKey(key, delta);
-    this.emit(delta);
+    // A sync is announced even when it changed nothing: listeners wait for it (the MCP server's first answer).
+    this.emit(delta, this.announceSync);
+    this.announceSync = false;
   }
 
   private providersOf(key: string): readonly DubboProvider[] {
@@ -314,8 +319,8 @@ export class RegistryBridge {
     }
   }
 
-  private emit(delta: MutableDelta): void {
-    if (delta.upserted.length === 0 && delta.removed.length === 0) return;
+  private emit(delta: MutableDelta, always = false): void {
+    if (!always && delta.upserted.length === 0 && delta.removed.length === 0) return;
     for (const l of [...this.listeners]) l(delta);
   }
 }

@@ -1,4 +1,5 @@
 // The Nacos watcher's settings, read from the `nacos://host:port?...` URL parameters of its RegistrySpec.
+import { parseDurationNanos } from '../../model/duration.ts';
 import type { RegistrySpec } from '../../model/registry-bridge.ts';
 import type { Logger } from '../../util/logger.ts';
 
@@ -15,6 +16,8 @@ export interface NacosWatcherSettings {
   readonly contextPath: string;
   /** `scheme=http|https`; default http. */
   readonly scheme: 'http' | 'https';
+  /** `pollInterval=<duration>` (`500ms`, `10s`; at least 100 ms); undefined: the watcher's default. */
+  readonly pollIntervalMs?: number;
   /** `username=` and `password=` (both or neither): log in (Nacos' default auth). */
   readonly credentials?: { readonly username: string; readonly password: string };
 }
@@ -52,6 +55,17 @@ export function nacosSettings(spec: RegistrySpec, logger: Logger): NacosWatcherS
   const rawScheme = p['scheme'];
   if (rawScheme === 'http' || rawScheme === 'https') scheme = rawScheme;
   else if (rawScheme !== undefined) warn('scheme', rawScheme, scheme);
+  let pollIntervalMs: number | undefined;
+  const rawPoll = p['pollInterval'];
+  if (rawPoll !== undefined) {
+    const d = parseDurationNanos(
+      rawPoll,
+      { kind: 'Registry', namespace: '', name: spec.name },
+      'pollInterval',
+    );
+    if (d.ok && d.value >= 100_000_000n) pollIntervalMs = Number(d.value / 1_000_000n);
+    else warn('pollInterval', rawPoll, 'the default');
+  }
   const contextPath = '/' + (p['contextPath'] ?? 'nacos').replace(/^\/+|\/+$/g, '');
   const { username, password } = p;
   if ((username === undefined) !== (password === undefined)) {
@@ -61,6 +75,7 @@ export function nacosSettings(spec: RegistrySpec, logger: Logger): NacosWatcherS
     username !== undefined && password !== undefined ? { credentials: { username, password } } : {};
   return {
     ...credentials,
+    ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
     namespaces: list(p['namespace'], 'public'),
     groups: list(p['groups'] ?? p['group'], 'DEFAULT_GROUP'),
     api,

@@ -69,7 +69,7 @@ export class NacosWatcher implements RegistryWatcher {
     this.settings = nacosSettings(spec, this.log);
     this.clock = deps.clock ?? systemClock;
     this.backoff = new Backoff(deps.backoff);
-    this.pollMs = deps.pollIntervalMs ?? 5_000;
+    this.pollMs = this.settings.pollIntervalMs ?? deps.pollIntervalMs ?? 5_000;
     this.apiVersion = this.settings.api === 'auto' ? undefined : this.settings.api;
     this.api = new NacosApi({
       servers: spec.servers,
