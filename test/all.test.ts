@@ -17,6 +17,7 @@ import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';
 import './conformance/real-protos.test.ts';
 import './controller/file-source.test.ts';
+import './controller/gateway-hold.test.ts';
 import './controller/kube/last-known-good.test.ts';
 import './controller/kube/services.test.ts';
 import './controller/kube/sources.test.ts';
