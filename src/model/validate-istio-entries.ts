@@ -1,0 +1,147 @@
+/**
+ * Istio's rules (istio.io/istio pkg/config/validation) for the DestinationRule and ServiceEntry fields this
+ * controller reads, applied to a spec that parsed without errors; errors and warnings as in validate-istio.ts.
+ */
+import { ipOrCidrProblem } from './addresses.ts';
+import { isDns1123Label } from './dns.ts';
+import type { DestinationRuleSpec, ServiceEntrySpec, TrafficPolicy } from './objects.ts';
+import type { ConfigIssue, ObjectRef } from './result.ts';
+import { Checks, checkDuration, checkLabels } from './validate-checks.ts';
+import { checkExportTo } from './validate-istio.ts';
+import { isIP } from 'node:net';
+
+const SIMPLE_LB = ['UNSPECIFIED', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST', 'LEAST_CONN'];
+const RESOLUTIONS = ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN'];
+const LOCATIONS = ['MESH_EXTERNAL', 'MESH_INTERNAL'];
+const HASH_KEYS = ['httpHeaderName', 'httpCookie', 'useSourceIp', 'httpQueryParameterName'] as const;
+/** Durations that must be at least 1ms (the others only whole milliseconds). */
+const POSITIVE_DURATIONS: ReadonlySet<string> = new Set([
+  'tcp.connectTimeout',
+  'interval',
+  'baseEjectionTime',
+]);
+/** Percentages of outlier detection. */
+const PERCENTAGES: ReadonlySet<string> = new Set(['maxEjectionPercent', 'minHealthPercent']);
+
+function checkEnum(c: Checks, value: string | undefined, values: readonly string[], path: string): void {
+  if (value !== undefined && !values.includes(value)) {
+    c.error(path, `unknown value "${value}" (expected one of ${values.join(', ')})`);
+  }
+}
+
+/** The rules for DestinationRule `ref`: host, traffic policy, subsets, exportTo. */
+export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef): ConfigIssue[] {
+  const c = new Checks(ref);
+  const problem = c.wildcardProblem(spec.host);
+  if (problem) c.error('spec.host', problem);
+  if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, 'spec.trafficPolicy');
+  const names = new Set<string>();
+  spec.subsets.forEach((s, i) => {
+    if (!isDns1123Label(s.name)) {
+      c.error(
+        `spec.subsets[${i}].name`,
+        `"${s.name}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63)`,
+      );
+    }
+    if (names.has(s.name)) c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
+    names.add(s.name);
+    checkLabels(c, s.labels, `spec.subsets[${i}].labels`);
+    if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, `spec.subsets[${i}].trafficPolicy`);
+  });
+  if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
+  return c.issues;
+}
+
+function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, path: string): void {
+  const lb = tp.loadBalancer;
+  if (lb) {
+    checkEnum(c, lb.simple, SIMPLE_LB, `${path}.loadBalancer.simple`);
+    if (lb.simple !== undefined && lb.consistentHash) {
+      c.error(`${path}.loadBalancer`, 'only one of simple and consistentHash may be set');
+    }
+    const ch = lb.consistentHash;
+    if (ch) {
+      const p = `${path}.loadBalancer.consistentHash`;
+      const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
+      if (keys.length > 1) c.error(p, `only one hash key may be set, got ${keys.join(', ')}`);
+      else if (keys.length === 0) {
+        c.warn(p, `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
+      }
+      if (ch.httpCookie?.name === '') c.error(`${p}.httpCookie.name`, 'must not be empty');
+      if (ch.httpCookie?.ttl !== undefined) checkDuration(c, ch.httpCookie.ttl, `${p}.httpCookie.ttl`, false);
+    }
+  }
+  for (const [key, settings] of [
+    ['connectionPool', tp.connectionPool],
+    ['outlierDetection', tp.outlierDetection],
+  ] as const) {
+    if (!settings) continue;
+    for (const [field, n] of Object.entries(settings.numbers)) {
+      if (n < 0) c.error(`${path}.${key}.${field}`, `must not be negative, got ${n}`);
+      else if (n > 100 && PERCENTAGES.has(field))
+        c.error(`${path}.${key}.${field}`, `must be at most 100, got ${n}`);
+    }
+    for (const [field, d] of Object.entries(settings.durations)) {
+      checkDuration(c, d, `${path}.${key}.${field}`, POSITIVE_DURATIONS.has(field));
+    }
+  }
+}
+
+/** The rules for ServiceEntry `ref`: hosts, addresses, ports, enums, workload selector and endpoints, exportTo. */
+export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): ConfigIssue[] {
+  const c = new Checks(ref);
+  if (spec.hosts.length === 0) c.error('spec.hosts', 'a ServiceEntry needs at least one host');
+  spec.hosts.forEach((host, i) => {
+    const problem = host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : c.wildcardProblem(host);
+    if (problem) c.error(`spec.hosts[${i}]`, problem);
+  });
+  spec.addresses.forEach((a, i) => {
+    const problem = ipOrCidrProblem(a);
+    if (problem) c.error(`spec.addresses[${i}]`, problem);
+  });
+  checkPorts(c, spec);
+  checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
+  checkEnum(c, spec.location, LOCATIONS, 'spec.location');
+  if (spec.workloadSelector) {
+    checkLabels(c, spec.workloadSelector.labels, 'spec.workloadSelector.labels');
+    if (spec.endpoints && spec.endpoints.length > 0) {
+      c.error('spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
+    }
+  }
+  spec.endpoints?.forEach((e, i) => checkEndpoint(c, e.address, spec.resolution, i));
+  if (spec.exportTo) checkExportTo(c, spec.exportTo, true);
+  return c.issues;
+}
+
+function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
+  const ports = spec.ports;
+  ports.forEach((p, i) => {
+    if (p.number === 0) c.error(`spec.ports[${i}].number`, 'must be between 1 and 65535, got 0');
+    if (p.targetPort === 0) c.error(`spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
+    for (let j = 0; j < i; j++) {
+      const q = ports[j] as (typeof ports)[number];
+      if (q.number === p.number) {
+        c.error(`spec.ports[${i}].number`, `port ${p.number} is already defined by spec.ports[${j}]`);
+      }
+      if (q.name === p.name) {
+        c.error(`spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
+      }
+    }
+  });
+}
+
+/** An endpoint address: an IP (or a Unix socket) for STATIC resolution, a domain name or an IP for DNS. */
+function checkEndpoint(c: Checks, address: string, resolution: string | undefined, i: number): void {
+  const path = `spec.endpoints[${i}].address`;
+  if (address === '') {
+    c.error(path, 'required field is missing');
+    return;
+  }
+  if (address.startsWith('unix://') || isIP(address) !== 0) return;
+  if (resolution === 'STATIC' || resolution === undefined || resolution === 'NONE') {
+    c.error(path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
+  } else {
+    const problem = c.fqdnProblem(address);
+    if (problem) c.error(path, problem);
+  }
+}
