@@ -50,6 +50,7 @@ import './model/parse-redis.test.ts';
 import './model/parse.test.ts';
 import './model/re2.test.ts';
 import './model/service.test.ts';
+import './model/validate-istio.test.ts';
 import './model/validate-metarouter.test.ts';
 import './model/validate.test.ts';
 import './ops/admin-server.test.ts';
