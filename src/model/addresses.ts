@@ -9,11 +9,33 @@ import { isDns1123Subdomain } from '../util/names.ts';
 
 const MAX_LABEL_NAME = 63;
 
+/** True when `s` up to `end` is a dotted-quad IPv4 address (no leading zeros): one scan, no regex. */
+function isIPv4To(s: string, end: number): boolean {
+  let parts = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= end; i++) {
+    const c = i < end ? s.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || parts === 4) return false;
+      parts++;
+      value = 0;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits > 0 && value === 0) return false; // a leading zero
+      value = value * 10 + (c - 0x30);
+      digits++;
+      if (value > 255) return false;
+    } else return false;
+  }
+  return parts === 4;
+}
+
 /** Why `address` is neither an IP address nor a CIDR block (`10.0.0.0/8`, `2001:db8::/32`), or undefined. */
 export function ipOrCidrProblem(address: string): string | undefined {
   const slash = address.indexOf('/');
-  const ip = slash < 0 ? address : address.slice(0, slash);
-  const family = isIP(ip);
+  const end = slash < 0 ? address.length : slash;
+  const family = isIPv4To(address, end) ? 4 : isIP(address.slice(0, end)) === 6 ? 6 : 0;
   if (family === 0) return `"${address}" is neither an IP address nor a CIDR block`;
   if (slash < 0) return undefined;
   const prefix = address.slice(slash + 1);

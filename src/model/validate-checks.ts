@@ -10,28 +10,47 @@ import type { Destination } from './objects.ts';
 import { re2Problem } from './re2.ts';
 import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
 
+function check(host: string, wildcard: boolean): string | undefined {
+  return wildcard ? wildcardDomainProblem(host) : fqdnProblem(host);
+}
+
 /** Collects the issues of one object. */
 export class Checks {
   readonly issues: ConfigIssue[] = [];
-  /** The FQDN (or wildcard domain) problem of each host checked so far. */
-  private readonly hostProblems = new Map<string, string | undefined>();
+  /** The host checked last, how, and its problem: most objects check one host, or one host again and again. */
+  private lastHost: string | undefined;
+  private lastWildcard = false;
+  private lastProblem: string | undefined;
+  /** The problems of every host checked, by how: made at the second distinct host. */
+  private fqdnProblems: Map<string, string | undefined> | undefined;
+  private wildcardProblems: Map<string, string | undefined> | undefined;
   /** The RE2 problem of each regex checked so far. */
   private regexProblems: Map<string, string | undefined> | undefined;
   constructor(readonly ref: ObjectRef) {}
 
   fqdnProblem(host: string): string | undefined {
-    return this.hostProblem(host, fqdnProblem);
+    return this.hostProblem(host, false);
   }
 
   /** Istio's ValidateWildcardDomain: an FQDN, optionally starting with `*.`, or `*`. */
   wildcardProblem(host: string): string | undefined {
-    return this.hostProblem(`\0${host}`, () => wildcardDomainProblem(host));
+    return this.hostProblem(host, true);
   }
 
-  private hostProblem(key: string, check: (host: string) => string | undefined): string | undefined {
-    if (this.hostProblems.has(key)) return this.hostProblems.get(key);
-    const problem = check(key);
-    this.hostProblems.set(key, problem);
+  private hostProblem(host: string, wildcard: boolean): string | undefined {
+    if (host === this.lastHost && wildcard === this.lastWildcard) return this.lastProblem;
+    let problem: string | undefined;
+    if (this.lastHost === undefined) problem = check(host, wildcard);
+    else {
+      this.fqdnProblems ??= new Map();
+      this.wildcardProblems ??= new Map();
+      (this.lastWildcard ? this.wildcardProblems : this.fqdnProblems).set(this.lastHost, this.lastProblem);
+      const known = wildcard ? this.wildcardProblems : this.fqdnProblems;
+      problem = known.has(host) ? known.get(host) : check(host, wildcard);
+    }
+    this.lastHost = host;
+    this.lastWildcard = wildcard;
+    this.lastProblem = problem;
     return problem;
   }
 

@@ -35,19 +35,21 @@ export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef)
   const problem = c.wildcardProblem(spec.host);
   if (problem) c.error('spec.host', problem);
   if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, 'spec.trafficPolicy');
-  const names = new Set<string>();
-  spec.subsets.forEach((s, i) => {
+  const subsets = spec.subsets;
+  for (let i = 0; i < subsets.length; i++) {
+    const s = subsets[i] as (typeof subsets)[number];
     if (!isDns1123Label(s.name)) {
       c.error(
         `spec.subsets[${i}].name`,
         `"${s.name}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63)`,
       );
     }
-    if (names.has(s.name)) c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
-    names.add(s.name);
+    if (subsets.findIndex((o) => o.name === s.name) < i) {
+      c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
+    }
     checkLabels(c, s.labels, `spec.subsets[${i}].labels`);
     if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, `spec.subsets[${i}].trafficPolicy`);
-  });
+  }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
   return c.issues;
 }
@@ -62,9 +64,12 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, path: string): void {
     const ch = lb.consistentHash;
     if (ch) {
       const p = `${path}.loadBalancer.consistentHash`;
-      const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
-      if (keys.length > 1) c.error(p, `only one hash key may be set, got ${keys.join(', ')}`);
-      else if (keys.length === 0) {
+      let count = 0;
+      for (const k of HASH_KEYS) if (ch[k] !== undefined) count++;
+      if (count > 1) {
+        const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
+        c.error(p, `only one hash key may be set, got ${keys.join(', ')}`);
+      } else if (count === 0) {
         c.warn(p, `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
       }
       if (ch.httpCookie?.name === '') c.error(`${p}.httpCookie.name`, 'must not be empty');
@@ -91,14 +96,15 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, path: string): void {
 export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): ConfigIssue[] {
   const c = new Checks(ref);
   if (spec.hosts.length === 0) c.error('spec.hosts', 'a ServiceEntry needs at least one host');
-  spec.hosts.forEach((host, i) => {
+  for (let i = 0; i < spec.hosts.length; i++) {
+    const host = spec.hosts[i] as string;
     const problem = host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : c.wildcardProblem(host);
     if (problem) c.error(`spec.hosts[${i}]`, problem);
-  });
-  spec.addresses.forEach((a, i) => {
-    const problem = ipOrCidrProblem(a);
+  }
+  for (let i = 0; i < spec.addresses.length; i++) {
+    const problem = ipOrCidrProblem(spec.addresses[i] as string);
     if (problem) c.error(`spec.addresses[${i}]`, problem);
-  });
+  }
   checkPorts(c, spec);
   checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
   checkEnum(c, spec.location, LOCATIONS, 'spec.location');
@@ -115,7 +121,8 @@ export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): Conf
 
 function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
   const ports = spec.ports;
-  ports.forEach((p, i) => {
+  for (let i = 0; i < ports.length; i++) {
+    const p = ports[i] as (typeof ports)[number];
     if (p.number === 0) c.error(`spec.ports[${i}].number`, 'must be between 1 and 65535, got 0');
     if (p.targetPort === 0) c.error(`spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
     for (let j = 0; j < i; j++) {
@@ -127,7 +134,7 @@ function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
         c.error(`spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
       }
     }
-  });
+  }
 }
 
 /** An endpoint address: an IP (or a Unix socket) for STATIC resolution, a domain name or an IP for DNS. */
