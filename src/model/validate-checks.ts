@@ -111,12 +111,12 @@ export function checkDuration(c: Checks, value: string, path: string, positive: 
   }
 }
 
-/** Label keys and values (a subset's labels, a workload selector) at `path`. */
-export function checkLabels(c: Checks, labels: Readonly<Record<string, string>>, path: string): void {
+/** Label keys and values (a subset's labels, a workload selector) at `path()`. */
+export function checkLabels(c: Checks, labels: Readonly<Record<string, string>>, path: () => string): void {
   for (const key in labels) {
     const keyProblem = labelKeyProblem(key);
-    if (keyProblem) c.error(`${path}.${key}`, keyProblem);
+    if (keyProblem) c.error(`${path()}.${key}`, keyProblem);
     const valueProblem = labelValueProblem(labels[key] as string);
-    if (valueProblem) c.error(`${path}.${key}`, valueProblem);
+    if (valueProblem) c.error(`${path()}.${key}`, valueProblem);
   }
 }

@@ -4,7 +4,13 @@
  */
 import { ipOrCidrProblem } from './addresses.ts';
 import { isDns1123Label } from './dns.ts';
-import type { DestinationRuleSpec, ServiceEntrySpec, TrafficPolicy } from './objects.ts';
+import type {
+  ConnectionPoolSettings,
+  ConsistentHashLB,
+  DestinationRuleSpec,
+  ServiceEntrySpec,
+  TrafficPolicy,
+} from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
 import { Checks, checkDuration, checkLabels } from './validate-checks.ts';
 import { checkExportTo } from './validate-istio.ts';
@@ -20,12 +26,19 @@ const POSITIVE_DURATIONS: ReadonlySet<string> = new Set([
   'interval',
   'baseEjectionTime',
 ]);
+const SELECTOR_LABELS = (): string => 'spec.workloadSelector.labels';
 /** Percentages of outlier detection. */
 const PERCENTAGES: ReadonlySet<string> = new Set(['maxEjectionPercent', 'minHealthPercent']);
 
-function checkEnum(c: Checks, value: string | undefined, values: readonly string[], path: string): void {
+function checkEnum(
+  c: Checks,
+  value: string | undefined,
+  values: readonly string[],
+  path: string | (() => string),
+): void {
   if (value !== undefined && !values.includes(value)) {
-    c.error(path, `unknown value "${value}" (expected one of ${values.join(', ')})`);
+    const at = typeof path === 'string' ? path : path();
+    c.error(at, `unknown value "${value}" (expected one of ${values.join(', ')})`);
   }
 }
 
@@ -34,7 +47,7 @@ export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef)
   const c = new Checks(ref);
   const problem = c.wildcardProblem(spec.host);
   if (problem) c.error('spec.host', problem);
-  if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, 'spec.trafficPolicy');
+  if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, -1);
   const subsets = spec.subsets;
   for (let i = 0; i < subsets.length; i++) {
     const s = subsets[i] as (typeof subsets)[number];
@@ -47,48 +60,69 @@ export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef)
     if (subsets.findIndex((o) => o.name === s.name) < i) {
       c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
     }
-    checkLabels(c, s.labels, `spec.subsets[${i}].labels`);
-    if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, `spec.subsets[${i}].trafficPolicy`);
+    checkLabels(c, s.labels, () => `spec.subsets[${i}].labels`);
+    if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, i);
   }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
   return c.issues;
 }
 
-function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, path: string): void {
+/** The path of the traffic policy of subset `subset`, or of the DestinationRule's when it is -1. */
+function policyPath(subset: number): string {
+  return subset < 0 ? 'spec.trafficPolicy' : `spec.subsets[${subset}].trafficPolicy`;
+}
+
+/** A traffic policy (of subset `subset`, the DestinationRule's when -1); paths built only for an issue. */
+function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void {
   const lb = tp.loadBalancer;
   if (lb) {
-    checkEnum(c, lb.simple, SIMPLE_LB, `${path}.loadBalancer.simple`);
-    if (lb.simple !== undefined && lb.consistentHash) {
-      c.error(`${path}.loadBalancer`, 'only one of simple and consistentHash may be set');
-    }
-    const ch = lb.consistentHash;
-    if (ch) {
-      const p = `${path}.loadBalancer.consistentHash`;
-      let count = 0;
-      for (const k of HASH_KEYS) if (ch[k] !== undefined) count++;
-      if (count > 1) {
-        const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
-        c.error(p, `only one hash key may be set, got ${keys.join(', ')}`);
-      } else if (count === 0) {
-        c.warn(p, `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
+    if (lb.simple !== undefined) {
+      checkEnum(c, lb.simple, SIMPLE_LB, () => `${policyPath(subset)}.loadBalancer.simple`);
+      if (lb.consistentHash) {
+        c.error(`${policyPath(subset)}.loadBalancer`, 'only one of simple and consistentHash may be set');
       }
-      if (ch.httpCookie?.name === '') c.error(`${p}.httpCookie.name`, 'must not be empty');
-      if (ch.httpCookie?.ttl !== undefined) checkDuration(c, ch.httpCookie.ttl, `${p}.httpCookie.ttl`, false);
+    }
+    if (lb.consistentHash) checkConsistentHash(c, lb.consistentHash, subset);
+  }
+  if (tp.connectionPool) checkSettings(c, tp.connectionPool, subset, 'connectionPool');
+  if (tp.outlierDetection) checkSettings(c, tp.outlierDetection, subset, 'outlierDetection');
+}
+
+function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): void {
+  const path = () => `${policyPath(subset)}.loadBalancer.consistentHash`;
+  const count =
+    (ch.httpHeaderName !== undefined ? 1 : 0) +
+    (ch.httpCookie !== undefined ? 1 : 0) +
+    (ch.useSourceIp !== undefined ? 1 : 0) +
+    (ch.httpQueryParameterName !== undefined ? 1 : 0);
+  if (count > 1) {
+    const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
+    c.error(path(), `only one hash key may be set, got ${keys.join(', ')}`);
+  } else if (count === 0) {
+    c.warn(path(), `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
+  }
+  const cookie = ch.httpCookie;
+  if (cookie?.name === '') c.error(`${path()}.httpCookie.name`, 'must not be empty');
+  if (cookie?.ttl !== undefined) checkDuration(c, cookie.ttl, `${path()}.httpCookie.ttl`, false);
+}
+
+/** The numbers and durations of `connectionPool` or `outlierDetection` (`key`). */
+function checkSettings(
+  c: Checks,
+  settings: ConnectionPoolSettings,
+  subset: number,
+  key: 'connectionPool' | 'outlierDetection',
+): void {
+  for (const field in settings.numbers) {
+    const n = settings.numbers[field] as number;
+    if (n < 0) c.error(`${policyPath(subset)}.${key}.${field}`, `must not be negative, got ${n}`);
+    else if (n > 100 && PERCENTAGES.has(field)) {
+      c.error(`${policyPath(subset)}.${key}.${field}`, `must be at most 100, got ${n}`);
     }
   }
-  for (const [key, settings] of [
-    ['connectionPool', tp.connectionPool],
-    ['outlierDetection', tp.outlierDetection],
-  ] as const) {
-    if (!settings) continue;
-    for (const [field, n] of Object.entries(settings.numbers)) {
-      if (n < 0) c.error(`${path}.${key}.${field}`, `must not be negative, got ${n}`);
-      else if (n > 100 && PERCENTAGES.has(field))
-        c.error(`${path}.${key}.${field}`, `must be at most 100, got ${n}`);
-    }
-    for (const [field, d] of Object.entries(settings.durations)) {
-      checkDuration(c, d, `${path}.${key}.${field}`, POSITIVE_DURATIONS.has(field));
-    }
+  for (const field in settings.durations) {
+    const d = settings.durations[field] as string;
+    checkDuration(c, d, `${policyPath(subset)}.${key}.${field}`, POSITIVE_DURATIONS.has(field));
   }
 }
 
@@ -109,7 +143,7 @@ export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): Conf
   checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
   checkEnum(c, spec.location, LOCATIONS, 'spec.location');
   if (spec.workloadSelector) {
-    checkLabels(c, spec.workloadSelector.labels, 'spec.workloadSelector.labels');
+    checkLabels(c, spec.workloadSelector.labels, SELECTOR_LABELS);
     if (spec.endpoints && spec.endpoints.length > 0) {
       c.error('spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
     }
