@@ -30,6 +30,7 @@ import './controller/mcp/resilience.test.ts';
 import './controller/mcp/state.test.ts';
 import './controller/store.test.ts';
 import './e2e/embedded-default.test.ts';
+import './e2e/gateway-hold.test.ts';
 import './e2e/serve-modes.test.ts';
 import './e2e/serve.test.ts';
 import './e2e/sigterm.test.ts';
