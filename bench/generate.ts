@@ -12,6 +12,9 @@ import { sourceKey } from '../src/model/names.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { refOf, type ConfigIssue } from '../src/model/result.ts';
+import { dubboAuthorizationPolicyIssues } from '../src/model/validate-dubbo.ts';
+import { destinationRuleIssues, serviceEntryIssues } from '../src/model/validate-istio-entries.ts';
+import { virtualServiceIssues } from '../src/model/validate-istio.ts';
 import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate-metarouter.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
@@ -91,6 +94,12 @@ function validationRun(objects: readonly ConfigObject[]): () => ConfigIssue[][] 
     const ref = refOf(o);
     if (o.kind === 'MetaRouter') checks.push(() => metaRouterIssues(o.spec, ref));
     else if (o.kind === 'ApplicationProtocol') checks.push(() => applicationProtocolIssues(o.spec, ref));
+    else if (o.kind === 'ServiceEntry') checks.push(() => serviceEntryIssues(o.spec, ref));
+    else if (o.kind === 'DestinationRule') checks.push(() => destinationRuleIssues(o.spec, ref));
+    else if (o.kind === 'VirtualService') checks.push(() => virtualServiceIssues(o.spec, ref));
+    else if (o.kind === 'DubboAuthorizationPolicy') {
+      checks.push(() => dubboAuthorizationPolicyIssues(o.spec, ref));
+    }
   }
   return () => checks.map((check) => check());
 }

@@ -21,8 +21,8 @@ function redacted(secret: Secret): unknown {
 
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
- * the rejected objects, and the held hosts (with the rejected objects holding them: their EnvoyFilters are kept and
- * their RDS routes withheld).
+ * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them: their EnvoyFilters
+ * are kept and their RDS routes withheld).
  */
 export function configDocument(store: ConfigStore, synced: boolean): unknown {
   const objects: Record<string, unknown> = {};
@@ -35,6 +35,7 @@ export function configDocument(store: ConfigStore, synced: boolean): unknown {
     objects,
     rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatIssue) })),
     held: store.heldHosts(),
+    heldGateways: store.heldGateways(),
   };
 }
 

@@ -9,7 +9,8 @@
  * stored object, and `replaceKind` keeps the stored version of every object it is given as rejected, so routes,
  * rate limits and filters derived from it do not change until a valid version arrives or the object is deleted.
  * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
- * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it.
+ * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it. Such
+ * a MetaRouter also holds the Gateways it binds (isGatewayHeld, heldGateways).
  *
  * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
  * owned, upsert, delete, reject and replaceKind from every other source leave it alone. So a registry ServiceEntry
@@ -67,8 +68,11 @@ export class ConfigStore implements ConfigView {
   /** `<kind>|<namespace>|<host>` → objects naming that host as written, in namespace/name order. */
   private readonly byExactHost = new MultiIndex<ConfigObject>(compareByName);
   private readonly rejects = new Map<string, RejectedObject>();
-  /** Normalised held host → the rejections holding it; rebuilt lazily after a change (undefined = stale). */
-  private held: Map<string, ObjectRef[]> | undefined;
+  /**
+   * Normalised held host (and `<namespace>/<name>` of a held Gateway) → the rejections holding it; rebuilt lazily
+   * after a change (undefined = stale).
+   */
+  private held: HeldIndex | undefined;
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
   /** `<kind>/<namespace>/<name>` → the source owning that key (applyOwned). */
   private readonly owners = new Map<string, string>();
@@ -196,7 +200,7 @@ export class ConfigStore implements ConfigView {
         if (r.ref.kind === kind && !now.has(k) && this.clearRejection(k))
           this.emit({ type: 'held', kind, namespace: r.ref.namespace, name: r.ref.name });
       }
-      for (const r of rejected) this.reject(r.ref, r.issues, r.hosts);
+      for (const r of rejected) this.reject(r.ref, r.issues, r.hosts, r.gateways);
     }
   }
 
@@ -216,18 +220,29 @@ export class ConfigStore implements ConfigView {
   }
 
   /**
-   * Records that an object exists at the source but is invalid, with the hosts it binds as written
+   * Records that an object exists at the source but is invalid, with the hosts and Gateways it binds as written
    * (model/bound-hosts.ts). The stored valid version (if any) stays in effect and no event is emitted for it.
-   * Without a valid version, a MetaRouter, VirtualService or DestinationRule holds its hosts: emits `held` when
-   * that changes what is held. Cleared by a later upsert or delete of the same object.
+   * Without a valid version, a MetaRouter, VirtualService or DestinationRule holds its hosts (a MetaRouter its
+   * Gateways too): emits `held` when that changes what is held. Cleared by a later upsert or delete of the same
+   * object.
    */
-  reject(ref: ObjectRef, issues: readonly ConfigIssue[], hosts: readonly string[] = []): void {
+  reject(
+    ref: ObjectRef,
+    issues: readonly ConfigIssue[],
+    hosts: readonly string[] = [],
+    gateways: readonly string[] = [],
+  ): void {
     if (this.isOwned(ref.kind, ref.namespace, ref.name)) return;
     const key = rejectKey(ref.kind, ref.namespace, ref.name);
-    const before = this.holdingHosts(this.rejects.get(key));
-    const rejection: RejectedObject = hosts.length > 0 ? { ref, issues, hosts } : { ref, issues };
+    const before = this.holdingKeys(this.rejects.get(key));
+    const rejection: RejectedObject = {
+      ref,
+      issues,
+      ...(hosts.length > 0 ? { hosts } : {}),
+      ...(gateways.length > 0 ? { gateways } : {}),
+    };
     this.rejects.set(key, rejection);
-    const after = this.holdingHosts(rejection);
+    const after = this.holdingKeys(rejection);
     if (before.join('\n') === after.join('\n')) return;
     this.held = undefined;
     this.emit({ type: 'held', kind: ref.kind as ConfigKind, namespace: ref.namespace, name: ref.name });
@@ -240,7 +255,16 @@ export class ConfigStore implements ConfigView {
 
   /** The held hosts (normalised), sorted, each with the rejected objects holding it (kind, namespace, name order). */
   heldHosts(): readonly { readonly host: string; readonly by: readonly ObjectRef[] }[] {
-    return [...this.heldIndex()].sort(([a], [b]) => compareStrings(a, b)).map(([host, by]) => ({ host, by }));
+    return [...this.heldIndex().hosts]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([host, by]) => ({ host, by }));
+  }
+
+  /** The held Gateways (`<namespace>/<name>`), sorted, each with the rejected MetaRouters holding it. */
+  heldGateways(): readonly { readonly gateway: string; readonly by: readonly ObjectRef[] }[] {
+    return [...this.heldIndex().gateways]
+      .sort(([a], [b]) => compareStrings(a, b))
+      .map(([gateway, by]) => ({ gateway, by }));
   }
 
   /** Subscribes to changes; events arrive synchronously after each change. Returns the unsubscribe function. */
@@ -317,7 +341,12 @@ export class ConfigStore implements ConfigView {
 
   isHostHeld(host: string, namespace: string): boolean {
     if (this.rejects.size === 0) return false;
-    return this.heldIndex().has(normalizeHost(host, namespace, this.clusterDomain));
+    return this.heldIndex().hosts.has(normalizeHost(host, namespace, this.clusterDomain));
+  }
+
+  isGatewayHeld(namespace: string, name: string): boolean {
+    if (this.rejects.size === 0) return false;
+    return this.heldIndex().gateways.has(`${namespace}/${name}`);
   }
 
   // ------------------------------------------------------------------ held hosts
@@ -326,29 +355,41 @@ export class ConfigStore implements ConfigView {
   private clearRejection(key: string): boolean {
     const r = this.rejects.get(key);
     if (r === undefined) return false;
-    const holding = this.holdingHosts(r).length > 0;
+    const holding = this.holdingKeys(r).length > 0;
     this.rejects.delete(key);
     if (holding) this.held = undefined;
     return holding;
   }
 
-  /** The normalised hosts a rejection holds: none when it binds none or its object has a valid version. */
-  private holdingHosts(r: RejectedObject | undefined): string[] {
-    if (r === undefined || !r.hosts || r.hosts.length === 0 || !bindsHosts(r.ref.kind)) return [];
+  /** True when `r` can hold anything: it binds hosts and its object has no valid version. */
+  private isHolding(r: RejectedObject | undefined): r is RejectedObject {
+    if (r === undefined || !bindsHosts(r.ref.kind)) return false;
     const { kind, namespace, name } = r.ref;
-    if (this.get(kind as ConfigKind, namespace, name) !== undefined) return [];
-    return this.hostKeys(r.hosts, namespace);
+    return this.get(kind as ConfigKind, namespace, name) === undefined;
   }
 
-  private heldIndex(): Map<string, ObjectRef[]> {
+  /** The normalised hosts a rejection holds: none when it binds none or its object has a valid version. */
+  private holdingHosts(r: RejectedObject | undefined): string[] {
+    if (!this.isHolding(r) || !r.hosts || r.hosts.length === 0) return [];
+    return this.hostKeys(r.hosts, r.ref.namespace);
+  }
+
+  /** The Gateways a rejection holds (`<namespace>/<name>`), on the same terms as its hosts. */
+  private holdingGateways(r: RejectedObject | undefined): readonly string[] {
+    return this.isHolding(r) ? (r.gateways ?? []) : [];
+  }
+
+  /** Everything a rejection holds, for change detection: its hosts, then its Gateways. */
+  private holdingKeys(r: RejectedObject | undefined): string[] {
+    return [...this.holdingHosts(r), ...this.holdingGateways(r).map((g) => `gateway ${g}`)];
+  }
+
+  private heldIndex(): HeldIndex {
     if (this.held) return this.held;
-    const held = new Map<string, ObjectRef[]>();
+    const held: HeldIndex = { hosts: new Map(), gateways: new Map() };
     for (const r of this.rejected()) {
-      for (const host of new Set(this.holdingHosts(r))) {
-        const by = held.get(host);
-        if (by) by.push(r.ref);
-        else held.set(host, [r.ref]);
-      }
+      addHolder(held.hosts, this.holdingHosts(r), r.ref);
+      addHolder(held.gateways, this.holdingGateways(r), r.ref);
     }
     this.held = held;
     return held;
@@ -470,6 +511,20 @@ function fingerprint(obj: ConfigObject): string {
     fingerprints.set(obj, f);
   }
   return f;
+}
+
+/** What rejections hold: normalised hosts and Gateways (`<namespace>/<name>`), each with the rejections holding it. */
+interface HeldIndex {
+  readonly hosts: Map<string, ObjectRef[]>;
+  readonly gateways: Map<string, ObjectRef[]>;
+}
+
+function addHolder(index: Map<string, ObjectRef[]>, keys: readonly string[], ref: ObjectRef): void {
+  for (const key of new Set(keys)) {
+    const by = index.get(key);
+    if (by) by.push(ref);
+    else index.set(key, [ref]);
+  }
 }
 
 function rejectKey(kind: string, namespace: string, name: string): string {

@@ -3,7 +3,9 @@
  * every port of every ServiceEntry goes to the generator of its own protocol; a ServiceEntry any of whose
  * ports failed renders nothing (its source key goes into failedSources, so a reconciler keeps what it wrote
  * before); so does a ServiceEntry with a held host (ConfigView.isHostHeld: an invalid MetaRouter, VirtualService
- * or DestinationRule without a valid version binds it), which renders nothing; then gateway mode. Pure: no I/O, no logging, no clock; never throws on input.
+ * or DestinationRule without a valid version binds it), which renders nothing; then gateway mode, where a held
+ * Gateway (ConfigView.isGatewayHeld: an invalid MetaRouter without a valid version binds it) renders nothing and
+ * keeps its output the same way. Pure: no I/O, no logging, no clock; never throws on input.
  *
  * Warnings (they never fail a source): a ServiceEntry without addresses gets inbound filters only; ports whose
  * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them;
@@ -229,6 +231,10 @@ export function generateAll(
   const gatewayGenerator = byProtocol.get('metaprotocol');
   if (gatewayGenerator?.generateGateway) {
     for (const gw of view.gateways()) {
+      if (view.isGatewayHeld(gw.metadata.namespace, gw.metadata.name)) {
+        failed.add(keyOf(gw));
+        continue;
+      }
       const objects = generateGateway(view, gatewayGenerator, gw, issues);
       if (objects) claims.push({ source: gw, items: objects });
       else failed.add(keyOf(gw));

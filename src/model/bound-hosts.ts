@@ -2,7 +2,8 @@
  * The hosts an object binds, read from its raw form even when the object is invalid: a MetaRouter's and a
  * VirtualService's `spec.hosts`, a DestinationRule's `spec.host`, as written (not normalised). The store holds
  * these hosts while the object is rejected and has no valid version (ConfigView.isHostHeld). Other kinds bind
- * no host here. Never throws.
+ * no host here. A MetaRouter also binds the Gateways of its `spec.gateways` (boundGatewaysOf), held the same way
+ * (ConfigView.isGatewayHeld). Never throws.
  */
 import { isPlainObject } from '../util/json.ts';
 
@@ -28,4 +29,21 @@ export function boundHostsOf(raw: unknown): string[] {
 /** True for the kinds whose rejection can hold hosts. */
 export function bindsHosts(kind: string): boolean {
   return Object.hasOwn(HOSTS_FIELD, kind);
+}
+
+/**
+ * The Gateways a raw MetaRouter binds, as `<namespace>/<name>` (a bare entry is in `namespace`, the MetaRouter's),
+ * first-seen order, no duplicates; none for other kinds.
+ */
+export function boundGatewaysOf(raw: unknown, namespace: string): string[] {
+  if (!isPlainObject(raw) || raw['kind'] !== 'MetaRouter' || !isPlainObject(raw['spec'])) return [];
+  const value = raw['spec']['gateways'];
+  const out: string[] = [];
+  if (!Array.isArray(value)) return out;
+  for (const g of value) {
+    if (typeof g !== 'string' || g === '') continue;
+    const key = g.includes('/') ? g : `${namespace}/${g}`;
+    if (!out.includes(key)) out.push(key);
+  }
+  return out;
 }

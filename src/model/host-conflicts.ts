@@ -7,7 +7,9 @@
  *   the one used a warning naming each other one.
  * - A MetaProtocol server port of a Gateway claimed by two or more bound MetaRouters (gatewayPortClaims): the
  *   oldest is used for that port, the others are ignored there; a warning on each side.
+ * - Two Gateways selecting the same workloads with MetaProtocol servers on one port (gateway-conflicts.ts).
  */
+import { gatewaySelectorConflicts } from './gateway-conflicts.ts';
 import { gatewayEntryIndex, gatewayPortClaims } from './gateway-routers.ts';
 import type { ConfigObject } from './objects.ts';
 import { detectProtocol } from './protocol.ts';
@@ -16,7 +18,12 @@ import type { ConfigView } from './view.ts';
 
 /** VirtualService, DestinationRule and Gateway port conflicts, in that order (each in namespace/name order). */
 export function hostConflicts(view: ConfigView): ConfigIssue[] {
-  return [...virtualServiceConflicts(view), ...destinationRuleConflicts(view), ...gatewayPortConflicts(view)];
+  return [
+    ...virtualServiceConflicts(view),
+    ...destinationRuleConflicts(view),
+    ...gatewayPortConflicts(view),
+    ...gatewaySelectorConflicts(view),
+  ];
 }
 
 /** The pair of warnings of `loser` (at `loserPath`) and `winner` (at `winnerPath`), both claiming `what`. */

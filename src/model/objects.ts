@@ -62,6 +62,8 @@ export interface ServiceEntrySpec {
   readonly resolution?: string;
   readonly exportTo?: readonly string[];
   readonly workloadSelector?: WorkloadSelector;
+  /** Read for validation only (their addresses; an address-less endpoint has ''). */
+  readonly endpoints?: readonly { readonly address: string }[];
 }
 /** An Istio ServiceEntry object. */
 export type IstioServiceEntry = KubeObject<'ServiceEntry', ServiceEntrySpec>;
@@ -88,10 +90,20 @@ export interface HTTPRouteDestination {
   readonly weight?: number;
 }
 
+/** Read for validation only, as are mirror, mirrorPercentage and timeout of an HTTPRoute. */
+export interface HTTPRetry {
+  readonly attempts?: number;
+  readonly perTryTimeout?: string;
+}
+
 export interface HTTPRoute {
   readonly name?: string;
   readonly match: readonly HTTPMatchRequest[];
   readonly route: readonly HTTPRouteDestination[];
+  readonly mirror?: Destination;
+  readonly mirrorPercentage?: { readonly value?: number };
+  readonly timeout?: string;
+  readonly retries?: HTTPRetry;
 }
 
 export interface L4MatchAttributes {
@@ -108,11 +120,18 @@ export interface TCPRoute {
   readonly route: readonly RouteDestination[];
 }
 
+/** Read for validation only: no generator uses TLS routes. */
+export interface TLSRoute {
+  readonly match: readonly { readonly sniHosts: readonly string[]; readonly port?: number }[];
+  readonly route: readonly RouteDestination[];
+}
+
 export interface VirtualServiceSpec {
   readonly hosts: readonly string[];
   readonly gateways: readonly string[];
   readonly http: readonly HTTPRoute[];
   readonly tcp: readonly TCPRoute[];
+  readonly tls?: readonly TLSRoute[];
   readonly exportTo?: readonly string[];
 }
 export type VirtualService = KubeObject<'VirtualService', VirtualServiceSpec>;
@@ -121,6 +140,8 @@ export interface ConsistentHashLB {
   readonly httpHeaderName?: string;
   readonly useSourceIp?: boolean;
   readonly httpQueryParameterName?: string;
+  /** Read for validation only (the route builder hashes on headers). */
+  readonly httpCookie?: { readonly name: string; readonly ttl?: string };
 }
 
 export interface LoadBalancerSettings {
@@ -128,8 +149,19 @@ export interface LoadBalancerSettings {
   readonly consistentHash?: ConsistentHashLB;
 }
 
+/** The numbers and durations of a connection pool; read for validation only. */
+export interface ConnectionPoolSettings {
+  readonly numbers: Readonly<Record<string, number>>;
+  readonly durations: Readonly<Record<string, string>>;
+}
+
+/** The numbers and durations of outlier detection; read for validation only. */
+export type OutlierDetection = ConnectionPoolSettings;
+
 export interface TrafficPolicy {
   readonly loadBalancer?: LoadBalancerSettings;
+  readonly connectionPool?: ConnectionPoolSettings;
+  readonly outlierDetection?: OutlierDetection;
 }
 
 export interface Subset {

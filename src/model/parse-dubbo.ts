@@ -7,6 +7,8 @@
 import type { DubboAuthorizationPolicySpec, DubboOperation, DubboRule, DubboSource } from './objects.ts';
 import { describe, type Fields, type Raw } from './parse-fields.ts';
 import { rejectUnknownFields } from './parse-strict.ts';
+import { hasErrors } from './result.ts';
+import { dubboAuthorizationPolicyIssues } from './validate-dubbo.ts';
 
 const SPEC_FIELDS: ReadonlySet<string> = new Set(['action', 'rules']);
 const RULE_FIELDS: ReadonlySet<string> = new Set(['from', 'to']);
@@ -68,8 +70,10 @@ function readAction(f: Fields, spec: Raw): DubboAuthorizationPolicySpec['action'
 
 export function readDubboAuthorizationPolicySpec(f: Fields, spec: Raw): DubboAuthorizationPolicySpec {
   rejectUnknownFields(f, spec, SPEC_FIELDS, 'spec', specHint);
-  return {
+  const out: DubboAuthorizationPolicySpec = {
     action: readAction(f, spec),
     rules: f.objects(spec, 'rules', 'spec.rules', (_f, o, p) => readRule(f, o, p)),
   };
+  if (!hasErrors(f.issues)) f.issues.push(...dubboAuthorizationPolicyIssues(out, f.ref));
+  return out;
 }

@@ -28,6 +28,16 @@ import {
   readWorkloadSelector,
 } from './parse-common.ts';
 import type { Fields, Raw } from './parse-fields.ts';
+import {
+  readEndpoints,
+  readHttpCookie,
+  readHttpExtras,
+  readPolicySettings,
+  readTlsRoutes,
+} from './parse-istio-extras.ts';
+import { hasErrors } from './result.ts';
+import { destinationRuleIssues, serviceEntryIssues } from './validate-istio-entries.ts';
+import { virtualServiceIssues } from './validate-istio.ts';
 
 function readServicePort(f: Fields, o: Raw, path: string): ServicePort | undefined {
   const number = f.port(o, 'number', `${path}.number`);
@@ -51,7 +61,8 @@ export function readServiceEntrySpec(f: Fields, spec: Raw): ServiceEntrySpec {
   const resolution = f.string(spec, 'resolution', 'spec.resolution');
   const exportTo = readOptionalStringList(f, spec, 'exportTo', 'spec.exportTo');
   const workloadSelector = readWorkloadSelector(f, spec, 'workloadSelector', 'spec.workloadSelector');
-  return {
+  const endpoints = readEndpoints(f, spec);
+  const out: ServiceEntrySpec = {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     addresses: f.stringList(spec, 'addresses', 'spec.addresses'),
     ports: f.objects(spec, 'ports', 'spec.ports', readServicePort),
@@ -59,7 +70,10 @@ export function readServiceEntrySpec(f: Fields, spec: Raw): ServiceEntrySpec {
     ...(resolution !== undefined ? { resolution } : {}),
     ...(exportTo !== undefined ? { exportTo } : {}),
     ...(workloadSelector !== undefined ? { workloadSelector } : {}),
+    ...(endpoints !== undefined ? { endpoints } : {}),
   };
+  if (!hasErrors(f.issues)) f.issues.push(...serviceEntryIssues(out, f.ref));
+  return out;
 }
 
 function readHttpMatch(f: Fields, o: Raw, path: string): HTTPMatchRequest {
@@ -88,6 +102,7 @@ function readHttpRoute(f: Fields, o: Raw, path: string): HTTPRoute {
     ...(name !== undefined ? { name } : {}),
     match: f.objects(o, 'match', `${path}.match`, readHttpMatch),
     route: f.objects(o, 'route', `${path}.route`, readRouteDestination),
+    ...readHttpExtras(f, o, path),
   };
 }
 
@@ -103,38 +118,50 @@ function readTcpRoute(f: Fields, o: Raw, path: string): TCPRoute {
 
 export function readVirtualServiceSpec(f: Fields, spec: Raw): VirtualServiceSpec {
   const exportTo = readOptionalStringList(f, spec, 'exportTo', 'spec.exportTo');
-  return {
+  const tls = readTlsRoutes(f, spec, readRouteDestination);
+  const out: VirtualServiceSpec = {
     hosts: f.stringList(spec, 'hosts', 'spec.hosts'),
     gateways: f.stringList(spec, 'gateways', 'spec.gateways'),
     http: f.objects(spec, 'http', 'spec.http', readHttpRoute),
     tcp: f.objects(spec, 'tcp', 'spec.tcp', readTcpRoute),
+    ...(tls !== undefined ? { tls } : {}),
     ...(exportTo !== undefined ? { exportTo } : {}),
   };
+  if (!hasErrors(f.issues)) f.issues.push(...virtualServiceIssues(out, f.ref));
+  return out;
 }
 
 function readConsistentHash(f: Fields, o: Raw, path: string): ConsistentHashLB {
   const httpHeaderName = f.string(o, 'httpHeaderName', `${path}.httpHeaderName`);
   const useSourceIp = f.boolean(o, 'useSourceIp', `${path}.useSourceIp`);
   const httpQueryParameterName = f.string(o, 'httpQueryParameterName', `${path}.httpQueryParameterName`);
+  const httpCookie = readHttpCookie(f, o, path);
   return {
     ...(httpHeaderName !== undefined ? { httpHeaderName } : {}),
     ...(useSourceIp !== undefined ? { useSourceIp } : {}),
     ...(httpQueryParameterName !== undefined ? { httpQueryParameterName } : {}),
+    ...(httpCookie !== undefined ? { httpCookie } : {}),
   };
 }
 
 function readTrafficPolicy(f: Fields, parent: Raw, path: string): TrafficPolicy | undefined {
   const tp = f.object(parent, 'trafficPolicy', path);
   if (!tp) return undefined;
+  const connectionPool = readPolicySettings(f, tp, 'connectionPool', path);
+  const outlierDetection = readPolicySettings(f, tp, 'outlierDetection', path);
+  const settings = {
+    ...(connectionPool ? { connectionPool } : {}),
+    ...(outlierDetection ? { outlierDetection } : {}),
+  };
   const lb = f.object(tp, 'loadBalancer', `${path}.loadBalancer`);
-  if (!lb) return {};
+  if (!lb) return settings;
   const simple = f.string(lb, 'simple', `${path}.loadBalancer.simple`);
   const ch = f.object(lb, 'consistentHash', `${path}.loadBalancer.consistentHash`);
   const loadBalancer: LoadBalancerSettings = {
     ...(simple !== undefined ? { simple } : {}),
     ...(ch ? { consistentHash: readConsistentHash(f, ch, `${path}.loadBalancer.consistentHash`) } : {}),
   };
-  return { loadBalancer };
+  return { loadBalancer, ...settings };
 }
 
 function readSubset(f: Fields, o: Raw, path: string): Subset | undefined {
@@ -149,12 +176,14 @@ export function readDestinationRuleSpec(f: Fields, spec: Raw): DestinationRuleSp
   const host = f.requiredString(spec, 'host', 'spec.host') ?? '';
   const trafficPolicy = readTrafficPolicy(f, spec, 'spec.trafficPolicy');
   const exportTo = readOptionalStringList(f, spec, 'exportTo', 'spec.exportTo');
-  return {
+  const out: DestinationRuleSpec = {
     host,
     subsets: f.objects(spec, 'subsets', 'spec.subsets', readSubset),
     ...(trafficPolicy ? { trafficPolicy } : {}),
     ...(exportTo !== undefined ? { exportTo } : {}),
   };
+  if (!hasErrors(f.issues)) f.issues.push(...destinationRuleIssues(out, f.ref));
+  return out;
 }
 
 function readGatewayServer(f: Fields, o: Raw, path: string): GatewayServer | undefined {

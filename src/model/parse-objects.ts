@@ -16,7 +16,7 @@ import {
   type ParseOptions,
 } from './parse.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { boundHostsOf } from './bound-hosts.ts';
+import { boundGatewaysOf, boundHostsOf } from './bound-hosts.ts';
 
 /** An object a source saw but could not accept, with the reasons. */
 export interface RejectedObject {
@@ -27,6 +27,11 @@ export interface RejectedObject {
    * it binds none. While the object has no valid version the store holds these hosts.
    */
   readonly hosts?: readonly string[];
+  /**
+   * The Gateways a MetaRouter binds (`<namespace>/<name>`, model/bound-hosts.ts boundGatewaysOf); absent or empty
+   * when none. While the object has no valid version the store holds these Gateways' output.
+   */
+  readonly gateways?: readonly string[];
 }
 
 export interface ParsedObjects {
@@ -76,7 +81,13 @@ export function parseRawObjects(
       const ref = parsed.issues[0]?.ref ?? { kind, namespace: '', name: '' };
       const key = objectIdentity(kind, ref.namespace, ref.name);
       byKey.delete(key);
-      rejected.set(key, { ref, issues: parsed.issues, hosts: boundHostsOf(raw) });
+      const gateways = boundGatewaysOf(raw, ref.namespace);
+      rejected.set(key, {
+        ref,
+        issues: parsed.issues,
+        hosts: boundHostsOf(raw),
+        ...(gateways.length > 0 ? { gateways } : {}),
+      });
     }
     issues.push(...parsed.issues);
   }

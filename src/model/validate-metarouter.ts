@@ -11,7 +11,7 @@
  * every route after one that matches every request is reported unreachable (Aeraki flags only match-less ones).
  * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
  */
-import { fqdnProblem, isDns1123Label } from './dns.ts';
+import { isDns1123Label } from './dns.ts';
 import { attributeMatchers } from './matchers.ts';
 import type {
   ApplicationProtocolSpec,
@@ -24,41 +24,8 @@ import type {
   MetaRouterSpec,
   TokenBucket,
 } from './objects.ts';
-import { re2Problem } from './re2.ts';
-import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
-
-/** Collects the issues of one object. */
-class Checks {
-  readonly issues: ConfigIssue[] = [];
-  /** The FQDN problem of each host checked so far: a MetaRouter names the same host in most destinations. */
-  private readonly hostProblems = new Map<string, string | undefined>();
-  /** The RE2 problem of each regex checked so far (a regex may repeat across routes and conditions). */
-  private regexProblems: Map<string, string | undefined> | undefined;
-  constructor(readonly ref: ObjectRef) {}
-
-  fqdnProblem(host: string): string | undefined {
-    if (this.hostProblems.has(host)) return this.hostProblems.get(host);
-    const problem = fqdnProblem(host);
-    this.hostProblems.set(host, problem);
-    return problem;
-  }
-
-  re2Problem(regex: string): string | undefined {
-    this.regexProblems ??= new Map();
-    if (this.regexProblems.has(regex)) return this.regexProblems.get(regex);
-    const problem = re2Problem(regex);
-    this.regexProblems.set(regex, problem);
-    return problem;
-  }
-
-  error(path: string, message: string): void {
-    this.issues.push(issue(this.ref, path, message));
-  }
-
-  warn(path: string, message: string): void {
-    this.issues.push(warning(this.ref, path, message));
-  }
-}
+import type { ConfigIssue, ObjectRef } from './result.ts';
+import { Checks, checkDestination as checkDestinationAt } from './validate-checks.ts';
 
 /** The regex Aeraki turns into a presence match (internal/xds/utils.go), accepted here as fixture 12 does. */
 const PRESENT_REGEX = '*';
@@ -193,21 +160,7 @@ function destinationPath(i: number, j: number): string {
 
 /** Rule 6 for destination `j` of route `i` (its mirror when `j` is -1): host an FQDN, subset a DNS-1123 label, port 1..65535. */
 function checkDestination(c: Checks, d: Destination, i: number, j: number): void {
-  const problem = c.fqdnProblem(d.host);
-  if (problem) c.error(`${destinationPath(i, j)}.host`, problem);
-  if (d.subset !== undefined && !isDns1123Label(d.subset)) {
-    c.error(
-      `${destinationPath(i, j)}.subset`,
-      `"${d.subset}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63): ` +
-        'it cannot name a DestinationRule subset',
-    );
-  }
-  if (d.port !== undefined) {
-    const n = d.port.number ?? 0;
-    if (n < 1 || n > 65535) {
-      c.error(`${destinationPath(i, j)}.port.number`, `must be between 1 and 65535, got ${n}`);
-    }
-  }
+  checkDestinationAt(c, d, () => destinationPath(i, j), false);
 }
 
 /** True when `match` adds no condition: the route takes every request. */

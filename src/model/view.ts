@@ -62,6 +62,12 @@ export interface ConfigView {
    * invalid object. An object with a valid version never holds: its last valid version stays in the view.
    */
   isHostHeld(host: string, namespace: string): boolean;
+  /**
+   * True when Gateway `<namespace>/<name>` is held: a MetaRouter binding it (`spec.gateways`) is rejected and has
+   * no valid version. Gateway generation must then keep what exists for the Gateway (its EnvoyFilters and
+   * VirtualServices are neither rewritten nor deleted), as for a held host.
+   */
+  isGatewayHeld(namespace: string, name: string): boolean;
 }
 
 /** The kinds ConfigView.exactHostObjects indexes. */

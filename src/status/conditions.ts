@@ -82,7 +82,12 @@ export function programmedCondition(
   if (rejected) {
     return mr
       ? programmed('False', 'Held', 'the spec is invalid: the last valid version is still served')
-      : programmed('False', 'Invalid', 'the spec is invalid: no routes are served for it');
+      : programmed(
+          'False',
+          'Invalid',
+          'the spec is invalid and no valid version is known: the hosts and Gateways it binds are held ' +
+            '(their routes withheld, their filters kept)',
+        );
   }
   if (!mr) return programmed('Unknown', 'Pending', 'not read by the controller yet');
   const host = mr.spec.hosts[0] ?? '';

@@ -147,6 +147,46 @@ ${router('a-newer', 2, 1)}${router('b-older', 1, 2)}`;
     );
   });
 
+  it('two Gateways selecting the same workloads on one MetaProtocol port: a warning on each, no error', () => {
+    const gateway = (name: string, namespace: string, selector: string, port = 9090) => `---
+apiVersion: networking.istio.io/v1beta1
+kind: Gateway
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  selector: ${selector}
+  servers: [{hosts: ["*"], port: {name: tcp-metaprotocol-thrift, number: ${port}, protocol: TCP}}]
+`;
+    const yaml = [
+      gateway('a', 'istio-system', '{istio: ingressgateway}'),
+      // the same selector in another namespace: the same workloads
+      gateway('b', 'edge', '{istio: ingressgateway}'),
+      // compatible, but in another namespace: not counted
+      gateway('c', 'edge2', '{istio: ingressgateway, zone: east}'),
+      // compatible in the same namespace as a: counted
+      gateway('d', 'istio-system', '{istio: ingressgateway, zone: west}'),
+      // a different value: never the same workloads
+      gateway('e', 'istio-system', '{istio: eastwest}'),
+      // the same selector on another port: no conflict
+      gateway('f', 'istio-system', '{istio: ingressgateway}', 9091),
+    ].join('');
+    const { lines } = renderYaml('gateway-selectors', yaml);
+    const claim = (gw: string, sel: string, other: string, otherSel: string) =>
+      `warning: Gateway ${gw}: spec.servers[0].port.number: Gateway ${other} (selector ${otherSel}) selects the ` +
+      `same workloads as this one (selector ${sel}) and also has a MetaProtocol server on port 9090: both ` +
+      'gateway filters replace the filter of the same listener, and which one the gateway keeps is undefined';
+    const ingress = 'istio=ingressgateway';
+    const west = 'istio=ingressgateway,zone=west';
+    assert.deepEqual(
+      lines.filter((l) => l.startsWith('warning: Gateway')),
+      [
+        claim('edge/b', ingress, 'istio-system/a', ingress),
+        claim('istio-system/a', ingress, 'edge/b', ingress),
+        claim('istio-system/a', ingress, 'istio-system/d', west),
+        claim('istio-system/d', west, 'istio-system/a', ingress),
+      ],
+    );
+  });
+
   for (const protocol of ['dubbo', 'thrift']) {
     it(`${protocol}: a VirtualService http entry with two matches gets a warning at match[1]`, () => {
       const yaml = `${serviceEntry(protocol)}---

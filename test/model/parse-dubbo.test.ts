@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { DubboAuthorizationPolicySpec } from '../../src/model/objects.ts';
 import { parseConfigObject } from '../../src/model/parse.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import { formatIssue, severityOf } from '../../src/model/result.ts';
 
 const HEAD = `
 apiVersion: dubbo.aeraki.io/v1alpha1
@@ -178,5 +178,29 @@ spec:
     const r = parseConfigObject(raw('dubbo.aeraki.io/v1alpha1'));
     assert.ok(r?.ok);
     assert.equal(r.value.metadata.namespace, 'default');
+  });
+});
+
+describe('DubboAuthorizationPolicy values that can never match', () => {
+  it('an empty value and a namespace no namespace name fits are warnings naming the field; the policy applies', () => {
+    const r = parse(`
+spec:
+  rules:
+  - from: [{source: {principals: [""], namespaces: [shop-*, Shop, a_b]}}]
+    to: [{operation: {methods: [sayHello, ""]}}]
+`);
+    assert.ok(r.ok, 'still applied');
+    assert.deepEqual(
+      r.issues.map((i) => [severityOf(i), i.path]),
+      [
+        ['warning', 'spec.rules[0].from[0].source.principals[0]'],
+        ['warning', 'spec.rules[0].from[0].source.namespaces[1]'],
+        ['warning', 'spec.rules[0].from[0].source.namespaces[2]'],
+        ['warning', 'spec.rules[0].to[0].operation.methods[1]'],
+      ],
+    );
+    assert.ok(r.issues[0]?.message.includes('an empty value matches nothing'));
+    assert.ok(r.issues[1]?.message.includes('"Shop" matches no namespace'));
+    assert.deepEqual(r.issues[0]?.ref, { kind: 'DubboAuthorizationPolicy', namespace: 'rpc', name: 'p' });
   });
 });

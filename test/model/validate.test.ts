@@ -41,6 +41,36 @@ describe('validateObjects', () => {
     assert.match(out[0]!, /^error: ApplicationProtocol trpc: spec\.codec: /);
   });
 
+  it('reports the Istio rules and gateway conflicts in the render format', () => {
+    const vs = {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'VirtualService',
+      metadata: { namespace: 'rpc', name: 'vs' },
+      spec: {
+        hosts: ['echo.rpc.svc.cluster.local'],
+        http: [{ match: [{ method: { regex: '([a-' } }], route: [{ destination: { host: 'echo' } }] }],
+      },
+    };
+    const gateway = (name: string) => ({
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'Gateway',
+      metadata: { namespace: ROOT, name },
+      spec: {
+        selector: { istio: 'ingressgateway' },
+        servers: [{ hosts: ['*'], port: { number: 9090, name: 'tcp-metaprotocol-thrift', protocol: 'TCP' } }],
+      },
+    });
+    const out = lines([entry('echo', 'tcp-metaprotocol-dubbo'), vs, gateway('a'), gateway('b')]);
+    assert.deepEqual(
+      out.map((l) => l.split(': ').slice(0, 3).join(': ')),
+      [
+        'error: VirtualService rpc/vs: spec.http[0].match[0].method.regex',
+        'warning: Gateway istio-system/a: spec.servers[0].port.number',
+        'warning: Gateway istio-system/b: spec.servers[0].port.number',
+      ],
+    );
+  });
+
   it('runs the generation checks: a port whose codec nothing names is an error of its ServiceEntry', () => {
     const out = lines([entry('echo', 'tcp-metaprotocol-trpc')]);
     assert.ok(

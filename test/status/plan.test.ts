@@ -88,6 +88,7 @@ describe('status/plan', () => {
     const rejected = [{ ref: ref('r'), issues: [issue(ref('r'), 'spec.hosts[0]', 'not a FQDN')] }];
     const c = conditionsOf(plan({ view: storeOf([se()]), rejected, targets: [target('r')] }), 'r');
     assert.equal(c['Programmed']!.reason, 'Invalid');
+    assert.match(c['Programmed']!.message, /the hosts and Gateways it binds are held/);
     assert.equal(c['Accepted']!.message, 'spec.hosts[0]: not a FQDN');
   });
 

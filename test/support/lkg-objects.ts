@@ -103,3 +103,31 @@ export function fill(store: ConfigStore, raws: readonly Raw[]): void {
     );
   }
 }
+
+/** The source key of the gateway's generated objects. */
+export const GATEWAY_SOURCE = 'Gateway/istio-system/ingress';
+
+/** A Gateway with a MetaProtocol server on the port of the MetaProtocol service. */
+export const gatewayRaw: Raw = {
+  apiVersion: 'networking.istio.io/v1',
+  kind: 'Gateway',
+  metadata: { namespace: ROOT, name: 'ingress', creationTimestamp: '2024-01-01T00:00:00Z' },
+  spec: {
+    selector: { istio: 'ingressgateway' },
+    servers: [{ hosts: ['*'], port: { number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' } }],
+  },
+};
+
+/** The MetaRouter of metaRouterRaw bound to the Gateway, routing to its port; invalid without fillInterval. */
+export function gatewayRouterRaw(valid: boolean): Raw {
+  const mr = metaRouterRaw(valid);
+  const spec = mr['spec'] as Raw;
+  return {
+    ...mr,
+    spec: {
+      ...spec,
+      gateways: [`${ROOT}/ingress`],
+      routes: [{ route: [{ destination: { host: META_HOST, port: { number: 20880 } } }] }],
+    },
+  };
+}

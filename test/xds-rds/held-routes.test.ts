@@ -13,6 +13,8 @@ import { testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
 import {
   destinationRuleRaw,
   fill,
+  gatewayRaw,
+  gatewayRouterRaw,
   META_HOST,
   META_ROUTE,
   metaEntry,
@@ -121,6 +123,24 @@ describe('RDS: last known good', () => {
     change([metaEntry, metaRouterRaw(true)]);
     const now = cache.snapshot().resources.get(META_ROUTE);
     assert.equal(routeOf(now ? [now] : [], META_ROUTE)?.cluster, V1);
+  });
+
+  it('a MetaRouter bound to a Gateway: its gateway route stays on an open stream, and is withheld after a restart', async (t) => {
+    const GATEWAY_ROUTE = META_ROUTE; // the gateway proxy asks for <host>_<gateway port>
+    serve([metaEntry, gatewayRaw, gatewayRouterRaw(true), otherEntry]);
+    const s = await stream(t);
+    s.send(sotwRequest([GATEWAY_ROUTE, OTHER_ROUTE]));
+    const r1 = await s.next();
+    assert.equal(routeOf(r1.resources, GATEWAY_ROUTE)?.cluster, DEFAULT);
+    s.send(ackOf(r1, [GATEWAY_ROUTE, OTHER_ROUTE]));
+    change([metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
+    const r2 = await s.next();
+    assert.deepEqual(routeOf(r2.resources, GATEWAY_ROUTE), routeOf(r1.resources, GATEWAY_ROUTE));
+    s.close();
+
+    serve([metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
+    assert.equal(store.isGatewayHeld('istio-system', 'ingress'), true);
+    assert.equal(cache.snapshot().resources.has(GATEWAY_ROUTE), false, 'withheld, not the default route');
   });
 
   it('after a restart with only an invalid MetaRouter or DestinationRule, the route is withheld', () => {

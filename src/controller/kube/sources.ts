@@ -19,7 +19,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from '../../util/logger.ts';
 import { errorFields } from '../../util/logger.ts';
-import { boundHostsOf } from '../../model/bound-hosts.ts';
+import { boundGatewaysOf, boundHostsOf } from '../../model/bound-hosts.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
 import type { ConfigKind, ConfigObject, MeshConfig } from '../../model/objects.ts';
@@ -50,8 +50,13 @@ export interface StoreTarget {
   upsert(obj: ConfigObject): boolean;
   delete(kind: ConfigKind, namespace: string, name: string): boolean;
   setMesh(mesh: MeshConfig): void;
-  /** `hosts`: what the invalid object binds, as written (model/bound-hosts.ts). */
-  reject(ref: ObjectRef, issues: readonly ConfigIssue[], hosts?: readonly string[]): void;
+  /** `hosts`, `gateways`: what the invalid object binds, as written (model/bound-hosts.ts). */
+  reject(
+    ref: ObjectRef,
+    issues: readonly ConfigIssue[],
+    hosts?: readonly string[],
+    gateways?: readonly string[],
+  ): void;
 }
 
 export interface KubeSourceOptions {
@@ -216,7 +221,10 @@ export class KubeSource {
     } else {
       const first = res.issues[0];
       // The last valid version (if any) stays in the store: it remains in effect until a valid one or a delete.
-      if (first) this.o.store.reject(first.ref, res.issues, boundHostsOf(raw));
+      if (first) {
+        const gateways = boundGatewaysOf(raw, first.ref.namespace);
+        this.o.store.reject(first.ref, res.issues, boundHostsOf(raw), gateways);
+      }
       for (const i of res.issues) this.log.warn('invalid config', { issue: formatIssue(i) });
     }
   }

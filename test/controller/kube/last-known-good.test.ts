@@ -16,8 +16,12 @@ import { refClock } from '../../reconcile/support.ts';
 import {
   DUBBO_HOST,
   destinationRuleRaw,
+  GATEWAY_SOURCE,
+  gatewayRaw,
+  gatewayRouterRaw,
   META_HOST,
   META_ROUTE,
+  metaEntry,
   metaRouterRaw,
   ROOT,
   virtualServiceRaw,
@@ -93,5 +97,14 @@ describe('last known good: Kubernetes source (fake kube-apiserver)', () => {
     api.delete('virtualservices.networking.istio.io', 'shop', 'vs');
     await waitFor(() => !restarted.isHostHeld(DUBBO_HOST, 'shop'), 'the Dubbo host released');
     assert.equal(restarted.isHostHeld(META_HOST, 'shop'), true);
+  });
+
+  it('holds the Gateway an invalid MetaRouter binds after a restart', async (t) => {
+    api.seed([metaEntry, gatewayRaw, gatewayRouterRaw(false)] as unknown as KubeObject[]);
+    const restarted = await started(t);
+    assert.deepEqual(restarted.heldGateways(), [
+      { gateway: `${ROOT}/ingress`, by: [{ kind: 'MetaRouter', namespace: 'shop', name: 'mr' }] },
+    ]);
+    assert.ok(generate(restarted).failedSources.has(GATEWAY_SOURCE), 'the Gateway keeps its output');
   });
 });

@@ -1,0 +1,188 @@
+/**
+ * Istio's rules (istio.io/istio pkg/config/validation) for the DestinationRule and ServiceEntry fields this
+ * controller reads, applied to a spec that parsed without errors; errors and warnings as in validate-istio.ts.
+ */
+import { ipOrCidrProblem } from './addresses.ts';
+import { isDns1123Label } from './dns.ts';
+import type {
+  ConnectionPoolSettings,
+  ConsistentHashLB,
+  DestinationRuleSpec,
+  ServiceEntrySpec,
+  TrafficPolicy,
+} from './objects.ts';
+import type { ConfigIssue, ObjectRef } from './result.ts';
+import { Checks, checkDuration, checkLabels } from './validate-checks.ts';
+import { checkExportTo } from './validate-istio.ts';
+import { isIP } from 'node:net';
+
+const SIMPLE_LB = ['UNSPECIFIED', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST', 'LEAST_CONN'];
+const RESOLUTIONS = ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN'];
+const LOCATIONS = ['MESH_EXTERNAL', 'MESH_INTERNAL'];
+const HASH_KEYS = ['httpHeaderName', 'httpCookie', 'useSourceIp', 'httpQueryParameterName'] as const;
+/** Durations that must be at least 1ms (the others only whole milliseconds). */
+const POSITIVE_DURATIONS: ReadonlySet<string> = new Set([
+  'tcp.connectTimeout',
+  'interval',
+  'baseEjectionTime',
+]);
+const SELECTOR_LABELS = (): string => 'spec.workloadSelector.labels';
+/** Percentages of outlier detection. */
+const PERCENTAGES: ReadonlySet<string> = new Set(['maxEjectionPercent', 'minHealthPercent']);
+
+function checkEnum(
+  c: Checks,
+  value: string | undefined,
+  values: readonly string[],
+  path: string | (() => string),
+): void {
+  if (value !== undefined && !values.includes(value)) {
+    const at = typeof path === 'string' ? path : path();
+    c.error(at, `unknown value "${value}" (expected one of ${values.join(', ')})`);
+  }
+}
+
+/** The rules for DestinationRule `ref`: host, traffic policy, subsets, exportTo. */
+export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef): ConfigIssue[] {
+  const c = new Checks(ref);
+  const problem = c.wildcardProblem(spec.host);
+  if (problem) c.error('spec.host', problem);
+  if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, -1);
+  const subsets = spec.subsets;
+  for (let i = 0; i < subsets.length; i++) {
+    const s = subsets[i] as (typeof subsets)[number];
+    if (!isDns1123Label(s.name)) {
+      c.error(
+        `spec.subsets[${i}].name`,
+        `"${s.name}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63)`,
+      );
+    }
+    if (subsets.findIndex((o) => o.name === s.name) < i) {
+      c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
+    }
+    checkLabels(c, s.labels, () => `spec.subsets[${i}].labels`);
+    if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, i);
+  }
+  if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
+  return c.issues;
+}
+
+/** The path of the traffic policy of subset `subset`, or of the DestinationRule's when it is -1. */
+function policyPath(subset: number): string {
+  return subset < 0 ? 'spec.trafficPolicy' : `spec.subsets[${subset}].trafficPolicy`;
+}
+
+/** A traffic policy (of subset `subset`, the DestinationRule's when -1); paths built only for an issue. */
+function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void {
+  const lb = tp.loadBalancer;
+  if (lb) {
+    if (lb.simple !== undefined) {
+      checkEnum(c, lb.simple, SIMPLE_LB, () => `${policyPath(subset)}.loadBalancer.simple`);
+      if (lb.consistentHash) {
+        c.error(`${policyPath(subset)}.loadBalancer`, 'only one of simple and consistentHash may be set');
+      }
+    }
+    if (lb.consistentHash) checkConsistentHash(c, lb.consistentHash, subset);
+  }
+  if (tp.connectionPool) checkSettings(c, tp.connectionPool, subset, 'connectionPool');
+  if (tp.outlierDetection) checkSettings(c, tp.outlierDetection, subset, 'outlierDetection');
+}
+
+function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): void {
+  const path = () => `${policyPath(subset)}.loadBalancer.consistentHash`;
+  const count =
+    (ch.httpHeaderName !== undefined ? 1 : 0) +
+    (ch.httpCookie !== undefined ? 1 : 0) +
+    (ch.useSourceIp !== undefined ? 1 : 0) +
+    (ch.httpQueryParameterName !== undefined ? 1 : 0);
+  if (count > 1) {
+    const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
+    c.error(path(), `only one hash key may be set, got ${keys.join(', ')}`);
+  } else if (count === 0) {
+    c.warn(path(), `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
+  }
+  const cookie = ch.httpCookie;
+  if (cookie?.name === '') c.error(`${path()}.httpCookie.name`, 'must not be empty');
+  if (cookie?.ttl !== undefined) checkDuration(c, cookie.ttl, `${path()}.httpCookie.ttl`, false);
+}
+
+/** The numbers and durations of `connectionPool` or `outlierDetection` (`key`). */
+function checkSettings(
+  c: Checks,
+  settings: ConnectionPoolSettings,
+  subset: number,
+  key: 'connectionPool' | 'outlierDetection',
+): void {
+  for (const field in settings.numbers) {
+    const n = settings.numbers[field] as number;
+    if (n < 0) c.error(`${policyPath(subset)}.${key}.${field}`, `must not be negative, got ${n}`);
+    else if (n > 100 && PERCENTAGES.has(field)) {
+      c.error(`${policyPath(subset)}.${key}.${field}`, `must be at most 100, got ${n}`);
+    }
+  }
+  for (const field in settings.durations) {
+    const d = settings.durations[field] as string;
+    checkDuration(c, d, `${policyPath(subset)}.${key}.${field}`, POSITIVE_DURATIONS.has(field));
+  }
+}
+
+/** The rules for ServiceEntry `ref`: hosts, addresses, ports, enums, workload selector and endpoints, exportTo. */
+export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): ConfigIssue[] {
+  const c = new Checks(ref);
+  if (spec.hosts.length === 0) c.error('spec.hosts', 'a ServiceEntry needs at least one host');
+  for (let i = 0; i < spec.hosts.length; i++) {
+    const host = spec.hosts[i] as string;
+    const problem = host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : c.wildcardProblem(host);
+    if (problem) c.error(`spec.hosts[${i}]`, problem);
+  }
+  for (let i = 0; i < spec.addresses.length; i++) {
+    const problem = ipOrCidrProblem(spec.addresses[i] as string);
+    if (problem) c.error(`spec.addresses[${i}]`, problem);
+  }
+  checkPorts(c, spec);
+  checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
+  checkEnum(c, spec.location, LOCATIONS, 'spec.location');
+  if (spec.workloadSelector) {
+    checkLabels(c, spec.workloadSelector.labels, SELECTOR_LABELS);
+    if (spec.endpoints && spec.endpoints.length > 0) {
+      c.error('spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
+    }
+  }
+  spec.endpoints?.forEach((e, i) => checkEndpoint(c, e.address, spec.resolution, i));
+  if (spec.exportTo) checkExportTo(c, spec.exportTo, true);
+  return c.issues;
+}
+
+function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
+  const ports = spec.ports;
+  for (let i = 0; i < ports.length; i++) {
+    const p = ports[i] as (typeof ports)[number];
+    if (p.number === 0) c.error(`spec.ports[${i}].number`, 'must be between 1 and 65535, got 0');
+    if (p.targetPort === 0) c.error(`spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
+    for (let j = 0; j < i; j++) {
+      const q = ports[j] as (typeof ports)[number];
+      if (q.number === p.number) {
+        c.error(`spec.ports[${i}].number`, `port ${p.number} is already defined by spec.ports[${j}]`);
+      }
+      if (q.name === p.name) {
+        c.error(`spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
+      }
+    }
+  }
+}
+
+/** An endpoint address: an IP (or a Unix socket) for STATIC resolution, a domain name or an IP for DNS. */
+function checkEndpoint(c: Checks, address: string, resolution: string | undefined, i: number): void {
+  const path = `spec.endpoints[${i}].address`;
+  if (address === '') {
+    c.error(path, 'required field is missing');
+    return;
+  }
+  if (address.startsWith('unix://') || isIP(address) !== 0) return;
+  if (resolution === 'STATIC' || resolution === undefined || resolution === 'NONE') {
+    c.error(path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
+  } else {
+    const problem = c.fqdnProblem(address);
+    if (problem) c.error(path, problem);
+  }
+}

@@ -1,0 +1,89 @@
+// `aeraki serve --config-source dir --output dir` across a restart: a MetaRouter bound to a Gateway that is
+// invalid when the controller starts (no valid version known) holds the Gateway: its EnvoyFilter and
+// VirtualService files stay as they were, /debug/config lists it, and the route of its host is withheld.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { stringify } from 'yaml';
+import { startServe } from '../../src/app/serve.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import {
+  gatewayRaw,
+  gatewayRouterRaw,
+  META_ROUTE,
+  metaEntry,
+  ROOT,
+  type Raw,
+} from '../support/lkg-objects.ts';
+import { serveOptions } from './options.ts';
+import { httpGet } from './support.ts';
+
+const root = mkdtempSync(path.join(tmpdir(), 'aeraki-gw-hold-e2e-'));
+const configDir = path.join(root, 'config');
+const outputDir = path.join(root, 'out');
+after(() => rmSync(root, { recursive: true, force: true }));
+
+/** The files written for the Gateway's namespace, by name, with their content. */
+function gatewayFiles(): Record<string, string> {
+  const dir = path.join(outputDir, ROOT);
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(dir).sort()) {
+    if (f.includes('ingress')) out[f] = readFileSync(path.join(dir, f), 'utf8');
+  }
+  return out;
+}
+
+/** Starts serve over `raws`, waits for the first sync and one reconcile, and stops it. */
+async function serveOnce(raws: readonly Raw[], inspect: (adminAddress: string) => Promise<void>) {
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(path.join(configDir, 'config.yaml'), raws.map((r) => stringify(r)).join('---\n'));
+  const running = await startServe(
+    serveOptions({
+      configSource: 'dir',
+      configDir,
+      output: 'dir',
+      outputDir,
+      rdsInsecure: true,
+      leaderElect: false,
+      namespaceBootstrap: false,
+    }),
+    { logger: silentLogger },
+  );
+  try {
+    await running.synced;
+    await running.reconciler.runNow();
+    await inspect(running.adminAddress);
+    return running;
+  } finally {
+    await running.stop();
+  }
+}
+
+describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter', () => {
+  it('keeps the Gateway output across a restart with only an invalid MetaRouter', async () => {
+    await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(true)], () => Promise.resolve());
+    const written = gatewayFiles();
+    assert.deepEqual(Object.keys(written), [
+      'envoyfilter-aeraki-gateway-outbound-ingress.istio-system-20880.yaml',
+      'virtualservice-aeraki-vs-istio-system.ingress-20880.yaml',
+    ]);
+
+    const restarted = await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(false)], async (admin) => {
+      const doc = JSON.parse((await httpGet(`http://${admin}/debug/config`)).body) as {
+        heldGateways: { gateway: string }[];
+      };
+      assert.deepEqual(
+        doc.heldGateways.map((g) => g.gateway),
+        [`${ROOT}/ingress`],
+      );
+    });
+    assert.equal(
+      restarted.cache.snapshot().resources.has(META_ROUTE),
+      false,
+      'the route of the held host is withheld, not served as a default',
+    );
+    assert.deepEqual(gatewayFiles(), written, 'neither rewritten nor deleted');
+  });
+});
