@@ -1,0 +1,163 @@
+/**
+ * The desired set of generateAll, maintained instead of rebuilt (issue 22): each ServiceEntry's (and Gateway's)
+ * output is cached with the keys of every input it read (model/dependencies.ts: its VirtualService,
+ * DestinationRule, MetaRouter, ApplicationProtocols, policies, Redis objects and Secrets, held hosts, the mesh
+ * config), and `update` regenerates only the sources whose inputs changed since the last call. Claims between
+ * sources (D6) are re-resolved only for the names those sources claim (ClaimIndex), conflict warnings only for
+ * the objects involved (IncrementalConflicts). The output of `update` is, byte for byte, what generateAll gives
+ * over the same view (test/envoyfilter/incremental-differential.test.ts).
+ */
+import { ClaimIndex } from '../model/claims.ts';
+import {
+  ChangeTracker,
+  DependentUnits,
+  objectDepKey,
+  objectOfDepKey,
+  type TrackedView,
+} from '../model/dependencies.ts';
+import type { Generator } from '../model/generator.ts';
+import { IncrementalConflicts } from '../model/incremental-conflicts.ts';
+import type { OutputObject } from '../model/objects.ts';
+import { compareStrings } from '../model/order.ts';
+import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
+import type { ConfigView } from '../model/view.ts';
+import { SortedArray } from '../util/sorted-array.ts';
+import {
+  claimKey,
+  compareOutput,
+  generateSource,
+  generatorSet,
+  lostClaimIssue,
+  type GenerateOptions,
+  type GenerateOutput,
+  type GeneratorSet,
+  type SourceObject,
+  type SourceOutput,
+  type UnhandledPort,
+} from './generate-all.ts';
+
+interface SourceResult {
+  readonly source: SourceObject;
+  readonly out: SourceOutput;
+}
+
+/** generateAll's source order: ServiceEntries and Services by namespace/name (a ServiceEntry first), then Gateways. */
+function compareSources(a: SourceResult, b: SourceResult): number {
+  const rank = (s: SourceObject) => (s.kind === 'Gateway' ? 2 : s.kind === 'Service' ? 1 : 0);
+  const group = (s: SourceObject) => (s.kind === 'Gateway' ? 1 : 0);
+  const [ma, mb] = [a.source.metadata, b.source.metadata];
+  return (
+    group(a.source) - group(b.source) ||
+    compareStrings(ma.namespace, mb.namespace) ||
+    compareStrings(ma.name, mb.name) ||
+    rank(a.source) - rank(b.source)
+  );
+}
+
+export class IncrementalGenerator {
+  private readonly set: GeneratorSet;
+  private readonly tracker: ChangeTracker;
+  private readonly conflicts: IncrementalConflicts;
+  private readonly units: DependentUnits<SourceResult>;
+  private readonly claims = new ClaimIndex<SourceObject, OutputObject>(claimKey);
+  private readonly objects = new SortedArray<OutputObject>(compareOutput);
+  private readonly failed = new Set<string>();
+  /** Sources with issues or unhandled ports, in source order. */
+  private readonly reporting = new SortedArray<SourceResult>(compareSources);
+  private readonly sourcePrefixes: readonly string[];
+  private built = false;
+  private recomputed: string[] = [];
+
+  /** Subscribes to `view`; the first `update` generates every source. */
+  constructor(
+    private readonly view: TrackedView,
+    generators: readonly Generator[],
+    private readonly options: GenerateOptions,
+  ) {
+    this.set = generatorSet(generators);
+    this.tracker = new ChangeTracker(view);
+    this.conflicts = new IncrementalConflicts(view, this.tracker);
+    this.units = new DependentUnits(view, (v, unit) => this.compute(v, unit));
+    const kinds = this.set.gateway ? ['ServiceEntry', 'Service', 'Gateway'] : ['ServiceEntry', 'Service'];
+    this.sourcePrefixes = kinds.map((k) => `obj:${k}/`);
+  }
+
+  /**
+   * The complete desired set now (GenerateOutput, as generateAll gives it), regenerating only the sources whose
+   * inputs changed since the last call. The arrays and set returned are the caller's.
+   */
+  update(): GenerateOutput {
+    const keys = this.tracker.drain();
+    let units: Iterable<string>;
+    if (!this.built) {
+      this.built = true;
+      const sources: readonly SourceObject[] = this.set.gateway
+        ? [...this.view.serviceEntries(), ...this.view.gateways()]
+        : this.view.serviceEntries();
+      units = sources.map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
+      this.conflicts.rebuild();
+    } else {
+      units = this.units.affected(keys, (k) => this.sourcePrefixes.some((p) => k.startsWith(p)));
+      this.conflicts.update(keys);
+    }
+    this.recomputed = [];
+    this.units.update(units, (unit, old, now) => this.changed(unit, old, now));
+    return this.output();
+  }
+
+  /** The source keys (`ServiceEntry/<ns>/<name>` ...) the last `update` regenerated, sorted. */
+  lastRegenerated(): readonly string[] {
+    return [...this.recomputed].sort(compareStrings);
+  }
+
+  /** Stops listening to the view. */
+  stop(): void {
+    this.tracker.stop();
+  }
+
+  private compute(view: ConfigView, unit: string): SourceResult | undefined {
+    const { kind, namespace, name } = objectOfDepKey(unit);
+    const source =
+      kind === 'Gateway'
+        ? view.get('Gateway', namespace, name)
+        : view.get(kind === 'Service' ? 'Service' : 'ServiceEntry', namespace, name);
+    if (source === undefined) return undefined;
+    this.recomputed.push(unit.slice(4));
+    return { source, out: generateSource(view, this.set, this.options, source) };
+  }
+
+  private changed(unit: string, old: SourceResult | undefined, now: SourceResult | undefined): void {
+    const id = unit.slice(4);
+    if (now !== undefined && now.out.objects === undefined) this.failed.add(id);
+    else this.failed.delete(id);
+    const items = now?.out.objects;
+    this.claims.set(id, now && items ? { source: now.source, items } : undefined, (_, before, after) => {
+      if (before !== undefined) this.objects.remove(before);
+      if (after !== undefined) this.objects.insert(after);
+    });
+    if (old !== undefined) this.reporting.remove(old);
+    if (now !== undefined && (now.out.issues.length > 0 || now.out.unhandledPorts.length > 0)) {
+      this.reporting.insert(now);
+    }
+  }
+
+  private output(): GenerateOutput {
+    const issues: ConfigIssue[] = [];
+    const unhandledPorts: UnhandledPort[] = [];
+    for (const { out } of this.reporting.view()) {
+      issues.push(...out.issues);
+      unhandledPorts.push(...out.unhandledPorts);
+    }
+    for (const l of this.claims.lost()) {
+      const dropped = lostClaimIssue(l);
+      if (dropped) issues.push(dropped);
+    }
+    issues.push(...this.conflicts.issues());
+    return {
+      objects: this.objects.toArray(),
+      issues: dedupeIssues(issues),
+      failedSources: new Set(this.failed),
+      unhandledPorts,
+    };
+  }
+}
