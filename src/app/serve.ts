@@ -12,7 +12,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigStore } from '../controller/store.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
-import { generateAll } from '../envoyfilter/generate-all.ts';
+import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
@@ -130,10 +130,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   let kubeOut: KubeOutput | undefined;
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
   let generationIssues: readonly ConfigIssue[] = [];
+  // The desired set is maintained: each reconcile regenerates only the sources a change touched.
+  const desiredState = new IncrementalGenerator(store, generators, { namespaceScope: o.namespaceScope });
   const reconciler = new Reconciler({
     sink,
     desired: () => {
-      const desired = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+      const desired = desiredState.update();
       metrics.recordUnhandledPorts(desired.unhandledPorts);
       generationIssues = desired.issues;
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
@@ -235,6 +237,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       await reconciler.stop();
       await kubeOut?.stopWriters();
       routes.stop();
+      desiredState.stop();
       await rds.stop();
       await webhook?.server.stop();
       await sources.stop();

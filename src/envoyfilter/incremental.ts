@@ -18,7 +18,7 @@ import {
 import type { Generator } from '../model/generator.ts';
 import { IncrementalConflicts } from '../model/incremental-conflicts.ts';
 import type { OutputObject } from '../model/objects.ts';
-import { compareStrings } from '../model/order.ts';
+import { compareServiceOrder, compareStrings } from '../model/order.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import { SortedArray } from '../util/sorted-array.ts';
@@ -41,17 +41,10 @@ interface SourceResult {
   readonly out: SourceOutput;
 }
 
-/** generateAll's source order: ServiceEntries and Services by namespace/name (a ServiceEntry first), then Gateways. */
+/** generateAll's source order: ServiceEntries and Services (compareServiceOrder), then Gateways by namespace/name. */
 function compareSources(a: SourceResult, b: SourceResult): number {
-  const rank = (s: SourceObject) => (s.kind === 'Gateway' ? 2 : s.kind === 'Service' ? 1 : 0);
   const group = (s: SourceObject) => (s.kind === 'Gateway' ? 1 : 0);
-  const [ma, mb] = [a.source.metadata, b.source.metadata];
-  return (
-    group(a.source) - group(b.source) ||
-    compareStrings(ma.namespace, mb.namespace) ||
-    compareStrings(ma.name, mb.name) ||
-    rank(a.source) - rank(b.source)
-  );
+  return group(a.source) - group(b.source) || compareServiceOrder(a.source, b.source);
 }
 
 export class IncrementalGenerator {

@@ -109,11 +109,76 @@ export function nextSnapshot(
   // Kept (held) resources went in first: restore name order so equal content gives an equal snapshot.
   const ordered =
     held.length > 0 ? new Map([...resources].sort(([a], [b]) => compareStrings(a, b))) : resources;
-  const version = sha256Hex([...ordered.values()].map((r) => `${r.name}@${r.version}`).join('\n')).slice(
-    0,
-    16,
-  );
-  return { snapshot: Object.freeze({ version, resources: ordered }), changed: changed.sort() };
+  return { snapshot: frozenSnapshot(ordered), changed: changed.sort() };
+}
+
+/** A snapshot of resources in name order, its version the hash of their names and versions. */
+function frozenSnapshot(resources: ReadonlyMap<string, EncodedResource>): Snapshot {
+  const version = sha256Hex([...resources.values()].map((r) => `${r.name}@${r.version}`).join('\n'));
+  return Object.freeze({ version: version.slice(0, 16), resources });
+}
+
+/** What changed since a snapshot, as an incremental route builder knows it (IncrementalRoutes). */
+export interface RouteChanges {
+  /** The names whose content or held state may have changed, sorted, unique; every other name is unchanged. */
+  readonly names: readonly string[];
+  /** The content to serve under `name`, or undefined when no route has that name now. */
+  route(name: string): RouteConfigurationJson | undefined;
+  /** True when `name` is withheld (its previous resource, if any, is kept). */
+  isHeld(name: string): boolean;
+}
+
+/**
+ * The snapshot nextSnapshot would build from the complete routes, built from `previous` and only the names that
+ * changed: unchanged resources are shared, only changed content is hashed and encoded.
+ */
+export function patchSnapshot(
+  previous: Snapshot,
+  changes: RouteChanges,
+  stats?: EncodeStats,
+): { snapshot: Snapshot; changed: string[] } {
+  const updates = new Map<string, EncodedResource | undefined>();
+  for (const name of changes.names) {
+    const json = changes.route(name);
+    const old = previous.resources.get(name);
+    if (json === undefined) {
+      if (old !== undefined && !changes.isHeld(name)) updates.set(name, undefined);
+      continue;
+    }
+    const text = JSON.stringify(json);
+    if (old !== undefined && old.text === text) continue;
+    const enc = encodeResource(json, text);
+    if (stats) {
+      stats.resourceEncodes++;
+      stats.resourceBytes += enc.sotwEntry.length + enc.deltaEntry.length;
+    }
+    updates.set(name, enc);
+  }
+  if (updates.size === 0) return { snapshot: previous, changed: [] };
+  return { snapshot: frozenSnapshot(mergeSorted(previous.resources, updates)), changed: [...updates.keys()] };
+}
+
+/** `resources` (in name order) with `updates` (in name order; undefined removes) merged in, in name order. */
+function mergeSorted(
+  resources: ReadonlyMap<string, EncodedResource>,
+  updates: ReadonlyMap<string, EncodedResource | undefined>,
+): Map<string, EncodedResource> {
+  const out = new Map<string, EncodedResource>();
+  const pending = [...updates];
+  let i = 0;
+  const flushBefore = (name: string | undefined) => {
+    for (; i < pending.length; i++) {
+      const [n, r] = pending[i] as [string, EncodedResource | undefined];
+      if (name !== undefined && compareStrings(n, name) >= 0) return;
+      if (r !== undefined) out.set(n, r);
+    }
+  };
+  for (const [name, r] of resources) {
+    flushBefore(name);
+    if (!updates.has(name)) out.set(name, r);
+  }
+  flushBefore(undefined);
+  return out;
 }
 
 /** Something that wants to hear about changes to the resources it watches. */
@@ -140,7 +205,15 @@ export class SnapshotCache {
    * notifies the watchers of changed names. Returns the changed names.
    */
   setRoutes(routes: readonly RouteConfigurationJson[], held: readonly string[] = []): string[] {
-    const { snapshot, changed } = nextSnapshot(this.current, routes, this.stats, held);
+    return this.publish(nextSnapshot(this.current, routes, this.stats, held));
+  }
+
+  /** As setRoutes, from only what changed since the routes last given (patchSnapshot). */
+  patchRoutes(changes: RouteChanges): string[] {
+    return this.publish(patchSnapshot(this.current, changes, this.stats));
+  }
+
+  private publish({ snapshot, changed }: { snapshot: Snapshot; changed: string[] }): string[] {
     if (snapshot === this.current) return [];
     this.current = snapshot;
     const byWatcher = new Map<ResourceWatcher, string[]>();
