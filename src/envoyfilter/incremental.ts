@@ -47,18 +47,22 @@ function compareSources(a: SourceResult, b: SourceResult): number {
   return group(a.source) - group(b.source) || compareServiceOrder(a.source, b.source);
 }
 
+/** Everything derived from the view; replaced as a whole by a full regeneration. */
+interface State {
+  readonly conflicts: IncrementalConflicts;
+  readonly units: DependentUnits<SourceResult>;
+  readonly claims: ClaimIndex<SourceObject, OutputObject>;
+  readonly objects: SortedArray<OutputObject>;
+  readonly failed: Set<string>;
+  /** Sources with issues or unhandled ports, in source order. */
+  readonly reporting: SortedArray<SourceResult>;
+}
+
 export class IncrementalGenerator {
   private readonly set: GeneratorSet;
   private readonly tracker: ChangeTracker;
-  private readonly conflicts: IncrementalConflicts;
-  private readonly units: DependentUnits<SourceResult>;
-  private readonly claims = new ClaimIndex<SourceObject, OutputObject>(claimKey);
-  private readonly objects = new SortedArray<OutputObject>(compareOutput);
-  private readonly failed = new Set<string>();
-  /** Sources with issues or unhandled ports, in source order. */
-  private readonly reporting = new SortedArray<SourceResult>(compareSources);
   private readonly sourcePrefixes: readonly string[];
-  private built = false;
+  private state: State | undefined;
   private recomputed: string[] = [];
 
   /** Subscribes to `view`; the first `update` generates every source. */
@@ -69,33 +73,29 @@ export class IncrementalGenerator {
   ) {
     this.set = generatorSet(generators);
     this.tracker = new ChangeTracker(view);
-    this.conflicts = new IncrementalConflicts(view, this.tracker);
-    this.units = new DependentUnits(view, (v, unit) => this.compute(v, unit));
     const kinds = this.set.gateway ? ['ServiceEntry', 'Service', 'Gateway'] : ['ServiceEntry', 'Service'];
     this.sourcePrefixes = kinds.map((k) => `obj:${k}/`);
   }
 
   /**
    * The complete desired set now (GenerateOutput, as generateAll gives it), regenerating only the sources whose
-   * inputs changed since the last call. The arrays and set returned are the caller's.
+   * inputs changed since the last call (every source on the first call, after `reset`, and after a call that
+   * threw). The arrays and set returned are the caller's.
    */
   update(): GenerateOutput {
     const keys = this.tracker.drain();
-    let units: Iterable<string>;
-    if (!this.built) {
-      this.built = true;
-      const sources: readonly SourceObject[] = this.set.gateway
-        ? [...this.view.serviceEntries(), ...this.view.gateways()]
-        : this.view.serviceEntries();
-      units = sources.map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
-      this.conflicts.rebuild();
-    } else {
-      units = this.units.affected(keys, (k) => this.sourcePrefixes.some((p) => k.startsWith(p)));
-      this.conflicts.update(keys);
-    }
     this.recomputed = [];
-    this.units.update(units, (unit, old, now) => this.changed(unit, old, now));
-    return this.output();
+    try {
+      return this.updateWith(keys);
+    } catch (err) {
+      this.state = undefined;
+      throw err;
+    }
+  }
+
+  /** Makes the next `update` regenerate every source (a periodic full resync's safety net). */
+  reset(): void {
+    this.state = undefined;
   }
 
   /** The source keys (`ServiceEntry/<ns>/<name>` ...) the last `update` regenerated, sorted. */
@@ -106,6 +106,36 @@ export class IncrementalGenerator {
   /** Stops listening to the view. */
   stop(): void {
     this.tracker.stop();
+  }
+
+  private updateWith(keys: ReadonlySet<string>): GenerateOutput {
+    let state = this.state;
+    let units: Iterable<string>;
+    if (state === undefined) {
+      state = this.state = this.fresh();
+      const sources: readonly SourceObject[] = this.set.gateway
+        ? [...this.view.serviceEntries(), ...this.view.gateways()]
+        : this.view.serviceEntries();
+      units = sources.map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
+      state.conflicts.rebuild();
+    } else {
+      units = state.units.affected(keys, (k) => this.sourcePrefixes.some((p) => k.startsWith(p)));
+      state.conflicts.update(keys);
+    }
+    const current = state;
+    state.units.update(units, (unit, old, now) => this.changed(current, unit, old, now));
+    return this.output(state);
+  }
+
+  private fresh(): State {
+    return {
+      conflicts: new IncrementalConflicts(this.view, this.tracker),
+      units: new DependentUnits(this.view, (v, unit) => this.compute(v, unit)),
+      claims: new ClaimIndex<SourceObject, OutputObject>(claimKey),
+      objects: new SortedArray<OutputObject>(compareOutput),
+      failed: new Set<string>(),
+      reporting: new SortedArray<SourceResult>(compareSources),
+    };
   }
 
   private compute(view: ConfigView, unit: string): SourceResult | undefined {
@@ -119,37 +149,42 @@ export class IncrementalGenerator {
     return { source, out: generateSource(view, this.set, this.options, source) };
   }
 
-  private changed(unit: string, old: SourceResult | undefined, now: SourceResult | undefined): void {
+  private changed(
+    state: State,
+    unit: string,
+    old: SourceResult | undefined,
+    now: SourceResult | undefined,
+  ): void {
     const id = unit.slice(4);
-    if (now !== undefined && now.out.objects === undefined) this.failed.add(id);
-    else this.failed.delete(id);
+    if (now !== undefined && now.out.objects === undefined) state.failed.add(id);
+    else state.failed.delete(id);
     const items = now?.out.objects;
-    this.claims.set(id, now && items ? { source: now.source, items } : undefined, (_, before, after) => {
-      if (before !== undefined) this.objects.remove(before);
-      if (after !== undefined) this.objects.insert(after);
+    state.claims.set(id, now && items ? { source: now.source, items } : undefined, (_, before, after) => {
+      if (before !== undefined) state.objects.remove(before);
+      if (after !== undefined) state.objects.insert(after);
     });
-    if (old !== undefined) this.reporting.remove(old);
+    if (old !== undefined) state.reporting.remove(old);
     if (now !== undefined && (now.out.issues.length > 0 || now.out.unhandledPorts.length > 0)) {
-      this.reporting.insert(now);
+      state.reporting.insert(now);
     }
   }
 
-  private output(): GenerateOutput {
+  private output(state: State): GenerateOutput {
     const issues: ConfigIssue[] = [];
     const unhandledPorts: UnhandledPort[] = [];
-    for (const { out } of this.reporting.view()) {
+    for (const { out } of state.reporting.view()) {
       issues.push(...out.issues);
       unhandledPorts.push(...out.unhandledPorts);
     }
-    for (const l of this.claims.lost()) {
+    for (const l of state.claims.lost()) {
       const dropped = lostClaimIssue(l);
       if (dropped) issues.push(dropped);
     }
-    issues.push(...this.conflicts.issues());
+    issues.push(...state.conflicts.issues());
     return {
-      objects: this.objects.toArray(),
+      objects: state.objects.toArray(),
       issues: dedupeIssues(issues),
-      failedSources: new Set(this.failed),
+      failedSources: new Set(state.failed),
       unhandledPorts,
     };
   }

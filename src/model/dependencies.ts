@@ -54,11 +54,10 @@ export function recordingView(view: TrackedView, deps: Set<string>): ConfigView 
     serviceEntries: () => (deps.add('kind:ServiceEntry').add('kind:Service'), view.serviceEntries()),
     gateways: () => (deps.add('kind:Gateway'), view.gateways()),
     configForHost: (h, ns) => (host(h, ns), view.configForHost(h, ns)),
-    metaRoutersForGateway: (ns, name) => (
-      deps.add(`gw:${ns}/${name}`), view.metaRoutersForGateway(ns, name)
-    ),
+    metaRoutersForGateway: (ns, name) => (deps.add(`gw:${ns}/${name}`), view.metaRoutersForGateway(ns, name)),
     exactHostObjects: (kind, ns, h) => (
-      deps.add(`exact:${kind}|${ns}|${h}`), view.exactHostObjects(kind, ns, h)
+      deps.add(`exact:${kind}|${ns}|${h}`),
+      view.exactHostObjects(kind, ns, h)
     ),
     codecFor: (p) => (deps.add(`codec:${p}`), view.codecFor(p)),
     applicationProtocols: () => (deps.add('kind:ApplicationProtocol'), view.applicationProtocols()),
@@ -208,7 +207,10 @@ export class DependentUnits<V> {
   }
 
   /** Recomputes `units`, in the order given; `onChange(unit, old, now)` for each one computed or dropped. */
-  update(units: Iterable<string>, onChange: (unit: string, old: V | undefined, now: V | undefined) => void): void {
+  update(
+    units: Iterable<string>,
+    onChange: (unit: string, old: V | undefined, now: V | undefined) => void,
+  ): void {
     for (const unit of units) {
       const deps = new Set<string>();
       const now = this.compute(recordingView(this.view, deps), unit, deps);

@@ -11,7 +11,11 @@ import {
   objectOfDepKey,
   type TrackedView,
 } from './dependencies.ts';
-import { destinationRuleConflictsOf, gatewayPortConflictsOf, virtualServiceConflictsOf } from './host-conflicts.ts';
+import {
+  destinationRuleConflictsOf,
+  gatewayPortConflictsOf,
+  virtualServiceConflictsOf,
+} from './host-conflicts.ts';
 import { applicationProtocolConflicts, metaRouterConflictsOf } from './metarouter-conflicts.ts';
 import { normalizeHost } from './names.ts';
 import type { MetaRouter } from './objects.ts';
@@ -53,7 +57,8 @@ export class IncrementalConflicts {
   rebuild(): void {
     const all: string[] = [AP_UNIT];
     for (const kind of KINDS) {
-      for (const o of this.view.list(kind)) all.push(objectDepKey(kind, o.metadata.namespace, o.metadata.name));
+      for (const o of this.view.list(kind))
+        all.push(objectDepKey(kind, o.metadata.namespace, o.metadata.name));
     }
     this.recompute(all);
   }

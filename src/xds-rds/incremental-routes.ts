@@ -38,58 +38,90 @@ export interface RouteUpdate {
 
 const SOURCE_PREFIXES = ['obj:ServiceEntry/', 'obj:Service/'];
 
+/** Everything derived from the view; replaced as a whole by a full rebuild. */
+class RouteState {
+  readonly claims = new ClaimIndex<ServiceEntry, RouteConfigurationJson>((r) => r.name);
+  readonly routes = new SortedArray<RouteConfigurationJson>((a, b) => compareStrings(a.name, b.name));
+  readonly byName = new Map<string, RouteConfigurationJson>();
+  /** Held route name → how many held ServiceEntries produce it. */
+  readonly heldCount = new Map<string, number>();
+  readonly reporting = new SortedArray<ServiceRoutes>((a, b) => compareServiceOrder(a.source, b.source));
+
+  constructor(
+    readonly conflicts: IncrementalConflicts,
+    readonly units: DependentUnits<ServiceRoutes>,
+  ) {}
+}
+
 export class IncrementalRoutes {
   private readonly tracker: ChangeTracker;
-  private readonly conflicts: IncrementalConflicts;
-  private readonly units: DependentUnits<ServiceRoutes>;
-  private readonly claims = new ClaimIndex<ServiceEntry, RouteConfigurationJson>((r) => r.name);
-  private readonly routes = new SortedArray<RouteConfigurationJson>((a, b) => compareStrings(a.name, b.name));
-  private readonly byName = new Map<string, RouteConfigurationJson>();
-  /** Held route name → how many held ServiceEntries produce it. */
-  private readonly heldCount = new Map<string, number>();
-  private readonly reporting = new SortedArray<ServiceRoutes>((a, b) => compareServiceOrder(a.source, b.source));
+  private state: RouteState | undefined;
   private changed = new Set<string>();
-  private built = false;
+  /** Names served or held before a full rebuild: all of them may change. */
+  private previousNames: readonly string[] = [];
 
   /** Subscribes to `view`; the first `update` builds every ServiceEntry's routes. */
   constructor(private readonly view: TrackedView) {
     this.tracker = new ChangeTracker(view);
-    this.conflicts = new IncrementalConflicts(view, this.tracker);
-    this.units = new DependentUnits(view, (v, unit) => this.compute(v, unit));
   }
 
-  /** The complete result now, rebuilding only the ServiceEntries whose inputs changed since the last call. */
+  /**
+   * The complete result now, rebuilding only the ServiceEntries whose inputs changed since the last call (all of
+   * them on the first call, after `reset`, and after a call that threw).
+   */
   update(): RouteUpdate {
     const keys = this.tracker.drain();
-    let units: Iterable<string>;
-    if (!this.built) {
-      this.built = true;
-      units = this.view
-        .serviceEntries()
-        .map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
-      this.conflicts.rebuild();
-    } else {
-      units = this.units.affected(keys, (k) => SOURCE_PREFIXES.some((p) => k.startsWith(p)));
-      this.conflicts.update(keys);
+    try {
+      const state = this.updateWith(keys);
+      const changed = [...this.changed].sort(compareStrings);
+      this.changed = new Set();
+      return { result: this.result(state), changed };
+    } catch (err) {
+      this.reset();
+      throw err;
     }
-    this.units.update(units, (unit, old, now) => this.onChange(unit, old, now));
-    const changed = [...this.changed].sort(compareStrings);
-    this.changed = new Set();
-    return { result: this.result(), changed };
+  }
+
+  /** Makes the next `update` rebuild every ServiceEntry's routes. */
+  reset(): void {
+    if (this.state) this.previousNames = [...this.state.byName.keys(), ...this.state.heldCount.keys()];
+    this.state = undefined;
   }
 
   /** The route served under `name` now (the winner of its claims), if any. */
   route(name: string): RouteConfigurationJson | undefined {
-    return this.byName.get(name);
+    return this.state?.byName.get(name);
   }
 
   /** Whether a held ServiceEntry produces the route `name` (its served version, if any, is kept). */
   isHeld(name: string): boolean {
-    return this.heldCount.has(name);
+    return this.state?.heldCount.has(name) ?? false;
   }
 
   stop(): void {
     this.tracker.stop();
+  }
+
+  private updateWith(keys: ReadonlySet<string>): RouteState {
+    let units: Iterable<string>;
+    let state = this.state;
+    if (state === undefined) {
+      const conflicts = new IncrementalConflicts(this.view, this.tracker);
+      state = new RouteState(conflicts, new DependentUnits(this.view, (v, unit) => this.compute(v, unit)));
+      this.state = state;
+      for (const name of this.previousNames) this.changed.add(name);
+      this.previousNames = [];
+      units = this.view
+        .serviceEntries()
+        .map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
+      conflicts.rebuild();
+    } else {
+      units = state.units.affected(keys, (k) => SOURCE_PREFIXES.some((p) => k.startsWith(p)));
+      state.conflicts.update(keys);
+    }
+    const current = state;
+    state.units.update(units, (unit, old, now) => this.onChange(current, unit, old, now));
+    return state;
   }
 
   private compute(view: ConfigView, unit: string): ServiceRoutes | undefined {
@@ -101,36 +133,42 @@ export class IncrementalRoutes {
     return { source, routes, issues, held: isRouteHeld(view, source) };
   }
 
-  private onChange(unit: string, old: ServiceRoutes | undefined, now: ServiceRoutes | undefined): void {
+  private onChange(
+    state: RouteState,
+    unit: string,
+    old: ServiceRoutes | undefined,
+    now: ServiceRoutes | undefined,
+  ): void {
     const claims = now && !now.held ? { source: now.source, items: now.routes } : undefined;
-    this.claims.set(unit, claims, (name, before, after) => {
-      if (before !== undefined) this.routes.remove(before);
-      if (after !== undefined) this.routes.insert(after);
-      if (after !== undefined) this.byName.set(name, after);
-      else this.byName.delete(name);
+    state.claims.set(unit, claims, (name, before, after) => {
+      if (before !== undefined) state.routes.remove(before);
+      if (after !== undefined) {
+        state.routes.insert(after);
+        state.byName.set(name, after);
+      } else state.byName.delete(name);
       this.changed.add(name);
     });
-    if (old?.held) for (const r of old.routes) this.countHeld(r.name, -1);
-    if (now?.held) for (const r of now.routes) this.countHeld(r.name, 1);
-    if (old !== undefined) this.reporting.remove(old);
-    if (now !== undefined && now.issues.length > 0) this.reporting.insert(now);
+    if (old?.held) for (const r of old.routes) this.countHeld(state, r.name, -1);
+    if (now?.held) for (const r of now.routes) this.countHeld(state, r.name, 1);
+    if (old !== undefined) state.reporting.remove(old);
+    if (now !== undefined && now.issues.length > 0) state.reporting.insert(now);
   }
 
-  private countHeld(name: string, delta: number): void {
-    const n = (this.heldCount.get(name) ?? 0) + delta;
-    if (n > 0) this.heldCount.set(name, n);
-    else this.heldCount.delete(name);
+  private countHeld(state: RouteState, name: string, delta: number): void {
+    const n = (state.heldCount.get(name) ?? 0) + delta;
+    if (n > 0) state.heldCount.set(name, n);
+    else state.heldCount.delete(name);
     if (n === 0 || (n === 1 && delta > 0)) this.changed.add(name);
   }
 
-  private result(): RouteBuildResult {
+  private result(state: RouteState): RouteBuildResult {
     const issues: ConfigIssue[] = [];
-    for (const s of this.reporting.view()) issues.push(...s.issues);
-    issues.push(...this.conflicts.issues());
+    for (const s of state.reporting.view()) issues.push(...s.issues);
+    issues.push(...state.conflicts.issues());
     return {
-      routes: this.routes.toArray(),
+      routes: state.routes.toArray(),
       issues: dedupeIssues(issues),
-      held: [...this.heldCount.keys()].sort(compareStrings),
+      held: [...state.heldCount.keys()].sort(compareStrings),
     };
   }
 }

@@ -111,7 +111,12 @@ function serviceEntry(p: Picker, m: Raw): Raw {
 
 function kubeService(p: Picker, m: Raw): Raw {
   const ports = p.some(PORTS, 2).map((port) => ({ name: port['name'], port: port['number'] }));
-  return { apiVersion: 'v1', kind: 'Service', metadata: m, spec: { clusterIP: `10.96.0.${p.int(3) + 1}`, ports } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: m,
+    spec: { clusterIP: `10.96.0.${p.int(3) + 1}`, ports },
+  };
 }
 
 function destination(p: Picker): Raw {
@@ -166,7 +171,11 @@ function destinationRule(p: Picker, m: Raw): Raw {
 
 function gateway(p: Picker, m: Raw): Raw {
   const servers = p.some([20880, 20881], 2).map((number) => ({
-    port: { number, name: number === 20880 ? 'tcp-metaprotocol-dubbo' : 'tcp-metaprotocol-videopacket', protocol: 'TCP' },
+    port: {
+      number,
+      name: number === 20880 ? 'tcp-metaprotocol-dubbo' : 'tcp-metaprotocol-videopacket',
+      protocol: 'TCP',
+    },
     hosts: ['*'],
   }));
   return {
@@ -183,7 +192,10 @@ function applicationProtocol(p: Picker, m: Raw): Raw {
   return {
     apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
     kind: 'ApplicationProtocol',
-    metadata: { name: m['name'], ...(m['creationTimestamp'] ? { creationTimestamp: m['creationTimestamp'] } : {}) },
+    metadata: {
+      name: m['name'],
+      ...(m['creationTimestamp'] ? { creationTimestamp: m['creationTimestamp'] } : {}),
+    },
     spec: { protocol, codec },
   };
 }

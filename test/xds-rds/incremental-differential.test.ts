@@ -16,7 +16,10 @@ const STEPS = Number(process.env['DIFF_STEPS'] ?? 5000);
 const SEED = Number(process.env['DIFF_SEED'] ?? 22);
 
 function snapshotText(s: Snapshot): string {
-  return JSON.stringify({ version: s.version, resources: [...s.resources.values()].map((r) => [r.name, r.text]) });
+  return JSON.stringify({
+    version: s.version,
+    resources: [...s.resources.values()].map((r) => [r.name, r.text]),
+  });
 }
 
 describe('incremental routes against a full rebuild', () => {
@@ -28,6 +31,7 @@ describe('incremental routes against a full rebuild', () => {
     let served = 0;
     for (let step = 1; step <= STEPS; step++) {
       const change: Change = randomChange(p, store);
+      if (step % 500 === 250) incremental.reset(); // a full rebuild now and then, patched into the same cache
       const where = `seed ${SEED}, step ${step}, change ${JSON.stringify(change)}`;
       const full = buildRouteConfigurations(store);
       const { result, changed } = incremental.update();
@@ -39,7 +43,11 @@ describe('incremental routes against a full rebuild', () => {
         isHeld: (name) => incremental.isHeld(name),
       });
       assert.deepEqual(patchedChanged, fullChanged, `changed names: ${where}`);
-      assert.equal(snapshotText(patchedCache.snapshot()), snapshotText(fullCache.snapshot()), `snapshot: ${where}`);
+      assert.equal(
+        snapshotText(patchedCache.snapshot()),
+        snapshotText(fullCache.snapshot()),
+        `snapshot: ${where}`,
+      );
       served += fullCache.snapshot().resources.size;
     }
     // The sequence must exercise the builder, not compare empty snapshots.
