@@ -83,6 +83,7 @@ import './util/controller-loop.test.ts';
 import './util/debounce.test.ts';
 import './util/json.test.ts';
 import './util/logging.test.ts';
+import './util/sorted-array.test.ts';
 import './vip/controller.test.ts';
 import './vip/plan.test.ts';
 import './webhook/admission.test.ts';

@@ -6,7 +6,6 @@
 import type { ConfigStore } from '../../src/controller/store.ts';
 import { boundHostsOf } from '../../src/model/bound-hosts.ts';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
-import type { ConfigKind } from '../../src/model/objects.ts';
 import { parseConfigObject } from '../../src/model/parse.ts';
 
 type Raw = Record<string, unknown>;
@@ -285,7 +284,7 @@ export function randomChange(p: Picker, store: ConfigStore): Change {
   const namespace = kind === 'ApplicationProtocol' ? '' : p.one(NAMESPACES);
   const name = p.one(NAMES);
   if (p.chance(0.2)) {
-    store.delete(kind as ConfigKind, namespace, name);
+    store.delete(kind, namespace, name);
     return { kind, op: 'delete', namespace, name };
   }
   let raw = BUILD[kind](p, meta(p, namespace, name));
