@@ -101,6 +101,8 @@ interface Round {
   routes: [number, number];
   fullFilters: number;
   fullRoutes: number;
+  /** The bare cost of copying the complete desired set of EnvoyFilters at 10k (what each update returns). */
+  copy: number;
 }
 
 export async function benchIncremental(
@@ -110,10 +112,21 @@ export async function benchIncremental(
   const [small, large] = [mesh(1000, generators), mesh(10000, generators)];
   const fullCache = new SnapshotCache();
   const samples: Round[] = [];
+  const filters = (m: Mesh) => perChange(m, () => m.filters.update());
+  const routes = (m: Mesh) => perChange(m, () => patch(m.routes, m.cache));
+  // Warm-up: both sizes run compiled code.
+  for (const m of [small, large]) {
+    filters(m);
+    routes(m);
+  }
+  const desired = large.filters.update().objects;
+  const copies = () =>
+    timed(() => {
+      for (let c = 0; c < CHANGES; c++) desired.slice();
+    }) / CHANGES;
   for (let r = 0; r < rounds; r++) {
-    const filters = (m: Mesh) => perChange(m, () => m.filters.update());
-    const routes = (m: Mesh) => perChange(m, () => patch(m.routes, m.cache));
     samples.push({
+      copy: copies(),
       filters: [filters(small), filters(large)],
       routes: [routes(small), routes(large)],
       fullFilters: timed(() => generateAll(large.store, generators, { namespaceScope: false })),
@@ -134,6 +147,8 @@ export async function benchIncremental(
     fullFiltersMs10k: round(med((s) => s.fullFilters)),
     changeFiltersGrowth: round(med((s) => s.filters[1] / s.filters[0])),
     changeFiltersOverFull10k: fig((s) => s.filters[1] / s.fullFilters, 10000),
+    outputCopyMs10k: fig((s) => s.copy, 1000),
+    changeFiltersOverCopy10k: round(med((s) => s.filters[1] / s.copy)),
     changeRoutesMs1k: fig((s) => s.routes[0], 1000),
     changeRoutesMs10k: fig((s) => s.routes[1], 1000),
     fullRoutesMs10k: round(med((s) => s.fullRoutes)),

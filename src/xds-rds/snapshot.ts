@@ -20,18 +20,22 @@ export interface EncodedResource {
   readonly sotwEntry: Buffer;
   /** `DeltaDiscoveryResponse.resources` entry: tag 2 + length + Resource{version, resource: Any, name}. */
   readonly deltaEntry: Buffer;
+  /** 64 bits of the hash of `<name>@<version>`: what the resource adds to its snapshot's version (Snapshot.fold). */
+  readonly digest: bigint;
 }
 
-/** Immutable: every resource by name, and a version that is a hash of the names and resource versions. */
+/**
+ * Immutable: every resource by name (in name order), and a version that is a hash of the names and resource
+ * versions: the exclusive or of the resources' digests (`fold`), in hex, so a snapshot that differs from the
+ * previous one in a few resources gets its version from those few.
+ */
 export interface Snapshot {
   readonly version: string;
   readonly resources: ReadonlyMap<string, EncodedResource>;
+  readonly fold: bigint;
 }
 
-export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
-  version: sha256Hex('').slice(0, 16),
-  resources: new Map(),
-});
+export const EMPTY_SNAPSHOT: Snapshot = frozenSnapshot(new Map(), 0n);
 
 /** Counts of encoding work, for metrics and the benchmark. */
 export interface EncodeStats {
@@ -64,6 +68,7 @@ export function encodeResource(
   return {
     name: json.name,
     version,
+    digest: BigInt(`0x${sha256Hex(`${json.name}@${version}`).slice(0, 16)}`),
     json,
     text,
     sotwEntry: lengthDelimited(2, anyBytes),
@@ -109,13 +114,14 @@ export function nextSnapshot(
   // Kept (held) resources went in first: restore name order so equal content gives an equal snapshot.
   const ordered =
     held.length > 0 ? new Map([...resources].sort(([a], [b]) => compareStrings(a, b))) : resources;
-  return { snapshot: frozenSnapshot(ordered), changed: changed.sort() };
+  let fold = 0n;
+  for (const r of ordered.values()) fold ^= r.digest;
+  return { snapshot: frozenSnapshot(ordered, fold), changed: changed.sort() };
 }
 
-/** A snapshot of resources in name order, its version the hash of their names and versions. */
-function frozenSnapshot(resources: ReadonlyMap<string, EncodedResource>): Snapshot {
-  const version = sha256Hex([...resources.values()].map((r) => `${r.name}@${r.version}`).join('\n'));
-  return Object.freeze({ version: version.slice(0, 16), resources });
+/** A snapshot of resources in name order whose digests fold to `fold`. */
+function frozenSnapshot(resources: ReadonlyMap<string, EncodedResource>, fold: bigint): Snapshot {
+  return Object.freeze({ version: fold.toString(16).padStart(16, '0'), resources, fold });
 }
 
 /** What changed since a snapshot, as an incremental route builder knows it (IncrementalRoutes). */
@@ -155,7 +161,12 @@ export function patchSnapshot(
     updates.set(name, enc);
   }
   if (updates.size === 0) return { snapshot: previous, changed: [] };
-  return { snapshot: frozenSnapshot(mergeSorted(previous.resources, updates)), changed: [...updates.keys()] };
+  let fold = previous.fold;
+  for (const [name, r] of updates) {
+    fold ^= (previous.resources.get(name)?.digest ?? 0n) ^ (r?.digest ?? 0n);
+  }
+  const resources = mergeSorted(previous.resources, updates);
+  return { snapshot: frozenSnapshot(resources, fold), changed: [...updates.keys()] };
 }
 
 /** `resources` (in name order) with `updates` (in name order; undefined removes) merged in, in name order. */
@@ -163,6 +174,12 @@ function mergeSorted(
   resources: ReadonlyMap<string, EncodedResource>,
   updates: ReadonlyMap<string, EncodedResource | undefined>,
 ): Map<string, EncodedResource> {
+  if ([...updates].every(([name, r]) => r !== undefined && resources.has(name))) {
+    // Only replacements: a copy keeps every name in place (Map.set on a present key keeps its position).
+    const copy = new Map(resources);
+    for (const [name, r] of updates) copy.set(name, r as EncodedResource);
+    return copy;
+  }
   const out = new Map<string, EncodedResource>();
   const pending = [...updates];
   let i = 0;
