@@ -64,6 +64,7 @@ export class IncrementalGenerator {
   private readonly sourcePrefixes: readonly string[];
   private state: State | undefined;
   private recomputed: string[] = [];
+  private changedObjects = new Set<string>();
 
   /** Subscribes to `view`; the first `update` generates every source. */
   constructor(
@@ -85,6 +86,7 @@ export class IncrementalGenerator {
   update(): GenerateOutput {
     const keys = this.tracker.drain();
     this.recomputed = [];
+    this.changedObjects = new Set();
     try {
       return this.updateWith(keys);
     } catch (err) {
@@ -101,6 +103,15 @@ export class IncrementalGenerator {
   /** The source keys (`ServiceEntry/<ns>/<name>` ...) the last `update` regenerated, sorted. */
   lastRegenerated(): readonly string[] {
     return [...this.recomputed].sort(compareStrings);
+  }
+
+  /**
+   * The objects (`<kind> <namespace>/<name>`) the last `update` added, dropped or replaced (by a regenerated
+   * version, whose content may be equal), sorted; after a full regeneration, every object. Every other desired
+   * object is the very object the previous update returned: what a reconciler needs to diff after a change.
+   */
+  lastChangedObjects(): readonly string[] {
+    return [...this.changedObjects].sort(compareStrings);
   }
 
   /** Stops listening to the view. */
@@ -159,7 +170,8 @@ export class IncrementalGenerator {
     if (now !== undefined && now.out.objects === undefined) state.failed.add(id);
     else state.failed.delete(id);
     const items = now?.out.objects;
-    state.claims.set(id, now && items ? { source: now.source, items } : undefined, (_, before, after) => {
+    state.claims.set(id, now && items ? { source: now.source, items } : undefined, (key, before, after) => {
+      this.changedObjects.add(key);
       if (before !== undefined) state.objects.remove(before);
       if (after !== undefined) state.objects.insert(after);
     });

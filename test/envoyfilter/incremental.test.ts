@@ -75,7 +75,7 @@ function world() {
 
 describe('IncrementalGenerator', () => {
   it('generates every source first, then only those a change touches', () => {
-    const { store, check } = world();
+    const { store, inc, check } = world();
     assert.deepEqual(check(), [
       'ServiceEntry/a/s0',
       'ServiceEntry/a/s1',
@@ -85,6 +85,8 @@ describe('IncrementalGenerator', () => {
     assert.deepEqual(check(), [], 'nothing changed');
     store.upsert(router('v2'));
     assert.deepEqual(check(), ['ServiceEntry/a/s0'], 'a MetaRouter: the service of its host');
+    assert.ok(inc.lastChangedObjects().length > 0);
+    assert.ok(inc.lastChangedObjects().every((k) => k.startsWith('EnvoyFilter istio-system/')));
     store.upsert(vs('v2'));
     assert.deepEqual(check(), ['ServiceEntry/a/s1'], 'a VirtualService: the service of its host');
     store.upsert(destinationRule('b', 'dr', { host: 's2', subsets: [] }));
