@@ -3,8 +3,7 @@
  * VirtualService, DestinationRule and Gateway (and one for all ApplicationProtocols), each recomputed only when
  * a key it read changed (model/dependencies.ts). `issues()` gives exactly what configConflicts(view) gives.
  */
-import type {
-  ChangeTracker} from './dependencies.ts';
+import type { ChangeTracker } from './dependencies.ts';
 import {
   DependentUnits,
   firstHostDepKey,
