@@ -11,7 +11,7 @@ import { ClaimIndex } from '../model/claims.ts';
 import {
   ChangeTracker,
   DependentUnits,
-  objectDepKey,
+  objectDepKeys,
   objectOfDepKey,
   type TrackedView,
 } from '../model/dependencies.ts';
@@ -61,7 +61,7 @@ interface State {
 export class IncrementalGenerator {
   private readonly set: GeneratorSet;
   private readonly tracker: ChangeTracker;
-  private readonly sourcePrefixes: readonly string[];
+  private readonly sourceKinds: readonly string[];
   private state: State | undefined;
   private recomputed: string[] = [];
   private changedObjects = new Set<string>();
@@ -74,8 +74,9 @@ export class IncrementalGenerator {
   ) {
     this.set = generatorSet(generators);
     this.tracker = new ChangeTracker(view);
-    const kinds = this.set.gateway ? ['ServiceEntry', 'Service', 'Gateway'] : ['ServiceEntry', 'Service'];
-    this.sourcePrefixes = kinds.map((k) => `obj:${k}/`);
+    this.sourceKinds = this.set.gateway
+      ? ['ServiceEntry', 'Service', 'Gateway']
+      : ['ServiceEntry', 'Service'];
   }
 
   /**
@@ -127,10 +128,10 @@ export class IncrementalGenerator {
       const sources: readonly SourceObject[] = this.set.gateway
         ? [...this.view.serviceEntries(), ...this.view.gateways()]
         : this.view.serviceEntries();
-      units = sources.map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
+      units = objectDepKeys(sources);
       state.conflicts.rebuild();
     } else {
-      units = state.units.affected(keys, (k) => this.sourcePrefixes.some((p) => k.startsWith(p)));
+      units = state.units.affected(keys, this.sourceKinds);
       state.conflicts.update(keys);
     }
     const current = state;

@@ -29,6 +29,11 @@ export function objectDepKey(kind: string, namespace: string, name: string): str
   return `obj:${kind}/${namespace}/${name}`;
 }
 
+/** The `obj:` keys of `objects`, in their order. */
+export function objectDepKeys(objects: readonly ConfigObject[]): string[] {
+  return objects.map((o) => objectDepKey(o.kind, o.metadata.namespace, o.metadata.name));
+}
+
 /** The kind, namespace and name of an `obj:` key. */
 export function objectOfDepKey(key: string): { kind: string; namespace: string; name: string } {
   const [kind = '', namespace = '', name = ''] = key.slice(4).split('/');
@@ -196,11 +201,15 @@ export class DependentUnits<V> {
     return this.values.get(unit);
   }
 
-  /** The units reading any of `keys`, plus the keys that `isUnit`. */
-  affected(keys: Iterable<string>, isUnit: (key: string) => boolean): Set<string> {
+  /**
+   * The units reading any of `keys`, plus the `obj:` keys among them of objects of `unitKinds` (units named after
+   * their object, such as an object just added).
+   */
+  affected(keys: Iterable<string>, unitKinds: readonly string[]): Set<string> {
+    const prefixes = unitKinds.map((k) => `obj:${k}/`);
     const out = new Set<string>();
     for (const k of keys) {
-      if (isUnit(k)) out.add(k);
+      if (prefixes.some((p) => k.startsWith(p))) out.add(k);
       for (const u of this.unitsOf.get(k) ?? []) out.add(u);
     }
     return out;

@@ -7,7 +7,7 @@ import type { ChangeTracker } from './dependencies.ts';
 import {
   DependentUnits,
   firstHostDepKey,
-  objectDepKey,
+  objectDepKeys,
   objectOfDepKey,
   type TrackedView,
 } from './dependencies.ts';
@@ -43,7 +43,6 @@ const compareEntries = (a: Entry, b: Entry) =>
 export class IncrementalConflicts {
   private readonly units: DependentUnits<readonly ConfigIssue[]>;
   private readonly nonEmpty = new Map<string, SortedArray<Entry>>();
-  private readonly unitPrefixes = KINDS.map((k) => `obj:${k}/`);
 
   constructor(
     private readonly view: TrackedView,
@@ -56,16 +55,13 @@ export class IncrementalConflicts {
   /** Recomputes every unit (the first build). */
   rebuild(): void {
     const all: string[] = [AP_UNIT];
-    for (const kind of KINDS) {
-      for (const o of this.view.list(kind))
-        all.push(objectDepKey(kind, o.metadata.namespace, o.metadata.name));
-    }
+    for (const kind of KINDS) all.push(...objectDepKeys(this.view.list(kind)));
     this.recompute(all);
   }
 
   /** Recomputes the units that read any of `keys` (changed keys, ChangeTracker.drain) or that they name. */
   update(keys: Iterable<string>): void {
-    this.recompute(this.units.affected(keys, (k) => this.unitPrefixes.some((p) => k.startsWith(p))));
+    this.recompute(this.units.affected(keys, KINDS));
   }
 
   /** Every conflict warning, in configConflicts order. */

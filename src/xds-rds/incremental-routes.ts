@@ -10,7 +10,7 @@ import { ClaimIndex } from '../model/claims.ts';
 import {
   ChangeTracker,
   DependentUnits,
-  objectDepKey,
+  objectDepKeys,
   objectOfDepKey,
   type TrackedView,
 } from '../model/dependencies.ts';
@@ -36,7 +36,7 @@ export interface RouteUpdate {
   readonly changed: readonly string[];
 }
 
-const SOURCE_PREFIXES = ['obj:ServiceEntry/', 'obj:Service/'];
+const SOURCE_KINDS = ['ServiceEntry', 'Service'];
 
 /** Everything derived from the view; replaced as a whole by a full rebuild. */
 class RouteState {
@@ -111,12 +111,10 @@ export class IncrementalRoutes {
       this.state = state;
       for (const name of this.previousNames) this.changed.add(name);
       this.previousNames = [];
-      units = this.view
-        .serviceEntries()
-        .map((s) => objectDepKey(s.kind, s.metadata.namespace, s.metadata.name));
+      units = objectDepKeys(this.view.serviceEntries());
       conflicts.rebuild();
     } else {
-      units = state.units.affected(keys, (k) => SOURCE_PREFIXES.some((p) => k.startsWith(p)));
+      units = state.units.affected(keys, SOURCE_KINDS);
       state.conflicts.update(keys);
     }
     const current = state;
