@@ -93,6 +93,7 @@ import './xds-rds/fixtures.test.ts';
 import './xds-rds/held-routes.test.ts';
 import './xds-rds/incremental-differential.test.ts';
 import './xds-rds/incremental-routes.test.ts';
+import './xds-rds/layered-map.test.ts';
 import './xds-rds/python.test.ts';
 import './xds-rds/routes.test.ts';
 import './xds-rds/server.test.ts';

@@ -3,6 +3,7 @@ import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { compareStrings } from '../model/order.ts';
 import { sha256Hex } from '../util/json.ts';
 import { loadRdsProtos, proto3JsonToObject, type RdsProtos } from './protos.ts';
+import { LayeredMap } from './layered-map.ts';
 import type { RouteConfigurationJson } from './route-json.ts';
 
 /**
@@ -165,37 +166,8 @@ export function patchSnapshot(
   for (const [name, r] of updates) {
     fold ^= (previous.resources.get(name)?.digest ?? 0n) ^ (r?.digest ?? 0n);
   }
-  const resources = mergeSorted(previous.resources, updates);
+  const resources = LayeredMap.of(previous.resources).with(updates);
   return { snapshot: frozenSnapshot(resources, fold), changed: [...updates.keys()] };
-}
-
-/** `resources` (in name order) with `updates` (in name order; undefined removes) merged in, in name order. */
-function mergeSorted(
-  resources: ReadonlyMap<string, EncodedResource>,
-  updates: ReadonlyMap<string, EncodedResource | undefined>,
-): Map<string, EncodedResource> {
-  if ([...updates].every(([name, r]) => r !== undefined && resources.has(name))) {
-    // Only replacements: a copy keeps every name in place (Map.set on a present key keeps its position).
-    const copy = new Map(resources);
-    for (const [name, r] of updates) copy.set(name, r as EncodedResource);
-    return copy;
-  }
-  const out = new Map<string, EncodedResource>();
-  const pending = [...updates];
-  let i = 0;
-  const flushBefore = (name: string | undefined) => {
-    for (; i < pending.length; i++) {
-      const [n, r] = pending[i] as [string, EncodedResource | undefined];
-      if (name !== undefined && compareStrings(n, name) >= 0) return;
-      if (r !== undefined) out.set(n, r);
-    }
-  };
-  for (const [name, r] of resources) {
-    flushBefore(name);
-    if (!updates.has(name)) out.set(name, r);
-  }
-  flushBefore(undefined);
-  return out;
 }
 
 /** Something that wants to hear about changes to the resources it watches. */
