@@ -18,6 +18,7 @@ import { virtualServiceIssues } from '../src/model/validate-istio.ts';
 import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate-metarouter.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
+import { benchIncremental, GROWTH_TARGET, SHARE_TARGET } from './incremental.ts';
 import { syntheticObjectsInListOrder, type SyntheticMix } from './synthetic.ts';
 
 const SIZES = [1000, 10000] as const;
@@ -41,12 +42,12 @@ function roundsFromEnv(value: string | undefined): number {
   return n;
 }
 
-function median(xs: readonly number[]): number {
+export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)] ?? NaN;
 }
 
-function round(x: number): number {
+export function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
@@ -394,6 +395,7 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
     validationMs10k: round(ms(large.validation)),
     validationOverGeneration1k: validationOver(small),
     validationOverGeneration10k: validationOver(large),
+    incremental: await benchIncremental(generators, rounds),
   };
   console.log('generation', JSON.stringify(summary, null, 2));
   console.log(
@@ -404,6 +406,12 @@ export async function benchGenerate(): Promise<Record<string, unknown>> {
   console.log(
     `generation: validation over generateAll at 10k: ${summary.validationOverGeneration10k} ` +
       `(target ≤ ${VALIDATION_TARGET}; ${summary.validationMs10k} ms)`,
+  );
+  const inc = summary.incremental;
+  console.log(
+    `generation: one changed service, incremental, 10k over 1k: EnvoyFilters ${inc['changeFiltersGrowth']}, ` +
+      `routes ${inc['changeRoutesGrowth']} (target ≤ ${GROWTH_TARGET}); over a full rebuild at 10k: EnvoyFilters ` +
+      `${inc['changeFiltersOverFull10k']}, routes ${inc['changeRoutesOverFull10k']} (target ≤ ${SHARE_TARGET})`,
   );
   return summary;
 }

@@ -12,7 +12,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigStore } from '../controller/store.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
-import { generateAll } from '../envoyfilter/generate-all.ts';
+import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
@@ -146,10 +146,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   let kubeOut: KubeOutput | undefined;
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
   let generationIssues: readonly ConfigIssue[] = [];
+  // The desired set is maintained: each reconcile regenerates only the sources a change touched.
+  const desiredState = new IncrementalGenerator(store, generators, { namespaceScope: o.namespaceScope });
   const reconciler = new Reconciler({
     sink,
     desired: () => {
-      const desired = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+      const desired = desiredState.update();
       metrics.recordUnhandledPorts(desired.unhandledPorts);
       generationIssues = desired.issues;
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
@@ -283,6 +285,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       await registries?.stop();
       await kubeOut?.stopWriters();
       routes.stop();
+      desiredState.stop();
       await rds.stop();
       identity.provider?.close();
       await webhook?.server.stop();

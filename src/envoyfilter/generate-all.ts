@@ -63,9 +63,9 @@ export interface UnhandledPort {
 }
 
 /** What generated objects come from: a ServiceEntry (sidecar filters) or a Gateway (gateway mode). */
-type SourceObject = ServiceEntry | Gateway;
+export type SourceObject = ServiceEntry | Gateway;
 
-function keyOf(source: SourceObject): string {
+export function keyOf(source: SourceObject): string {
   return sourceKey(source.kind, source.metadata.namespace, source.metadata.name);
 }
 
@@ -172,12 +172,12 @@ function generateGateway(
 }
 
 /** The key objects claim: two objects collide when namespace, name and kind are equal. */
-function claimKey(o: OutputObject): string {
+export function claimKey(o: OutputObject): string {
   return `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`;
 }
 
 /** Output order: namespace, then name, then kind. */
-function compareOutput(a: OutputObject, b: OutputObject): number {
+export function compareOutput(a: OutputObject, b: OutputObject): number {
   return (
     compareStrings(a.metadata.namespace, b.metadata.namespace) ||
     compareStrings(a.metadata.name, b.metadata.name) ||
@@ -189,7 +189,7 @@ function compareOutput(a: OutputObject, b: OutputObject): number {
  * The issue of a claim that lost (D6), or undefined when it repeats its winner from the same source: the same
  * object generated for two ports of one service collapses silently.
  */
-function lostClaimIssue(lost: LostClaim<SourceObject, OutputObject>): ConfigIssue | undefined {
+export function lostClaimIssue(lost: LostClaim<SourceObject, OutputObject>): ConfigIssue | undefined {
   const { value: object, source, winner } = lost;
   const sameSource = winner.source === source;
   if (sameSource && stableStringify(winner.value.spec) === stableStringify(object.spec)) return undefined;
@@ -207,38 +207,69 @@ export function isHeld(view: ConfigView, se: ServiceEntry): boolean {
   return se.spec.hosts.some((h) => view.isHostHeld(h, se.metadata.namespace));
 }
 
+/** The generators of a pass, looked up by protocol; `handled` lists their protocols for messages. */
+export interface GeneratorSet {
+  readonly byProtocol: Map<Protocol, Generator>;
+  readonly handled: string;
+  /** The generator of gateway mode (the MetaProtocol one), when it has generateGateway. */
+  readonly gateway: Generator | undefined;
+}
+
+export function generatorSet(generators: readonly Generator[]): GeneratorSet {
+  const byProtocol = generatorsByProtocol(generators);
+  const handled = [...byProtocol.keys()].sort(compareStrings).join(', ');
+  const metaprotocol = byProtocol.get('metaprotocol');
+  return { byProtocol, handled, gateway: metaprotocol?.generateGateway ? metaprotocol : undefined };
+}
+
+/** What one source generated. */
+export interface SourceOutput {
+  /** Undefined when the source failed or is held: whoever wrote its output before keeps it. */
+  readonly objects: OutputObject[] | undefined;
+  readonly issues: ConfigIssue[];
+  readonly unhandledPorts: UnhandledPort[];
+}
+
+/** The output of one ServiceEntry or Gateway (a Gateway only when `set.gateway` is defined). */
+export function generateSource(
+  view: ConfigView,
+  set: GeneratorSet,
+  options: GenerateOptions,
+  source: SourceObject,
+): SourceOutput {
+  const issues: ConfigIssue[] = [];
+  if (source.kind === 'Gateway') {
+    if (view.isGatewayHeld(source.metadata.namespace, source.metadata.name)) {
+      return { objects: undefined, issues, unhandledPorts: [] };
+    }
+    const objects = set.gateway ? generateGateway(view, set.gateway, source, issues) : [];
+    return { objects, issues, unhandledPorts: [] };
+  }
+  const unhandledPorts = unhandledPortsOf(source, set.byProtocol, set.handled);
+  if (isHeld(view, source)) return { objects: undefined, issues, unhandledPorts };
+  const objects = generateServiceEntry(view, set.byProtocol, options, source, issues);
+  return { objects, issues, unhandledPorts };
+}
+
 export function generateAll(
   view: ConfigView,
   generators: readonly Generator[],
   options: GenerateOptions,
 ): GenerateOutput {
-  const byProtocol = generatorsByProtocol(generators);
+  const set = generatorSet(generators);
   const issues: ConfigIssue[] = [];
   const failed = new Set<string>();
   const claims: SourceClaims<SourceObject, OutputObject>[] = [];
-  const handled = [...byProtocol.keys()].sort(compareStrings).join(', ');
   const unhandledPorts: UnhandledPort[] = [];
-  for (const se of view.serviceEntries()) {
-    unhandledPorts.push(...unhandledPortsOf(se, byProtocol, handled));
-    if (isHeld(view, se)) {
-      failed.add(keyOf(se));
-      continue;
-    }
-    const objects = generateServiceEntry(view, byProtocol, options, se, issues);
-    if (objects) claims.push({ source: se, items: objects });
-    else failed.add(keyOf(se));
-  }
-  const gatewayGenerator = byProtocol.get('metaprotocol');
-  if (gatewayGenerator?.generateGateway) {
-    for (const gw of view.gateways()) {
-      if (view.isGatewayHeld(gw.metadata.namespace, gw.metadata.name)) {
-        failed.add(keyOf(gw));
-        continue;
-      }
-      const objects = generateGateway(view, gatewayGenerator, gw, issues);
-      if (objects) claims.push({ source: gw, items: objects });
-      else failed.add(keyOf(gw));
-    }
+  const sources: readonly SourceObject[] = set.gateway
+    ? [...view.serviceEntries(), ...view.gateways()]
+    : view.serviceEntries();
+  for (const source of sources) {
+    const out = generateSource(view, set, options, source);
+    unhandledPorts.push(...out.unhandledPorts);
+    issues.push(...out.issues);
+    if (out.objects) claims.push({ source, items: out.objects });
+    else failed.add(keyOf(source));
   }
   const { winners, lost } = resolveClaims(claims, claimKey);
   for (const l of lost) {

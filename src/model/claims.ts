@@ -78,3 +78,81 @@ export function resolveClaims<S extends ClaimSource, T>(
   });
   return { winners: [...won.values()].map((w) => w.value), lost };
 }
+
+/** A claim with the id of its source, as ClaimIndex keeps it. */
+interface IndexedClaim<S extends ClaimSource, T> extends Claim<S, T> {
+  readonly id: string;
+}
+
+/**
+ * resolveClaims maintained source by source: `set` replaces what one source claims and re-resolves only the keys
+ * it claimed before or claims now. At any time the winners and `lost()` are what resolveClaims gives over the
+ * claims of every source set so far.
+ */
+export class ClaimIndex<S extends ClaimSource, T> {
+  /** key → its claims in claim order (the winner first). */
+  private readonly byKey = new Map<string, IndexedClaim<S, T>[]>();
+  private readonly keysOf = new Map<string, readonly string[]>();
+  private readonly contested = new Set<string>();
+
+  constructor(private readonly keyOf: (item: T) => string) {}
+
+  /**
+   * Replaces the claims of the source `id` (undefined: it claims nothing now). `onWinner(key, old, now)` is called,
+   * in key order of first appearance, for each key whose winning value changed (undefined: no winner).
+   */
+  set(
+    id: string,
+    claims: SourceClaims<S, T> | undefined,
+    onWinner: (key: string, old: T | undefined, now: T | undefined) => void,
+  ): void {
+    const before = new Map<string, T | undefined>();
+    for (const key of this.keysOf.get(id) ?? []) {
+      const list = this.byKey.get(key) ?? [];
+      before.set(key, list[0]?.value);
+      this.byKey.set(
+        key,
+        list.filter((c) => c.id !== id),
+      );
+    }
+    const keys: string[] = [];
+    claims?.items.forEach((value, index) => {
+      const key = this.keyOf(value);
+      const list = this.byKey.get(key) ?? [];
+      if (!before.has(key)) before.set(key, list[0]?.value);
+      const claim = { value, source: claims.source, index, id };
+      let i = 0;
+      while (i < list.length && compareClaims(list[i] as Claim<S, T>, claim) <= 0) i++;
+      list.splice(i, 0, claim);
+      this.byKey.set(key, list);
+      if (!keys.includes(key)) keys.push(key);
+    });
+    if (keys.length > 0) this.keysOf.set(id, keys);
+    else this.keysOf.delete(id);
+    for (const [key, old] of before) {
+      const list = this.byKey.get(key) ?? [];
+      if (list.length === 0) this.byKey.delete(key);
+      if (list.length > 1) this.contested.add(key);
+      else this.contested.delete(key);
+      const now = list[0]?.value;
+      if (old !== now) onWinner(key, old, now);
+    }
+  }
+
+  /** The claims that lose, in claim order (as resolveClaims' `lost`). */
+  lost(): LostClaim<S, T>[] {
+    const beaten: { claim: Claim<S, T>; key: string; winner: Claim<S, T> }[] = [];
+    for (const key of this.contested) {
+      const [winner, ...others] = this.byKey.get(key) ?? [];
+      if (winner) for (const claim of others) beaten.push({ claim, key, winner });
+    }
+    return beaten
+      .sort((a, b) => compareClaims(a.claim, b.claim))
+      .map(({ claim, key, winner }) => ({
+        key,
+        value: claim.value,
+        source: claim.source,
+        winner: { value: winner.value, source: winner.source },
+      }));
+  }
+}

@@ -60,21 +60,21 @@ function claimWarning(gw: Gateway, server: number, other: Gateway, port: number)
   );
 }
 
-/** Warnings for every pair of Gateways claiming one port of the same workloads, in Gateway order. */
-export function gatewaySelectorConflicts(view: ConfigView): ConfigIssue[] {
-  const gateways = view.gateways().map((gw) => ({ gw, ports: metaProtocolPorts(gw) }));
+/**
+ * The warnings on `gw` for every other Gateway (in Gateway order) that selects the same workloads with a
+ * MetaProtocol server on one of its ports; the other Gateway gets its own warning from its own call. Reads every
+ * Gateway (`view.gateways()`), so an incremental caller recomputes it on any Gateway change.
+ */
+export function gatewaySelectorConflictsOf(view: ConfigView, gw: Gateway): ConfigIssue[] {
+  const ports = metaProtocolPorts(gw);
+  if (ports.size === 0) return [];
   const out: ConfigIssue[] = [];
-  gateways.forEach((a, i) => {
-    if (a.ports.size === 0) return;
-    for (let j = i + 1; j < gateways.length; j++) {
-      const b = gateways[j] as (typeof gateways)[number];
-      if (b.ports.size === 0 || !selectorsOverlap(a.gw, b.gw)) continue;
-      for (const [port, server] of a.ports) {
-        const otherServer = b.ports.get(port);
-        if (otherServer === undefined) continue;
-        out.push(claimWarning(a.gw, server, b.gw, port), claimWarning(b.gw, otherServer, a.gw, port));
-      }
+  for (const other of view.gateways()) {
+    if (other === gw || !selectorsOverlap(gw, other)) continue;
+    const otherPorts = metaProtocolPorts(other);
+    for (const [port, server] of ports) {
+      if (otherPorts.has(port)) out.push(claimWarning(gw, server, other, port));
     }
-  });
+  }
   return out;
 }

@@ -34,41 +34,51 @@ function metaRouterConflicts(view: ConfigView): ConfigIssue[] {
     const mr = host ? view.configForHost(host, se.metadata.namespace).metaRouter : undefined;
     if (mr) used.add(mr);
   }
+  return routers.flatMap((mr) => metaRouterConflictsOf(view, mr, (winner) => used.has(winner)));
+}
+
+/**
+ * The conflict warnings of one MetaRouter: another one used for its host (both sides), or no ServiceEntry using
+ * the MetaRouter chosen for its host (`isUsed`: some ServiceEntry's first host finds it through configForHost).
+ */
+export function metaRouterConflictsOf(
+  view: ConfigView,
+  mr: MetaRouter,
+  isUsed: (winner: MetaRouter) => boolean,
+): ConfigIssue[] {
+  const host = mr.spec.hosts[0];
+  if (host === undefined) return [];
   const out: ConfigIssue[] = [];
-  for (const mr of routers) {
-    const host = mr.spec.hosts[0];
-    if (host === undefined) continue;
-    const winner = view.configForHost(host, mr.metadata.namespace).metaRouter ?? mr;
-    if (winner !== mr) {
-      const quoted = JSON.stringify(host);
-      out.push(
-        warning(
-          refOf(mr),
-          HOST_PATH,
-          `${refString(refOf(winner))} is also for host ${quoted} and is used (the oldest wins): this one is ignored`,
-        ),
-        warning(
-          refOf(winner),
-          HOST_PATH,
-          `${refString(refOf(mr))} is also for host ${quoted}: this one is used (the oldest wins), that one is ignored`,
-        ),
-      );
-    }
-    if (!used.has(winner)) {
-      out.push(
-        warning(
-          refOf(mr),
-          HOST_PATH,
-          `no ServiceEntry has ${JSON.stringify(host)} as its first host: this MetaRouter configures no ` +
-            'sidecar and no MetaProtocol routes are served for it',
-        ),
-      );
-    }
+  const winner = view.configForHost(host, mr.metadata.namespace).metaRouter ?? mr;
+  if (winner !== mr) {
+    const quoted = JSON.stringify(host);
+    out.push(
+      warning(
+        refOf(mr),
+        HOST_PATH,
+        `${refString(refOf(winner))} is also for host ${quoted} and is used (the oldest wins): this one is ignored`,
+      ),
+      warning(
+        refOf(winner),
+        HOST_PATH,
+        `${refString(refOf(mr))} is also for host ${quoted}: this one is used (the oldest wins), that one is ignored`,
+      ),
+    );
+  }
+  if (!isUsed(winner)) {
+    out.push(
+      warning(
+        refOf(mr),
+        HOST_PATH,
+        `no ServiceEntry has ${JSON.stringify(host)} as its first host: this MetaRouter configures no ` +
+          'sidecar and no MetaProtocol routes are served for it',
+      ),
+    );
   }
   return out;
 }
 
-function applicationProtocolConflicts(protocols: readonly ApplicationProtocol[]): ConfigIssue[] {
+export function applicationProtocolConflicts(protocols: readonly ApplicationProtocol[]): ConfigIssue[] {
   const byProtocol = new Map<string, ApplicationProtocol[]>();
   for (const ap of protocols) {
     const list = byProtocol.get(ap.spec.protocol);

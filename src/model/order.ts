@@ -35,3 +35,9 @@ export function compareOldestFirst(a: Named, b: Named): number {
   if (ta !== tb) return ta < tb ? -1 : 1;
   return compareByName(a, b);
 }
+
+/** The order of ConfigView.serviceEntries(): namespace, then name, then a ServiceEntry before a Service. */
+export function compareServiceOrder(a: Named & { kind: string }, b: Named & { kind: string }): number {
+  const rank = (kind: string) => (kind === 'Service' ? 1 : 0);
+  return compareByName(a, b) || rank(a.kind) - rank(b.kind);
+}

@@ -1,8 +1,9 @@
-import type { ConfigEvent, ConfigView } from '../model/view.ts';
+import type { TrackedView } from '../model/dependencies.ts';
+import type { ConfigEvent } from '../model/view.ts';
 import { formatIssue } from '../model/result.ts';
 import type { Logger } from '../util/logger.ts';
 import { createDebouncer, type Debouncer } from '../util/debounce.ts';
-import { buildRouteConfigurations } from './routes.ts';
+import { IncrementalRoutes } from './incremental-routes.ts';
 import type { SnapshotCache } from './snapshot.ts';
 
 /** Kinds whose changes can change MetaProtocol routes (VirtualService and Gateway never do). */
@@ -22,19 +23,22 @@ export interface RouteSourceOptions {
 
 /**
  * Feeds the snapshot cache from the store: `onEvent` (wired by app.ts to the store's events) marks the routes
- * dirty; a debounced rebuild (default 100 ms quiet, 1 s at most) runs the route builder over the whole view and
- * hands the result to the cache, which pushes only what changed. Never blocks the caller; runs on every replica.
+ * dirty; a debounced rebuild (default 100 ms quiet, 1 s at most) brings the route builder's result up to date
+ * (IncrementalRoutes: only the ServiceEntries a change touched are rebuilt) and hands the changed names to the
+ * cache, which re-encodes and pushes only those. Never blocks the caller; runs on every replica.
  */
 export class RouteSource {
   private readonly debouncer: Debouncer;
+  private readonly builder: IncrementalRoutes;
   private lastIssues = new Set<string>();
   rebuilds = 0;
 
   constructor(
-    private readonly view: ConfigView,
+    view: TrackedView,
     private readonly cache: SnapshotCache,
     private readonly options: RouteSourceOptions,
   ) {
+    this.builder = new IncrementalRoutes(view);
     this.debouncer = createDebouncer(() => this.rebuild(), {
       quietMs: options.quietMs ?? 100,
       maxWaitMs: options.maxWaitMs ?? 1000,
@@ -49,11 +53,16 @@ export class RouteSource {
   /** Rebuilds now; returns the names of the resources that changed. */
   rebuild(): string[] {
     this.rebuilds++;
-    const { routes, issues, held } = buildRouteConfigurations(this.view);
+    const { result, changed: names } = this.builder.update();
+    const { routes, issues } = result;
     const now = new Set(issues.map(formatIssue));
     for (const text of now) if (!this.lastIssues.has(text)) this.options.logger.warn(`rds: ${text}`);
     this.lastIssues = now;
-    const changed = this.cache.setRoutes(routes, held);
+    const changed = this.cache.patchRoutes({
+      names,
+      route: (name) => this.builder.route(name),
+      isHeld: (name) => this.builder.isHeld(name),
+    });
     if (changed.length > 0) {
       this.options.logger.info('rds: routes updated', {
         version: this.cache.snapshot().version,
@@ -71,5 +80,6 @@ export class RouteSource {
 
   stop(): void {
     this.debouncer.cancel();
+    this.builder.stop();
   }
 }

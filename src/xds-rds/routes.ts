@@ -48,9 +48,8 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const claims: SourceClaims<ServiceEntry, RouteConfigurationJson>[] = [];
   for (const se of view.serviceEntries()) {
     const items = routesOfServiceEntry(view, se, issues);
-    if (!se.spec.hosts.some((h) => view.isHostHeld(h, se.metadata.namespace))) {
-      claims.push({ source: se, items });
-    } else for (const r of items) held.add(r.name);
+    if (!isRouteHeld(view, se)) claims.push({ source: se, items });
+    else for (const r of items) held.add(r.name);
   }
   const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
     compareStrings(a.name, b.name),
@@ -73,7 +72,13 @@ function metaProtocolPorts(se: ServiceEntry, issues: ConfigIssue[]): ServicePort
   return invalid ? undefined : ports;
 }
 
-function routesOfServiceEntry(
+/** True when a host of `se` is held: its routes are withheld. */
+export function isRouteHeld(view: ConfigView, se: ServiceEntry): boolean {
+  return se.spec.hosts.some((h) => view.isHostHeld(h, se.metadata.namespace));
+}
+
+/** The routes of one ServiceEntry (before claims and holds), its problems appended to `issues`. */
+export function routesOfServiceEntry(
   view: ConfigView,
   se: ServiceEntry,
   issues: ConfigIssue[],

@@ -3,6 +3,7 @@ import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { compareStrings } from '../model/order.ts';
 import { sha256Hex } from '../util/json.ts';
 import { loadRdsProtos, proto3JsonToObject, type RdsProtos } from './protos.ts';
+import { LayeredMap } from './layered-map.ts';
 import type { RouteConfigurationJson } from './route-json.ts';
 
 /**
@@ -20,18 +21,22 @@ export interface EncodedResource {
   readonly sotwEntry: Buffer;
   /** `DeltaDiscoveryResponse.resources` entry: tag 2 + length + Resource{version, resource: Any, name}. */
   readonly deltaEntry: Buffer;
+  /** 64 bits of the hash of `<name>@<version>`: what the resource adds to its snapshot's version (Snapshot.fold). */
+  readonly digest: bigint;
 }
 
-/** Immutable: every resource by name, and a version that is a hash of the names and resource versions. */
+/**
+ * Immutable: every resource by name (in name order), and a version that is a hash of the names and resource
+ * versions: the exclusive or of the resources' digests (`fold`), in hex, so a snapshot that differs from the
+ * previous one in a few resources gets its version from those few.
+ */
 export interface Snapshot {
   readonly version: string;
   readonly resources: ReadonlyMap<string, EncodedResource>;
+  readonly fold: bigint;
 }
 
-export const EMPTY_SNAPSHOT: Snapshot = Object.freeze({
-  version: sha256Hex('').slice(0, 16),
-  resources: new Map(),
-});
+export const EMPTY_SNAPSHOT: Snapshot = frozenSnapshot(new Map(), 0n);
 
 /** Counts of encoding work, for metrics and the benchmark. */
 export interface EncodeStats {
@@ -64,6 +69,7 @@ export function encodeResource(
   return {
     name: json.name,
     version,
+    digest: BigInt(`0x${sha256Hex(`${json.name}@${version}`).slice(0, 16)}`),
     json,
     text,
     sotwEntry: lengthDelimited(2, anyBytes),
@@ -109,11 +115,59 @@ export function nextSnapshot(
   // Kept (held) resources went in first: restore name order so equal content gives an equal snapshot.
   const ordered =
     held.length > 0 ? new Map([...resources].sort(([a], [b]) => compareStrings(a, b))) : resources;
-  const version = sha256Hex([...ordered.values()].map((r) => `${r.name}@${r.version}`).join('\n')).slice(
-    0,
-    16,
-  );
-  return { snapshot: Object.freeze({ version, resources: ordered }), changed: changed.sort() };
+  let fold = 0n;
+  for (const r of ordered.values()) fold ^= r.digest;
+  return { snapshot: frozenSnapshot(ordered, fold), changed: changed.sort() };
+}
+
+/** A snapshot of resources in name order whose digests fold to `fold`. */
+function frozenSnapshot(resources: ReadonlyMap<string, EncodedResource>, fold: bigint): Snapshot {
+  return Object.freeze({ version: fold.toString(16).padStart(16, '0'), resources, fold });
+}
+
+/** What changed since a snapshot, as an incremental route builder knows it (IncrementalRoutes). */
+export interface RouteChanges {
+  /** The names whose content or held state may have changed, sorted, unique; every other name is unchanged. */
+  readonly names: readonly string[];
+  /** The content to serve under `name`, or undefined when no route has that name now. */
+  route(name: string): RouteConfigurationJson | undefined;
+  /** True when `name` is withheld (its previous resource, if any, is kept). */
+  isHeld(name: string): boolean;
+}
+
+/**
+ * The snapshot nextSnapshot would build from the complete routes, built from `previous` and only the names that
+ * changed: unchanged resources are shared, only changed content is hashed and encoded.
+ */
+export function patchSnapshot(
+  previous: Snapshot,
+  changes: RouteChanges,
+  stats?: EncodeStats,
+): { snapshot: Snapshot; changed: string[] } {
+  const updates = new Map<string, EncodedResource | undefined>();
+  for (const name of changes.names) {
+    const json = changes.route(name);
+    const old = previous.resources.get(name);
+    if (json === undefined) {
+      if (old !== undefined && !changes.isHeld(name)) updates.set(name, undefined);
+      continue;
+    }
+    const text = JSON.stringify(json);
+    if (old !== undefined && old.text === text) continue;
+    const enc = encodeResource(json, text);
+    if (stats) {
+      stats.resourceEncodes++;
+      stats.resourceBytes += enc.sotwEntry.length + enc.deltaEntry.length;
+    }
+    updates.set(name, enc);
+  }
+  if (updates.size === 0) return { snapshot: previous, changed: [] };
+  let fold = previous.fold;
+  for (const [name, r] of updates) {
+    fold ^= (previous.resources.get(name)?.digest ?? 0n) ^ (r?.digest ?? 0n);
+  }
+  const resources = LayeredMap.of(previous.resources).with(updates);
+  return { snapshot: frozenSnapshot(resources, fold), changed: [...updates.keys()] };
 }
 
 /** Something that wants to hear about changes to the resources it watches. */
@@ -140,7 +194,15 @@ export class SnapshotCache {
    * notifies the watchers of changed names. Returns the changed names.
    */
   setRoutes(routes: readonly RouteConfigurationJson[], held: readonly string[] = []): string[] {
-    const { snapshot, changed } = nextSnapshot(this.current, routes, this.stats, held);
+    return this.publish(nextSnapshot(this.current, routes, this.stats, held));
+  }
+
+  /** As setRoutes, from only what changed since the routes last given (patchSnapshot). */
+  patchRoutes(changes: RouteChanges): string[] {
+    return this.publish(patchSnapshot(this.current, changes, this.stats));
+  }
+
+  private publish({ snapshot, changed }: { snapshot: Snapshot; changed: string[] }): string[] {
     if (snapshot === this.current) return [];
     this.current = snapshot;
     const byWatcher = new Map<ResourceWatcher, string[]>();

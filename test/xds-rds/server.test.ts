@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { CONFIG_KINDS, type ConfigObject } from '../../src/model/objects.ts';
-import type { ConfigView } from '../../src/model/view.ts';
+import type { TrackedView } from '../../src/model/dependencies.ts';
 import { generateDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
@@ -43,7 +43,7 @@ const router = (subset: string) =>
   });
 
 /** A store whose whole content `set` replaces. */
-function mutableView(initial: ConfigObject[]): { view: ConfigView; set(objects: ConfigObject[]): void } {
+function mutableView(initial: ConfigObject[]): { view: TrackedView; set(objects: ConfigObject[]): void } {
   const store = storeOf(initial);
   const set = (objects: ConfigObject[]) => {
     for (const kind of CONFIG_KINDS) {
