@@ -288,9 +288,35 @@ describe('registry ServiceEntries in the store', () => {
     assert.ok(names.includes(`aeraki-outbound-${HOST}-${vip}-20880`), names.join(', '));
     assert.ok(names.includes(`aeraki-inbound-${HOST}-20880`), names.join(', '));
 
+    // The MCP output gets nothing before its registry synced (a partial answer would make istiod drop entries),
+    // then the complete set after the sync and after every change.
     watchers.get('nz')!.set(IFACE, [provider(IFACE, '10.0.0.1')]);
     await settle(withMcp);
+    assert.deepEqual(served, []);
+    watchers.get('nz')!.sync();
+    await settle(withMcp);
     assert.deepEqual(served, [1]);
+    watchers.get('nz')!.set(IFACE, []);
+    await settle(withMcp);
+    assert.deepEqual(served, [1, 0]);
+  });
+
+  it('answers the MCP output once an empty registry synced', async () => {
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const served: number[] = [];
+    const r = registries({
+      specs: [spec('empty=zookeeper://zk:2181/dubbo')],
+      output: 'mcp',
+      kc: undefined,
+      store,
+      onEntries: (e) => served.push(e.length),
+    });
+    await r.start();
+    await settle(r);
+    assert.deepEqual(served, [], 'nothing before the sync');
+    watchers.get('empty')!.sync();
+    await settle(r);
+    assert.deepEqual(served, [0], 'a sync that changed nothing is still announced');
   });
 
   it('keeps the bridge version when the same ServiceEntry comes back through another source', async () => {
