@@ -15,9 +15,10 @@ export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write)
   lines.push(`  EnvoyFilters -> ${o.output === 'dir' ? `${rel(o.outputDir)}/` : 'the Kubernetes API'}`);
   lines.push(`  RDS (gRPC${o.rdsInsecure ? ', plaintext' : ', mTLS'}) on ${s.rdsAddress}`);
   if (s.webhookAddress) lines.push(`  validating webhook (HTTPS) on https://${s.webhookAddress}/validate`);
-  lines.push(
-    `  admin on http://${s.adminAddress}  (/readyz /metrics /debug/config /debug/envoyfilters /debug/routes)`,
-  );
+  lines.push(`  admin on http://${s.adminAddress}  (/healthz /readyz /metrics)`);
+  if (s.debugAddress) {
+    lines.push(`  debug on http://${s.debugAddress}  (/debug/config /debug/envoyfilters /debug/routes)`);
+  }
   if (s.devCerts) {
     const p = s.devCerts.paths;
     lines.push(`  development certificates${s.devCerts.generated ? ' (generated now)' : ''}:`);

@@ -9,6 +9,7 @@ import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
 import { oneOf, parseBoolean, parseDurationMs, parseNamespace, parseTls, text } from './parsers.ts';
 import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
 import type { ServeFlags } from './serve-flags.ts';
+import { SECURITY_ROWS } from './serve-rows-security.ts';
 import { SERVER_ROWS } from './serve-rows-server.ts';
 
 const SOURCE_ROWS = {
@@ -170,4 +171,4 @@ const SOURCE_ROWS = {
   },
 } satisfies Partial<RowTable<ServeFlags>>;
 
-export const SERVE_ROWS: RowTable<ServeFlags> = { ...SOURCE_ROWS, ...SERVER_ROWS };
+export const SERVE_ROWS: RowTable<ServeFlags> = { ...SOURCE_ROWS, ...SERVER_ROWS, ...SECURITY_ROWS };

@@ -5,6 +5,8 @@
 import type { IstioApiMode } from '../controller/mcp/index.ts';
 import type { ListenAddress } from '../util/address.ts';
 import type { LogFormat, LogLevel } from '../util/logging.ts';
+import type { RdsLimits } from '../xds-rds/limits.ts';
+import type { PeerPolicy } from '../xds-rds/peer-policy.ts';
 
 export type ConfigSourceKind = 'mcp' | 'kube' | 'dir';
 export type OutputKind = 'kube' | 'dir';
@@ -76,9 +78,48 @@ export interface ServeOptions {
   readonly resyncMs: number;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
+
+  /** The mesh trust domain: RDS clients need a SPIFFE id in it (or in an alias). */
+  readonly trustDomain: string;
+  readonly trustDomainAliases: readonly string[];
+  /** Namespaces whose workloads may read routes; empty = every namespace of the trust domain. */
+  readonly rdsAllowedNamespaces: readonly string[];
+  /** Serve `/debug/*` (on `debugAddress`, loopback by default); off = not served at all. */
+  readonly debugEndpoints: boolean;
+  readonly debugAddress: ListenAddress;
+  /** RDS server limits (src/xds-rds/limits.ts). */
+  readonly rdsMaxReceiveBytes: RdsLimits['maxReceiveBytes'];
+  readonly rdsMaxStreamsPerConnection: RdsLimits['maxStreamsPerConnection'];
+  readonly rdsMinPingIntervalMs: RdsLimits['minPingIntervalMs'];
+  readonly rdsMaxPingStrikes: RdsLimits['maxPingStrikes'];
+  readonly rdsMaxConnectionsPerIdentity: RdsLimits['maxConnectionsPerIdentity'];
+  readonly rdsIdleStreamTimeoutMs: RdsLimits['idleStreamTimeoutMs'];
+  /** Admin and webhook HTTP servers: time to receive the headers, then the whole request. */
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
 }
 
 /** Whether the Kubernetes API is needed at all. */
 export function needsKube(o: Pick<ServeOptions, 'configSource' | 'output'>): boolean {
   return o.configSource !== 'dir' || o.output === 'kube';
+}
+
+/** Who may read routes (`--trust-domain`, `--trust-domain-aliases`, `--rds-allowed-namespaces`). */
+export function rdsPeers(o: ServeOptions): PeerPolicy {
+  return {
+    trustDomain: o.trustDomain,
+    trustDomainAliases: o.trustDomainAliases,
+    allowedNamespaces: o.rdsAllowedNamespaces,
+  };
+}
+
+export function rdsLimits(o: ServeOptions): Partial<RdsLimits> {
+  return {
+    maxReceiveBytes: o.rdsMaxReceiveBytes,
+    maxStreamsPerConnection: o.rdsMaxStreamsPerConnection,
+    minPingIntervalMs: o.rdsMinPingIntervalMs,
+    maxPingStrikes: o.rdsMaxPingStrikes,
+    maxConnectionsPerIdentity: o.rdsMaxConnectionsPerIdentity,
+    idleStreamTimeoutMs: o.rdsIdleStreamTimeoutMs,
+  };
 }

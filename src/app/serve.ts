@@ -33,7 +33,7 @@ import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts
 import { ensureDevCertificates, type DevCertPaths } from '../tools/dev-certs.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
-import { needsKube, type ServeOptions } from './options.ts';
+import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 
 export interface ServeDeps {
@@ -50,6 +50,8 @@ export interface RunningServe {
   readonly rdsAddress: string;
   readonly rdsPort: number;
   readonly adminAddress: string;
+  /** Where `/debug/*` is served (`--debug-endpoints`); undefined when it is off. */
+  readonly debugAddress: string | undefined;
   /** The webhook's bound `host:port`; undefined without `--webhook-address`. */
   readonly webhookAddress: string | undefined;
   /** Development certificates in use (`--dev-certs`), with `generated` true when written by this start. */
@@ -102,7 +104,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const metrics = new AerakiMetrics({ version: o.version });
   const cache = new SnapshotCache();
   const rdsHost = rdsListen.host === '' ? '0.0.0.0' : rdsListen.host;
-  const rds = new RdsServer({ host: rdsHost, port: rdsListen.port, tls, logger }, cache);
+  const rds = new RdsServer(
+    { host: rdsHost, port: rdsListen.port, tls, logger, peers: rdsPeers(o), limits: rdsLimits(o) },
+    cache,
+  );
   let rdsPort: number;
   try {
     rdsPort = await rds.start();
@@ -183,30 +188,43 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rejectedObjects: () => store.rejected().length,
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
   });
+  const httpLimits = { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs };
   const admin = new AdminServer({
     address: o.httpAddress,
+    paths: 'ops',
+    limits: httpLimits,
     metrics,
     readiness: {
       config: () =>
         sources.synced ? true : { ready: false, reason: `waiting for ${sources.pending().join(', ')}` },
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
     },
-    debug: {
-      config: () => configDocument(store, sources.synced),
-      envoyfilters: () => envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
-      routes: () => routesDocument(cache),
-    },
     logger,
   });
+  const debug = o.debugEndpoints
+    ? new AdminServer({
+        address: o.debugAddress,
+        paths: 'debug',
+        limits: httpLimits,
+        debug: {
+          config: () => configDocument(store, sources.synced),
+          envoyfilters: () =>
+            envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
+          routes: () => routesDocument(cache),
+        },
+        logger,
+      })
+    : undefined;
   let adminAddress: ListenAddress;
+  let debugAddress: ListenAddress | undefined;
   try {
-    adminAddress = await admin.start();
+    adminAddress = await bindAdmin(admin, '--http-address');
+    debugAddress = debug ? await bindAdmin(debug, '--debug-address') : undefined;
   } catch (err) {
     await rds.stop();
     await webhook?.server.stop();
-    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another --http-address)`, {
-      cause: err,
-    });
+    await admin.stop();
+    throw err;
   }
 
   reconciler.start();
@@ -239,6 +257,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       await webhook?.server.stop();
       await sources.stop();
       await kubeOut?.stopWatches();
+      await debug?.stop();
       await admin.stop();
       log.info('stopped');
     })();
@@ -250,6 +269,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rdsAddress: formatAddress(rdsHost, rdsPort),
     rdsPort,
     adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
+    debugAddress: debugAddress && formatAddress(debugAddress.host || '0.0.0.0', debugAddress.port),
     webhookAddress: webhook?.address,
     devCerts,
     synced,
@@ -259,6 +279,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
+}
+
+/** Starts an admin listener; a bind failure names the flag to change. */
+async function bindAdmin(server: AdminServer, flag: string): Promise<ListenAddress> {
+  try {
+    return await server.start();
+  } catch (err) {
+    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another ${flag})`, { cause: err });
+  }
 }
 
 function errMessage(err: unknown): string {

@@ -67,7 +67,8 @@ export class RdsAdmission {
     const key = `${reason}\u0000${identity}`;
     const first = !this.logged.has(key) && this.logged.size < MAX_LOGGED;
     if (first) this.logged.add(key);
-    const log = first ? this.logger.warn : this.logger.debug;
-    log.call(this.logger, 'rds: client refused', { identity, reason, message });
+    const fields = { identity, reason, message };
+    if (first) this.logger.warn('rds: client refused', fields);
+    else this.logger.debug('rds: client refused', fields);
   }
 }

@@ -36,7 +36,7 @@ export function decodeSotwRequest(bytes: Buffer): SotwRequest {
   const p = loadRdsProtos();
   let raw: RawRequest;
   try {
-    raw = p.DiscoveryRequest.toObject(p.DiscoveryRequest.decode(bytes), { arrays: true }) as RawRequest;
+    raw = p.DiscoveryRequest.toObject(p.DiscoveryRequest.decode(bytes), { arrays: true });
   } catch (err) {
     const invalid = undecodable('DiscoveryRequest', err);
     return { versionInfo: '', nodeId: '', resourceNames: [], typeUrl: '', responseNonce: '', invalid };
@@ -60,7 +60,7 @@ export function decodeDeltaRequest(bytes: Buffer): DeltaRequest {
     raw = p.DeltaDiscoveryRequest.toObject(p.DeltaDiscoveryRequest.decode(bytes), {
       arrays: true,
       objects: true,
-    }) as RawRequest;
+    });
   } catch (err) {
     return {
       nodeId: '',
