@@ -87,6 +87,7 @@ import './webhook/admission.test.ts';
 import './webhook/server.test.ts';
 import './xds-rds/encoding.test.ts';
 import './xds-rds/fixtures.test.ts';
+import './xds-rds/hardening.test.ts';
 import './xds-rds/held-routes.test.ts';
 import './xds-rds/python.test.ts';
 import './xds-rds/routes.test.ts';

@@ -37,11 +37,13 @@ function guardSession(
 ): void {
   let last: number | undefined;
   let strikes = 0;
+  let out = false;
   session.on('ping', () => {
     const now = clock.now();
     if (last !== undefined && now - last < limits.minPingIntervalMs) strikes++;
     last = now;
-    if (strikes <= limits.maxPingStrikes || session.destroyed || session.closed) return;
+    if (out || strikes <= limits.maxPingStrikes || session.destroyed) return;
+    out = true;
     onStrikeOut(session);
     session.goaway(constants.NGHTTP2_ENHANCE_YOUR_CALM, 0, Buffer.from('too_many_pings'));
     setImmediate(() => session.destroy());
