@@ -74,7 +74,7 @@ describe('webhook limits', () => {
 
   it('answers a body announced over 3 MiB 413 at once and closes the connection', async () => {
     const r = await post(port, '{}', { 'content-length': String(4 << 20) }).catch((e: Error) => e);
-    assert.ok(!(r instanceof Error), String(r));
+    assert.ok(!(r instanceof Error), r instanceof Error ? r.message : '');
     assert.equal(r.status, 413);
     assert.equal(r.connection, 'close');
   });
