@@ -5,6 +5,7 @@ import { benchCli } from './cli.ts';
 import { benchGenerate } from './generate.ts';
 import { benchMcp } from './mcp.ts';
 import { benchRds } from './rds.ts';
+import { benchRdsAbuse } from './rds-abuse.ts';
 import { benchReconcile } from './reconcile.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -12,6 +13,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   reconcile: benchReconcile,
   mcp: benchMcp,
   rds: benchRds,
+  'rds-abuse': benchRdsAbuse,
   cli: benchCli,
 };
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import * as http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '../../src/util/logger.ts';
+import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { RdsServer, type RdsServerOptions } from '../../src/xds-rds/server.ts';
@@ -140,6 +141,11 @@ describe('RDS: who may read routes', () => {
       no_spiffe_id: 3,
       namespace: 2,
     });
+    const metrics = new AerakiMetrics({ defaultMetrics: false });
+    metrics.provide({ rds: () => h.server.metrics });
+    const text = await metrics.render();
+    assert.match(text, /aeraki_rds_refused_total\{reason="namespace"\} 2/);
+    assert.match(text, /aeraki_rds_refused_total\{reason="no_spiffe_id"\} 3/);
   });
 
   it('logs a refusal once per identity (or certificate serial), with the reason', async () => {
