@@ -2,10 +2,12 @@
 // on the server's event loop): `node --import tsx bench/rds-abuse-clients.ts PORT NEVER GARBAGE PINGERS`, with the
 // client certificate in the environment (ABUSE_CA, ABUSE_CERT, ABUSE_KEY). Each client has its own connection:
 // - never-send: opens a StreamRoutes stream and sends nothing;
-// - garbage: sends random bytes as a request, and again on a new stream as soon as it is refused;
+// - garbage: sends random bytes as a request and, 1 s after each refusal (the retry backoff of gRPC clients and
+//   Envoy), again on a new stream; the server closes the connection after a few refusals, and it reconnects;
 // - ping flood: pings as fast as the answers come, and reconnects 1 s after the server closes the connection
-//   (the gRPC reconnect backoff's first step).
-// Prints `ready` once every client is connected, then one JSON line of counts when told `stop` on stdin.
+//   (the first step of gRPC's reconnect backoff).
+// Commands on stdin: `pause` (streams cancelled, no pings, no garbage; connections stay, idle), `resume`, `stop`
+// (prints one JSON line of counts and exits). Prints `ready` once every client is connected and active.
 import { randomBytes } from 'node:crypto';
 import * as http2 from 'node:http2';
 import { createInterface } from 'node:readline';
@@ -20,12 +22,15 @@ const tls = {
 };
 const Client = grpc.makeGenericClientConstructor(rdsRawClientDefinition, 'RouteDiscoveryService');
 const creds = grpc.credentials.createSsl(tls.ca, tls.key, tls.cert);
-const counts = { garbageRefused: 0, goaways: 0, pings: 0, neverSendEnded: 0 };
-let stopping = false;
+const counts = { garbageRefused: 0, garbageOther: 0, goaways: 0, pings: 0 };
+let active = true;
 
 type Raw = grpc.ClientDuplexStream<Buffer, Buffer>;
 const channels: grpc.Client[] = [];
 const sessions = new Set<http2.ClientHttp2Session>();
+/** What each client does when resumed. */
+const resumers: (() => void)[] = [];
+const idleCalls = new Set<Raw>();
 
 function channel(): grpc.Client {
   const c = new Client(`localhost:${port}`, creds, { 'grpc.use_local_subchannel_pool': 1 });
@@ -34,38 +39,44 @@ function channel(): grpc.Client {
 }
 
 function call(c: grpc.Client): Raw {
-  return (c as unknown as Record<string, () => Raw>).StreamRoutes!.call(c);
+  const s = (c as unknown as Record<string, () => Raw>).StreamRoutes!.call(c);
+  s.on('error', () => {});
+  return s;
 }
 
-/** Resolves once the channel is connected (the first stream's headers went out). */
 function connected(c: grpc.Client): Promise<void> {
   return new Promise((resolve, reject) =>
-    c.waitForReady(Date.now() + 30_000, (err) => (err ? reject(err) : resolve())),
+    c.waitForReady(Date.now() + 60_000, (err) => (err ? reject(err) : resolve())),
   );
 }
 
 function neverSend(): Promise<void> {
   const c = channel();
-  const s = call(c);
-  s.on('error', () => {});
-  s.on('status', () => counts.neverSendEnded++);
+  const open = () => idleCalls.add(call(c));
+  resumers.push(open);
+  open();
   return connected(c);
-}
-
-function garbageLoop(c: grpc.Client): void {
-  if (stopping) return;
-  const s = call(c);
-  s.on('error', () => {});
-  s.on('status', () => {
-    counts.garbageRefused++;
-    garbageLoop(c);
-  });
-  s.write(randomBytes(64));
 }
 
 function sendGarbage(): Promise<void> {
   const c = channel();
-  garbageLoop(c);
+  let waiting = false;
+  const loop = (): void => {
+    if (!active || waiting) return;
+    waiting = true;
+    const s = call(c);
+    s.on('status', (status: grpc.StatusObject) => {
+      if (status.code === grpc.status.INVALID_ARGUMENT) counts.garbageRefused++;
+      else counts.garbageOther++;
+      setTimeout(() => {
+        waiting = false;
+        loop();
+      }, 1000);
+    });
+    s.write(randomBytes(64));
+  };
+  resumers.push(loop);
+  loop();
   return connected(c);
 }
 
@@ -74,14 +85,15 @@ function pingFlood(): Promise<void> {
     const session = http2.connect(`https://localhost:${port}`, tls);
     sessions.add(session);
     session.on('error', () => {});
-    const ping = () => {
-      if (stopping || session.destroyed || session.closed) return;
+    const ping = (): void => {
+      if (!active || session.destroyed || session.closed) return;
       session.ping((err) => {
         if (err) return;
         counts.pings++;
         ping();
       });
     };
+    resumers.push(ping);
     session.once('connect', () => {
       resolve();
       ping();
@@ -89,9 +101,24 @@ function pingFlood(): Promise<void> {
     session.on('goaway', () => counts.goaways++);
     session.on('close', () => {
       sessions.delete(session);
-      if (!stopping) setTimeout(() => void pingFlood(), 1000);
+      resumers.splice(resumers.indexOf(ping), 1);
+      // Reconnect 1 s later; while paused, when resumed.
+      const reconnect = (): void => {
+        if (active) setTimeout(() => void pingFlood(), 1000);
+        else resumers.push(once(reconnect));
+      };
+      reconnect();
     });
   });
+}
+
+/** `fn` as a resumer that removes itself when it runs. */
+function once(fn: () => void): () => void {
+  const r = (): void => {
+    resumers.splice(resumers.indexOf(r), 1);
+    fn();
+  };
+  return r;
 }
 
 await Promise.all([
@@ -101,10 +128,18 @@ await Promise.all([
 ]);
 console.log('ready');
 createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line.trim() !== 'stop') return;
-  stopping = true;
-  console.log(JSON.stringify(counts));
-  for (const c of channels) c.close();
-  for (const s of sessions) s.destroy();
-  process.exit(0);
+  const command = line.trim();
+  if (command === 'pause') {
+    active = false;
+    for (const s of idleCalls) s.cancel();
+    idleCalls.clear();
+  } else if (command === 'resume') {
+    active = true;
+    for (const r of [...resumers]) r();
+  } else if (command === 'stop') {
+    console.log(JSON.stringify(counts));
+    for (const c of channels) c.close();
+    for (const s of sessions) s.destroy();
+    process.exit(0);
+  }
 });

@@ -82,6 +82,13 @@ export const SECURITY_ROWS = {
     description: 'strikes after which a connection is closed (GOAWAY too_many_pings)',
     parse: parseCount,
   },
+  rdsMaxInvalidRequests: {
+    flag: '--rds-max-invalid-requests <n>',
+    env: 'AERAKI_RDS_MAX_INVALID_REQUESTS',
+    default: L.maxInvalidRequestsPerConnection,
+    description: 'streams refused as invalid after which a connection is closed (GOAWAY invalid_requests)',
+    parse: parseCount,
+  },
   rdsMaxConnectionsPerIdentity: {
     flag: '--rds-max-connections-per-identity <n>',
     env: 'AERAKI_RDS_MAX_CONNECTIONS_PER_IDENTITY',

@@ -92,6 +92,7 @@ export interface ServeOptions {
   readonly rdsMaxStreamsPerConnection: RdsLimits['maxStreamsPerConnection'];
   readonly rdsMinPingIntervalMs: RdsLimits['minPingIntervalMs'];
   readonly rdsMaxPingStrikes: RdsLimits['maxPingStrikes'];
+  readonly rdsMaxInvalidRequests: RdsLimits['maxInvalidRequestsPerConnection'];
   readonly rdsMaxConnectionsPerIdentity: RdsLimits['maxConnectionsPerIdentity'];
   readonly rdsIdleStreamTimeoutMs: RdsLimits['idleStreamTimeoutMs'];
   /** Admin and webhook HTTP servers: time to receive the headers, then the whole request. */
@@ -119,6 +120,7 @@ export function rdsLimits(o: ServeOptions): Partial<RdsLimits> {
     maxStreamsPerConnection: o.rdsMaxStreamsPerConnection,
     minPingIntervalMs: o.rdsMinPingIntervalMs,
     maxPingStrikes: o.rdsMaxPingStrikes,
+    maxInvalidRequestsPerConnection: o.rdsMaxInvalidRequests,
     maxConnectionsPerIdentity: o.rdsMaxConnectionsPerIdentity,
     idleStreamTimeoutMs: o.rdsIdleStreamTimeoutMs,
   };

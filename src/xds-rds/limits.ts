@@ -14,6 +14,8 @@ export interface RdsLimits {
   readonly minPingIntervalMs: number;
   /** Strikes after which the connection is closed with GOAWAY ENHANCE_YOUR_CALM `too_many_pings`. */
   readonly maxPingStrikes: number;
+  /** Streams of one connection refused as invalid after which it is closed (GOAWAY `invalid_requests`). */
+  readonly maxInvalidRequestsPerConnection: number;
   /** Connections with open streams one client identity may hold; a stream on one more is RESOURCE_EXHAUSTED.
    *  Replicas of one workload share their identity (service account), hence the high default. */
   readonly maxConnectionsPerIdentity: number;
@@ -28,6 +30,7 @@ export const DEFAULT_RDS_LIMITS: RdsLimits = {
   maxStreamsPerConnection: 100,
   minPingIntervalMs: 5_000,
   maxPingStrikes: 2,
+  maxInvalidRequestsPerConnection: 5,
   maxConnectionsPerIdentity: 10_000,
   idleStreamTimeoutMs: 60_000,
   idleConnectionTimeoutMs: 300_000,

@@ -13,7 +13,8 @@ export type RefusalReason =
   | 'namespace'
   | 'connection_limit'
   | 'idle_stream'
-  | 'too_many_pings';
+  | 'too_many_pings'
+  | 'invalid_requests';
 
 export interface PeerPolicy {
   /** The mesh trust domain, e.g. `cluster.local`. */

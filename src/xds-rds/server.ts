@@ -6,7 +6,7 @@ import { DeltaStream } from './delta-stream.ts';
 import { DEFAULT_RDS_LIMITS, type RdsLimits } from './limits.ts';
 import { RdsMetrics } from './metrics.ts';
 import type { PeerPolicy } from './peer-policy.ts';
-import { attachPingGuard, sessionPeerCertificate } from './ping-guard.ts';
+import { ConnectionGuard, sessionPeerCertificate } from './connection-guard.ts';
 import { rdsServiceDefinition } from './service.ts';
 import type { SnapshotCache } from './snapshot.ts';
 import { SotwStream } from './sotw-stream.ts';
@@ -51,6 +51,7 @@ export class RdsServer {
   private readonly server: grpc.Server;
   private readonly limits: RdsLimits;
   private readonly admission: RdsAdmission;
+  private readonly guard: ConnectionGuard;
   private readonly clock: Clock;
   private provider: FileCertificateProvider | undefined;
   private readonly streams = new Set<{ close(): void }>();
@@ -64,6 +65,14 @@ export class RdsServer {
     const secure = !('insecure' in options.tls);
     const policy = secure ? (options.peers ?? DEFAULT_PEERS) : undefined;
     this.admission = new RdsAdmission(policy, this.limits, this.metrics, options.logger);
+    this.guard = new ConnectionGuard(this.limits, this.clock, (session, reason) => {
+      const id = secure ? peerIdentity(sessionPeerCertificate(session)) : 'unauthenticated';
+      const message =
+        reason === 'too_many_pings'
+          ? `pings more often than every ${this.limits.minPingIntervalMs} ms`
+          : `more than ${this.limits.maxInvalidRequestsPerConnection} invalid requests on one connection`;
+      this.admission.refused(reason, id, message);
+    });
     this.server = new grpc.Server({
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
@@ -98,13 +107,9 @@ export class RdsServer {
     const port = await new Promise<number>((resolve, reject) => {
       this.server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p)));
     });
-    const guarded = attachPingGuard(this.server, this.limits, this.clock, (session) => {
-      const cert = sessionPeerCertificate(session);
-      const id = 'insecure' in tls ? 'unauthenticated' : peerIdentity(cert);
-      const message = `pings more often than every ${this.limits.minPingIntervalMs} ms`;
-      this.admission.refused('too_many_pings', id, message);
-    });
-    if (!guarded) throw new Error('rds: cannot enforce the ping limits on this grpc-js version');
+    if (!this.guard.attach(this.server)) {
+      throw new Error('rds: cannot enforce the connection limits on this grpc-js version');
+    }
     logger.info('rds: listening', { address, port, tls: !('insecure' in tls), limits: this.limits });
     return port;
   }
@@ -134,7 +139,9 @@ export class RdsServer {
     const insecure = 'insecure' in this.options.tls;
     const cert = insecure ? undefined : call.getAuthContext().sslPeerCertificate;
     const peer = insecure ? 'unauthenticated' : peerIdentity(cert);
-    const admitted = this.admission.admit(cert, peer, call.getPeer());
+    // `<address>:<port>` of the connection, as ConnectionGuard keys it.
+    const connection = call.getPeer();
+    const admitted = this.admission.admit(cert, peer, connection);
     if (!admitted.ok) {
       call.on('error', () => {});
       call.emit('error', { code: admitted.code, details: admitted.message });
@@ -147,6 +154,7 @@ export class RdsServer {
       },
       fail: (code, message) => {
         call.emit('error', { code, details: message });
+        if (code === grpc.status.INVALID_ARGUMENT) this.guard.invalidRequest(connection);
       },
     };
     const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer });

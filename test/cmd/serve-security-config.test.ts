@@ -33,6 +33,7 @@ describe('aeraki serve: identity, debug and limit options', () => {
       maxStreamsPerConnection: DEFAULT_RDS_LIMITS.maxStreamsPerConnection,
       minPingIntervalMs: DEFAULT_RDS_LIMITS.minPingIntervalMs,
       maxPingStrikes: DEFAULT_RDS_LIMITS.maxPingStrikes,
+      maxInvalidRequestsPerConnection: DEFAULT_RDS_LIMITS.maxInvalidRequestsPerConnection,
       maxConnectionsPerIdentity: DEFAULT_RDS_LIMITS.maxConnectionsPerIdentity,
       idleStreamTimeoutMs: DEFAULT_RDS_LIMITS.idleStreamTimeoutMs,
     });

@@ -53,6 +53,7 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     rdsMaxStreamsPerConnection: 100,
     rdsMinPingIntervalMs: 5000,
     rdsMaxPingStrikes: 2,
+    rdsMaxInvalidRequests: 5,
     rdsMaxConnectionsPerIdentity: 10_000,
     rdsIdleStreamTimeoutMs: 60_000,
     httpHeadersTimeoutMs: 10_000,

@@ -228,6 +228,25 @@ describe('RDS: limits', () => {
     ok.close();
   });
 
+  it('closes a connection after more than 5 streams refused as invalid (GOAWAY invalid_requests)', async () => {
+    const c = h.client(['spiffe://cluster.local/ns/shop/sa/garbage']);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const call = c.raw(i % 2 === 0 ? 'sotw' : 'delta');
+      call.on('error', () => {});
+      const status = new Promise<grpc.StatusObject>((resolve) => call.on('status', resolve));
+      call.write(Buffer.from([0xff, 0xff, 0xff]));
+      statuses.push((await status).code);
+    }
+    assert.deepEqual(statuses, Array(6).fill(grpc.status.INVALID_ARGUMENT));
+    await waitFor(() => h.server.metrics.refused.get('invalid_requests') === 1);
+    // The client reconnects; a good stream on the new connection is served.
+    const s = c.sotw();
+    s.send(sotwRequest([NAME]));
+    assert.equal((await s.next()).resources.length, 1);
+    s.close();
+  });
+
   it('closes a connection that pings too often with GOAWAY ENHANCE_YOUR_CALM too_many_pings', async () => {
     const c = meshClient(['spiffe://cluster.local/ns/shop/sa/pinger']);
     const session = http2.connect(`https://localhost:${h.port}`, {
