@@ -10,7 +10,12 @@ import { ConnectionGuard, sessionPeerCertificate } from './connection-guard.ts';
 import { rdsServiceDefinition } from './service.ts';
 import type { SnapshotCache } from './snapshot.ts';
 import { SotwStream } from './sotw-stream.ts';
-import type { DeltaRequest, SotwRequest, StreamSink } from './stream-types.ts';
+import {
+  STATUS_INVALID_ARGUMENT,
+  type DeltaRequest,
+  type SotwRequest,
+  type StreamSink,
+} from './stream-types.ts';
 import { FileCertificateProvider, peerIdentity, type TlsFiles } from './tls.ts';
 
 export interface RdsServerOptions {
@@ -154,7 +159,7 @@ export class RdsServer {
       },
       fail: (code, message) => {
         call.emit('error', { code, details: message });
-        if (code === grpc.status.INVALID_ARGUMENT) this.guard.invalidRequest(connection);
+        if (code === STATUS_INVALID_ARGUMENT) this.guard.invalidRequest(connection);
       },
     };
     const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer });
