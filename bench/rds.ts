@@ -21,7 +21,7 @@ const SERVICES = 200;
 const ROUNDS = 5;
 const Client = grpc.makeGenericClientConstructor(rdsRawClientDefinition, 'RouteDiscoveryService');
 
-function world(subset: string): ConfigObject[] {
+export function world(subset: string): ConfigObject[] {
   const objects: ConfigObject[] = [];
   for (let i = 0; i < SERVICES; i++) {
     objects.push(
@@ -45,21 +45,21 @@ function world(subset: string): ConfigObject[] {
   return objects;
 }
 
-function streamNames(i: number): string[] {
+export function streamNames(i: number): string[] {
   return [
     'svc-0.bench.svc.cluster.local_20880',
     `svc-${(i % (SERVICES - 1)) + 1}.bench.svc.cluster.local_20880`,
   ];
 }
 
-interface BenchStream {
+export interface BenchStream {
   channel: grpc.Client;
   call: grpc.ClientDuplexStream<Buffer, Buffer>;
   /** Resolves the waiter when a response with the awaited marker arrives. */
   waitFor(pred: (versionInfo: string, nonce: string) => boolean): Promise<number>;
 }
 
-function openStreams(port: number, n: number, onFirst: () => void): BenchStream[] {
+export function openStreams(port: number, n: number, onFirst: () => void): BenchStream[] {
   const ca = testCa();
   const creds = grpc.credentials.createSsl(
     Buffer.from(ca.ca),
@@ -105,14 +105,14 @@ function openStreams(port: number, n: number, onFirst: () => void): BenchStream[
   return streams;
 }
 
-function closeStreams(streams: BenchStream[]): void {
+export function closeStreams(streams: BenchStream[]): void {
   for (const s of streams) {
     s.call.cancel();
     s.channel.close();
   }
 }
 
-function stats(times: number[]): { medianMs: number; maxMs: number } {
+export function stats(times: number[]): { medianMs: number; maxMs: number } {
   const sorted = [...times].sort((a, b) => a - b);
   return {
     medianMs: +(sorted[Math.floor(sorted.length / 2)] ?? 0).toFixed(2),
@@ -130,7 +130,7 @@ function memory(): number {
   return m.heapUsed + m.external + m.arrayBuffers;
 }
 
-async function waitUntil(cond: () => boolean): Promise<void> {
+export async function waitUntil(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 5));
 }
 

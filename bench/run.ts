@@ -5,6 +5,7 @@ import { benchCli } from './cli.ts';
 import { benchGenerate } from './generate.ts';
 import { benchMcp } from './mcp.ts';
 import { benchRds } from './rds.ts';
+import { benchRdsAbuse } from './rds-abuse.ts';
 import { benchReconcile } from './reconcile.ts';
 import { benchRegistryBridge } from './registry-bridge.ts';
 
@@ -13,6 +14,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   reconcile: benchReconcile,
   mcp: benchMcp,
   rds: benchRds,
+  'rds-abuse': benchRdsAbuse,
   cli: benchCli,
   'registry-bridge': benchRegistryBridge,
 };

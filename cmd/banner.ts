@@ -16,9 +16,10 @@ export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write)
   const rdsTls = o.rdsInsecure ? ', plaintext' : `, mTLS, certificate: ${certProviderOf(o) ?? 'none'}`;
   lines.push(`  RDS (gRPC${rdsTls}) on ${s.rdsAddress}`);
   if (s.webhookAddress) lines.push(`  validating webhook (HTTPS) on https://${s.webhookAddress}/validate`);
-  lines.push(
-    `  admin on http://${s.adminAddress}  (/readyz /metrics /debug/config /debug/envoyfilters /debug/routes)`,
-  );
+  lines.push(`  admin on http://${s.adminAddress}  (/healthz /readyz /metrics)`);
+  if (s.debugAddress) {
+    lines.push(`  debug on http://${s.debugAddress}  (/debug/config /debug/envoyfilters /debug/routes)`);
+  }
   if (s.devCerts) {
     const p = s.devCerts.paths;
     lines.push(`  development certificates${s.devCerts.generated ? ' (generated now)' : ''}:`);

@@ -130,3 +130,26 @@ export function parseRegistries(
   }
   return out;
 }
+
+/** A comma-separated list, each item through `item`; blanks are dropped ('' is the empty list). */
+export function splitList(item: (raw: string) => string): (raw: string) => readonly string[] {
+  return (raw) =>
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map(item);
+}
+
+/** Bytes: `4194304`, `512Ki`, `4Mi`. */
+export function parseByteSize(raw: string): number {
+  const m = /^(\d+)(Ki|Mi)?$/.exec(raw.trim());
+  if (!m) throw new InvalidArgumentError(`expected a size such as 65536, 64Ki or 4Mi, got "${raw}"`);
+  return Number(m[1]) * (m[2] === 'Mi' ? 1 << 20 : m[2] === 'Ki' ? 1024 : 1);
+}
+
+/** Like parseAddress, but `:port` and a bare port mean loopback (127.0.0.1), not every interface. */
+export function parseLoopbackDefault(raw: string): ListenAddress {
+  const address = /^\d+$/.test(raw) ? `127.0.0.1:${raw}` : raw.startsWith(':') ? `127.0.0.1${raw}` : raw;
+  return parseAddress(address);
+}

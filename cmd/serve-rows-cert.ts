@@ -4,7 +4,7 @@
  * defaults fit a pod of manifests/ (the mounted mesh root, the projected token with audience `istio-ca`).
  */
 import { InvalidArgumentError } from 'commander';
-import { oneOf, parseDomain, parseDurationMs, parseNamespace, text } from './parsers.ts';
+import { oneOf, parseDurationMs, parseNamespace, text } from './parsers.ts';
 import type { RowTable } from './rows.ts';
 import type { ServeFlags } from './serve-flags.ts';
 
@@ -77,13 +77,6 @@ export const CERT_ROWS = {
     default: 'aeraki',
     description: 'service account of the identity asked for',
     parse: parseServiceAccount,
-  },
-  trustDomain: {
-    flag: '--trust-domain <domain>',
-    env: 'AERAKI_TRUST_DOMAIN',
-    default: 'cluster.local',
-    description: 'mesh trust domain (SPIFFE IDs spiffe://<domain>/ns/<ns>/sa/<sa>)',
-    parse: parseDomain,
   },
   certTtlMs: {
     flag: '--cert-ttl <duration>',

@@ -84,7 +84,7 @@ export const SERVER_ROWS = {
     flag: '--http-address <host:port>',
     env: 'AERAKI_HTTP_ADDRESS',
     default: { host: '0.0.0.0', port: 8080 },
-    description: 'admin server: /healthz /readyz /metrics /debug/*',
+    description: 'admin server: /healthz /readyz /metrics',
     parse: parseAddress,
     format: showAddress,
   },

@@ -20,6 +20,7 @@ import {
 import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
 import { CERT_ROWS } from './serve-rows-cert.ts';
 import type { ServeFlags } from './serve-flags.ts';
+import { SECURITY_ROWS } from './serve-rows-security.ts';
 import { SERVER_ROWS } from './serve-rows-server.ts';
 
 const SOURCE_ROWS = {
@@ -214,4 +215,5 @@ export const SERVE_ROWS: RowTable<ServeFlags> = {
   ...REGISTRY_ROWS,
   ...SERVER_ROWS,
   ...CERT_ROWS,
+  ...SECURITY_ROWS,
 };

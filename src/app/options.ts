@@ -7,6 +7,8 @@ import type { RegistrySpec } from '../model/registry-bridge.ts';
 import type { CertProviderKind } from '../identity/types.ts';
 import type { ListenAddress } from '../util/address.ts';
 import type { LogFormat, LogLevel } from '../util/logging.ts';
+import type { RdsLimits } from '../xds-rds/limits.ts';
+import type { PeerPolicy } from '../xds-rds/peer-policy.ts';
 
 export type ConfigSourceKind = 'mcp' | 'kube' | 'dir';
 export type OutputKind = 'kube' | 'dir';
@@ -73,8 +75,6 @@ export interface ServeOptions {
   /** Namespace and service account of the identity asked for ('' namespace = the root namespace). */
   readonly podNamespace: string;
   readonly serviceAccount: string;
-  /** The mesh trust domain (SPIFFE IDs `spiffe://<trustDomain>/ns/<ns>/sa/<sa>`). */
-  readonly trustDomain: string;
   /** Lifetime asked for each certificate from the CA, ms. */
   readonly certTtlMs: number;
 
@@ -104,6 +104,29 @@ export interface ServeOptions {
   readonly mcpServerAddress: ListenAddress;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
+
+  /**
+   * The mesh trust domain: the controller's identity is `spiffe://<trustDomain>/ns/<ns>/sa/<sa>`, and RDS clients
+   * need a SPIFFE id in it (or in an alias).
+   */
+  readonly trustDomain: string;
+  readonly trustDomainAliases: readonly string[];
+  /** Namespaces whose workloads may read routes; empty = every namespace of the trust domain. */
+  readonly rdsAllowedNamespaces: readonly string[];
+  /** Serve `/debug/*` (on `debugAddress`, loopback by default); off = not served at all. */
+  readonly debugEndpoints: boolean;
+  readonly debugAddress: ListenAddress;
+  /** RDS server limits (src/xds-rds/limits.ts). */
+  readonly rdsMaxReceiveBytes: RdsLimits['maxReceiveBytes'];
+  readonly rdsMaxStreamsPerConnection: RdsLimits['maxStreamsPerConnection'];
+  readonly rdsMinPingIntervalMs: RdsLimits['minPingIntervalMs'];
+  readonly rdsMaxPingStrikes: RdsLimits['maxPingStrikes'];
+  readonly rdsMaxInvalidRequests: RdsLimits['maxInvalidRequestsPerConnection'];
+  readonly rdsMaxConnectionsPerIdentity: RdsLimits['maxConnectionsPerIdentity'];
+  readonly rdsIdleStreamTimeoutMs: RdsLimits['idleStreamTimeoutMs'];
+  /** Admin and webhook HTTP servers: time to receive the headers, then the whole request. */
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
 }
 
 /** Whether the Kubernetes API is needed at all (registries written to it need it whatever `output` is). */
@@ -126,4 +149,25 @@ export function certProviderOf(
   if (o.tlsCertFile !== '') return 'files';
   if (o.devCertsDir !== '') return 'dev';
   return o.rdsInsecure ? undefined : 'istiod';
+}
+
+/** Who may read routes (`--trust-domain`, `--trust-domain-aliases`, `--rds-allowed-namespaces`). */
+export function rdsPeers(o: ServeOptions): PeerPolicy {
+  return {
+    trustDomain: o.trustDomain,
+    trustDomainAliases: o.trustDomainAliases,
+    allowedNamespaces: o.rdsAllowedNamespaces,
+  };
+}
+
+export function rdsLimits(o: ServeOptions): Partial<RdsLimits> {
+  return {
+    maxReceiveBytes: o.rdsMaxReceiveBytes,
+    maxStreamsPerConnection: o.rdsMaxStreamsPerConnection,
+    minPingIntervalMs: o.rdsMinPingIntervalMs,
+    maxPingStrikes: o.rdsMaxPingStrikes,
+    maxInvalidRequestsPerConnection: o.rdsMaxInvalidRequests,
+    maxConnectionsPerIdentity: o.rdsMaxConnectionsPerIdentity,
+    idleStreamTimeoutMs: o.rdsIdleStreamTimeoutMs,
+  };
 }

@@ -34,7 +34,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
-import { needsKube, type ServeOptions } from './options.ts';
+import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
 
@@ -54,6 +54,8 @@ export interface RunningServe {
   readonly rdsAddress: string;
   readonly rdsPort: number;
   readonly adminAddress: string;
+  /** Where `/debug/*` is served (`--debug-endpoints`); undefined when it is off. */
+  readonly debugAddress: string | undefined;
   /** The webhook's bound `host:port`; undefined without `--webhook-address`. */
   readonly webhookAddress: string | undefined;
   /** Development certificates in use (`--dev-certs`), with `generated` true when written by this start. */
@@ -90,7 +92,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const metrics = new AerakiMetrics({ version: o.version });
   const cache = new SnapshotCache();
   const rdsHost = rdsListen.host === '' ? '0.0.0.0' : rdsListen.host;
-  const rds = new RdsServer({ host: rdsHost, port: rdsListen.port, tls, logger }, cache);
+  const rds = new RdsServer(
+    { host: rdsHost, port: rdsListen.port, tls, logger, peers: rdsPeers(o), limits: rdsLimits(o) },
+    cache,
+  );
   let rdsPort: number;
   try {
     rdsPort = await rds.start();
@@ -206,8 +211,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
   });
+  const httpLimits = { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs };
   const admin = new AdminServer({
     address: o.httpAddress,
+    paths: 'ops',
+    limits: httpLimits,
     metrics,
     readiness: {
       config: () =>
@@ -220,24 +228,34 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
-    debug: {
-      config: () => configDocument(store, sources.synced),
-      envoyfilters: () => envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
-      routes: () => routesDocument(cache),
-      ...(registries ? { registries: () => registries.debugDocument() } : {}),
-    },
     logger,
   });
+  const debug = o.debugEndpoints
+    ? new AdminServer({
+        address: o.debugAddress,
+        paths: 'debug',
+        limits: httpLimits,
+        debug: {
+          config: () => configDocument(store, sources.synced),
+          envoyfilters: () =>
+            envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
+          routes: () => routesDocument(cache),
+          ...(registries ? { registries: () => registries.debugDocument() } : {}),
+        },
+        logger,
+      })
+    : undefined;
   let adminAddress: ListenAddress;
+  let debugAddress: ListenAddress | undefined;
   try {
-    adminAddress = await admin.start();
+    adminAddress = await bindAdmin(admin, '--http-address');
+    debugAddress = debug ? await bindAdmin(debug, '--debug-address') : undefined;
   } catch (err) {
     await rds.stop();
     identity.provider?.close();
     await webhook?.server.stop();
-    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another --http-address)`, {
-      cause: err,
-    });
+    await admin.stop();
+    throw err;
   }
 
   reconciler.start();
@@ -291,6 +309,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       await webhook?.server.stop();
       await sources.stop();
       await kubeOut?.stopWatches();
+      await debug?.stop();
       await admin.stop();
       log.info('stopped');
     })();
@@ -302,6 +321,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rdsAddress: formatAddress(rdsHost, rdsPort),
     rdsPort,
     adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
+    debugAddress: debugAddress && formatAddress(debugAddress.host || '0.0.0.0', debugAddress.port),
     webhookAddress: webhook?.address,
     devCerts,
     synced,
@@ -312,6 +332,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
+}
+
+/** Starts an admin listener; a bind failure names the flag to change. */
+async function bindAdmin(server: AdminServer, flag: string): Promise<ListenAddress> {
+  try {
+    return await server.start();
+  } catch (err) {
+    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another ${flag})`, { cause: err });
+  }
 }
 
 function errMessage(err: unknown): string {

@@ -48,6 +48,7 @@ export async function startWebhook(
         existing: storeObjects(store),
       }).issues,
     logger,
+    limits: { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs },
     ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
   });
   try {

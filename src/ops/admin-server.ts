@@ -11,14 +11,19 @@
  * | `/debug/routes`       | JSON from the `routes` provider                                                  |
  * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
  *
- * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`). A provider or check that throws or
- * rejects never crashes the process: 500 with `{"error": message}` (a throwing check is "not ready" with its
- * message as reason). Bodies are never cached (`Cache-Control: no-store`).
+ * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`), a request with a body 413 (the
+ * connection is then closed). A provider or check that throws or rejects never crashes the process: 500 with
+ * `{"error": message}` (never a stack trace; a throwing check is "not ready" with its message as reason). Bodies
+ * are never cached (`Cache-Control: no-store`). Slow or oversized clients are dropped (util/http-limits.ts).
+ *
+ * `paths: 'debug'` serves only `/debug/*` (the loopback debug listener of `aeraki serve`); `'ops'` everything
+ * but `/debug/*`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
+import { httpServerOptions, type HttpLimits } from '../util/http-limits.ts';
 import { runChecks, type ReadinessCheck } from './readiness.ts';
 
 export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
@@ -45,6 +50,9 @@ export interface AdminServerOptions {
   readonly live?: () => boolean;
   /** A readiness check that has not answered after this long fails (default 5000 ms). */
   readonly checkTimeoutMs?: number;
+  /** Which paths exist (default `all`). */
+  readonly paths?: 'all' | 'ops' | 'debug';
+  readonly limits?: Partial<HttpLimits>;
   readonly logger: Logger;
 }
 
@@ -65,7 +73,7 @@ export class AdminServer {
       const p = options.debug?.[name];
       if (p) this.debug.set(name, p);
     }
-    this.server = createServer((req, res) => {
+    this.server = createServer(httpServerOptions(options.limits), (req, res) => {
       this.handle(req, res).catch((err: unknown) => this.fail(res, req, err));
     });
   }
@@ -138,6 +146,11 @@ export class AdminServer {
       return;
     }
     const route = this.route(path);
+    if (hasBody(req)) {
+      res.setHeader('Connection', 'close');
+      this.send(res, req, 413, JSON_TYPE, json({ error: 'admin requests take no body', path }));
+      return;
+    }
     if (route === undefined) {
       this.send(res, req, 404, JSON_TYPE, json({ error: 'not found', path }));
       return;
@@ -151,6 +164,9 @@ export class AdminServer {
   }
 
   private route(path: string): ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined {
+    const paths = this.options.paths ?? 'all';
+    if (paths === 'debug' && !path.startsWith('/debug/')) return undefined;
+    if (paths === 'ops' && path.startsWith('/debug/')) return undefined;
     switch (path) {
       case '/healthz':
         return (req, res) => this.healthz(req, res);
@@ -223,6 +239,12 @@ export class AdminServer {
     res.setHeader('Content-Length', Buffer.byteLength(body));
     res.end(req.method === 'HEAD' ? undefined : body);
   }
+}
+
+/** A request announcing a body (admin paths take none). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = Number(req.headers['content-length'] ?? '0');
+  return req.headers['transfer-encoding'] !== undefined || !(length === 0);
 }
 
 /** Pretty JSON; throws (→ 500) on what JSON cannot hold (cycles, BigInt). */

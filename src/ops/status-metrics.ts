@@ -3,6 +3,7 @@
  * provider through `read`, which turns a throwing provider into "no value" for that metric only.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { compareStrings } from '../model/order.ts';
 import { MCP_STATES, type StatusProviders } from './status-providers.ts';
 
 export type ReadProvider = <T>(fn: (p: StatusProviders) => T | undefined) => T | undefined;
@@ -120,7 +121,27 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     'RDS responses NACKed (rejected) by proxies.',
     (p) => p.rds?.().nacks,
   );
+  const rdsInvalidRequests = mirrored(
+    'aeraki_rds_invalid_requests_total',
+    'RDS requests refused with INVALID_ARGUMENT (undecodable, oversized, unknown type URL).',
+    (p) => p.rds?.().invalidRequests,
+  );
+  const rdsRefused: Counter<'reason'> = new Counter({
+    name: 'aeraki_rds_refused_total',
+    help: 'RDS clients and streams refused (identity, connection limit, idle stream, too many pings), by reason.',
+    labelNames: ['reason'],
+    registers,
+    collect: () => {
+      const refused = read((p) => p.rds?.().refused);
+      rdsRefused.reset();
+      for (const [reason, n] of [...(refused ?? [])].sort(([a], [b]) => compareStrings(a, b))) {
+        rdsRefused.inc({ reason }, n);
+      }
+    },
+  });
   return {
+    rdsInvalidRequests,
+    rdsRefused,
     configObjects,
     rejectedObjects,
     heldHosts,

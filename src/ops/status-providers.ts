@@ -28,6 +28,10 @@ export interface RdsCountersLike {
   readonly responses: number;
   readonly acks: number;
   readonly nacks: number;
+  /** Requests refused with INVALID_ARGUMENT (undecodable, oversized, unknown type URL). */
+  readonly invalidRequests?: number;
+  /** Clients and streams refused, by reason (a small fixed set: src/xds-rds/peer-policy.ts RefusalReason). */
+  readonly refused?: ReadonlyMap<string, number>;
 }
 
 /** The controller's own certificate (src/identity/types.ts IdentityStatus). */

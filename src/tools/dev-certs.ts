@@ -162,6 +162,30 @@ export function generateDevCertificates(opts: DevCertOptions = {}): DevCertPems 
   };
 }
 
+/**
+ * A client certificate from an existing CA (tests of who may read routes): subject CN `commonName`, the given
+ * URI SANs (none at all when empty), client authentication only.
+ */
+export function issueClientCertificate(
+  issuer: { readonly cert: string; readonly key: string },
+  opts: { readonly commonName: string; readonly uris: readonly string[]; readonly keyBits?: number },
+): { readonly cert: string; readonly key: string } {
+  const ca = forge.pki.certificateFromPem(issuer.cert);
+  const key = newKey(opts.keyBits ?? 2048);
+  const cert = baseCert(opts.commonName, key.publicKey, 30);
+  cert.setIssuer(ca.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: false, clientAuth: true },
+    ...(opts.uris.length > 0
+      ? [{ name: 'subjectAltName', altNames: opts.uris.map((value) => ({ type: 6, value })) }]
+      : []),
+  ]);
+  signWith(cert, issuer.key);
+  return { cert: forge.pki.certificateToPem(cert), key: key.pem };
+}
+
 /** The five files of a development certificate set in `dir`. */
 export function devCertPaths(dir: string): DevCertPaths {
   return {

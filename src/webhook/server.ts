@@ -2,13 +2,16 @@
  * The validating webhook's HTTPS server (node:https, TLS 1.2 or later): `POST /validate` and `/validate/` take an
  * AdmissionReview (v1 or v1beta1) and answer it (admission.ts). As Aeraki's server: an empty body is 400, a
  * Content-Type other than `application/json` is 415; a body that is not an AdmissionReview is 400, other paths
- * 404, other methods 405. Bodies over 3 MiB (the API server's own request limit) are 413. The certificate is
- * reloaded when its files change (serving-cert.ts), without a restart.
+ * 404, other methods 405. Bodies over 3 MiB (the API server's own request limit) are 413, and the connection is
+ * closed without reading the rest. Slow or oversized clients are dropped (util/http-limits.ts); errors answer
+ * a message, never a stack trace. The certificate is reloaded when its files change (serving-cert.ts), without a
+ * restart.
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
+import { httpServerOptions, type HttpLimits } from '../util/http-limits.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { answerReview, type ObjectValidator } from './admission.ts';
 import { ServingCertificate } from './serving-cert.ts';
@@ -22,6 +25,7 @@ export interface WebhookServerOptions {
   readonly logger: Logger;
   /** How often the certificate files are polled (default 1000 ms). */
   readonly pollIntervalMs?: number;
+  readonly limits?: Partial<HttpLimits>;
 }
 
 const MAX_BODY = 3 * 1024 * 1024;
@@ -36,7 +40,8 @@ export class WebhookServer {
   constructor(private readonly options: WebhookServerOptions) {
     this.log = options.logger.child({ component: 'webhook' });
     this.cert = new ServingCertificate(options.certFile, options.keyFile, this.log, options.pollIntervalMs);
-    this.server = createServer({ ...this.cert.current, minVersion: 'TLSv1.2' }, (req, res) => {
+    const serverOptions = { ...httpServerOptions(options.limits), ...this.cert.current };
+    this.server = createServer({ ...serverOptions, minVersion: 'TLSv1.2' }, (req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         this.log.error('webhook: request failed', errorFields(err));
         if (!res.headersSent) send(res, 500, { error: 'internal error' });
@@ -86,7 +91,11 @@ export class WebhookServer {
       return send(res, 405, { error: `method ${req.method ?? ''} not allowed` });
     }
     const body = await readBody(req);
-    if (body === undefined) return send(res, 413, { error: `the body exceeds ${MAX_BODY} bytes` });
+    if (body === undefined) {
+      res.setHeader('Connection', 'close');
+      send(res, 413, { error: `the body exceeds ${MAX_BODY} bytes` });
+      return;
+    }
     if (body.length === 0) return send(res, 400, { error: 'empty body' });
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== JSON_TYPE) {
@@ -106,15 +115,25 @@ export class WebhookServer {
   }
 }
 
-/** The whole body, or undefined when it exceeds MAX_BODY (the rest is drained). */
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= MAX_BODY) chunks.push(chunk);
-  }
-  return size > MAX_BODY ? undefined : Buffer.concat(chunks);
+/** The whole body, or undefined as soon as it (or its announced length) exceeds MAX_BODY (reading stops). */
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  if (Number(req.headers['content-length'] ?? '0') > MAX_BODY) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+      else {
+        req.off('data', onData);
+        req.pause();
+        resolve(undefined);
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

@@ -1,3 +1,4 @@
+import { REQUEST_LIMITS } from './limits.ts';
 import { encodeDeltaResponse } from './responses.ts';
 import type { EncodedResource, Snapshot } from './snapshot.ts';
 import { RdsStreamBase } from './stream-base.ts';
@@ -36,6 +37,12 @@ export class DeltaStream extends RdsStreamBase {
       if (!this.names.delete(n)) continue;
       this.deps.cache.unwatch(n, this);
       this.known.delete(n);
+    }
+    const total = this.names.size + req.subscribe.length;
+    if (total > REQUEST_LIMITS.names) {
+      const problem = `the stream would subscribe to ${total} resources; at most ${REQUEST_LIMITS.names} are accepted`;
+      this.refuse('rds: invalid request', problem);
+      return;
     }
     const added: string[] = [];
     for (const n of req.subscribe) {

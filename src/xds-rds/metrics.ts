@@ -17,10 +17,18 @@ export class RdsMetrics {
   nacks = 0;
   staleNonces = 0;
   rejectedTypeUrls = 0;
+  /** Requests refused with INVALID_ARGUMENT (undecodable, oversized, unknown type URL). */
+  invalidRequests = 0;
+  /** Clients or streams refused, by reason (peer-policy.ts RefusalReason): `aeraki_rds_refused_total{reason}`. */
+  readonly refused = new Map<string, number>();
   /** NACK count by peer identity (SPIFFE URI or CN; `unauthenticated` in insecure mode). */
   readonly nacksByPeer = new Map<string, number>();
   /** The most recent NACKs (at most 100), oldest first. */
   readonly lastNacks: NackRecord[] = [];
+
+  recordRefusal(reason: string): void {
+    this.refused.set(reason, (this.refused.get(reason) ?? 0) + 1);
+  }
 
   recordNack(r: NackRecord): void {
     this.nacks++;
@@ -39,6 +47,8 @@ export class RdsMetrics {
       nacks: this.nacks,
       staleNonces: this.staleNonces,
       rejectedTypeUrls: this.rejectedTypeUrls,
+      invalidRequests: this.invalidRequests,
+      refused: Object.fromEntries([...this.refused].sort(([a], [b]) => compareStrings(a, b))),
       nacksByPeer: Object.fromEntries([...this.nacksByPeer].sort(([a], [b]) => compareStrings(a, b))),
     };
   }

@@ -1,11 +1,21 @@
 import * as grpc from '@grpc/grpc-js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
+import { RdsAdmission } from './admission.ts';
 import { DeltaStream } from './delta-stream.ts';
+import { DEFAULT_RDS_LIMITS, type RdsLimits } from './limits.ts';
 import { RdsMetrics } from './metrics.ts';
+import type { PeerPolicy } from './peer-policy.ts';
+import { ConnectionGuard, sessionPeerCertificate } from './connection-guard.ts';
 import { rdsServiceDefinition } from './service.ts';
 import type { SnapshotCache } from './snapshot.ts';
 import { SotwStream } from './sotw-stream.ts';
-import type { DeltaRequest, SotwRequest, StreamSink } from './stream-types.ts';
+import {
+  STATUS_INVALID_ARGUMENT,
+  type DeltaRequest,
+  type SotwRequest,
+  type StreamSink,
+} from './stream-types.ts';
 import { FileCertificateProvider, type TlsFiles } from '../util/file-certificates.ts';
 import { peerIdentity } from './tls.ts';
 
@@ -22,8 +32,20 @@ export interface RdsServerOptions {
     | (TlsFiles & { readonly pollIntervalMs?: number })
     | { readonly provider: grpc.experimental.CertificateProvider }
     | { readonly insecure: true };
+  /** Who may read routes (with TLS; default: any SPIFFE id in `cluster.local`, every namespace). */
+  readonly peers?: PeerPolicy;
+  /** Limits against bad clients; unset fields take DEFAULT_RDS_LIMITS. */
+  readonly limits?: Partial<RdsLimits>;
+  /** Times idle streams and ping intervals (default: the system clock). */
+  readonly clock?: Clock;
   readonly logger: Logger;
 }
+
+const DEFAULT_PEERS: PeerPolicy = {
+  trustDomain: 'cluster.local',
+  trustDomainAliases: [],
+  allowedNamespaces: [],
+};
 
 type Call<Req> = grpc.ServerDuplexStream<Req, Buffer>;
 
@@ -31,10 +53,18 @@ type Call<Req> = grpc.ServerDuplexStream<Req, Buffer>;
  * The MetaProtocol RDS gRPC server: StreamRoutes (SotW) and DeltaRoutes over mTLS, answering from a
  * SnapshotCache. TLS 1.2 is the minimum (Node's default `tls.DEFAULT_MIN_VERSION`); certificates are re-read when
  * their files change, without touching established streams.
+ *
+ * Before a stream reads anything, RdsAdmission checks the client's identity (PERMISSION_DENIED) and its
+ * connections (RESOURCE_EXHAUSTED). The limits (limits.ts) bound messages, streams per connection, pings
+ * (GOAWAY `too_many_pings`), idle connections and streams that never send a request (DEADLINE_EXCEEDED).
  */
 export class RdsServer {
   readonly metrics = new RdsMetrics();
   private readonly server: grpc.Server;
+  private readonly limits: RdsLimits;
+  private readonly admission: RdsAdmission;
+  private readonly guard: ConnectionGuard;
+  private readonly clock: Clock;
   private provider: FileCertificateProvider | undefined;
   private readonly streams = new Set<{ close(): void }>();
 
@@ -42,13 +72,26 @@ export class RdsServer {
     private readonly options: RdsServerOptions,
     private readonly cache: SnapshotCache,
   ) {
+    this.limits = { ...DEFAULT_RDS_LIMITS, ...options.limits };
+    this.clock = options.clock ?? systemClock;
+    const secure = !('insecure' in options.tls);
+    const policy = secure ? (options.peers ?? DEFAULT_PEERS) : undefined;
+    this.admission = new RdsAdmission(policy, this.limits, this.metrics, options.logger);
+    this.guard = new ConnectionGuard(this.limits, this.clock, (session, reason) => {
+      const id = secure ? peerIdentity(sessionPeerCertificate(session)) : 'unauthenticated';
+      const message =
+        reason === 'too_many_pings'
+          ? `pings more often than every ${this.limits.minPingIntervalMs} ms`
+          : `more than ${this.limits.maxInvalidRequestsPerConnection} invalid requests on one connection`;
+      this.admission.refused(reason, id, message);
+    });
     this.server = new grpc.Server({
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 1,
-      'grpc.http2.min_ping_interval_without_data_ms': 10_000,
-      'grpc.max_concurrent_streams': 1_000_000,
-      'grpc.max_receive_message_length': 16 << 20,
+      'grpc.max_connection_idle_ms': this.limits.idleConnectionTimeoutMs,
+      'grpc.max_concurrent_streams': this.limits.maxStreamsPerConnection,
+      'grpc.max_receive_message_length': this.limits.maxReceiveBytes,
     });
     this.server.addService(rdsServiceDefinition, {
       StreamRoutes: (call: Call<SotwRequest>) => this.serve(call, (deps) => new SotwStream(deps)),
@@ -73,7 +116,10 @@ export class RdsServer {
     const port = await new Promise<number>((resolve, reject) => {
       this.server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p)));
     });
-    logger.info('rds: listening', { address, port, tls: !('insecure' in tls) });
+    if (!this.guard.attach(this.server)) {
+      throw new Error('rds: cannot enforce the connection limits on this grpc-js version');
+    }
+    logger.info('rds: listening', { address, port, tls: !('insecure' in tls), limits: this.limits });
     return port;
   }
 
@@ -92,17 +138,24 @@ export class RdsServer {
     await Promise.resolve();
   }
 
-  private serve<Req>(
+  private serve<Req extends { readonly invalid?: string }>(
     call: Call<Req>,
     make: (deps: ConstructorParameters<typeof SotwStream>[0]) => {
       handleRequest(r: Req): void;
       close(): void;
     },
   ): void {
-    const peer =
-      'insecure' in this.options.tls
-        ? 'unauthenticated'
-        : peerIdentity(call.getAuthContext().sslPeerCertificate);
+    const insecure = 'insecure' in this.options.tls;
+    const cert = insecure ? undefined : call.getAuthContext().sslPeerCertificate;
+    const peer = insecure ? 'unauthenticated' : peerIdentity(cert);
+    // `<address>:<port>` of the connection, as ConnectionGuard keys it.
+    const connection = call.getPeer();
+    const admitted = this.admission.admit(cert, peer, connection);
+    if (!admitted.ok) {
+      call.on('error', () => {});
+      call.emit('error', { code: admitted.code, details: admitted.message });
+      return;
+    }
     const logger = this.options.logger.child({ peer });
     const sink: StreamSink = {
       send: (bytes) => {
@@ -110,16 +163,33 @@ export class RdsServer {
       },
       fail: (code, message) => {
         call.emit('error', { code, details: message });
+        if (code === STATUS_INVALID_ARGUMENT) this.guard.invalidRequest(connection);
       },
     };
     const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer });
     this.streams.add(stream);
+    let idle: TimerHandle | undefined;
     const end = () => {
+      if (idle) this.clock.clearTimeout(idle);
+      idle = undefined;
+      admitted.release();
       stream.close();
       this.streams.delete(stream);
     };
+    const idleMs = this.limits.idleStreamTimeoutMs;
+    if (idleMs > 0) {
+      idle = this.clock.setTimeout(() => {
+        idle = undefined;
+        const message = `no request within ${idleMs} ms of opening the stream`;
+        this.admission.refused('idle_stream', peer, message);
+        end();
+        call.emit('error', { code: grpc.status.DEADLINE_EXCEEDED, details: message });
+      }, idleMs);
+    }
     logger.debug('rds: stream opened', { method: call.getPath() });
     call.on('data', (req: Req) => {
+      if (idle) this.clock.clearTimeout(idle);
+      idle = undefined;
       try {
         stream.handleRequest(req);
       } catch (err) {

@@ -26,9 +26,21 @@ function errorDetailOf(raw: RawRequest): ErrorDetail | undefined {
   return { code: raw.errorDetail.code ?? 0, message: raw.errorDetail.message ?? '' };
 }
 
+/** The message of a decoding failure, naming the message type. */
+function undecodable(what: string, err: unknown): string {
+  return `cannot decode the ${what}: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** Never throws: an undecodable message comes back with `invalid` set (the stream refuses it, naming why). */
 export function decodeSotwRequest(bytes: Buffer): SotwRequest {
   const p = loadRdsProtos();
-  const raw = p.DiscoveryRequest.toObject(p.DiscoveryRequest.decode(bytes), { arrays: true }) as RawRequest;
+  let raw: RawRequest;
+  try {
+    raw = p.DiscoveryRequest.toObject(p.DiscoveryRequest.decode(bytes), { arrays: true });
+  } catch (err) {
+    const invalid = undecodable('DiscoveryRequest', err);
+    return { versionInfo: '', nodeId: '', resourceNames: [], typeUrl: '', responseNonce: '', invalid };
+  }
   const errorDetail = errorDetailOf(raw);
   return {
     versionInfo: raw.versionInfo ?? '',
@@ -40,12 +52,26 @@ export function decodeSotwRequest(bytes: Buffer): SotwRequest {
   };
 }
 
+/** Never throws, as decodeSotwRequest. */
 export function decodeDeltaRequest(bytes: Buffer): DeltaRequest {
   const p = loadRdsProtos();
-  const raw = p.DeltaDiscoveryRequest.toObject(p.DeltaDiscoveryRequest.decode(bytes), {
-    arrays: true,
-    objects: true,
-  }) as RawRequest;
+  let raw: RawRequest;
+  try {
+    raw = p.DeltaDiscoveryRequest.toObject(p.DeltaDiscoveryRequest.decode(bytes), {
+      arrays: true,
+      objects: true,
+    });
+  } catch (err) {
+    return {
+      nodeId: '',
+      typeUrl: '',
+      subscribe: [],
+      unsubscribe: [],
+      initialResourceVersions: {},
+      responseNonce: '',
+      invalid: undecodable('DeltaDiscoveryRequest', err),
+    };
+  }
   const errorDetail = errorDetailOf(raw);
   return {
     nodeId: raw.node?.id ?? '',

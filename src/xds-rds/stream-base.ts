@@ -1,6 +1,16 @@
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import type { EncodedResource, ResourceWatcher, Snapshot } from './snapshot.ts';
-import { STATUS_INVALID_ARGUMENT, type ErrorDetail, type StreamDeps } from './stream-types.ts';
+import { requestProblem } from './limits.ts';
+import {
+  STATUS_INVALID_ARGUMENT,
+  type DeltaRequest,
+  type ErrorDetail,
+  type SotwRequest,
+  type StreamDeps,
+} from './stream-types.ts';
+
+/** NACK reasons are kept and logged up to this many characters. */
+const MAX_REASON = 1024;
 
 /**
  * What SotW and delta RDS streams share: the subscribed names and their watches on the cache, the node id,
@@ -36,38 +46,45 @@ export abstract class RdsStreamBase implements ResourceWatcher {
   }
 
   /**
-   * Records the node id and checks the type URL (only RouteConfiguration; later requests may leave it empty).
-   * An unknown type URL ends the stream with INVALID_ARGUMENT; returns false then.
+   * Checks the request (decodable, field sizes within REQUEST_LIMITS), records the node id and checks the type
+   * URL (only RouteConfiguration; later requests may leave it empty). A bad request ends the stream with
+   * INVALID_ARGUMENT and a message naming the problem; returns false then.
    */
-  protected accept(req: { readonly nodeId: string; readonly typeUrl: string }): boolean {
+  protected accept(req: SotwRequest | DeltaRequest): boolean {
     if (this.closed) return false;
+    const problem = req.invalid ?? requestProblem(req);
+    if (problem !== undefined) return this.refuse('rds: invalid request', problem);
     if (req.nodeId) this.nodeId = req.nodeId;
     if (req.typeUrl === ROUTE_CONFIGURATION_TYPE || (this.started && req.typeUrl === '')) return true;
     this.deps.metrics.rejectedTypeUrls++;
-    this.deps.logger.warn('rds: unknown type URL', {
-      proxy: this.nodeId,
-      peer: this.deps.peer,
-      typeUrl: req.typeUrl,
-    });
+    const typeUrl = req.typeUrl.slice(0, 200);
+    return this.refuse('rds: unknown type URL', `unsupported type URL "${typeUrl}"`);
+  }
+
+  /** Ends the stream with INVALID_ARGUMENT naming `problem`; returns false. */
+  protected refuse(log: string, problem: string): false {
+    this.deps.metrics.invalidRequests++;
+    this.deps.logger.warn(log, { proxy: this.nodeId, peer: this.deps.peer, problem });
     this.close();
-    this.deps.sink.fail(STATUS_INVALID_ARGUMENT, `unsupported type URL "${req.typeUrl}"`);
+    this.deps.sink.fail(STATUS_INVALID_ARGUMENT, problem);
     return false;
   }
 
   /** A NACK of the last response: logged and counted with the proxy, peer and reason; nothing is resent. */
   protected recordNack(detail: ErrorDetail, keptVersion?: string): void {
+    const reason = detail.message.slice(0, MAX_REASON);
     this.deps.metrics.recordNack({
       proxy: this.nodeId,
       peer: this.deps.peer,
       version: this.sentVersion,
-      reason: detail.message,
+      reason,
     });
     this.deps.logger.warn('rds: NACK', {
       proxy: this.nodeId,
       peer: this.deps.peer,
       rejectedVersion: this.sentVersion,
       ...(keptVersion !== undefined ? { keptVersion } : {}),
-      reason: detail.message,
+      reason,
     });
   }
 

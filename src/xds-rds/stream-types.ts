@@ -17,6 +17,8 @@ export interface SotwRequest {
   readonly typeUrl: string;
   readonly responseNonce: string;
   readonly errorDetail?: ErrorDetail;
+  /** Set when the message could not be decoded (the other fields are then empty): why. */
+  readonly invalid?: string;
 }
 
 /** The fields of envoy.service.discovery.v3.DeltaDiscoveryRequest the server reads. */
@@ -28,6 +30,8 @@ export interface DeltaRequest {
   readonly initialResourceVersions: Readonly<Record<string, string>>;
   readonly responseNonce: string;
   readonly errorDetail?: ErrorDetail;
+  /** Set when the message could not be decoded (the other fields are then empty): why. */
+  readonly invalid?: string;
 }
 
 /** Where a stream writes. The gRPC call in production, a recorder in tests. */

@@ -21,6 +21,7 @@ function startArgs(dir: string): string[] {
     '.aeraki/certs': path.join(dir, 'certs'),
     '127.0.0.1:15010': '127.0.0.1:0',
     '127.0.0.1:8080': '127.0.0.1:0',
+    '127.0.0.1:15090': '127.0.0.1:0',
   };
   for (const w of words) if (w.startsWith('.aeraki') || w === 'examples/') assert.ok(replace[w], w);
   return [
@@ -76,6 +77,12 @@ describe('npm start (the embedded default, directory mode)', () => {
       'the development certificate is in use',
     );
     assert.match(serve.stdout, /RDS \(gRPC, mTLS, certificate: dev\)/);
+    // npm start serves /debug/* on its own loopback listener (never on the admin port).
+    const debugPort = /debug on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.stdout)?.[1];
+    assert.ok(debugPort, serve.stdout);
+    const routes = await httpGet(`http://127.0.0.1:${debugPort}/debug/routes`);
+    assert.equal(routes.status, 200, routes.body);
+    assert.equal((await httpGet(`http://127.0.0.1:${ports.admin}/debug/routes`)).status, 404);
 
     // Routes as a proxy sees them, through the real client command and the generated certificates.
     const certs = path.join(dir, 'certs');

@@ -36,7 +36,7 @@ function gatewayFiles(): Record<string, string> {
 }
 
 /** Starts serve over `raws`, waits for the first sync and one reconcile, and stops it. */
-async function serveOnce(raws: readonly Raw[], inspect: (adminAddress: string) => Promise<void>) {
+async function serveOnce(raws: readonly Raw[], inspect: (debugAddress: string) => Promise<void>) {
   mkdirSync(configDir, { recursive: true });
   writeFileSync(path.join(configDir, 'config.yaml'), raws.map((r) => stringify(r)).join('---\n'));
   const running = await startServe(
@@ -48,13 +48,14 @@ async function serveOnce(raws: readonly Raw[], inspect: (adminAddress: string) =
       rdsInsecure: true,
       leaderElect: false,
       namespaceBootstrap: false,
+      debugEndpoints: true,
     }),
     { logger: silentLogger },
   );
   try {
     await running.synced;
     await running.reconciler.runNow();
-    await inspect(running.adminAddress);
+    await inspect(running.debugAddress ?? '');
     return running;
   } finally {
     await running.stop();

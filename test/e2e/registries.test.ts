@@ -33,6 +33,7 @@ describe('aeraki serve with a registry', () => {
         namespaceBootstrap: false,
         registries: [spec.value],
         registryOutput: 'mcp',
+        debugEndpoints: true,
       }),
       {
         logger: silentLogger,
@@ -67,7 +68,7 @@ describe('aeraki serve with a registry', () => {
     assert.match(readFileSync(path.join(out, inbound), 'utf8'), /dubbo-sample-provider/);
 
     assert.equal((await httpGet(`${admin}/readyz`)).status, 200);
-    const debug = JSON.parse((await httpGet(`${admin}/debug/registries`)).body) as {
+    const debug = JSON.parse((await httpGet(`http://${running.debugAddress}/debug/registries`)).body) as {
       output: string;
       registries: { name: string; synced: boolean; services: number; endpoints: number }[];
     };

@@ -44,11 +44,14 @@ describe('aeraki serve end to end (fake istiod + fake kube-apiserver + RDS clien
       metadata: { name: 'shop', labels: { 'istio-injection': 'enabled' } },
     });
     istiod.set([se('orders')]);
-    running = await startServe(serveOptions({ istiodAddress: istiod.address, devCertsDir: certs }), {
-      logger: silentLogger,
-      kubeConfig: fakeKubeConfig(api, { token: 'aeraki' }),
-      backoff: { initialMs: 50, maxMs: 200 },
-    });
+    running = await startServe(
+      serveOptions({ istiodAddress: istiod.address, devCertsDir: certs, debugEndpoints: true }),
+      {
+        logger: silentLogger,
+        kubeConfig: fakeKubeConfig(api, { token: 'aeraki' }),
+        backoff: { initialMs: 50, maxMs: 200 },
+      },
+    );
     const paths = running.devCerts!.paths;
     rds = new RdsTestClient(running.rdsPort, {
       ca: readFileSync(paths.ca),
@@ -119,7 +122,13 @@ describe('aeraki serve end to end (fake istiod + fake kube-apiserver + RDS clien
     assert.match(metrics, /aeraki_rds_streams 1/);
     assert.match(metrics, /aeraki_leader 1/);
     assert.match(metrics, /aeraki_config_objects\{kind="MetaRouter"\} 1/);
-    const debug = JSON.parse((await httpGet(`${admin}/debug/envoyfilters`)).body) as {
+    assert.equal(
+      (await httpGet(`${admin}/debug/envoyfilters`)).status,
+      404,
+      '/debug/* is not on the admin port',
+    );
+    assert.ok(running.debugAddress?.startsWith('127.0.0.1:'), running.debugAddress);
+    const debug = JSON.parse((await httpGet(`http://${running.debugAddress}/debug/envoyfilters`)).body) as {
       diff: { create: string[]; delete: string[]; unchanged: number };
     };
     assert.deepEqual([debug.diff.create, debug.diff.delete], [[], []]);

@@ -112,17 +112,17 @@ export class RdsTestClient {
   }
 
   sotw(): RdsTestStream<SotwResponse> {
-    const call = (
-      this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>
-    ).StreamRoutes!.call(this.client);
-    return new RdsTestStream(call, decodeSotwResponse, encodeSotwRequest);
+    return new RdsTestStream(this.raw('sotw'), decodeSotwResponse, encodeSotwRequest);
   }
 
   delta(): RdsTestStream<DeltaResponse> {
-    const call = (
-      this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>
-    ).DeltaRoutes!.call(this.client);
-    return new RdsTestStream(call, decodeDeltaResponse, encodeDeltaRequest);
+    return new RdsTestStream(this.raw('delta'), decodeDeltaResponse, encodeDeltaRequest);
+  }
+
+  /** A call that writes and reads raw bytes (any bytes: the fuzz suites send garbage through it). */
+  raw(protocol: 'sotw' | 'delta'): grpc.ClientDuplexStream<Buffer, Buffer> {
+    const methods = this.client as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>;
+    return methods[protocol === 'sotw' ? 'StreamRoutes' : 'DeltaRoutes']!.call(this.client);
   }
 
   close(): void {

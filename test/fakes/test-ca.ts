@@ -3,7 +3,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateDevCertificates, type DevCertPems } from '../../src/tools/dev-certs.ts';
+import {
+  generateDevCertificates,
+  issueClientCertificate,
+  type DevCertPems,
+} from '../../src/tools/dev-certs.ts';
 
 let main: DevCertPems | undefined;
 let foreign: DevCertPems | undefined;
@@ -16,6 +20,26 @@ export function testCa(): DevCertPems {
 /** Another, unrelated CA (its client certificate must be refused). */
 export function foreignCa(): DevCertPems {
   return (foreign ??= generateDevCertificates({ caCommonName: 'Foreign CA', clientCommonName: 'intruder' }));
+}
+
+const clients = new Map<string, { readonly cert: string; readonly key: string }>();
+
+/**
+ * A client certificate of the mesh CA (testCa) with these URI SANs (none when empty), cached per SAN list;
+ * the subject CN is `commonName`.
+ */
+export function meshClient(
+  uris: readonly string[],
+  commonName = 'workload',
+): { readonly cert: string; readonly key: string } {
+  const key = `${commonName}|${uris.join(',')}`;
+  let c = clients.get(key);
+  if (!c) {
+    const ca = testCa();
+    c = issueClientCertificate({ cert: ca.ca, key: ca.caKey }, { commonName, uris });
+    clients.set(key, c);
+  }
+  return c;
 }
 
 export interface CertDir {

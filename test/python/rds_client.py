@@ -4,6 +4,7 @@ Messages are wire-compatible subsets of Envoy's, built from a FileDescriptorProt
 
   rds_client.py full PORT CA CERT KEY NAME     request NAME, print each response as one JSON line, ACK it;
                                                exits after the second response
+  rds_client.py once PORT CA CERT KEY NAME     request NAME, print the first response as one JSON line, exit
   rds_client.py refused PORT CA [CERT KEY]     expect the server to refuse the connection; prints the status
 """
 import json
@@ -84,7 +85,7 @@ def requests(q):
         yield item
 
 
-def full(port, ca, cert, key, name):
+def full(port, ca, cert, key, name, responses=2):
     q = queue.Queue()
     q.put(M["DiscoveryRequest"](node={"id": "sidecar~10.0.0.9~py.ns~ns.svc.cluster.local"},
                                 resource_names=[name], type_url=TYPE_URL))
@@ -103,7 +104,7 @@ def full(port, ca, cert, key, name):
         q.put(M["DiscoveryRequest"](version_info=resp.version_info, resource_names=[name],
                                     type_url=TYPE_URL, response_nonce=resp.nonce))
         seen += 1
-        if seen == 2:
+        if seen == responses:
             break
     q.put(None)
     ch.close()
@@ -129,7 +130,7 @@ def refused(port, ca, cert=None, key=None):
 
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
-    if mode == "full":
-        full(int(args[0]), args[1], args[2], args[3], args[4])
+    if mode in ("full", "once"):
+        full(int(args[0]), args[1], args[2], args[3], args[4], 2 if mode == "full" else 1)
         sys.exit(0)
     sys.exit(refused(int(args[0]), *args[1:]))

@@ -1,13 +1,15 @@
 // An independent client (Debian python3-grpcio: C-core + BoringSSL) against the RDS server over mTLS.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
-import { foreignCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
+import { foreignCa, meshClient, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
 import { hasPythonGrpc, pythonScript, runPython as runScript, waitFor } from '../support/python.ts';
 
 const SCRIPT = pythonScript('rds_client.py');
@@ -45,6 +47,7 @@ interface PyLine {
   routes?: { typeUrl: string; name: string; clusters: string[] }[];
   refused?: boolean;
   code?: string;
+  details?: string;
 }
 
 describe(
@@ -113,6 +116,70 @@ describe(
       ]);
       assert.equal(res.code, 0, JSON.stringify(res.lines) + res.stderr);
       assert.equal(res.lines[0]?.code, 'UNAVAILABLE');
+    });
+
+    describe('identity checks (only the namespace shop may read routes)', () => {
+      let guarded: RdsServer;
+      let guardedPort: number;
+      /** Writes a mesh client certificate with these URI SANs; returns [cert file, key file]. */
+      const clientFiles = (name: string, uris: readonly string[]): [string, string] => {
+        const c = meshClient(uris);
+        const [cert, key] = [path.join(certs.dir, `${name}.crt`), path.join(certs.dir, `${name}.key`)];
+        writeFileSync(cert, c.cert);
+        writeFileSync(key, c.key);
+        return [cert, key];
+      };
+      const refusedWith = async (name: string, uris: readonly string[]) => {
+        const res = await runPython([
+          'refused',
+          String(guardedPort),
+          certs.caFile,
+          ...clientFiles(name, uris),
+        ]);
+        assert.equal(res.code, 0, JSON.stringify(res.lines) + res.stderr);
+        return res.lines[0];
+      };
+
+      before(async () => {
+        guarded = new RdsServer(
+          {
+            host: '127.0.0.1',
+            port: 0,
+            logger: silentLogger,
+            tls: { ...certs, pollIntervalMs: 60_000 },
+            peers: { trustDomain: 'cluster.local', trustDomainAliases: [], allowedNamespaces: ['shop'] },
+          },
+          cache,
+        );
+        guardedPort = await guarded.start();
+      });
+
+      after(() => guarded.stop());
+
+      it('accepts a workload of the trust domain in an allowed namespace', async () => {
+        const files = clientFiles('shop', ['spiffe://cluster.local/ns/shop/sa/orders']);
+        const res = await runPython(['once', String(guardedPort), certs.caFile, ...files, NAME]);
+        assert.equal(res.code, 0, res.stderr);
+        assert.equal(res.lines[0]?.routes?.[0]?.name, NAME);
+      });
+
+      it('refuses another trust domain with PERMISSION_DENIED', async () => {
+        const line = await refusedWith('foreign-td', ['spiffe://evil.example/ns/shop/sa/orders']);
+        assert.equal(line?.code, 'PERMISSION_DENIED');
+        assert.match(line?.details ?? '', /trust domain "evil\.example"/);
+      });
+
+      it('refuses a certificate without a URI SAN with PERMISSION_DENIED', async () => {
+        const line = await refusedWith('no-san', []);
+        assert.equal(line?.code, 'PERMISSION_DENIED');
+        assert.match(line?.details ?? '', /no SPIFFE URI SAN/);
+      });
+
+      it('refuses a namespace that is not allowed with PERMISSION_DENIED', async () => {
+        const line = await refusedWith('other-ns', ['spiffe://cluster.local/ns/default/sa/orders']);
+        assert.equal(line?.code, 'PERMISSION_DENIED');
+        assert.match(line?.details ?? '', /namespace "default" may not read routes/);
+      });
     });
   },
 );

@@ -1,0 +1,91 @@
+// `aeraki serve` options of who may read routes, the debug listener and the limits (cmd/serve-rows-security.ts).
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { Command } from 'commander';
+import { addOptions, ConfigError } from '../../cmd/rows.ts';
+import { SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
+import { rdsLimits, rdsPeers } from '../../src/app/options.ts';
+import { DEFAULT_RDS_LIMITS } from '../../src/xds-rds/limits.ts';
+
+const EXISTING = path.resolve(import.meta.dirname, '../../package.json');
+const TLS = ['--tls-cert-file', EXISTING, '--tls-key-file', EXISTING, '--client-ca-file', EXISTING];
+
+function configOf(argv: string[], env: Record<string, string> = {}) {
+  const cmd = addOptions(new Command('serve').exitOverride(), SERVE_ROWS);
+  cmd.configureOutput({ writeErr: () => {} });
+  cmd.parse(argv, { from: 'user' });
+  return serveConfig(cmd, { KUBERNETES_SERVICE_HOST: '10.96.0.1', ...env }, '1.2.3');
+}
+
+describe('aeraki serve: identity, debug and limit options', () => {
+  it('defaults: trust domain cluster.local, every namespace, no debug endpoints, loopback debug address', () => {
+    const c = configOf(TLS);
+    assert.deepEqual(rdsPeers(c), {
+      trustDomain: 'cluster.local',
+      trustDomainAliases: [],
+      allowedNamespaces: [],
+    });
+    assert.equal(c.debugEndpoints, false);
+    assert.deepEqual(c.debugAddress, { host: '127.0.0.1', port: 15090 });
+    assert.deepEqual(rdsLimits(c), {
+      maxReceiveBytes: DEFAULT_RDS_LIMITS.maxReceiveBytes,
+      maxStreamsPerConnection: DEFAULT_RDS_LIMITS.maxStreamsPerConnection,
+      minPingIntervalMs: DEFAULT_RDS_LIMITS.minPingIntervalMs,
+      maxPingStrikes: DEFAULT_RDS_LIMITS.maxPingStrikes,
+      maxInvalidRequestsPerConnection: DEFAULT_RDS_LIMITS.maxInvalidRequestsPerConnection,
+      maxConnectionsPerIdentity: DEFAULT_RDS_LIMITS.maxConnectionsPerIdentity,
+      idleStreamTimeoutMs: DEFAULT_RDS_LIMITS.idleStreamTimeoutMs,
+    });
+    assert.deepEqual([c.httpHeadersTimeoutMs, c.httpRequestTimeoutMs], [10_000, 30_000]);
+  });
+
+  it('reads flags and environment variables (comma lists, sizes, durations, loopback :port)', () => {
+    const c = configOf(
+      [
+        ...TLS,
+        '--trust-domain-aliases',
+        'old.mesh, other.mesh',
+        '--rds-allowed-namespaces=shop,pay',
+        '--debug-endpoints',
+        '--debug-address',
+        ':9999',
+        '--rds-max-receive-size',
+        '512Ki',
+        '--rds-idle-stream-timeout',
+        '2m',
+      ],
+      { AERAKI_TRUST_DOMAIN: 'example.org', AERAKI_RDS_MAX_CONNECTIONS_PER_IDENTITY: '50' },
+    );
+    assert.deepEqual(rdsPeers(c), {
+      trustDomain: 'example.org',
+      trustDomainAliases: ['old.mesh', 'other.mesh'],
+      allowedNamespaces: ['shop', 'pay'],
+    });
+    assert.equal(c.debugEndpoints, true);
+    assert.deepEqual(c.debugAddress, { host: '127.0.0.1', port: 9999 });
+    assert.equal(c.rdsMaxReceiveBytes, 512 * 1024);
+    assert.equal(c.rdsIdleStreamTimeoutMs, 120_000);
+    assert.equal(c.rdsMaxConnectionsPerIdentity, 50);
+    assert.deepEqual(configOf([...TLS, '--debug-address', '0.0.0.0:9999']).debugAddress, {
+      host: '0.0.0.0',
+      port: 9999,
+    });
+  });
+
+  it('refuses bad values naming the option or variable', () => {
+    assert.throws(
+      () => configOf(TLS, { AERAKI_RDS_ALLOWED_NAMESPACES: 'shop,Bad_NS' }),
+      (e: Error) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(e.message, /AERAKI_RDS_ALLOWED_NAMESPACES: "Bad_NS" is not a valid namespace/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => configOf(TLS, { AERAKI_TRUST_DOMAIN_ALIASES: 'ok.mesh,not a domain' }),
+      /not a valid DNS domain/,
+    );
+    assert.throws(() => configOf([...TLS, '--rds-max-receive-size', '4MB']), /expected a size such as/);
+  });
+});
