@@ -75,6 +75,8 @@ import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
+import './registry/dubbo-url.test.ts';
+import './registry/zookeeper/watcher.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
 import './util/controller-loop.test.ts';
