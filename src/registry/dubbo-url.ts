@@ -8,6 +8,12 @@ import type { DubboProvider } from '../model/registry-bridge.ts';
  * accepted: `empty://`, `consumer://`, `override://`, `route://` and the like are not providers.
  */
 
+/** Children of Dubbo's root node that are not interfaces (configuration, service-name mapping, metadata). */
+export const NOT_INTERFACES: ReadonlySet<string> = new Set(['config', 'mapping', 'metadata']);
+
+/** Where Dubbo 3 registers application-level instances: `/services/<application>/<instance>`. */
+export const SERVICES_ROOT = '/services';
+
 const NOT_PROVIDERS = new Set([
   'empty',
   'consumer',

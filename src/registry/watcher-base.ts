@@ -142,3 +142,10 @@ export async function forEachLimit<T>(
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
+
+/** Dubbo's root node (ZooKeeper) or key prefix (etcd) of a spec, without a trailing slash: `/dubbo` by default. */
+export function dubboRoot(spec: RegistrySpec): string {
+  const root = spec.root.replace(/\/+$/, '');
+  if (root === '') return spec.root === '' ? '/dubbo' : '/';
+  return root.startsWith('/') ? root : `/${root}`;
+}

@@ -68,7 +68,9 @@ describe('parseInstanceRecord', () => {
       name: 'shop',
       address: '10.9.0.1',
       port: 20880,
-      payload: { metadata: { version: '2', 'dubbo.metadata.revision': 'abc', weight: 10, flag: true, nested: {} } },
+      payload: {
+        metadata: { version: '2', 'dubbo.metadata.revision': 'abc', weight: 10, flag: true, nested: {} },
+      },
     });
     const p = parseInstanceRecord('shop', json, '/services/shop/i1');
     assert.deepEqual(p, {
@@ -90,7 +92,14 @@ describe('parseInstanceRecord', () => {
     assert.equal(p?.group, 'g');
   });
 
-  for (const bad of ['{not json', '[]', 'null', '{"address":"10.0.0.1"}', '{"port":1}', '{"address":"a","port":"x"}']) {
+  for (const bad of [
+    '{not json',
+    '[]',
+    'null',
+    '{"address":"10.0.0.1"}',
+    '{"port":1}',
+    '{"address":"a","port":"x"}',
+  ]) {
     it(`rejects ${bad}`, () => assert.equal(parseInstanceRecord('a', bad, 'o'), undefined));
   }
 });

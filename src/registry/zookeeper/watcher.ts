@@ -26,9 +26,9 @@
  */
 import type { RegistrySpec } from '../../model/registry-bridge.ts';
 import { errorFields } from '../../util/logger.ts';
-import { parseInstanceRecord, parseProviderUrl } from '../dubbo-url.ts';
+import { NOT_INTERFACES, parseInstanceRecord, parseProviderUrl, SERVICES_ROOT } from '../dubbo-url.ts';
 import type { RegistryWatcherDeps } from '../types.ts';
-import { WatcherBase, forEachLimit } from '../watcher-base.ts';
+import { dubboRoot, forEachLimit, WatcherBase } from '../watcher-base.ts';
 import {
   createZkClient,
   exists,
@@ -39,8 +39,6 @@ import {
   type ZkClient,
 } from './client.ts';
 
-const NOT_INTERFACES = new Set(['config', 'mapping', 'metadata']);
-const SERVICES_ROOT = '/services';
 /** Reads in flight during a full read. */
 const READ_CONCURRENCY = 64;
 const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
@@ -69,7 +67,7 @@ export class ZooKeeperWatcher extends WatcherBase {
 
   constructor(spec: RegistrySpec, deps: RegistryWatcherDeps) {
     super(spec, deps);
-    this.root = spec.root === '' ? '/dubbo' : spec.root.replace(/(.)\/+$/, '$1');
+    this.root = dubboRoot(spec);
     this.sessionTimeoutMs = sessionTimeout(spec);
   }
 
