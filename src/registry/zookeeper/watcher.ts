@@ -25,6 +25,7 @@
  *   child watches on `/services` and each application, data watches on each instance.
  */
 import type { RegistrySpec } from '../../model/registry-bridge.ts';
+import { systemClock, type TimerHandle } from '../../util/clock.ts';
 import { errorFields } from '../../util/logger.ts';
 import { NOT_INTERFACES, parseInstanceRecord, parseProviderUrl, SERVICES_ROOT } from '../dubbo-url.ts';
 import type { RegistryWatcherDeps } from '../types.ts';
@@ -64,6 +65,7 @@ export class ZooKeeperWatcher extends WatcherBase {
   private interfaces = new Set<string>();
   private readonly apps = new Map<string, Set<string>>();
   private readonly sessionTimeoutMs: number;
+  private connectTimer: TimerHandle | undefined;
 
   constructor(spec: RegistrySpec, deps: RegistryWatcherDeps) {
     super(spec, deps);
@@ -84,10 +86,16 @@ export class ZooKeeperWatcher extends WatcherBase {
       if (gen === this.session && !this.stopped) this.onState(gen, state);
     });
     client.connect();
+    // The client retries an unreachable server silently, forever: say so once the session timeout has passed.
+    this.connectTimer = systemClock.setTimeout(() => {
+      if (gen === this.session && !this.stopped && client.getState() !== ZkState.SYNC_CONNECTED)
+        this.markDisconnected(`cannot connect to ZooKeeper ${this.spec.servers.join(',')}`, true);
+    }, this.sessionTimeoutMs);
   }
 
   protected close(): Promise<void> {
     this.session++;
+    if (this.connectTimer) systemClock.clearTimeout(this.connectTimer);
     this.client?.close();
     this.client = undefined;
     return Promise.resolve();

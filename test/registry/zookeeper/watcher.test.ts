@@ -223,6 +223,31 @@ describe('ZooKeeperWatcher against a real ZooKeeper', () => {
     }
   });
 
+  it('reports an unreachable server as disconnected, then reads everything once it is reachable', async () => {
+    const root = '/dubbo-late';
+    await registerProvider(provider, root, { iface: 'org.demo.L', ip: '10.3.1.1', port: 20880 });
+    const relay = new TcpRelay('127.0.0.1', server.port);
+    await relay.start();
+    try {
+      relay.cut();
+      const { rec, watcher } = watch(root, [`127.0.0.1:${relay.port}`], { session: '1000' });
+      const down = await rec.next('disconnected', 0, 'nothing reachable');
+      assert.deepEqual(rec.changes[down], {
+        type: 'disconnected',
+        error: `cannot connect to ZooKeeper 127.0.0.1:${relay.port}`,
+      });
+      assert.equal(watcher.status().synced, false);
+      assert.deepEqual(watcher.services(), []);
+      relay.restore();
+      await rec.next('synced', down, 'first read once reachable');
+      assert.deepEqual(endpoints(watcher, 'org.demo.L'), ['10.3.1.1:20880@']);
+      assert.equal(watcher.status().connected, true);
+      assert.equal(watcher.status().lastError, `cannot connect to ZooKeeper 127.0.0.1:${relay.port}`, 'kept');
+    } finally {
+      await relay.stop();
+    }
+  });
+
   it('survives a server restart: disconnected, then synced with the same providers, and watches again', async () => {
     const root = '/dubbo-restart';
     const node = `${root}/org.demo.R/providers/${encodeNode('dubbo://10.4.0.1:20880/org.demo.R?side=provider')}`;
