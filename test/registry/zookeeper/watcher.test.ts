@@ -1,6 +1,7 @@
 // The ZooKeeper watcher against a real ZooKeeper 3.8 server: providers registered and removed as a Dubbo provider
 // does, application-level instances, a malformed node, session expiry through a cut relay, a server restart.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type zookeeper from 'node-zookeeper-client';
 import type { RegistrySpec } from '../../../src/model/registry-bridge.ts';
@@ -15,7 +16,8 @@ import {
 } from '../../support/dubbo-zookeeper.ts';
 import { TcpRelay } from '../../support/tcp-relay.ts';
 import { ZooKeeperServer } from '../../support/zookeeper-server.ts';
-import { waitFor } from '../../e2e/support.ts';
+import { repoRoot, waitFor } from '../../e2e/support.ts';
+import { start } from '../../support/process.ts';
 import { endpoints, Recorder } from '../watcher-recorder.ts';
 
 function spec(root: string, servers: string[], params: Record<string, string> = {}): RegistrySpec {
@@ -245,6 +247,49 @@ describe('ZooKeeperWatcher against a real ZooKeeper', () => {
       assert.equal(watcher.status().lastError, `cannot connect to ZooKeeper 127.0.0.1:${relay.port}`, 'kept');
     } finally {
       await relay.stop();
+    }
+  });
+
+  it('sees the providers of examples/registry/register-provider.ts, and sees them go when it is killed', async () => {
+    const root = '/dubbo-example';
+    const { rec, watcher } = watch(root);
+    await rec.next('synced', 0, 'first read');
+    const script = start(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'examples/registry/register-provider.ts'),
+        ...[
+          '--zk',
+          server.address,
+          '--root',
+          root,
+          '--interface',
+          'org.demo.Ex',
+          '--interface',
+          'org.demo.Ey',
+        ],
+        ...['--versions', '1.0.0,2.0.0', '--ips', '10.9.0.1,10.9.0.2', '--port', '20881'],
+      ],
+      60_000,
+      process.env,
+      repoRoot,
+    );
+    try {
+      await script.waitFor('registered 8 provider(s)', 30_000);
+      await waitFor(() => watcher.providers('org.demo.Ey').length === 4, 'the script providers');
+      assert.deepEqual(endpoints(watcher, 'org.demo.Ex'), [
+        '10.9.0.1:20881@1.0.0',
+        '10.9.0.1:20881@2.0.0',
+        '10.9.0.2:20881@1.0.0',
+        '10.9.0.2:20881@2.0.0',
+      ]);
+      script.child.kill('SIGTERM');
+      await script.exited;
+      await waitFor(() => watcher.services().length === 0, 'the providers go with the script');
+    } finally {
+      script.kill();
     }
   });
 
