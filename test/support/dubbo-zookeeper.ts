@@ -40,18 +40,42 @@ export function encodeNode(url: string): string {
 
 export function connect(address: string, sessionTimeout = 4000): Promise<zookeeper.Client> {
   const client = zookeeper.createClient(address, { sessionTimeout, spinDelay: 100, retries: 0 });
-  return new Promise((resolve) => {
-    client.once('connected', () => resolve(client));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.close();
+      reject(
+        new Error(`no ZooKeeper session with ${address} within 20 s (state ${String(client.getState())})`),
+      );
+    }, 20_000);
+    client.once('connected', () => {
+      clearTimeout(timer);
+      resolve(client);
+    });
     client.connect();
   });
 }
 
-function call<T>(fn: (cb: (err: Error | zookeeper.Exception | null, value: T) => void) => void): Promise<T> {
-  return new Promise((resolve, reject) => fn((err, value) => (err ? reject(asError(err)) : resolve(value))));
+/** One client call, bounded: a stuck request fails the test with the client's state instead of hanging it. */
+function call<T>(
+  client: zookeeper.Client,
+  what: string,
+  fn: (cb: (err: Error | zookeeper.Exception | null, value: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${what}: no answer within 15 s (client ${String(client.getState())})`)),
+      15_000,
+    );
+    fn((err, value) => {
+      clearTimeout(timer);
+      if (err) reject(asError(err));
+      else resolve(value);
+    });
+  });
 }
 
 export function mkdirp(client: zookeeper.Client, path: string): Promise<string> {
-  return call((cb) => client.mkdirp(path, cb));
+  return call(client, `mkdirp ${path}`, (cb) => client.mkdirp(path, cb));
 }
 
 /** Creates (ephemeral unless told) a node, its parents persistent; returns the node path. */
@@ -63,15 +87,15 @@ export async function createNode(
 ): Promise<string> {
   await mkdirp(client, path.slice(0, path.lastIndexOf('/')));
   const mode = ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT;
-  return call((cb) => client.create(path, Buffer.from(data), mode, cb));
+  return call(client, `create ${path}`, (cb) => client.create(path, Buffer.from(data), mode, cb));
 }
 
 export async function removeNode(client: zookeeper.Client, path: string): Promise<void> {
-  await call<void>((cb) => client.remove(path, (err) => cb(err, undefined)));
+  await call<void>(client, `remove ${path}`, (cb) => client.remove(path, (err) => cb(err, undefined)));
 }
 
 export function setData(client: zookeeper.Client, path: string, data: string): Promise<unknown> {
-  return call((cb) => client.setData(path, Buffer.from(data), cb));
+  return call(client, `setData ${path}`, (cb) => client.setData(path, Buffer.from(data), cb));
 }
 
 /** Registers one provider as Dubbo does; returns its node path. */

@@ -45,6 +45,11 @@ export abstract class ServerProcess {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** Resolves once the server serves (after its port accepts connections); by default at once. */
+  protected ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
   protected abstract command(): { readonly cmd: string; readonly args: readonly string[] };
 
   /** Starts the process and resolves once its client port accepts connections. */
@@ -58,9 +63,11 @@ export abstract class ServerProcess {
     });
     died.catch(() => {});
     await Promise.race([
-      waitForPort('127.0.0.1', this.port, 30_000, this.what).then(() => {
-        listening = true;
-      }),
+      waitForPort('127.0.0.1', this.port, 30_000, this.what)
+        .then(() => this.ready())
+        .then(() => {
+          listening = true;
+        }),
       died,
     ]);
   }

@@ -29,6 +29,44 @@ export function asError(err: Error | zookeeper.Exception): Error {
   return err as Error;
 }
 
+/** node-zookeeper-client 1.1.3's connection manager, as far as this file reaches into it. */
+interface ConnectionManager {
+  socket?: { destroy(): void };
+  connect?: () => void;
+}
+
+function connectionManager(client: Client): ConnectionManager | undefined {
+  return (client as unknown as { connectionManager?: ConnectionManager }).connectionManager;
+}
+
+/**
+ * Closes a client without tripping node-zookeeper-client 1.1.3: closing it while it connects makes it read the
+ * server's connect answer as a reply and throw from its socket handler (an uncaught exception). A client with no
+ * session stops trying instead (its connection manager's reconnect is disabled and its socket dropped), and is
+ * closed properly should an attempt already under way still succeed.
+ */
+export function closeClient(client: Client): void {
+  const state = client.getState();
+  if (state === zookeeper.State.SYNC_CONNECTED || state === zookeeper.State.CONNECTED_READ_ONLY) {
+    client.close();
+    return;
+  }
+  client.once('connected', () => client.close());
+  const manager = connectionManager(client);
+  if (!manager) return;
+  manager.connect = () => {};
+  manager.socket?.destroy();
+}
+
+/**
+ * Drops the client's current connection attempt so that it makes a new one (node-zookeeper-client 1.1.3 has no read
+ * timeout: a connection that a starting server accepted but never answers would wait forever). Reaches into the
+ * client's connection manager; a no-op if its shape differs.
+ */
+export function retryConnection(client: Client): void {
+  connectionManager(client)?.socket?.destroy();
+}
+
 function isNoNode(err: unknown): boolean {
   return err instanceof zookeeper.Exception && err.getCode() === zookeeper.Exception.NO_NODE;
 }

@@ -12,11 +12,14 @@
  * - There is no read timeout: a connection that stays open but silent is not noticed (pings get no answer and
  *   nothing happens). A relay that resets the connection is noticed at once.
  * - A server that is down: the client retries forever, every `spinDelay`, without an error event.
+ * - A server that is starting accepts connections before it serves: such a connection can stay unanswered, and
+ *   the client then waits in CONNECTING forever (seen in about one start in three).
  * - Watches are one-shot and the client keeps a list of watch callbacks per path (registering the same path twice
  *   fires both), so this watcher arms each watch at most once per session.
  *
- * Hence: every (re)connect re-reads the whole tree before `synced` (watches survive a reconnect within a session,
- * but the bridge must not prune until a read of the current session completed); EXPIRED replaces the client.
+ * Hence: every (re)connect re-reads the whole tree before `synced` (watches survive a reconnect within a session
+ * and are not armed twice, but the bridge must not prune until a read of this connection completed); EXPIRED
+ * replaces the client, whose new session starts with no watch.
  *
  * Layout read (the root is Dubbo's root node, the registry group, not a chroot):
  * - `<root>/<interface>/providers/<url-encoded provider URL>`: children of the root except `config`, `mapping`
@@ -31,11 +34,13 @@ import { NOT_INTERFACES, parseInstanceRecord, parseProviderUrl, SERVICES_ROOT } 
 import type { RegistryWatcherDeps } from '../types.ts';
 import { dubboRoot, forEachLimit, WatcherBase } from '../watcher-base.ts';
 import {
+  closeClient,
   createZkClient,
   exists,
   getChildren,
   getData,
   isConnectionError,
+  retryConnection,
   ZkState,
   type ZkClient,
 } from './client.ts';
@@ -66,6 +71,8 @@ export class ZooKeeperWatcher extends WatcherBase {
   private readonly apps = new Map<string, Set<string>>();
   private readonly sessionTimeoutMs: number;
   private connectTimer: TimerHandle | undefined;
+  /** The current outage was reported as `disconnected` already (a new client per session timeout says nothing). */
+  private unreachableReported = false;
 
   constructor(spec: RegistrySpec, deps: RegistryWatcherDeps) {
     super(spec, deps);
@@ -86,27 +93,46 @@ export class ZooKeeperWatcher extends WatcherBase {
       if (gen === this.session && !this.stopped) this.onState(gen, state);
     });
     client.connect();
-    // The client retries an unreachable server silently, forever: say so once the session timeout has passed.
+    this.armWatchdog(gen);
+  }
+
+  /**
+   * The client retries an unreachable server silently and forever, and a connection that a starting server
+   * accepted can stay unanswered forever (no read timeout): when there is no session a session timeout after
+   * connecting or losing the connection, say so (once per outage) and make the client try a new connection.
+   */
+  private armWatchdog(gen: number): void {
+    if (this.connectTimer) systemClock.clearTimeout(this.connectTimer);
     this.connectTimer = systemClock.setTimeout(() => {
-      if (gen === this.session && !this.stopped && client.getState() !== ZkState.SYNC_CONNECTED)
-        this.markDisconnected(`cannot connect to ZooKeeper ${this.spec.servers.join(',')}`, true);
+      this.connectTimer = undefined;
+      const client = this.client;
+      if (gen !== this.session || this.stopped || !client || client.getState() === ZkState.SYNC_CONNECTED)
+        return;
+      const error = `cannot connect to ZooKeeper ${this.spec.servers.join(',')}`;
+      this.markDisconnected(error, !this.unreachableReported);
+      this.unreachableReported = true;
+      retryConnection(client);
+      this.armWatchdog(gen);
     }, this.sessionTimeoutMs);
   }
 
   protected close(): Promise<void> {
     this.session++;
     if (this.connectTimer) systemClock.clearTimeout(this.connectTimer);
-    this.client?.close();
+    if (this.client) closeClient(this.client);
     this.client = undefined;
     return Promise.resolve();
   }
 
   private onState(gen: number, state: typeof ZkState.SYNC_CONNECTED): void {
     if (state === ZkState.SYNC_CONNECTED || state === ZkState.CONNECTED_READ_ONLY) {
+      if (this.connectTimer) systemClock.clearTimeout(this.connectTimer);
+      this.unreachableReported = false;
       this.markConnected();
       void this.fullRead(gen);
     } else if (state === ZkState.DISCONNECTED) {
       this.markDisconnected(`connection to ZooKeeper ${this.spec.servers.join(',')} lost`);
+      this.armWatchdog(gen);
     } else if (state === ZkState.EXPIRED || state === ZkState.AUTH_FAILED) {
       const why = state === ZkState.EXPIRED ? 'ZooKeeper session expired' : 'ZooKeeper authentication failed';
       this.markDisconnected(why, true);
@@ -120,8 +146,8 @@ export class ZooKeeperWatcher extends WatcherBase {
   private async fullRead(gen: number): Promise<void> {
     const changed = new Set<string>();
     try {
-      await this.readRoot(gen, changed);
-      await this.readApps(gen, changed);
+      await this.readRoot(gen, changed, true);
+      await this.readApps(gen, changed, true);
       if (gen !== this.session) return;
       this.reportServices(changed);
       this.markSynced();
@@ -194,7 +220,11 @@ export class ZooKeeperWatcher extends WatcherBase {
     return undefined;
   }
 
-  private async readRoot(gen: number, changed: Set<string>): Promise<void> {
+  /**
+   * Lists the interfaces and reads the providers of the new ones (of all of them when `full`; a watch already
+   * armed is not armed twice).
+   */
+  private async readRoot(gen: number, changed: Set<string>, full = false): Promise<void> {
     const listed = await this.children(gen, this.root, (c) => this.readRoot(gen, c));
     if (gen !== this.session) return;
     const next = new Set((listed ?? []).filter((child) => !NOT_INTERFACES.has(child)));
@@ -202,7 +232,7 @@ export class ZooKeeperWatcher extends WatcherBase {
       if (!next.has(gone) && this.table.replace(gone, this.providersPath(gone), [])) changed.add(gone);
     }
     const added = [...next].filter(
-      (i) => !this.interfaces.has(i) || !this.armed.has(`children ${this.providersPath(i)}`),
+      (i) => full || !this.interfaces.has(i) || !this.armed.has(`children ${this.providersPath(i)}`),
     );
     this.interfaces = next;
     await forEachLimit(added, READ_CONCURRENCY, (iface) => this.readProviders(gen, iface, changed));
@@ -226,38 +256,39 @@ export class ZooKeeperWatcher extends WatcherBase {
     if (this.table.replace(iface, path, providers)) changed.add(iface);
   }
 
-  private async readApps(gen: number, changed: Set<string>): Promise<void> {
+  private async readApps(gen: number, changed: Set<string>, full = false): Promise<void> {
     const listed = await this.children(gen, SERVICES_ROOT, (c) => this.readApps(gen, c));
     if (gen !== this.session) return;
     const next = new Set(listed ?? []);
-    for (const app of [...this.apps.keys()].filter((a) => !next.has(a)))
+    for (const app of [...this.apps.keys()].filter((a) => !next.has(a))) {
       this.dropInstances(app, new Set(), changed);
+      this.apps.delete(app);
+    }
     const added = [...next].filter(
-      (a) => !this.apps.has(a) || !this.armed.has(`children ${join(SERVICES_ROOT, a)}`),
+      (a) => full || !this.apps.has(a) || !this.armed.has(`children ${join(SERVICES_ROOT, a)}`),
     );
     for (const app of added) if (!this.apps.has(app)) this.apps.set(app, new Set());
-    await forEachLimit(added, READ_CONCURRENCY, (app) => this.readApp(gen, app, changed));
+    await forEachLimit(added, READ_CONCURRENCY, (app) => this.readApp(gen, app, changed, full));
   }
 
-  private async readApp(gen: number, app: string, changed: Set<string>): Promise<void> {
+  private async readApp(gen: number, app: string, changed: Set<string>, full = false): Promise<void> {
     const path = join(SERVICES_ROOT, app);
     const listed = await this.children(gen, path, (c) => this.readApp(gen, app, c));
     if (gen !== this.session || !this.apps.has(app)) return;
     const next = new Set(listed ?? []);
     const known = this.dropInstances(app, next, changed);
-    const added = [...next].filter((i) => !known.has(i) || !this.armed.has(`data ${join(path, i)}`));
+    const added = [...next].filter((i) => full || !known.has(i) || !this.armed.has(`data ${join(path, i)}`));
     for (const instance of added) known.add(instance);
     await forEachLimit(added, READ_CONCURRENCY, (instance) => this.readInstance(gen, app, instance, changed));
   }
 
-  /** Forgets the instances of `app` not in `keep` (the whole app when keep is empty); returns what is left. */
+  /** Forgets the instances of `app` not in `keep`; returns the ones left. */
   private dropInstances(app: string, keep: Set<string>, changed: Set<string>): Set<string> {
     const known = this.apps.get(app) ?? new Set<string>();
     for (const instance of [...known].filter((i) => !keep.has(i))) {
       known.delete(instance);
       if (this.table.replace(app, join(join(SERVICES_ROOT, app), instance), [])) changed.add(app);
     }
-    if (keep.size === 0) this.apps.delete(app);
     return known;
   }
 

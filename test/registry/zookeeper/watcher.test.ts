@@ -177,6 +177,11 @@ describe('ZooKeeperWatcher against a real ZooKeeper', () => {
     await waitFor(() => watcher.providers('shop').length === 1, 'second instance leaves');
     await removeNode(provider, '/services/shop/10.2.0.1:20880');
     await waitFor(() => !watcher.services().includes('shop'), 'last instance leaves');
+    await createNode(provider, '/services/shop/10.2.0.3:20880', instance('10.2.0.3', '2.0'));
+    await waitFor(
+      () => endpoints(watcher, 'shop')[0] === '10.2.0.3:20880@2.0',
+      'an instance of an emptied app',
+    );
   });
 
   it('after a session expiry (relay cut longer than the session) reports disconnected, re-reads, then synced', async () => {
@@ -287,7 +292,10 @@ describe('ZooKeeperWatcher against a real ZooKeeper', () => {
       ]);
       script.child.kill('SIGTERM');
       await script.exited;
-      await waitFor(() => watcher.services().length === 0, 'the providers go with the script');
+      await waitFor(
+        () => watcher.providers('org.demo.Ex').length + watcher.providers('org.demo.Ey').length === 0,
+        'the providers go with the script',
+      );
     } finally {
       script.kill();
     }
@@ -297,10 +305,14 @@ describe('ZooKeeperWatcher against a real ZooKeeper', () => {
     const root = '/dubbo-restart';
     const node = `${root}/org.demo.R/providers/${encodeNode('dubbo://10.4.0.1:20880/org.demo.R?side=provider')}`;
     await createNode(provider, node, '', false);
-    const { rec, watcher } = watch(root);
+    // A short session: a client that reconnected while the server was starting may wait forever, and the
+    // watcher replaces it after a session timeout.
+    const { rec, watcher } = watch(root, [server.address], { session: '2000' });
     const first = await rec.next('synced', 0, 'first read');
 
     await server.restart();
+    provider.close(); // the same can happen to this client
+    provider = await connect(server.address);
     const down = await rec.next('disconnected', first, 'server killed');
     await rec.next('synced', down, 'read after the restart');
     assert.deepEqual(endpoints(watcher, 'org.demo.R'), ['10.4.0.1:20880@']);
