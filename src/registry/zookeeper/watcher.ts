@@ -14,12 +14,15 @@
  * - A server that is down: the client retries forever, every `spinDelay`, without an error event.
  * - A server that is starting accepts connections before it serves: such a connection can stay unanswered, and
  *   the client then waits in CONNECTING forever (seen in about one start in three).
+ * - `close()` while the client is connecting makes it parse the server's connect answer as a reply and throw
+ *   "Unknown code" from its socket handler, an uncaught exception (see closeClient).
  * - Watches are one-shot and the client keeps a list of watch callbacks per path (registering the same path twice
  *   fires both), so this watcher arms each watch at most once per session.
  *
  * Hence: every (re)connect re-reads the whole tree before `synced` (watches survive a reconnect within a session
  * and are not armed twice, but the bridge must not prune until a read of this connection completed); EXPIRED
- * replaces the client, whose new session starts with no watch.
+ * replaces the client, whose new session starts with no watch; no session within a session timeout of
+ * connecting is reported and the connection attempt is dropped and made again.
  *
  * Layout read (the root is Dubbo's root node, the registry group, not a chroot):
  * - `<root>/<interface>/providers/<url-encoded provider URL>`: children of the root except `config`, `mapping`
@@ -71,7 +74,7 @@ export class ZooKeeperWatcher extends WatcherBase {
   private readonly apps = new Map<string, Set<string>>();
   private readonly sessionTimeoutMs: number;
   private connectTimer: TimerHandle | undefined;
-  /** The current outage was reported as `disconnected` already (a new client per session timeout says nothing). */
+  /** The current outage was reported as `disconnected` already (later watchdog rounds say nothing more). */
   private unreachableReported = false;
 
   constructor(spec: RegistrySpec, deps: RegistryWatcherDeps) {
