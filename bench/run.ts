@@ -6,6 +6,7 @@ import { benchGenerate } from './generate.ts';
 import { benchMcp } from './mcp.ts';
 import { benchRds } from './rds.ts';
 import { benchReconcile } from './reconcile.ts';
+import { benchRegistryWatch } from './registry-watch.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   generate: benchGenerate,
@@ -13,6 +14,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   mcp: benchMcp,
   rds: benchRds,
   cli: benchCli,
+  'registry-watch': benchRegistryWatch,
 };
 
 const selected = process.argv.slice(2);
