@@ -77,6 +77,7 @@ import './reconcile/kube-sink.test.ts';
 import './reconcile/reconciler.test.ts';
 import './registry/dubbo-url.test.ts';
 import './registry/etcd/watcher.test.ts';
+import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';

@@ -41,7 +41,12 @@ export abstract class WatcherBase implements RegistryWatcher {
   start(onChange: (change: RegistryChange) => void): void {
     if (this.onChange || this.stopped) return;
     this.onChange = onChange;
-    this.open();
+    try {
+      this.open();
+    } catch (err) {
+      // A client that refuses its configuration (no server, a malformed one): reported, never thrown.
+      this.failed(`cannot open the ${this.spec.type} client`, err);
+    }
   }
 
   async stop(): Promise<void> {
