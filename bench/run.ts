@@ -8,6 +8,7 @@ import { benchRds } from './rds.ts';
 import { benchRdsAbuse } from './rds-abuse.ts';
 import { benchReconcile } from './reconcile.ts';
 import { benchRegistryBridge } from './registry-bridge.ts';
+import { benchRegistryWatch } from './registry-watch.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   generate: benchGenerate,
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   'rds-abuse': benchRdsAbuse,
   cli: benchCli,
   'registry-bridge': benchRegistryBridge,
+  'registry-watch': benchRegistryWatch,
 };
 
 const selected = process.argv.slice(2);

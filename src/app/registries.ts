@@ -18,7 +18,9 @@ import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
 import { RegistryVips } from '../registry/vips.ts';
 import { ServiceEntryMcpServer } from '../registry/mcp/server.ts';
+import { EtcdWatcher } from '../registry/etcd/watcher.ts';
 import { NacosWatcher } from '../registry/nacos/watcher.ts';
+import { ZooKeeperWatcher } from '../registry/zookeeper/watcher.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
@@ -30,13 +32,10 @@ import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './
 /** Builds the watcher of one registry. */
 export type RegistryWatcherFactory = (spec: RegistrySpec, deps: RegistryWatcherDeps) => RegistryWatcher;
 
-/**
- * The watcher class of each registry type. THE PLACE TO REGISTER WATCHERS: zookeeper → ZooKeeperWatcher
- * (src/registry/zookeeper/watcher.ts), etcd → EtcdWatcher (src/registry/etcd/watcher.ts), nacos → NacosWatcher
- * (src/registry/nacos/watcher.ts), each as `(spec, deps) => new XWatcher(spec, deps)`. A type missing here is a
- * startup error naming the registry.
- */
-export const REGISTRY_WATCHERS: Partial<Record<RegistrySpec['type'], RegistryWatcherFactory>> = {
+/** The watcher class of each registry type (`--registry NAME=<type>://...`). */
+export const REGISTRY_WATCHERS: Record<RegistrySpec['type'], RegistryWatcherFactory> = {
+  zookeeper: (spec, deps) => new ZooKeeperWatcher(spec, deps),
+  etcd: (spec, deps) => new EtcdWatcher(spec, deps),
   nacos: (spec, deps) => new NacosWatcher(spec, deps),
 };
 
@@ -76,9 +75,6 @@ export const registrySource = (name: string): string => `registry/${name}`;
 function buildWatchers(o: RegistriesOptions): RegistryWatcher[] {
   return o.specs.map((spec) => {
     const factory = o.watcherFactory ?? REGISTRY_WATCHERS[spec.type];
-    if (!factory) {
-      throw new Error(`--registry ${spec.name}: registry type ${spec.type} is not available in this build`);
-    }
     return factory(spec, { logger: o.logger, ...(o.backoff ? { backoff: o.backoff } : {}) });
   });
 }

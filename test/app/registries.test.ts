@@ -2,15 +2,18 @@
 // ServiceEntries written to the fake kube-apiserver over real HTTP, and put straight into the ConfigStore.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { Registries, type RegistriesOptions } from '../../src/app/registries.ts';
+import { REGISTRY_WATCHERS, Registries, type RegistriesOptions } from '../../src/app/registries.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { parseConfigObject } from '../../src/model/parse.ts';
 import type { RegistrySpec } from '../../src/model/registry-bridge.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
+import { EtcdWatcher } from '../../src/registry/etcd/watcher.ts';
+import { NacosWatcher } from '../../src/registry/nacos/watcher.ts';
 import { parseRegistrySpec } from '../../src/registry/spec.ts';
 import { candidateVip } from '../../src/registry/vips.ts';
+import { ZooKeeperWatcher } from '../../src/registry/zookeeper/watcher.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
@@ -399,20 +402,22 @@ describe('registry ServiceEntries in the store', () => {
     assert.match(text, /aeraki_registry_sync_errors_total\{registry="zk"\} 1/);
   });
 
-  it('refuses to start with a registry type nothing watches', () => {
-    assert.throws(
-      () =>
-        new Registries({
-          specs: [spec('zk=zookeeper://zk:2181/dubbo')],
-          output: 'mcp',
-          rootNamespace: 'istio-system',
-          istioVersion: 'v1',
-          store: new ConfigStore({ rootNamespace: 'istio-system' }),
-          kc: undefined,
-          isLeader: () => true,
-          logger: silentLogger,
-        }),
-      /--registry zk: registry type zookeeper is not available in this build/,
+  it('builds the watcher of each registry type when none is injected', () => {
+    const deps = { logger: silentLogger };
+    const zk = REGISTRY_WATCHERS.zookeeper(spec('zk=zookeeper://zk:2181/dubbo'), deps);
+    const etcd = REGISTRY_WATCHERS.etcd(spec('etcd=etcd://etcd:2379/dubbo'), deps);
+    const nacos = REGISTRY_WATCHERS.nacos(spec('nacos=nacos://nacos:8848'), deps);
+    assert.ok(zk instanceof ZooKeeperWatcher);
+    assert.ok(etcd instanceof EtcdWatcher);
+    assert.ok(nacos instanceof NacosWatcher);
+    assert.deepEqual(
+      [zk, etcd, nacos].map((w) => [w.name, w.status().connected]),
+      [
+        ['zk', false],
+        ['etcd', false],
+        ['nacos', false],
+      ],
+      'built, not started',
     );
   });
 });
