@@ -4,42 +4,14 @@
 // report) with 500 and with 5,000 interfaces in the same run. Target: the change cost does not grow with the
 // number of interfaces (ratio 5,000/500 at most 2). The bridge's ServiceEntries come after this and are not timed.
 import { performance } from 'node:perf_hooks';
-import type zookeeper from 'node-zookeeper-client';
 import type { RegistryChange } from '../src/model/registry-bridge.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { ZooKeeperWatcher } from '../src/registry/zookeeper/watcher.ts';
-import { connect, registerProvider, removeNode } from '../test/support/dubbo-zookeeper.ts';
+import { connect } from '../test/support/dubbo-zookeeper.ts';
 import { ZooKeeperServer } from '../test/support/zookeeper-server.ts';
+import { gc, median, PROVIDERS, registerInterfaces, timeProviderChanges } from './zookeeper-providers.ts';
 
-const PROVIDERS = 4;
 const CHANGES = 15;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
-
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
-async function register(client: zookeeper.Client, root: string, interfaces: number): Promise<void> {
-  const work = Array.from({ length: interfaces }, (_, i) => i);
-  const worker = async (): Promise<void> => {
-    for (let i = work.shift(); i !== undefined; i = work.shift()) {
-      for (let p = 0; p < PROVIDERS; p++) {
-        const ip = `10.${(i >> 8) & 255}.${i & 255}.${p + 1}`;
-        await registerProvider(client, root, {
-          iface: `org.bench.Service${i}`,
-          ip,
-          port: 20880,
-          version: '1.0.0',
-        });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: 64 }, worker));
-}
 
 /** Starts a watcher on `root`, waits for its first `synced`; returns it, its changes and the time taken. */
 async function startWatcher(address: string, root: string) {
@@ -76,26 +48,6 @@ async function startWatcher(address: string, root: string) {
   return { watcher, readMs: performance.now() - t0, next };
 }
 
-/** Median time from one provider change (a registration, then its removal) to the watcher's report. */
-async function changeCost(client: zookeeper.Client, root: string, next: (t: 'services') => Promise<void>) {
-  const times: number[] = [];
-  for (let k = 0; k < CHANGES; k++) {
-    const t0 = performance.now();
-    const seen = next('services');
-    const node = await registerProvider(client, root, {
-      iface: 'org.bench.Service7',
-      ip: `10.99.0.${k}`,
-      port: 20880,
-    });
-    await seen;
-    times.push(performance.now() - t0);
-    const gone = next('services');
-    await removeNode(client, node);
-    await gone;
-  }
-  return median(times);
-}
-
 export async function benchRegistryWatch(): Promise<Record<string, unknown>> {
   const server = await ZooKeeperServer.start();
   const client = await connect(server.address, 4000);
@@ -103,16 +55,15 @@ export async function benchRegistryWatch(): Promise<Record<string, unknown>> {
     const results: Record<string, number> = {};
     for (const interfaces of [500, 5_000]) {
       const root = `/dubbo-${interfaces}`;
-      const r0 = performance.now();
-      await register(client, root, interfaces);
-      const registerMs = performance.now() - r0;
+      const registerMs = await registerInterfaces(client, root, interfaces);
       gc();
       const heap0 = process.memoryUsage().heapUsed;
       const { watcher, readMs, next } = await startWatcher(server.address, root);
       gc();
       const heapMb = (process.memoryUsage().heapUsed - heap0) / 1e6;
       const services = watcher.services().length;
-      const changeMs = await changeCost(client, root, next);
+      const changes = await timeProviderChanges(client, root, CHANGES, () => next('services'));
+      const changeMs = median(changes.added);
       await watcher.stop();
       console.log(
         `${interfaces} interfaces x ${PROVIDERS}: registered in ${registerMs.toFixed(0)} ms; first full read ` +

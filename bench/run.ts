@@ -7,6 +7,7 @@ import { benchMcp } from './mcp.ts';
 import { benchRds } from './rds.ts';
 import { benchRdsAbuse } from './rds-abuse.ts';
 import { benchReconcile } from './reconcile.ts';
+import { benchRegistry } from './registry.ts';
 import { benchRegistryBridge } from './registry-bridge.ts';
 import { benchRegistryWatch } from './registry-watch.ts';
 
@@ -17,6 +18,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   rds: benchRds,
   'rds-abuse': benchRdsAbuse,
   cli: benchCli,
+  registry: benchRegistry,
   'registry-bridge': benchRegistryBridge,
   'registry-watch': benchRegistryWatch,
 };

@@ -86,6 +86,16 @@ export async function createNode(
   ephemeral = true,
 ): Promise<string> {
   await mkdirp(client, path.slice(0, path.lastIndexOf('/')));
+  return createChild(client, path, data, ephemeral);
+}
+
+/** Creates (ephemeral unless told) a node whose parent exists: one request, so many can be in flight at once. */
+export function createChild(
+  client: zookeeper.Client,
+  path: string,
+  data = '',
+  ephemeral = true,
+): Promise<string> {
   const mode = ephemeral ? zookeeper.CreateMode.EPHEMERAL : zookeeper.CreateMode.PERSISTENT;
   return call(client, `create ${path}`, (cb) => client.create(path, Buffer.from(data), mode, cb));
 }
@@ -100,5 +110,10 @@ export function setData(client: zookeeper.Client, path: string, data: string): P
 
 /** Registers one provider as Dubbo does; returns its node path. */
 export function registerProvider(client: zookeeper.Client, root: string, p: ProviderSpec): Promise<string> {
-  return createNode(client, `${root}/${p.iface}/providers/${encodeNode(providerUrl(p))}`);
+  return createNode(client, providerPath(root, p));
+}
+
+/** The node a provider registers under Dubbo's root node `root`. */
+export function providerPath(root: string, p: ProviderSpec): string {
+  return `${root}/${p.iface}/providers/${encodeNode(providerUrl(p))}`;
 }
