@@ -2,7 +2,7 @@
 // providers each registered as Dubbo registers them; the time of the watcher's first full read (start to
 // `synced`), the heap it holds, and the cost of one provider change (the time from the change to its `services`
 // report) with 500 and with 5,000 interfaces in the same run. Target: the change cost does not grow with the
-// number of interfaces (ratio 5,000/500 at most 2). The bridge's ServiceEntries come after this and are not timed.
+// number of interfaces (ratio 5,000/500 at most 2). The bridge's ServiceEntries come after this (bench/registry.ts).
 import { performance } from 'node:perf_hooks';
 import type { RegistryChange } from '../src/model/registry-bridge.ts';
 import { silentLogger } from '../src/util/logger.ts';
