@@ -74,6 +74,9 @@ export interface ServeOptions {
   readonly rdsDebounceMaxMs: number;
   /** Periodic full reconcile (0 disables). */
   readonly resyncMs: number;
+  /** Client-side limit of writes to the API server, shared by every writer: tokens per second and bucket size. */
+  readonly kubeApiQps: number;
+  readonly kubeApiBurst: number;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
 }

@@ -43,6 +43,8 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     rdsDebounceAfterMs: 20,
     rdsDebounceMaxMs: 200,
     resyncMs: 0,
+    kubeApiQps: 1000,
+    kubeApiBurst: 1000,
     version: 'e2e',
     ...overrides,
   };
