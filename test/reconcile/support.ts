@@ -42,6 +42,8 @@ export class MemorySink implements EnvoyFilterSink {
   readonly writes: { op: string; key: string }[] = [];
   readonly faults: Fault[] = [];
   private rv = 0;
+  /** Number of list calls answered. */
+  lists = 0;
   /** Called before every write; lets a test assert invariants at write time (e.g. leadership). */
   beforeWrite: (op: string, key: string) => void = () => {};
 
@@ -65,6 +67,7 @@ export class MemorySink implements EnvoyFilterSink {
 
   list(): Promise<ExistingObject[]> {
     this.fault('list');
+    this.lists++;
     const out: ExistingObject[] = [];
     for (const o of this.objects.values()) {
       const e = toExisting(o['kind'] as 'EnvoyFilter', o);
@@ -73,17 +76,23 @@ export class MemorySink implements EnvoyFilterSink {
     return Promise.resolve(out);
   }
 
-  create(obj: OutputObject): Promise<void> {
+  /** The stored object as the sink reports it (what a write answers). */
+  existing(key: string): ExistingObject | undefined {
+    const o = this.objects.get(key);
+    return o ? toExisting(o['kind'] as 'EnvoyFilter', o) : undefined;
+  }
+
+  create(obj: OutputObject): Promise<ExistingObject | undefined> {
     const key = `${obj.kind}/${obj.metadata.namespace}/${obj.metadata.name}`;
     this.beforeWrite('create', key);
     this.fault('create');
     if (this.objects.has(key)) throw new SinkError('exists', { transient: true, code: 409 });
     this.writes.push({ op: 'create', key });
     this.seed(JSON.parse(JSON.stringify(obj)));
-    return Promise.resolve();
+    return Promise.resolve(this.existing(key));
   }
 
-  update(obj: OutputObject, existing: ExistingObject): Promise<void> {
+  update(obj: OutputObject, existing: ExistingObject): Promise<ExistingObject | undefined> {
     const key = `${obj.kind}/${obj.metadata.namespace}/${obj.metadata.name}`;
     this.beforeWrite('update', key);
     this.fault('update');
@@ -92,7 +101,7 @@ export class MemorySink implements EnvoyFilterSink {
     if (rv !== existing.resourceVersion) throw new SinkError('conflict', { transient: true, code: 409 });
     this.writes.push({ op: 'update', key });
     this.seed(JSON.parse(JSON.stringify(updateBody(obj, existing))));
-    return Promise.resolve();
+    return Promise.resolve(this.existing(key));
   }
 
   delete(existing: ExistingObject): Promise<void> {
