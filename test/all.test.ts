@@ -79,6 +79,7 @@ import './reconcile/reconciler-cache.test.ts';
 import './reconcile/reconciler.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
+import './tools/route-watcher.test.ts';
 import './util/controller-loop.test.ts';
 import './util/debounce.test.ts';
 import './util/json.test.ts';

@@ -1,5 +1,4 @@
 // Helpers shared by the envoyfilter suites: desired objects and an in-memory sink with fault injection.
-import type { Clock, TimerHandle } from '../../src/util/clock.ts';
 import { MANAGED_LABELS, SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { EnvoyFilterObject, OutputObject } from '../../src/model/objects.ts';
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
@@ -115,10 +114,4 @@ export class MemorySink implements EnvoyFilterSink {
 }
 
 /** A real-time clock whose timers keep the process alive (systemClock unrefs them). */
-export const refClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms) as unknown as TimerHandle,
-  clearTimeout: (h) => {
-    clearTimeout(h as unknown as NodeJS.Timeout);
-  },
-};
+export { keepAliveClock as refClock } from '../../src/util/clock.ts';
