@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark in one process (never part of npm test). Pass names to run a subset:
-// `npm run bench -- generate rds` (`cli`: start-up of the compiled CLI). Figures are medians and ratios; the
+// `npm run bench -- generate rds` (`cli`: start-up of the compiled CLI; `soak`: only when named). Figures are medians and ratios; the
 // machines are shared and noisy.
 import { benchCli } from './cli.ts';
 import { benchGenerate } from './generate.ts';
 import { benchMcp } from './mcp.ts';
 import { benchRds } from './rds.ts';
 import { benchReconcile } from './reconcile.ts';
+import { benchSoak } from './soak.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   generate: benchGenerate,
@@ -13,8 +14,11 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   mcp: benchMcp,
   rds: benchRds,
   cli: benchCli,
+  soak: benchSoak,
 };
 
+/** Run only when named: `soak` takes SOAK_MINUTES (10 by default). */
+const onlyWhenNamed = new Set(['soak']);
 const selected = process.argv.slice(2);
 const unknown = selected.filter((s) => !(s in benches));
 if (unknown.length > 0) {
@@ -23,7 +27,7 @@ if (unknown.length > 0) {
 }
 const results: Record<string, unknown> = {};
 for (const [name, run] of Object.entries(benches)) {
-  if (selected.length > 0 && !selected.includes(name)) continue;
+  if (selected.length > 0 ? !selected.includes(name) : onlyWhenNamed.has(name)) continue;
   console.log(`# bench ${name}`);
   results[name] = await run();
 }

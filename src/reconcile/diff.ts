@@ -39,6 +39,11 @@ export interface DiffOptions {
   readonly failedSources: ReadonlySet<string>;
   /** Optional memo of existing-object hashes (key includes the resourceVersion), shared across runs. */
   readonly hashMemo?: Map<string, string>;
+  /**
+   * Optional memo of desiredHash by desired object (objects are never mutated): when generation hands back the
+   * same object for an unchanged source, it is not hashed again.
+   */
+  readonly desiredMemo?: WeakMap<OutputObject, string>;
 }
 
 export function objectKey(kind: string, namespace: string, name: string): string {
@@ -139,7 +144,11 @@ export function diff(
     const key = objectKey(d.kind, d.metadata.namespace, d.metadata.name);
     if (seen.has(key)) continue;
     seen.add(key);
-    const hash = desiredHash(d);
+    let hash = options.desiredMemo?.get(d);
+    if (hash === undefined) {
+      hash = desiredHash(d);
+      options.desiredMemo?.set(d, hash);
+    }
     const e = existingByKey.get(key);
     if (e === undefined) creates.push(withContentHash(d, hash));
     else if (isUnchanged(d, hash, e, options.hashMemo)) unchanged++;

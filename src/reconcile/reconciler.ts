@@ -138,6 +138,7 @@ export class Reconciler {
   private readonly log: Logger;
   private readonly loop: ControllerLoop<RunReport>;
   private readonly hashMemo = new Map<string, string>();
+  private readonly desiredMemo = new WeakMap<OutputObject, string>();
   private lastIssues = '';
   private readonly convergence = new ConvergenceTracker();
   /** The next run lists (first run, periodic resync, after a failed write). */
@@ -268,7 +269,11 @@ export class Reconciler {
   }
 
   private plan(desired: DesiredSet, existing: readonly ExistingObject[], failed: ReadonlySet<string>): Plan {
-    return diff(desired.objects, existing, { failedSources: failed, hashMemo: this.hashMemo });
+    return diff(desired.objects, existing, {
+      failedSources: failed,
+      hashMemo: this.hashMemo,
+      desiredMemo: this.desiredMemo,
+    });
   }
 
   /** What exists: the cache once synced, else (and when a list is due) a list, recorded in the cache. */
