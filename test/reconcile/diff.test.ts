@@ -109,4 +109,15 @@ describe('diff', () => {
     };
     assert.equal(diff([moved], [e], none).updates.length, 1);
   });
+
+  it('hashes a desired object once when a memo is given (the same object in the next run is not hashed again)', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const memo = new WeakMap<OutputObject, string>();
+    const first = diff([a], [], { ...none, desiredMemo: memo });
+    assert.equal(memo.get(a), desiredHash(a));
+    memo.set(a, 'stale-on-purpose');
+    const second = diff([a], [], { ...none, desiredMemo: memo });
+    assert.equal(first.creates[0]?.metadata.annotations?.[CONTENT_HASH_ANNOTATION], desiredHash(a));
+    assert.equal(second.creates[0]?.metadata.annotations?.[CONTENT_HASH_ANNOTATION], 'stale-on-purpose');
+  });
 });
