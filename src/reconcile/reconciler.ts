@@ -28,6 +28,7 @@ import type { RateLimiter } from '../util/rate-limit.ts';
 import { applyWrites, planWrites } from './apply.ts';
 import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
 import { diff, planDifferences, type ExistingObject, type Plan } from './diff.ts';
+import { ExistingReader, type ExistingRead } from './existing.ts';
 import type { ManagedCache } from './managed-cache.ts';
 import { WriteProgress } from './progress.ts';
 import { sourceKey } from '../model/names.ts';
@@ -106,13 +107,6 @@ export function heldSourceKeys(rejected: readonly { readonly ref: ObjectRef }[])
   return out;
 }
 
-/** What a run plans against; `cached` is the cache's view, kept for a periodic resync to count repairs. */
-interface ExistingRead {
-  readonly existing: readonly ExistingObject[];
-  readonly listed: boolean;
-  readonly cached?: readonly ExistingObject[];
-}
-
 const EMPTY: Omit<RunReport, 'skipped'> = {
   created: 0,
   updated: 0,
@@ -141,10 +135,7 @@ export class Reconciler {
   private readonly desiredMemo = new WeakMap<OutputObject, string>();
   private lastIssues = '';
   private readonly convergence = new ConvergenceTracker();
-  /** The next run lists (first run, periodic resync, after a failed write). */
-  private listDue = true;
-  /** The next listing run is a periodic resync: it counts repairs. */
-  private resyncDue = false;
+  private readonly reader: ExistingReader;
   /** Cumulative write counters (all runs). */
   readonly totals = { runs: 0, created: 0, updated: 0, deleted: 0, failures: 0 };
 
@@ -152,6 +143,7 @@ export class Reconciler {
     this.opts = options;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ component: 'reconciler', sink: options.sink.name });
+    this.reader = new ExistingReader(options.sink, options.cache);
     const quietMs = options.quietMs ?? 1000;
     this.loop = new ControllerLoop<RunReport>({
       run: () => this.runOnce(),
@@ -164,10 +156,7 @@ export class Reconciler {
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: quietMs,
       resyncMs: options.resyncMs ?? 300_000,
-      onResync: () => {
-        this.listDue = true;
-        this.resyncDue = true;
-      },
+      onResync: () => this.reader.resyncNext(),
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: this.clock,
       logger: this.log,
@@ -233,7 +222,7 @@ export class Reconciler {
     let read: ExistingRead;
     try {
       desired = this.opts.desired();
-      read = await this.readExisting();
+      read = await this.reader.read();
     } catch (err) {
       this.convergence.restore(changes);
       return this.failedRun(err);
@@ -245,7 +234,7 @@ export class Reconciler {
     const plan = this.plan(desired, read.existing, failed);
     const repairs = read.cached && this.countRepairs(plan, desired, read.cached, failed);
     const result = await this.apply(plan, changes);
-    if (result.failures.length > 0 || result.interrupted) this.listDue = true;
+    if (result.failures.length > 0 || result.interrupted) this.reader.listNext();
     if (result.interrupted) this.log.warn('writes stopped: no longer leader');
     const report: RunReport = {
       created: result.created,
@@ -274,21 +263,6 @@ export class Reconciler {
       hashMemo: this.hashMemo,
       desiredMemo: this.desiredMemo,
     });
-  }
-
-  /** What exists: the cache once synced, else (and when a list is due) a list, recorded in the cache. */
-  private async readExisting(): Promise<ExistingRead> {
-    const cache = this.opts.cache;
-    if (cache?.synced && !this.listDue) return { existing: cache.list(), listed: false };
-    const cached = cache?.synced && this.resyncDue ? cache.list() : undefined;
-    const existing = await this.opts.sink.list();
-    this.listDue = false;
-    this.resyncDue = false;
-    if (cache) {
-      for (const e of existing) cache.upsert(e);
-      cache.repaired();
-    }
-    return { existing, listed: true, ...(cached ? { cached } : {}) };
   }
 
   /** A periodic resync: the objects the cache would have planned differently. */
