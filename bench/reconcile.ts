@@ -2,7 +2,9 @@
 // fake kube-apiserver over HTTP, with the controller's real parts: the kube sink, the drift watch feeding the
 // managed cache, the write rate limit. Per size: the first sync (rate under the qps limit), an unchanged resync
 // (writes and list calls; target 0 and 0), one changed service (time, of which generation, against a full
-// rebuild: the same reconcile listing everything as every run did before the cache), memory.
+// rebuild: the same reconcile listing everything as every run did before the cache), the same for the reconcile
+// side alone (generation handing over the previous objects of unchanged sources, as an incremental one does),
+// memory.
 // RECONCILE_QPS (default 1000) is the write limit of the first sync; RECONCILE_ROUNDS (default 5) the rounds of
 // the one-change medians.
 import { performance } from 'node:perf_hooks';
@@ -15,7 +17,8 @@ import { Reconciler, type DesiredSet } from '../src/reconcile/reconciler.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { TokenBucket } from '../src/util/rate-limit.ts';
-import type { ServiceEntry } from '../src/model/objects.ts';
+import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
+import type { OutputObject, ServiceEntry } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
@@ -43,6 +46,29 @@ export function storeOf(services: number): ConfigStore {
 export function changeService(store: ConfigStore, i: number, round: number): void {
   const se = store.get('ServiceEntry', `ns-${i % 50}`, `svc-${i}`) as ServiceEntry;
   store.upsert({ ...se, spec: { ...se.spec, workloadSelector: { labels: { app: `svc-${i}-r${round}` } } } });
+}
+
+const objectKeyOf = (o: OutputObject) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`;
+
+/** A generation that reuses the previous object of every source but the one named in `prepare`. */
+function reusedGeneration(generate: () => DesiredSet): {
+  desired: () => DesiredSet;
+  prepare(changed: string): void;
+} {
+  let previous = new Map<string, OutputObject>();
+  let current: DesiredSet | undefined;
+  return {
+    desired: () => current ?? generate(),
+    prepare(changed) {
+      const fresh = generate();
+      const objects = fresh.objects.map((o) => {
+        const before = previous.get(objectKeyOf(o));
+        return before && o.metadata.annotations?.[SOURCE_ANNOTATION] !== changed ? before : o;
+      });
+      previous = new Map(objects.map((o) => [objectKeyOf(o), o]));
+      current = { ...fresh, objects };
+    },
+  };
 }
 
 const lists = (api: FakeKubeApiServer) =>
@@ -79,6 +105,17 @@ async function benchSize(services: number): Promise<Record<string, unknown>> {
     });
     // The same reconcile without the cache: it lists everything every run, as every run did before.
     const full = new Reconciler({ sink, desired, isSynced: () => true, resyncMs: 0, logger: silentLogger });
+    // The reconcile side alone: generation (done before the timed run) hands over the previous object of
+    // every unchanged source, as an incremental generation does.
+    const reusing = reusedGeneration(() => generateAll(store, generators, { namespaceScope: false }));
+    const inc = new Reconciler({
+      sink,
+      desired: reusing.desired,
+      cache,
+      isSynced: () => true,
+      resyncMs: 0,
+      logger: silentLogger,
+    });
 
     const heapBefore = process.memoryUsage().heapUsed;
     let t0 = performance.now();
@@ -94,6 +131,9 @@ async function benchSize(services: number): Promise<Record<string, unknown>> {
     const resyncLists = lists(api);
 
     await full.runNow(); // warms its hash memo
+    reusing.prepare('');
+    await inc.runNow(); // hashes every object once
+    const oneChangeReused: number[] = [];
     const oneChange: number[] = [];
     const oneChangeGeneration: number[] = [];
     const fullRebuild: number[] = [];
@@ -113,9 +153,16 @@ async function benchSize(services: number): Promise<Record<string, unknown>> {
       oneChangeGeneration.push(generationMs);
       oneWrites = writes(api);
       oneLists = lists(api);
+
+      changeService(store, 8, round);
+      reusing.prepare('ServiceEntry/ns-8/svc-8');
+      t0 = performance.now();
+      await inc.runNow();
+      oneChangeReused.push(performance.now() - t0);
     }
     await rec.stop();
     await full.stop();
+    await inc.stop();
     const oneMs = median(oneChange);
     const fullMs = median(fullRebuild);
     return {
@@ -133,6 +180,8 @@ async function benchSize(services: number): Promise<Record<string, unknown>> {
       oneChangeListCalls: oneLists,
       fullRebuildMs: ms(fullMs),
       oneChangeOverFullRebuild: Math.round((oneMs / fullMs) * 1000) / 1000,
+      oneChangeReconcileOnlyMs: ms(median(oneChangeReused)),
+      oneChangeReconcileOnlyOverFullRebuild: Math.round((median(oneChangeReused) / fullMs) * 1000) / 1000,
       heapGrowthMb: mb(process.memoryUsage().heapUsed - heapBefore),
       rssMb: mb(process.memoryUsage().rss),
     };
@@ -153,6 +202,8 @@ export async function benchReconcile(): Promise<Record<string, unknown>> {
   }
   const growth = Number(bySize[10_000]?.['oneChangeMs']) / Number(bySize[1000]?.['oneChangeMs']);
   out['oneChangeGrowth'] = Math.round(growth * 100) / 100;
+  const only = (n: number) => Number(bySize[n]?.['oneChangeReconcileOnlyMs']);
+  out['oneChangeReconcileOnlyGrowth'] = Math.round((only(10_000) / only(1000)) * 100) / 100;
   out['targets'] = {
     oneChangeGrowth: 2,
     oneChangeOverFullRebuild10k: 0.05,

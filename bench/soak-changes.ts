@@ -23,6 +23,9 @@ interface Pending {
   pushed: boolean;
 }
 
+/** Created services are deleted once older than this (two debounce maxima of the soak). */
+const DELETE_AFTER_MS = 20_000;
+
 /** How long a change waits for its write or push before it is dropped from matching. */
 const MATCH_WINDOW_MS = 60_000;
 
@@ -51,7 +54,9 @@ export class ChangeLog {
   private readonly rules = new Map<string, DestinationRule>();
   private readonly routers = new Map<string, KubeObject>();
   private readonly pending = new Map<string, Pending[]>();
-  private readonly created: ServiceEntry[] = [];
+  private readonly created: { se: ServiceEntry; at: number }[] = [];
+  /** Names of the services deleted (never changed again: a change would re-create them). */
+  private readonly deleted = new Set<string>();
   private readonly askedDeletions = new Set<string>();
   private readonly writeMs: number[] = [];
   private readonly pushMs: number[] = [];
@@ -111,7 +116,7 @@ export class ChangeLog {
   }
 
   private changeEntry(se: ServiceEntry | undefined, k: number): void {
-    if (!se) return;
+    if (!se || this.deleted.has(se.metadata.name)) return;
     const next: ServiceEntry = {
       ...se,
       spec: { ...se.spec, workloadSelector: { labels: { app: `${se.metadata.name}-${k}` } } },
@@ -135,7 +140,7 @@ export class ChangeLog {
 
   /** A new service shaped like `like`, with its own name, host and addresses. */
   private createEntry(like: ServiceEntry | undefined): void {
-    if (!like) return;
+    if (!like || this.deleted.has(like.metadata.name)) return;
     const n = this.extra++;
     const ns = like.metadata.namespace;
     const host = `extra-${n}.${ns}.svc.cluster.local`;
@@ -144,15 +149,28 @@ export class ChangeLog {
       metadata: { ...like.metadata, name: `extra-${n}` },
       spec: { ...like.spec, hosts: [host], addresses: [`241.0.${(n >> 8) & 255}.${n & 255}`] },
     };
-    this.created.push(se);
+    this.created.push({ se, at: Date.now() });
     this.note(host, 'create', false);
     this.d.istiod.upsert(se);
   }
 
-  /** Deletes the oldest service the soak created. */
+  /**
+   * Deletes the oldest service the soak created, once it is older than two debounce maxima (a service created and
+   * deleted within one debounce never reaches the API server); else an original service nobody watches, which
+   * the soak then leaves alone.
+   */
   private deleteEntry(): void {
-    const se = this.created.shift();
+    const oldest = this.created[0];
+    let se: ServiceEntry | undefined;
+    if (oldest && Date.now() - oldest.at > DELETE_AFTER_MS) se = this.created.shift()?.se;
+    else {
+      const i = this.services.findLastIndex(
+        (s, j) => j >= this.d.watched && !this.deleted.has(s.metadata.name),
+      );
+      se = this.services[i];
+    }
     if (!se) return;
+    this.deleted.add(se.metadata.name);
     const host = se.spec.hosts[0] ?? '';
     this.askedDeletions.add(host);
     this.note(host, 'delete', false);

@@ -19,8 +19,9 @@ import { ChangeLog } from './soak-changes.ts';
 import { openStreams, type SoakStreams } from './soak-streams.ts';
 import { syntheticObjects } from './synthetic.ts';
 
-const SERVICES = 10_000;
-const STREAMS = 1000;
+// SOAK_SERVICES (default 10,000) and SOAK_STREAMS (default 1,000) shrink the mesh for a quick trial.
+const SERVICES = Number(process.env['SOAK_SERVICES'] ?? '10000');
+const STREAMS = Math.min(SERVICES, Number(process.env['SOAK_STREAMS'] ?? '1000'));
 const CHANGES_PER_SECOND = 5;
 const DEBOUNCE = { afterMs: 1000, maxMs: 10_000 };
 const RDS_DEBOUNCE = { afterMs: 100, maxMs: 1000 };
