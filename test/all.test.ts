@@ -70,6 +70,7 @@ import './plugins/thrift/golden.test.ts';
 import './plugins/zookeeper/generator.test.ts';
 import './reconcile/diff.test.ts';
 import './reconcile/dir-sink.test.ts';
+import './reconcile/kube-cache.test.ts';
 import './reconcile/kube-ha.test.ts';
 import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';

@@ -14,7 +14,7 @@ import {
   type WriteOp,
 } from '../model/write.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
-import type { ExistingObject, Plan } from './diff.ts';
+import type { ExistingObject, ManagedKind, Plan } from './diff.ts';
 import type { ManagedCache } from './managed-cache.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
@@ -68,16 +68,27 @@ export function planWrites(plan: Plan, sink: EnvoyFilterSink, cache?: ManagedCac
     if (written) cache.upsert(written);
     else cache.markStale();
   };
+  /** Marks the object as written by the controller while `write` runs (its watch event needs no run). */
+  const tracked =
+    (t: { kind: ManagedKind; namespace: string; name: string }, write: () => Promise<void>) =>
+    async (): Promise<void> => {
+      cache?.beginWrite(t.kind, t.namespace, t.name);
+      try {
+        await write();
+      } finally {
+        cache?.endWrite(t.kind, t.namespace, t.name);
+      }
+    };
   return [
     ...plan.creates.map((o) => ({
       op: 'create' as const,
       ...target(o),
-      write: async () => record(await sink.create(o)),
+      write: tracked(target(o), async () => record(await sink.create(o))),
     })),
     ...plan.updates.map((u) => ({
       op: 'update' as const,
       ...target(u.desired),
-      write: async () => record(await sink.update(u.desired, u.existing)),
+      write: tracked(target(u.desired), async () => record(await sink.update(u.desired, u.existing))),
     })),
     ...plan.deletes.map((e) => ({
       op: 'delete' as const,
@@ -85,10 +96,10 @@ export function planWrites(plan: Plan, sink: EnvoyFilterSink, cache?: ManagedCac
       namespace: e.namespace,
       name: e.name,
       source: e.annotations[SOURCE_ANNOTATION],
-      write: async () => {
+      write: tracked(e, async () => {
         await sink.delete(e);
         cache?.remove(e.kind, e.namespace, e.name);
-      },
+      }),
     })),
   ];
 }

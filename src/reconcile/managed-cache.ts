@@ -20,6 +20,8 @@ export function olderVersion(a: string, b: string): boolean {
 
 export class ManagedCache {
   private readonly objects = new Map<string, ExistingObject>();
+  /** Keys with a write of the controller in flight → how many. */
+  private readonly inFlight = new Map<string, number>();
   private isSynced = false;
   private stale = false;
 
@@ -57,6 +59,28 @@ export class ManagedCache {
 
   get(kind: ManagedKind, namespace: string, name: string): ExistingObject | undefined {
     return this.objects.get(objectKey(kind, namespace, name));
+  }
+
+  /** The controller starts writing this object (its answer will be recorded). */
+  beginWrite(kind: ManagedKind, namespace: string, name: string): void {
+    const key = objectKey(kind, namespace, name);
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+  }
+
+  /** The write started by `beginWrite` is over (answered or failed). */
+  endWrite(kind: ManagedKind, namespace: string, name: string): void {
+    const key = objectKey(kind, namespace, name);
+    const n = (this.inFlight.get(key) ?? 1) - 1;
+    if (n > 0) this.inFlight.set(key, n);
+    else this.inFlight.delete(key);
+  }
+
+  /**
+   * True while the controller writes this object: a watch event for it is most likely the write itself, seen
+   * before its answer, and needs no reconcile of its own.
+   */
+  writing(kind: ManagedKind, namespace: string, name: string): boolean {
+    return this.inFlight.has(objectKey(kind, namespace, name));
   }
 
   /**

@@ -3,8 +3,8 @@
  * `manager: Aeraki`). Any change or deletion after the initial list calls `onChange` (wired to the reconciler's
  * debounced trigger in app.ts), so a filter edited or deleted by hand is restored within one debounce.
  * With a `cache`, every event is recorded there (the reconciler plans against it instead of listing) and
- * `onChange` is called only for events that changed it: the reconciler's own writes, already recorded from the
- * write answers, come back here without causing another run.
+ * `onChange` is called only for events that changed it and are not a write of the controller in flight: the
+ * reconciler's own writes (recorded from their answers) come back here without causing another run.
  */
 import {
   CustomObjectsApi,
@@ -50,14 +50,20 @@ export class ManagedObjectsWatch {
       const changed = () => {
         if (informer.synced) o.onChange();
       };
+      // With a cache, only events that changed it and are not the controller's own write in flight.
       const upsert = (obj: KubernetesObject) => {
         const e = toExisting(kind, obj);
-        if (!o.cache || (e && o.cache.upsert(e))) changed();
+        if (!o.cache) changed();
+        else if (e && o.cache.upsert(e) && !o.cache.writing(kind, e.namespace, e.name)) changed();
       };
       const remove = (obj: KubernetesObject) => {
-        const md = obj.metadata ?? {};
-        const gone = o.cache?.remove(kind, md.namespace ?? '', md.name ?? '', md.resourceVersion ?? '');
-        if (!o.cache || gone) changed();
+        const { namespace = '', name = '', resourceVersion = '' } = obj.metadata ?? {};
+        if (!o.cache) changed();
+        else if (
+          o.cache.remove(kind, namespace, name, resourceVersion) &&
+          !o.cache.writing(kind, namespace, name)
+        )
+          changed();
       };
       const informer: ResilientInformer = new ResilientInformer({
         kc: o.kc,
