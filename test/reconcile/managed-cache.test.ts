@@ -52,4 +52,16 @@ describe('ManagedCache', () => {
     cache.repaired();
     assert.equal(cache.synced, true);
   });
+
+  it('knows which objects the controller is writing, until every write of them ended', () => {
+    const cache = new ManagedCache();
+    cache.beginWrite('EnvoyFilter', 'istio-system', 'a');
+    cache.beginWrite('EnvoyFilter', 'istio-system', 'a');
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), true);
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'b'), false);
+    cache.endWrite('EnvoyFilter', 'istio-system', 'a');
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), true, 'one write still in flight');
+    cache.endWrite('EnvoyFilter', 'istio-system', 'a');
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), false);
+  });
 });
