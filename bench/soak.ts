@@ -92,11 +92,13 @@ async function start(): Promise<Soak> {
 /** Waits until the first sync wrote every filter and the writes stopped for a few seconds. */
 async function firstSync(api: FakeKubeApiServer, running: RunningServe): Promise<number> {
   await running.synced;
+  console.log('soak: config synced; first sync of the EnvoyFilters');
   let last = -1;
-  for (;;) {
+  for (let i = 1; ; i++) {
     await sleep(3000);
     const n = api.list('envoyfilters.networking.istio.io').length;
     if (n === last && n > 0) return n;
+    if (i % 10 === 0) console.log(`soak: ${n} EnvoyFilters written`);
     last = n;
   }
 }
