@@ -10,6 +10,7 @@ import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { serviceEntry, storeOf } from '../support/builders.ts';
+import { cliArgs, start } from '../support/process.ts';
 
 const service = (name: string, port: number): ServiceEntry =>
   serviceEntry('ns', name, {
@@ -151,6 +152,24 @@ describe('route watcher against the RDS server', () => {
     await rec.until(() => rec.noAnswers.length === 1, 'the no-answer notice');
     assert.deepEqual(rec.noAnswers, [50]);
     assert.equal(rec.answers.length, 0);
+  });
+
+  it('aeraki routes --once -o yaml prints the first answer, names what is not served, and exits 0', async () => {
+    const cache = new SnapshotCache();
+    publish(cache, [service('a', 20880)]);
+    const { server, port } = await rdsServer(cache);
+    closers.push(() => server.stop());
+    const args = ['routes', `--rds-address=127.0.0.1:${port}`, '--insecure', '--once', '-o', 'yaml', A, B];
+    const cli = start(process.execPath, cliArgs(args), 60_000);
+    closers.push(() => cli.kill());
+    assert.equal(await cli.exited, 0, cli.stderr);
+    const doc = parseYaml(cli.stdout) as { version: string; routes: { name: string }[] };
+    assert.equal(doc.version, cache.snapshot().version);
+    assert.deepEqual(
+      doc.routes.map((r) => r.name),
+      [A],
+    );
+    assert.match(cli.stderr, new RegExp(`route ${B} is not served by 127\\.0\\.0\\.1:${port}`));
   });
 
   it('formats an answer as pretty JSON or as one YAML document', () => {
