@@ -44,6 +44,11 @@ export interface DiffOptions {
    * same object for an unchanged source, it is not hashed again.
    */
   readonly desiredMemo?: WeakMap<OutputObject, string>;
+  /**
+   * Optional memo of the pairs found equal: existing object → the desired object it matched. The same two
+   * objects (both are never mutated) in a later run are equal again without being compared.
+   */
+  readonly equalMemo?: WeakMap<ExistingObject, OutputObject>;
 }
 
 export function objectKey(kind: string, namespace: string, name: string): string {
@@ -140,31 +145,46 @@ export function diff(
   const updates: PlannedUpdate[] = [];
   const seen = new Set<string>();
   let unchanged = 0;
-  for (const d of sortObjects(desired, (o) => [o.kind, o.metadata.namespace, o.metadata.name])) {
+  // Input order, so the first of duplicate keys wins; only the (few) writes are sorted afterwards.
+  for (const d of desired) {
     const key = objectKey(d.kind, d.metadata.namespace, d.metadata.name);
     if (seen.has(key)) continue;
     seen.add(key);
+    const e = existingByKey.get(key);
+    if (e !== undefined && options.equalMemo?.get(e) === d) {
+      unchanged++;
+      continue;
+    }
     let hash = options.desiredMemo?.get(d);
     if (hash === undefined) {
       hash = desiredHash(d);
       options.desiredMemo?.set(d, hash);
     }
-    const e = existingByKey.get(key);
     if (e === undefined) creates.push(withContentHash(d, hash));
-    else if (isUnchanged(d, hash, e, options.hashMemo)) unchanged++;
-    else updates.push({ desired: withContentHash(d, hash), existing: e });
+    else if (isUnchanged(d, hash, e, options.hashMemo)) {
+      unchanged++;
+      options.equalMemo?.set(e, d);
+    } else updates.push({ desired: withContentHash(d, hash), existing: e });
   }
 
   const deletes: ExistingObject[] = [];
   const kept: ExistingObject[] = [];
-  for (const e of sortObjects(existing, (o) => [o.kind, o.namespace, o.name])) {
+  for (const e of existing) {
     if (seen.has(objectKey(e.kind, e.namespace, e.name))) continue;
     const source = e.annotations[SOURCE_ANNOTATION];
     const deletable =
       source === undefined ? options.failedSources.size === 0 : !options.failedSources.has(source);
     (deletable ? deletes : kept).push(e);
   }
-  return { creates, updates, deletes, kept, unchanged };
+  const desiredKey = (o: OutputObject) => [o.kind, o.metadata.namespace, o.metadata.name];
+  const existingKey = (o: ExistingObject) => [o.kind, o.namespace, o.name];
+  return {
+    creates: sortObjects(creates, desiredKey),
+    updates: sortObjects(updates, (u) => desiredKey(u.desired)),
+    deletes: sortObjects(deletes, existingKey),
+    kept: sortObjects(kept, existingKey),
+    unchanged,
+  };
 }
 
 function sortObjects<T>(items: readonly T[], key: (t: T) => readonly string[]): T[] {

@@ -133,6 +133,7 @@ export class Reconciler {
   private readonly loop: ControllerLoop<RunReport>;
   private readonly hashMemo = new Map<string, string>();
   private readonly desiredMemo = new WeakMap<OutputObject, string>();
+  private readonly equalMemo = new WeakMap<ExistingObject, OutputObject>();
   private lastIssues = '';
   private readonly convergence = new ConvergenceTracker();
   private readonly reader: ExistingReader;
@@ -262,6 +263,7 @@ export class Reconciler {
       failedSources: failed,
       hashMemo: this.hashMemo,
       desiredMemo: this.desiredMemo,
+      equalMemo: this.equalMemo,
     });
   }
 
