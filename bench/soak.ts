@@ -10,6 +10,7 @@ import { startServe, type RunningServe } from '../src/app/serve.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { silentLogger } from '../src/util/logger.ts';
+import { createLogger } from '../src/util/logging.ts';
 import { serveOptions } from '../test/e2e/options.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';
@@ -19,7 +20,8 @@ import { ChangeLog } from './soak-changes.ts';
 import { openStreams, type SoakStreams } from './soak-streams.ts';
 import { syntheticObjects } from './synthetic.ts';
 
-// SOAK_SERVICES (default 10,000) and SOAK_STREAMS (default 1,000) shrink the mesh for a quick trial.
+// SOAK_SERVICES (default 10,000) and SOAK_STREAMS (default 1,000) shrink the mesh for a quick trial; SOAK_LOG=1
+// prints the controller's warnings.
 const SERVICES = Number(process.env['SOAK_SERVICES'] ?? '10000');
 const STREAMS = Math.min(SERVICES, Number(process.env['SOAK_STREAMS'] ?? '1000'));
 const CHANGES_PER_SECOND = 5;
@@ -83,7 +85,12 @@ async function start(): Promise<Soak> {
       kubeApiQps: 2000,
       kubeApiBurst: 500,
     }),
-    { logger: silentLogger, kubeConfig: fakeKubeConfig(api) },
+    {
+      logger: process.env['SOAK_LOG']
+        ? createLogger({ level: 'warn', format: 'text', component: 'soak' })
+        : silentLogger,
+      kubeConfig: fakeKubeConfig(api),
+    },
   );
   const log = new ChangeLog({ api, istiod, istio, routers, watched: STREAMS });
   return { api, istiod, running, log };
