@@ -19,6 +19,8 @@ interface Pending {
   readonly kind: ChangeKind;
   readonly expectWrite: boolean;
   readonly expectPush: boolean;
+  /** For a creation: the name of its inbound filter (a create request names no object in its path). */
+  readonly probe?: string;
   wrote: boolean;
   pushed: boolean;
 }
@@ -94,11 +96,19 @@ export class ChangeLog {
    * inbound filter's selector) and delete cause writes; a MetaRouter's route rename causes a push. A
    * DestinationRule's subset labels reach neither (they still load the controller, as in a mesh).
    */
-  private note(host: string, kind: ChangeKind, expectPush: boolean): void {
+  private note(host: string, kind: ChangeKind, expectPush: boolean, probe?: string): void {
     const expectWrite = kind === 'serviceentry' || kind === 'create' || kind === 'delete';
     if (!expectWrite && !expectPush) return;
     const list = this.pending.get(host) ?? [];
-    list.push({ at: Date.now(), kind, expectWrite, expectPush, wrote: false, pushed: false });
+    list.push({
+      at: Date.now(),
+      kind,
+      expectWrite,
+      expectPush,
+      ...(probe ? { probe } : {}),
+      wrote: false,
+      pushed: false,
+    });
     this.pending.set(host, list);
   }
 
@@ -150,7 +160,7 @@ export class ChangeLog {
       spec: { ...like.spec, hosts: [host], addresses: [`241.0.${(n >> 8) & 255}.${n & 255}`] },
     };
     this.created.push({ se, at: Date.now() });
-    this.note(host, 'create', false);
+    this.note(host, 'create', false, `aeraki-inbound-${host}-${se.spec.ports[0]?.number ?? 0}`);
     this.d.istiod.upsert(se);
   }
 
@@ -181,6 +191,10 @@ export class ChangeLog {
   observed(r: RequestRecord): void {
     if (r.resource !== 'envoyfilters' || r.status < 200 || r.status >= 300) return;
     if (r.verb !== 'create' && r.verb !== 'update' && r.verb !== 'delete') return;
+    if (r.verb === 'create' && r.name === undefined) {
+      this.createObserved(r.namespace ?? '');
+      return;
+    }
     const name = r.name ?? '';
     const now = Date.now();
     let matched = false;
@@ -198,6 +212,20 @@ export class ChangeLog {
       this.unasked.push(name);
     }
     if (!matched) this.expire(now);
+  }
+
+  /** A create request (its path names no object): the creations whose inbound filter now exists are written. */
+  private createObserved(namespace: string): void {
+    const now = Date.now();
+    for (const [host, list] of this.pending) {
+      for (const p of list) {
+        if (p.wrote || p.probe === undefined) continue;
+        if (!this.d.api.get('envoyfilters.networking.istio.io', namespace, p.probe)) continue;
+        p.wrote = true;
+        this.writeMs.push(now - p.at);
+      }
+      this.prune(host, list);
+    }
   }
 
   /** An RDS response carrying `route` reached its stream. */
