@@ -1,102 +1,223 @@
-// Issue 3 benchmark: reconciling ~10,000 desired EnvoyFilters (3,334 synthetic MetaProtocol services, three filters
-// each) against the fake kube-apiserver over HTTP: writes and wall time of the first sync, writes of an unchanged
-// resync (target 0), writes after one service changes (target: exactly its changed filters), and memory.
+// Reconcile benchmark at 1,000 and 10,000 synthetic MetaProtocol services (three EnvoyFilters each) against the
+// fake kube-apiserver over HTTP, with the controller's real parts: the kube sink, the drift watch feeding the
+// managed cache, the write rate limit. Per size: the first sync (rate under the qps limit), an unchanged resync
+// (writes and list calls; target 0 and 0), one changed service (time, of which generation, against a full
+// rebuild: the same reconcile listing everything as every run did before the cache), the same for the reconcile
+// side alone (generation handing over the previous objects of unchanged sources, as an incremental one does),
+// memory.
+// RECONCILE_QPS (default 1000) is the write limit of the first sync; RECONCILE_ROUNDS (default 5) the rounds of
+// the one-change medians.
 import { performance } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
-import { desiredHash } from '../src/reconcile/diff.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
 import { createKubeSink } from '../src/reconcile/kube-sink.ts';
-import { Reconciler } from '../src/reconcile/reconciler.ts';
+import { ManagedCache } from '../src/reconcile/managed-cache.ts';
+import { ManagedObjectsWatch } from '../src/reconcile/managed-watch.ts';
+import { Reconciler, type DesiredSet } from '../src/reconcile/reconciler.ts';
 import { silentLogger } from '../src/util/logger.ts';
-import type { OutputObject } from '../src/model/objects.ts';
+import { systemClock } from '../src/util/clock.ts';
+import { TokenBucket } from '../src/util/rate-limit.ts';
+import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
+import type { OutputObject, ServiceEntry } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
-import { startFakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';
+import { startFakeKubeApiServer, type FakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';
 import { syntheticObjects } from './synthetic.ts';
 
-const SERVICES = 3334;
-
-function gc(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
+const SIZES = [1000, 10_000] as const;
+const QPS = Number(process.env['RECONCILE_QPS'] ?? '1000');
+const ROUNDS = Number(process.env['RECONCILE_ROUNDS'] ?? '5');
 
 const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
+const ms = (x: number) => Math.round(x * 10) / 10;
+const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-function changedCount(before: readonly OutputObject[], after: readonly OutputObject[]): number {
-  const old = new Map(
-    before.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, desiredHash(o)]),
-  );
-  let n = 0;
-  for (const o of after)
-    if (old.get(`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`) !== desiredHash(o)) n++;
-  return n + Math.max(0, before.length - after.length);
-}
-
-export async function benchReconcile(): Promise<Record<string, unknown>> {
+export function storeOf(services: number): ConfigStore {
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  for (const raw of syntheticObjects(SERVICES)) {
+  for (const raw of syntheticObjects(services)) {
     const r = parseConfigObject(raw);
     if (r?.ok) store.upsert(r.value);
   }
-  const generators = createGenerators();
-  const desired = () => generateAll(store, generators, { namespaceScope: false });
-  const api = await startFakeKubeApiServer({ eventWindow: 50_000 });
-  try {
-    const sink = createKubeSink(fakeKubeConfig(api, { token: 'bench' }));
-    const rec = new Reconciler({ sink, desired, isSynced: () => true, resyncMs: 0, logger: silentLogger });
-    const efWrites = () => api.writes({ resource: 'envoyfilters' }).length;
-    const desiredCount = desired().objects.length;
+  return store;
+}
 
-    gc();
+/** Changes service i's workload selector (its inbound filter's selector), `round` making each change new. */
+export function changeService(store: ConfigStore, i: number, round: number): void {
+  const se = store.get('ServiceEntry', `ns-${i % 50}`, `svc-${i}`) as ServiceEntry;
+  store.upsert({ ...se, spec: { ...se.spec, workloadSelector: { labels: { app: `svc-${i}-r${round}` } } } });
+}
+
+const objectKeyOf = (o: OutputObject) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`;
+
+/** A generation that reuses the previous object of every source but those named in `prepare`. */
+function reusedGeneration(generate: () => DesiredSet): {
+  desired: () => DesiredSet;
+  prepare(...changed: string[]): void;
+} {
+  let previous = new Map<string, OutputObject>();
+  let current: DesiredSet | undefined;
+  return {
+    desired: () => current ?? generate(),
+    prepare(...changed) {
+      const fresh = generate();
+      const objects = fresh.objects.map((o) => {
+        const before = previous.get(objectKeyOf(o));
+        const source = o.metadata.annotations?.[SOURCE_ANNOTATION] ?? '';
+        return before && !changed.includes(source) ? before : o;
+      });
+      previous = new Map(objects.map((o) => [objectKeyOf(o), o]));
+      current = { ...fresh, objects };
+    },
+  };
+}
+
+const lists = (api: FakeKubeApiServer) =>
+  api.requests.filter((r) => r.verb === 'list' && r.resource === 'envoyfilters').length;
+const writes = (api: FakeKubeApiServer) => api.writes({ resource: 'envoyfilters' }).length;
+
+async function benchSize(services: number): Promise<Record<string, unknown>> {
+  const store = storeOf(services);
+  const generators = createGenerators();
+  let generationMs = 0;
+  const desired = (): DesiredSet => {
+    const t = performance.now();
+    const d = generateAll(store, generators, { namespaceScope: false });
+    generationMs = performance.now() - t;
+    return d;
+  };
+  const api = await startFakeKubeApiServer({ eventWindow: 200_000 });
+  const kc = fakeKubeConfig(api, { token: 'bench' });
+  const cache = new ManagedCache();
+  const watch = new ManagedObjectsWatch({ kc, onChange: () => {}, cache, logger: silentLogger });
+  try {
+    watch.start();
+    await watch.whenSynced();
+    const sink = createKubeSink(kc);
+    const limiter = new TokenBucket({ qps: QPS, burst: 100, clock: systemClock });
+    const rec = new Reconciler({
+      sink,
+      desired,
+      cache,
+      limiter,
+      isSynced: () => true,
+      resyncMs: 0,
+      logger: silentLogger,
+    });
+    // The same reconcile without the cache: it lists everything every run, as every run did before.
+    const full = new Reconciler({ sink, desired, isSynced: () => true, resyncMs: 0, logger: silentLogger });
+    // The reconcile side alone: generation (done before the timed run) hands over the previous object of
+    // every unchanged source, as an incremental generation does.
+    const reusing = reusedGeneration(() => generateAll(store, generators, { namespaceScope: false }));
+    const inc = new Reconciler({
+      sink,
+      desired: reusing.desired,
+      cache,
+      isSynced: () => true,
+      resyncMs: 0,
+      logger: silentLogger,
+    });
+
     const heapBefore = process.memoryUsage().heapUsed;
     let t0 = performance.now();
     await rec.runNow();
     const firstMs = performance.now() - t0;
-    const firstWrites = efWrites();
-    const heapAfterFirst = process.memoryUsage().heapUsed;
+    const firstWrites = writes(api);
 
     api.clearRequests();
     t0 = performance.now();
     await rec.runNow();
     const resyncMs = performance.now() - t0;
-    const resyncWrites = efWrites();
+    const resyncWrites = writes(api);
+    const resyncLists = lists(api);
 
-    // One service changes: its workload selector (the inbound filter's selector).
-    const before = desired().objects;
-    const se = store.get('ServiceEntry', 'ns-7', 'svc-7')!;
-    store.upsert({
-      ...se,
-      spec: { ...se.spec, workloadSelector: { labels: { app: 'svc-7-renamed' } } },
-    });
-    const expected = changedCount(before, desired().objects);
-    api.clearRequests();
-    t0 = performance.now();
-    await rec.runNow();
-    const oneChangeMs = performance.now() - t0;
-    const oneChangeWrites = efWrites();
+    await full.runNow(); // warms its hash memo
+    reusing.prepare();
+    await inc.runNow(); // hashes every object once
+    const oneChangeReused: number[] = [];
+    const oneChange: number[] = [];
+    const oneChangeGeneration: number[] = [];
+    const fullRebuild: number[] = [];
+    let oneWrites = 0;
+    let oneLists = 0;
+    let onlyWrites = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      api.clearRequests();
+      t0 = performance.now();
+      await full.runNow();
+      fullRebuild.push(performance.now() - t0);
+
+      changeService(store, 7, round);
+      api.clearRequests();
+      t0 = performance.now();
+      await rec.runNow();
+      oneChange.push(performance.now() - t0);
+      oneChangeGeneration.push(generationMs);
+      oneWrites = writes(api);
+      oneLists = lists(api);
+
+      changeService(store, 8, round);
+      // svc-7 changed too since the last preparation (written by `rec` above).
+      reusing.prepare('ServiceEntry/ns-7/svc-7', 'ServiceEntry/ns-8/svc-8');
+      api.clearRequests();
+      t0 = performance.now();
+      await inc.runNow();
+      oneChangeReused.push(performance.now() - t0);
+      onlyWrites = writes(api);
+    }
     await rec.stop();
-    gc();
-
-    const figures = {
-      desiredEnvoyFilters: desiredCount,
-      firstSyncWrites: firstWrites,
+    await full.stop();
+    await inc.stop();
+    const oneMs = median(oneChange);
+    const fullMs = median(fullRebuild);
+    return {
+      services,
+      envoyFilters: firstWrites,
       firstSyncMs: Math.round(firstMs),
-      firstSyncWritesPerSec: Math.round((firstWrites / firstMs) * 1000),
+      firstSyncPerSec: Math.round((firstWrites / firstMs) * 1000),
+      firstSyncOverQps: Math.round((firstWrites / firstMs / QPS) * 1000 * 100) / 100,
+      unchangedResyncMs: ms(resyncMs),
       unchangedResyncWrites: resyncWrites,
-      unchangedResyncMs: Math.round(resyncMs),
-      oneServiceChangedWrites: oneChangeWrites,
-      oneServiceChangedExpected: expected,
-      oneServiceChangedMs: Math.round(oneChangeMs),
-      heapGrowthFirstSyncMb: mb(heapAfterFirst - heapBefore),
-      heapUsedMb: mb(process.memoryUsage().heapUsed),
+      unchangedResyncListCalls: resyncLists,
+      oneChangeMs: ms(oneMs),
+      oneChangeGenerationMs: ms(median(oneChangeGeneration)),
+      oneChangeWrites: oneWrites,
+      oneChangeListCalls: oneLists,
+      fullRebuildMs: ms(fullMs),
+      oneChangeOverFullRebuild: Math.round((oneMs / fullMs) * 1000) / 1000,
+      oneChangeReconcileOnlyMs: ms(median(oneChangeReused)),
+      oneChangeReconcileOnlyWrites: onlyWrites,
+      oneChangeReconcileOnlyOverFullRebuild: Math.round((median(oneChangeReused) / fullMs) * 1000) / 1000,
+      heapGrowthMb: mb(process.memoryUsage().heapUsed - heapBefore),
       rssMb: mb(process.memoryUsage().rss),
     };
-    for (const [k, v] of Object.entries(figures)) console.log(`${k}: ${String(v)}`);
-    return figures;
   } finally {
+    await watch.stop();
     await api.close();
   }
+}
+
+export async function benchReconcile(): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = { qps: QPS, rounds: ROUNDS };
+  const bySize: Record<number, Record<string, unknown>> = {};
+  for (const n of SIZES) {
+    const figures = await benchSize(n);
+    bySize[n] = figures;
+    out[String(n)] = figures;
+    for (const [k, v] of Object.entries(figures)) console.log(`${n} ${k}: ${String(v)}`);
+  }
+  const growth = Number(bySize[10_000]?.['oneChangeMs']) / Number(bySize[1000]?.['oneChangeMs']);
+  out['oneChangeGrowth'] = Math.round(growth * 100) / 100;
+  const only = (n: number) => Number(bySize[n]?.['oneChangeReconcileOnlyMs']);
+  out['oneChangeReconcileOnlyGrowth'] = Math.round((only(10_000) / only(1000)) * 100) / 100;
+  out['targets'] = {
+    oneChangeGrowth: 2,
+    oneChangeOverFullRebuild10k: 0.05,
+    unchangedResyncWrites: 0,
+    unchangedResyncListCalls: 0,
+  };
+  console.log(`oneChangeGrowth (10k/1k): ${String(out['oneChangeGrowth'])} (target at most 2)`);
+  return out;
 }
 
 // Standalone: node --import tsx --expose-gc bench/reconcile.ts

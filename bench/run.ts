@@ -1,5 +1,5 @@
 // `npm run bench`: every benchmark in one process (never part of npm test). Pass names to run a subset:
-// `npm run bench -- generate rds` (`cli`: start-up of the compiled CLI). Figures are medians and ratios; the
+// `npm run bench -- generate rds` (`cli`: start-up of the compiled CLI; `soak`: only when named). Figures are medians and ratios; the
 // machines are shared and noisy.
 import { benchCli } from './cli.ts';
 import { benchGenerate } from './generate.ts';
@@ -10,6 +10,7 @@ import { benchReconcile } from './reconcile.ts';
 import { benchRegistry } from './registry.ts';
 import { benchRegistryBridge } from './registry-bridge.ts';
 import { benchRegistryWatch } from './registry-watch.ts';
+import { benchSoak } from './soak.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   generate: benchGenerate,
@@ -21,8 +22,11 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   registry: benchRegistry,
   'registry-bridge': benchRegistryBridge,
   'registry-watch': benchRegistryWatch,
+  soak: benchSoak,
 };
 
+/** Run only when named: `soak` takes SOAK_MINUTES (10 by default). */
+const onlyWhenNamed = new Set(['soak']);
 const selected = process.argv.slice(2);
 const unknown = selected.filter((s) => !(s in benches));
 if (unknown.length > 0) {
@@ -31,7 +35,7 @@ if (unknown.length > 0) {
 }
 const results: Record<string, unknown> = {};
 for (const [name, run] of Object.entries(benches)) {
-  if (selected.length > 0 && !selected.includes(name)) continue;
+  if (selected.length > 0 ? !selected.includes(name) : onlyWhenNamed.has(name)) continue;
   console.log(`# bench ${name}`);
   results[name] = await run();
 }

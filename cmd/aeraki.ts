@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { hasErrors, issueLine } from '../src/model/result.ts';
+import { keepAliveClock } from '../src/util/clock.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
 import { showAddress } from './parsers.ts';
 import { RENDER_ROWS, renderConfig } from './render-config.ts';
@@ -147,7 +148,7 @@ const routesCommand = addOptions(
   program
     .command('routes')
     .description(
-      'watch MetaProtocol routes on an RDS server, as a proxy would (prints each response as JSON)',
+      'watch MetaProtocol routes on an RDS server, as a proxy would (prints the routes after each response)',
     )
     .argument('<route-name...>', 'RouteConfiguration names to subscribe to'),
   ROUTES_ROWS,
@@ -161,25 +162,36 @@ const routesCommand = addOptions(
       if (!(err instanceof ConfigError)) throw err;
       fail(err.message, 2);
     }
-    const { watchRoutes } = await import('../src/tools/route-watcher.ts');
+    const { watchRoutes, formatAnswer } = await import('../src/tools/route-watcher.ts');
+    const limit = o.once ? 1 : o.count;
     let seen = 0;
     const read = (file: string) => readFileSync(file);
+    const address = showAddress(o.rdsAddress);
     const watcher = watchRoutes({
-      address: showAddress(o.rdsAddress),
+      address,
       tls: o.insecure ? 'insecure' : { ca: read(o.ca), cert: read(o.cert), key: read(o.key) },
       names,
+      delta: o.delta,
       ...(o.serverName ? { serverName: o.serverName } : {}),
       ...(o.serverSpiffeId ? { serverSpiffeId: o.serverSpiffeId } : {}),
-      onResponse: (r) => {
-        const routes = r.resources.map((res) => res.json);
-        process.stdout.write(`${JSON.stringify({ version: r.versionInfo, routes }, null, 2)}\n`);
+      clock: keepAliveClock,
+      onAnswer: (answer) => {
+        process.stdout.write(formatAnswer(answer, o.output));
         seen++;
-        if (o.count > 0 && seen >= o.count) {
+        if (limit > 0 && seen >= limit) {
           watcher.close();
           process.exit(0);
         }
       },
-      onEnd: (status) => fail(`stream ended: ${status.code} ${status.details}`, 1),
+      onNotServed: (missing) => {
+        for (const n of missing) process.stderr.write(`route ${n} is not served by ${address}\n`);
+      },
+      onNoAnswer: (ms) =>
+        process.stderr.write(`no answer from ${address} after ${ms} ms: none of the routes is served yet\n`),
+      onDisconnect: (status, retryMs) =>
+        process.stderr.write(
+          `stream ended (${status.code} ${status.details}); reconnecting in ${retryMs} ms\n`,
+        ),
     });
     process.on('SIGINT', () => {
       watcher.close();

@@ -49,6 +49,21 @@ export function parseCount(raw: string): number {
   return Number(raw);
 }
 
+/** A number above 0 (a rate). */
+export function parsePositive(raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a number above 0, got "${raw}"`);
+  return n;
+}
+
+/** A whole number of at least 1. */
+export function parsePositiveCount(raw: string): number {
+  const n = parseCount(raw);
+  if (n < 1) throw new InvalidArgumentError(`expected a whole number of at least 1, got "${raw}"`);
+  return n;
+}
+
 /** `host:port`, parsed once here (src/ takes the ListenAddress). */
 export function parseAddress(raw: string): ListenAddress {
   try {

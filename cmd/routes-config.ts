@@ -1,7 +1,7 @@
 /** Options of `aeraki routes` (the RDS watch client), same row table as the other commands. */
 import type { Command } from 'commander';
 import type { ListenAddress } from '../src/util/address.ts';
-import { parseAddress, parseBoolean, parseCount, showAddress, text } from './parsers.ts';
+import { parseAddress, parseBoolean, parseCount, parseOutputFormat, showAddress, text } from './parsers.ts';
 import { ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
 
 export interface RoutesOptions {
@@ -15,6 +15,11 @@ export interface RoutesOptions {
   readonly serverSpiffeId: string;
   /** Exit after this many responses (0: watch until interrupted). */
   readonly count: number;
+  /** Print the first answer and exit (`--count 1`). */
+  readonly once: boolean;
+  /** DeltaRoutes instead of StreamRoutes. */
+  readonly delta: boolean;
+  readonly output: 'json' | 'yaml';
 }
 
 export const ROUTES_ROWS: RowTable<RoutesOptions> = {
@@ -58,6 +63,24 @@ export const ROUTES_ROWS: RowTable<RoutesOptions> = {
     default: 0,
     description: 'exit after n responses (0: until interrupted)',
     parse: parseCount,
+  },
+  once: {
+    flag: '--once [bool]',
+    default: false,
+    description: 'print the first answer and exit (for scripts)',
+    parse: parseBoolean,
+  },
+  delta: {
+    flag: '--delta [bool]',
+    default: false,
+    description: 'use the incremental protocol (DeltaRoutes) instead of state of the world',
+    parse: parseBoolean,
+  },
+  output: {
+    flag: '-o, --output <format>',
+    default: 'json',
+    description: 'output format: json or yaml (one document per answer)',
+    parse: parseOutputFormat,
   },
 };
 

@@ -6,6 +6,8 @@ import {
   parseDurationMs,
   parseLogLevel,
   parseOptionalAddress,
+  parsePositive,
+  parsePositiveCount,
   parseRdsAddress,
   showAddress,
   text,
@@ -136,5 +138,19 @@ export const SERVER_ROWS = {
     default: 300_000,
     description: 'periodic full reconcile (0 disables)',
     parse: parseDurationMs,
+  },
+  kubeApiQps: {
+    flag: '--kube-api-qps <n>',
+    env: 'AERAKI_KUBE_API_QPS',
+    default: 50,
+    description: 'writes per second to the Kubernetes API, all writers together',
+    parse: parsePositive,
+  },
+  kubeApiBurst: {
+    flag: '--kube-api-burst <n>',
+    env: 'AERAKI_KUBE_API_BURST',
+    default: 100,
+    description: 'writes allowed at once above --kube-api-qps after a quiet period',
+    parse: parsePositiveCount,
   },
 } satisfies Partial<RowTable<ServeFlags>>;

@@ -15,6 +15,8 @@ import {
 import { ResilientInformer } from '../util/informer.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../reconcile/apply.ts';
+import type { ManagedCache } from '../reconcile/managed-cache.ts';
+import type { ApplyWrites } from '../model/write.ts';
 import { createKubeBootstrapPort } from '../bootstrap/kube.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
 import { createKubeLeaseClient } from '../leader/lease-client.ts';
@@ -47,6 +49,10 @@ export interface KubeOutputHooks {
   readonly isSynced: () => boolean;
   /** The SPIFFE identity sidecars must see on the RDS server's certificate (with `--cert-provider istiod`). */
   readonly serverIdentity?: string | undefined;
+  /** Kept up to date by the drift watch, for the reconciler to plan against. */
+  readonly managedCache?: ManagedCache;
+  /** How every writer here applies its writes (paced by the shared write limit); default applyWrites. */
+  readonly apply?: ApplyWrites;
 }
 
 export class KubeOutput {
@@ -83,6 +89,7 @@ export class KubeOutput {
     this.drift = new ManagedObjectsWatch({
       kc,
       onChange: hooks.onChange,
+      ...(hooks.managedCache ? { cache: hooks.managedCache } : {}),
       ...(backoff ? { backoff } : {}),
       logger,
     });
@@ -108,7 +115,7 @@ export class KubeOutput {
     this.namespaces = namespaces;
     this.bootstrap = new NamespaceBootstrapController({
       port: createKubeBootstrapPort(kc),
-      apply: applyWrites,
+      apply: hooks.apply ?? applyWrites,
       target: {
         address: o.xdsServiceAddress,
         port: rdsPort,
@@ -173,7 +180,7 @@ function vipAllocator(
   const api = kc.makeApiClient(CustomObjectsApi);
   const vips = new VipAllocator({
     port: createKubeServiceEntryPort(kc, { version }),
-    apply: applyWrites,
+    apply: hooks.apply ?? applyWrites,
     protocols: hooks.protocols,
     isLeader,
     isSynced: () => informer.synced,
@@ -214,7 +221,7 @@ function statusController(
       apiVersionOf: (kind) => istio.get(kind) ?? 'v1',
       instance: o.podName,
     }),
-    apply: applyWrites,
+    apply: hooks.apply ?? applyWrites,
     inputs: hooks.statusInputs,
     isLeader,
     isSynced: hooks.isSynced,

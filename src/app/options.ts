@@ -102,6 +102,9 @@ export interface ServeOptions {
   readonly registryOutput: RegistryOutputKind;
   /** Listen address of the ServiceEntry MCP server (`--registry-output mcp`). */
   readonly mcpServerAddress: ListenAddress;
+  /** Client-side limit of writes to the API server, shared by every writer: tokens per second and bucket size. */
+  readonly kubeApiQps: number;
+  readonly kubeApiBurst: number;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
 

@@ -14,6 +14,7 @@ import type { RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts'
 import { formatIssue } from '../model/result.ts';
 import { registerRegistryMetrics } from '../ops/registry-metrics.ts';
 import { applyWrites } from '../reconcile/apply.ts';
+import type { ApplyWrites } from '../model/write.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
 import { RegistryVips } from '../registry/vips.ts';
@@ -53,6 +54,8 @@ export interface RegistriesOptions {
   readonly isLeader: () => boolean;
   /** Default: REGISTRY_WATCHERS by type. */
   readonly watcherFactory?: RegistryWatcherFactory;
+  /** How the kube output applies its writes (paced by the shared write limit); default applyWrites. */
+  readonly apply?: ApplyWrites;
   /** Where the registry metrics are registered (AerakiMetrics.registry). */
   readonly metricsRegistry?: Registry;
   /**
@@ -113,7 +116,7 @@ export class Registries {
     if (o.output === 'kube' && o.kc) {
       this.kubeOutput = new RegistryKubeOutput({
         port: createKubeRegistryPort(o.kc, o.istioVersion),
-        apply: applyWrites,
+        apply: o.apply ?? applyWrites,
         bridges: this.bridges,
         isLeader: o.isLeader,
         // Until the namespaces are listed every entry is held back: a run then would delete what exists.
@@ -248,6 +251,7 @@ export class Registries {
 
 /** What `createRegistries` takes from serve besides the options. */
 export interface RegistriesDeps {
+  readonly apply?: ApplyWrites;
   readonly store: ConfigStore;
   readonly kc: KubeConfig | undefined;
   readonly metricsRegistry: Registry;
@@ -270,6 +274,7 @@ export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registr
     isLeader: deps.isLeader,
     metricsRegistry: deps.metricsRegistry,
     ...(deps.watcherFactory ? { watcherFactory: deps.watcherFactory } : {}),
+    ...(deps.apply ? { apply: deps.apply } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
     ...(o.registryOutput === 'mcp'
       ? {

@@ -14,6 +14,10 @@ import { ConfigStore } from '../controller/store.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
+import { limitedApply } from '../reconcile/apply.ts';
+import { ManagedCache } from '../reconcile/managed-cache.ts';
+import { systemClock } from '../util/clock.ts';
+import { TokenBucket } from '../util/rate-limit.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
@@ -87,7 +91,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const { tls, devCerts } = identity;
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
 
-  const store = new ConfigStore({ rootNamespace: o.rootNamespace, clusterDomain: o.clusterDomain });
+  const store = new ConfigStore({
+    rootNamespace: o.rootNamespace,
+    clusterDomain: o.clusterDomain,
+    now: () => systemClock.now(),
+  });
   const generators = createGenerators();
   const metrics = new AerakiMetrics({ version: o.version });
   const cache = new SnapshotCache();
@@ -129,9 +137,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     deps.backoff,
     mcpIdentity && (() => mcpIdentity.current()),
   );
+  /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
+  const limiter = new TokenBucket({ qps: o.kubeApiQps, burst: o.kubeApiBurst, clock: systemClock });
   let registries: Registries | undefined;
   try {
     registries = createRegistries(o, {
+      apply: limitedApply(limiter),
       store,
       kc,
       metricsRegistry: metrics.registry,
@@ -149,6 +160,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const allSynced = () => sources.synced && (registries?.synced ?? true);
   const sink: EnvoyFilterSink = o.output === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.outputDir);
   let kubeOut: KubeOutput | undefined;
+  const toKube = o.output === 'kube' && kc !== undefined;
+  const managedCache = toKube ? new ManagedCache() : undefined;
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
   let generationIssues: readonly ConfigIssue[] = [];
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
@@ -169,6 +182,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     maxWaitMs: o.debounceMaxMs,
     resyncMs: o.resyncMs,
     ...(deps.backoff ? { retry: deps.backoff } : {}),
+    ...(toKube ? { limiter } : {}),
+    ...(managedCache ? { cache: managedCache } : {}),
+    onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
+    onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
     logger,
   });
   reconciler.onRun((r) => {
@@ -186,6 +203,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       metrics,
       protocols: generators.flatMap((g) => g.protocols),
       serverIdentity: identity.serverIdentity,
+      ...(managedCache ? { managedCache } : {}),
+      apply: limitedApply(limiter),
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       logger,
     });
@@ -193,10 +212,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const routes = new RouteSource(store, cache, {
     quietMs: o.rdsDebounceAfterMs,
     maxWaitMs: o.rdsDebounceMaxMs,
+    onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
+    now: () => systemClock.now(),
     logger,
   });
   store.subscribe((e) => {
-    reconciler.trigger();
+    // Before the first sync, the time from an event to its write would measure the sync, not a change.
+    if (sources.synced) reconciler.changed(e);
+    else reconciler.trigger();
     kubeOut?.status.trigger();
     if (sources.synced) routes.onEvent(e);
   });

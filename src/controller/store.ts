@@ -77,8 +77,18 @@ export class ConfigStore implements ConfigView {
   /** `<kind>/<namespace>/<name>` → the source owning that key (applyOwned). */
   private readonly owners = new Map<string, string>();
 
-  constructor(opts: { rootNamespace: string; mesh?: MeshConfig; clusterDomain?: string }) {
+  /** Stamps every event's `at` (convergence metrics); without it events carry no time. */
+  private readonly now: (() => number) | undefined;
+
+  constructor(opts: {
+    rootNamespace: string;
+    mesh?: MeshConfig;
+    clusterDomain?: string;
+    /** The clock stamping events' `at` (default: not stamped). */
+    now?: () => number;
+  }) {
     this.rootNamespace = opts.rootNamespace;
+    this.now = opts.now;
     this.clusterDomain = opts.clusterDomain ?? CLUSTER_DOMAIN;
     this.meshConfig = opts.mesh ?? { ...DEFAULT_MESH_CONFIG, rootNamespace: opts.rootNamespace };
     for (const kind of CONFIG_KINDS) this.byKind.set(kind, new Map());
@@ -459,7 +469,8 @@ export class ConfigStore implements ConfigView {
   }
 
   private emit(e: ConfigEvent): void {
-    for (const l of [...this.listeners]) l(e);
+    const stamped: ConfigEvent = this.now ? { ...e, at: this.now() } : e;
+    for (const l of [...this.listeners]) l(stamped);
   }
 
   private hostKeys(hosts: readonly string[], namespace: string): string[] {

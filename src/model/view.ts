@@ -94,4 +94,6 @@ export interface ConfigEvent {
   readonly name: string;
   readonly old?: ConfigObject | MeshConfig;
   readonly object?: ConfigObject | MeshConfig;
+  /** When the store applied the change (ms since the epoch, the store's clock): for convergence metrics. */
+  readonly at?: number;
 }

@@ -5,6 +5,7 @@
  */
 import type { ClosedGate, ControllerLoopOptions, RunOutcome } from '../util/controller-loop.ts';
 import { isPlainObject } from '../util/json.ts';
+import type { RateLimiter } from '../util/rate-limit.ts';
 
 /**
  * A failed sink operation. `transient` failures (conflicts, throttling, server errors, network) are retried with
@@ -49,6 +50,8 @@ export interface WriteOp {
   readonly kind: string;
   readonly namespace: string;
   readonly name: string;
+  /** The source the written object comes from (its SOURCE_ANNOTATION), when known: for convergence metrics. */
+  readonly source?: string | undefined;
   /** Performs the write; a rejection of any kind becomes a WriteFailure (asSinkError). */
   readonly write: () => Promise<void>;
 }
@@ -60,6 +63,8 @@ export interface ApplyOptions<O extends WriteOp> {
   readonly mayWrite: () => boolean;
   /** Called after each write attempt, with the error when it failed. */
   readonly onWrite?: (op: O, error: SinkError | undefined) => void;
+  /** Paces the writes (the process-wide `--kube-api-qps`/`--kube-api-burst` bucket): one token per write. */
+  readonly limiter?: RateLimiter;
 }
 
 export interface ApplyResult {

@@ -85,6 +85,9 @@ export class AerakiMetrics {
   readonly vipConflicts: Counter;
   readonly certExpiry: Gauge;
   readonly certRenewals: Counter<'result'>;
+  readonly configToWrite: Histogram;
+  readonly configToPush: Histogram;
+  readonly resyncRepairs: Counter;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -187,6 +190,24 @@ export class AerakiMetrics {
       registers,
     });
     ({ certExpiry: this.certExpiry, certRenewals: this.certRenewals } = createCertMetrics(registers, read));
+    const convergenceBuckets = [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 5, 10, 15, 30, 60, 120];
+    this.configToWrite = new Histogram({
+      name: 'aeraki_config_to_write_seconds',
+      help: 'From the store event that changed a source to the write of its EnvoyFilter (other kinds: to the last write of the run they caused).',
+      buckets: convergenceBuckets,
+      registers,
+    });
+    this.configToPush = new Histogram({
+      name: 'aeraki_config_to_push_seconds',
+      help: 'From the store event that changed a route input to the RDS push (snapshot) that carries the change.',
+      buckets: convergenceBuckets,
+      registers,
+    });
+    this.resyncRepairs = new Counter({
+      name: 'aeraki_resync_repairs_total',
+      help: 'Differences between the watched cache of managed objects and the API server that a periodic full resync found and repaired (should stay 0).',
+      registers,
+    });
     new Gauge({
       name: 'aeraki_build_info',
       help: 'Always 1; the version label names the running build.',

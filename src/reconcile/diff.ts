@@ -54,6 +54,16 @@ export interface DiffOptions {
   readonly failedSources: ReadonlySet<string>;
   /** Optional memo of existing-object hashes (key includes the resourceVersion), shared across runs. */
   readonly hashMemo?: Map<string, string>;
+  /**
+   * Optional memo of desiredHash by desired object (objects are never mutated): when generation hands back the
+   * same object for an unchanged source, it is not hashed again.
+   */
+  readonly desiredMemo?: WeakMap<DiffObject, string>;
+  /**
+   * Optional memo of the pairs found equal: existing object → the desired object it matched. The same two
+   * objects (both are never mutated) in a later run are equal again without being compared.
+   */
+  readonly equalMemo?: WeakMap<ExistingObject<string>, DiffObject>;
 }
 
 export function objectKey(kind: string, namespace: string, name: string): string {
@@ -150,27 +160,46 @@ export function diff<T extends DiffObject = OutputObject, K extends string = Man
   const updates: PlannedUpdate<T, K>[] = [];
   const seen = new Set<string>();
   let unchanged = 0;
-  for (const d of sortObjects(desired, (o) => [o.kind, o.metadata.namespace, o.metadata.name])) {
+  // Input order, so the first of duplicate keys wins; only the (few) writes are sorted afterwards.
+  for (const d of desired) {
     const key = objectKey(d.kind, d.metadata.namespace, d.metadata.name);
     if (seen.has(key)) continue;
     seen.add(key);
-    const hash = desiredHash(d);
     const e = existingByKey.get(key);
+    if (e !== undefined && options.equalMemo?.get(e) === d) {
+      unchanged++;
+      continue;
+    }
+    let hash = options.desiredMemo?.get(d);
+    if (hash === undefined) {
+      hash = desiredHash(d);
+      options.desiredMemo?.set(d, hash);
+    }
     if (e === undefined) creates.push(withContentHash(d, hash));
-    else if (isUnchanged(d, hash, e, options.hashMemo)) unchanged++;
-    else updates.push({ desired: withContentHash(d, hash), existing: e });
+    else if (isUnchanged(d, hash, e, options.hashMemo)) {
+      unchanged++;
+      options.equalMemo?.set(e, d);
+    } else updates.push({ desired: withContentHash(d, hash), existing: e });
   }
 
   const deletes: ExistingObject<K>[] = [];
   const kept: ExistingObject<K>[] = [];
-  for (const e of sortObjects(existing, (o) => [o.kind, o.namespace, o.name])) {
+  for (const e of existing) {
     if (seen.has(objectKey(e.kind, e.namespace, e.name))) continue;
     const source = e.annotations[SOURCE_ANNOTATION];
     const deletable =
       source === undefined ? options.failedSources.size === 0 : !options.failedSources.has(source);
     (deletable ? deletes : kept).push(e);
   }
-  return { creates, updates, deletes, kept, unchanged };
+  const desiredKey = (o: DiffObject) => [o.kind, o.metadata.namespace, o.metadata.name];
+  const existingKey = (o: ExistingObject<K>) => [o.kind, o.namespace, o.name];
+  return {
+    creates: sortObjects(creates, desiredKey),
+    updates: sortObjects(updates, (u) => desiredKey(u.desired)),
+    deletes: sortObjects(deletes, existingKey),
+    kept: sortObjects(kept, existingKey),
+    unchanged,
+  };
 }
 
 function sortObjects<T>(items: readonly T[], key: (t: T) => readonly string[]): T[] {
@@ -187,4 +216,31 @@ function compareKeys(a: readonly string[], b: readonly string[]): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return 0;
+}
+
+/** What a plan does to each object it writes: `kind/namespace/name` → create, update or delete. */
+function planOps<T extends DiffObject, K extends string>(plan: Plan<T, K>): Map<string, string> {
+  const ops = new Map<string, string>();
+  for (const o of plan.creates) ops.set(objectKey(o.kind, o.metadata.namespace, o.metadata.name), 'create');
+  for (const u of plan.updates)
+    ops.set(objectKey(u.desired.kind, u.desired.metadata.namespace, u.desired.metadata.name), 'update');
+  for (const e of plan.deletes) ops.set(objectKey(e.kind, e.namespace, e.name), 'delete');
+  return ops;
+}
+
+/**
+ * Objects the two plans of the same desired set treat differently: the plan against a fresh list (`listed`)
+ * and the one against the cache (`cached`). Each is a difference between the cache and the API server that a
+ * full resync repairs; 0 when the cache was right.
+ */
+export function planDifferences<T extends DiffObject, K extends string>(
+  listed: Plan<T, K>,
+  cached: Plan<T, K>,
+): number {
+  const a = planOps(listed);
+  const b = planOps(cached);
+  let n = 0;
+  for (const [key, op] of a) if (b.get(key) !== op) n++;
+  for (const key of b.keys()) if (!a.has(key)) n++;
+  return n;
 }

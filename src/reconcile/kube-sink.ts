@@ -91,23 +91,25 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
     },
     async create(obj) {
       try {
-        await api.createNamespacedCustomObject({
+        const written: unknown = await api.createNamespacedCustomObject({
           ...ref(obj.kind, obj.metadata.namespace),
           body: obj,
           fieldManager: FIELD_MANAGER,
         });
+        return toExisting(obj.kind, written);
       } catch (err) {
         throw kubeSinkError(`create ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err);
       }
     },
     async update(obj, existing) {
       try {
-        await api.replaceNamespacedCustomObject({
+        const written: unknown = await api.replaceNamespacedCustomObject({
           ...ref(obj.kind, obj.metadata.namespace),
           name: obj.metadata.name,
           body: updateBody(obj, existing),
           fieldManager: FIELD_MANAGER,
         });
+        return toExisting(obj.kind, written);
       } catch (err) {
         throw kubeSinkError(`update ${obj.kind} ${obj.metadata.namespace}/${obj.metadata.name}`, err);
       }

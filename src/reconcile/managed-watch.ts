@@ -1,8 +1,10 @@
 /**
  * Drift detection: a watch on the objects the reconciler manages (EnvoyFilters and VirtualServices labelled
  * `manager: Aeraki`). Any change or deletion after the initial list calls `onChange` (wired to the reconciler's
- * debounced trigger in app.ts), so a filter edited or deleted by hand is restored within one debounce. The
- * reconciler's own writes come back here too; they cost one extra run that writes nothing.
+ * debounced trigger in app.ts), so a filter edited or deleted by hand is restored within one debounce.
+ * With a `cache`, every event is recorded there (the reconciler plans against it instead of listing) and
+ * `onChange` is called only for events that changed it and are not a write of the controller in flight: the
+ * reconciler's own writes (recorded from their answers) come back here without causing another run.
  */
 import {
   CustomObjectsApi,
@@ -15,11 +17,22 @@ import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
+import type { ManagedKind } from './diff.ts';
+import { toExisting } from './kube-sink.ts';
+import type { ManagedCache } from './managed-cache.ts';
+
+const KIND_OF: Readonly<Record<string, ManagedKind>> = {
+  envoyfilters: 'EnvoyFilter',
+  virtualservices: 'VirtualService',
+};
 
 export interface ManagedWatchOptions {
   readonly kc: KubeConfig;
   readonly onChange: () => void;
+  /** Plurals of networking.istio.io v1alpha3 to watch (default envoyfilters and virtualservices). */
   readonly plurals?: readonly string[];
+  /** Kept up to date from the watch; marked synced once every plural was listed. */
+  readonly cache?: ManagedCache;
   readonly backoff?: BackoffOptions;
   readonly clock?: Clock;
   readonly logger: Logger;
@@ -33,8 +46,24 @@ export class ManagedObjectsWatch {
     const labelSelector = `${MANAGER_LABEL}=${MANAGER_VALUE}`;
     this.informers = (o.plurals ?? ['envoyfilters', 'virtualservices']).map((plural) => {
       const r = { group: ISTIO_GROUP, version: 'v1alpha3', plural };
+      const kind = KIND_OF[plural] ?? 'EnvoyFilter';
       const changed = () => {
         if (informer.synced) o.onChange();
+      };
+      // With a cache, only events that changed it and are not the controller's own write in flight.
+      const upsert = (obj: KubernetesObject) => {
+        const e = toExisting(kind, obj);
+        if (!o.cache) changed();
+        else if (e && o.cache.upsert(e) && !o.cache.writing(kind, e.namespace, e.name)) changed();
+      };
+      const remove = (obj: KubernetesObject) => {
+        const { namespace = '', name = '', resourceVersion = '' } = obj.metadata ?? {};
+        if (!o.cache) changed();
+        else if (
+          o.cache.remove(kind, namespace, name, resourceVersion) &&
+          !o.cache.writing(kind, namespace, name)
+        )
+          changed();
       };
       const informer: ResilientInformer = new ResilientInformer({
         kc: o.kc,
@@ -45,13 +74,17 @@ export class ManagedObjectsWatch {
             ...r,
             labelSelector,
           })) as KubernetesListObject<KubernetesObject>,
-        handlers: { upsert: changed, delete: changed },
+        handlers: { upsert, delete: remove },
         ...(o.backoff ? { backoff: o.backoff } : {}),
         ...(o.clock ? { clock: o.clock } : {}),
         logger: o.logger.child({ component: 'managed-watch' }),
       });
       return informer;
     });
+    if (o.cache) {
+      const cache = o.cache;
+      void this.whenSynced().then(() => cache.markSynced());
+    }
   }
 
   start(): void {

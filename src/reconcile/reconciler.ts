@@ -1,7 +1,13 @@
 /**
  * The only writer of EnvoyFilters (and gateway VirtualServices): store events are debounced, then each run
- * computes the complete desired set, lists what exists (label `manager: Aeraki`), plans with the pure diff and
- * applies the plan. Runs never overlap; a trigger during a run causes one more run after it.
+ * computes the complete desired set, reads what exists (label `manager: Aeraki`), plans with the pure diff and
+ * applies the plan. Runs never overlap; a trigger during a run causes one more run right after it (a change
+ * that arrives during a long first sync is applied as soon as that sync ends).
+ *
+ * What exists comes from the `cache` (managed-cache.ts, kept by the drift watch and by the answers to the
+ * writes) once it synced; without one, or before, every run lists. The first run, the periodic resync and the
+ * run after any failed write list anyway (the safety net); a periodic resync also plans against the cache and
+ * reports every object the two plans treat differently (`onResyncRepairs`, which should stay 0).
  *
  * Safety: nothing is written before `isSynced()`; nothing is written unless `isLeader()` right before the write;
  * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
@@ -18,8 +24,13 @@ import { errorFields } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
+import type { RateLimiter } from '../util/rate-limit.ts';
 import { applyWrites, planWrites } from './apply.ts';
-import { diff } from './diff.ts';
+import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
+import { diff, planDifferences, type ExistingObject, type Plan } from './diff.ts';
+import { ExistingReader, type ExistingRead } from './existing.ts';
+import type { ManagedCache } from './managed-cache.ts';
+import { WriteProgress } from './progress.ts';
 import { sourceKey } from '../model/names.ts';
 import { SinkError, type WriteFailure, type WriteOp } from '../model/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
@@ -46,7 +57,18 @@ export interface ReconcilerOptions {
   /** Periodic full resync (default 5 minutes; 0 disables). */
   readonly resyncMs?: number;
   readonly retry?: BackoffOptions;
+  /** Writes in flight at once (default 16). */
   readonly concurrency?: number;
+  /** Paces every write (the process-wide `--kube-api-qps` bucket); default unlimited. */
+  readonly limiter?: RateLimiter;
+  /** The managed objects as the drift watch sees them; runs plan against it once synced (no list). */
+  readonly cache?: ManagedCache;
+  /** Called after each periodic resync with the number of differences it repaired. */
+  readonly onResyncRepairs?: (count: number) => void;
+  /** Called once per noted change with the ms from its store event to the write it caused. */
+  readonly onConverged?: (ms: number) => void;
+  /** Interval of the progress lines of a long run of writes (default 5 s). */
+  readonly progressEveryMs?: number;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
@@ -64,6 +86,10 @@ export interface RunReport {
   readonly interrupted: boolean;
   /** Errors among the desired set's issues (warnings are logged, not counted). */
   readonly issues: number;
+  /** True when the run listed what exists instead of reading the cache. */
+  readonly listed?: boolean;
+  /** Differences between the cache and the API server found by a periodic resync (repaired by its writes). */
+  readonly repairs?: number;
   /** Wall time of the run by the reconciler's clock (planning and writes; 0 for skipped runs). */
   readonly durationMs?: number;
 }
@@ -106,7 +132,11 @@ export class Reconciler {
   private readonly log: Logger;
   private readonly loop: ControllerLoop<RunReport>;
   private readonly hashMemo = new Map<string, string>();
+  private readonly desiredMemo = new WeakMap<OutputObject, string>();
+  private readonly equalMemo = new WeakMap<ExistingObject, OutputObject>();
   private lastIssues = '';
+  private readonly convergence = new ConvergenceTracker();
+  private readonly reader: ExistingReader;
   /** Cumulative write counters (all runs). */
   readonly totals = { runs: 0, created: 0, updated: 0, deleted: 0, failures: 0 };
 
@@ -114,6 +144,7 @@ export class Reconciler {
     this.opts = options;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ component: 'reconciler', sink: options.sink.name });
+    this.reader = new ExistingReader(options.sink, options.cache);
     const quietMs = options.quietMs ?? 1000;
     this.loop = new ControllerLoop<RunReport>({
       run: () => this.runOnce(),
@@ -126,6 +157,7 @@ export class Reconciler {
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: quietMs,
       resyncMs: options.resyncMs ?? 300_000,
+      onResync: () => this.reader.resyncNext(),
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: this.clock,
       logger: this.log,
@@ -142,6 +174,12 @@ export class Reconciler {
 
   /** Marks the desired state dirty; a run follows after the debounce. Never blocks. */
   trigger(): void {
+    this.loop.trigger();
+  }
+
+  /** Notes a store change (its `at` times the write it causes), then triggers. */
+  changed(event: ChangeLike): void {
+    this.convergence.note(event);
     this.loop.trigger();
   }
 
@@ -180,24 +218,24 @@ export class Reconciler {
 
   private async runOnce(): Promise<RunReport> {
     const started = this.clock.now();
+    const changes = this.convergence.begin((ms) => this.opts.onConverged?.(ms));
     let desired: DesiredSet;
-    let existing;
+    let read: ExistingRead;
     try {
       desired = this.opts.desired();
-      existing = await this.opts.sink.list();
+      read = await this.reader.read();
     } catch (err) {
+      this.convergence.restore(changes);
       return this.failedRun(err);
     }
     this.reportIssues(desired.issues);
     const failed = new Set(desired.failedSources);
     for (const s of this.opts.heldSources?.() ?? []) failed.add(s);
-    this.pruneMemo(existing.length);
-    const plan = diff(desired.objects, existing, { failedSources: failed, hashMemo: this.hashMemo });
-    const result = await applyWrites(planWrites(plan, this.opts.sink), {
-      concurrency: this.opts.concurrency ?? 16,
-      mayWrite: () => this.loop.mayWrite(),
-      onWrite: (op, error) => this.logWrite(op, error),
-    });
+    this.pruneMemo(read.existing.length);
+    const plan = this.plan(desired, read.existing, failed);
+    const repairs = read.cached && this.countRepairs(plan, desired, read.cached, failed);
+    const result = await this.apply(plan, changes);
+    if (result.failures.length > 0 || result.interrupted) this.reader.listNext();
     if (result.interrupted) this.log.warn('writes stopped: no longer leader');
     const report: RunReport = {
       created: result.created,
@@ -209,6 +247,8 @@ export class Reconciler {
       interrupted: result.interrupted,
       issues: desired.issues.filter((i) => severityOf(i) === 'error').length,
       durationMs: this.clock.now() - started,
+      listed: read.listed,
+      ...(repairs !== undefined ? { repairs } : {}),
     };
     if (report.created + report.updated + report.deleted + report.failures.length > 0) {
       this.log.info('reconciled', { ...report, failures: report.failures.length });
@@ -216,6 +256,45 @@ export class Reconciler {
       this.log.debug('reconciled, nothing to write', { unchanged: report.unchanged, kept: report.kept });
     }
     return report;
+  }
+
+  private plan(desired: DesiredSet, existing: readonly ExistingObject[], failed: ReadonlySet<string>): Plan {
+    return diff(desired.objects, existing, {
+      failedSources: failed,
+      hashMemo: this.hashMemo,
+      desiredMemo: this.desiredMemo,
+      equalMemo: this.equalMemo,
+    });
+  }
+
+  /** A periodic resync: the objects the cache would have planned differently. */
+  private countRepairs(
+    listedPlan: Plan,
+    desired: DesiredSet,
+    cached: readonly ExistingObject[],
+    failed: ReadonlySet<string>,
+  ): number {
+    const repairs = planDifferences(listedPlan, this.plan(desired, cached, failed));
+    if (repairs > 0) this.log.warn('resync repaired differences the watch had missed', { repairs });
+    this.opts.onResyncRepairs?.(repairs);
+    return repairs;
+  }
+
+  private async apply(plan: Plan, changes: ConvergenceRun) {
+    const ops = planWrites(plan, this.opts.sink, this.opts.cache);
+    const progress = new WriteProgress(ops.length, this.clock, this.log, this.opts.progressEveryMs);
+    const result = await applyWrites(ops, {
+      concurrency: this.opts.concurrency ?? 16,
+      mayWrite: () => this.loop.mayWrite(),
+      ...(this.opts.limiter ? { limiter: this.opts.limiter } : {}),
+      onWrite: (op, error) => {
+        progress.wrote();
+        if (!error) changes.wrote(op, this.clock.now());
+        this.logWrite(op, error);
+      },
+    });
+    changes.finish();
+    return result;
   }
 
   private logWrite(op: WriteOp, error: SinkError | undefined): void {

@@ -10,10 +10,11 @@ export interface EnvoyFilterSink {
   readonly name: string;
   /** Every object of the managed kinds labelled `manager: Aeraki`, whatever wrote it. */
   list(): Promise<ExistingObject[]>;
-  create(obj: OutputObject): Promise<void>;
+  /** Creates `obj`; resolves with the object as written (with its resourceVersion) when the adapter knows it. */
+  create(obj: OutputObject): Promise<ExistingObject | void>;
   /** Replaces the owned fields of `existing` (its resourceVersion is the precondition); foreign labels and
-   *  annotations of `existing` are preserved. */
-  update(obj: OutputObject, existing: ExistingObject): Promise<void>;
+   *  annotations of `existing` are preserved. Resolves with the object as written when the adapter knows it. */
+  update(obj: OutputObject, existing: ExistingObject): Promise<ExistingObject | void>;
   /** Deleting an object that is already gone succeeds. */
   delete(existing: ExistingObject): Promise<void>;
 }

@@ -29,6 +29,15 @@ export const systemClock: Clock = {
   },
 };
 
+/** The real clock with timers that keep the process alive (a CLI waiting to reconnect; tests over real servers). */
+export const keepAliveClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms)) as unknown as TimerHandle,
+  clearTimeout: (handle) => {
+    clearTimeout(handle as unknown as NodeJS.Timeout);
+  },
+};
+
 interface ManualTimer {
   readonly id: number;
   readonly at: number;

@@ -45,6 +45,8 @@ export interface ControllerLoopOptions<R> {
   readonly pollMs: number;
   /** Period of the resync after `start()` (a debounced request); 0 disables. */
   readonly resyncMs: number;
+  /** Called when a periodic resync requests its run, before the request (the run it causes may be shared). */
+  readonly onResync?: () => void;
   readonly retry: BackoffOptions;
   readonly clock: Clock;
   /** Where a throwing listener is reported. */
@@ -174,6 +176,7 @@ export class ControllerLoop<R> {
     if (this.o.resyncMs <= 0 || this.stopping) return;
     this.resyncTimer = this.o.clock.setTimeout(() => {
       this.resyncTimer = undefined;
+      this.o.onResync?.();
       this.trigger();
       this.armResync();
     }, this.o.resyncMs);

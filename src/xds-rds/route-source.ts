@@ -18,6 +18,12 @@ const RELEVANT = new Set<ConfigEvent['kind']>([
 export interface RouteSourceOptions {
   readonly quietMs?: number;
   readonly maxWaitMs?: number;
+  /**
+   * Called once per noted event (one with `at`) whose rebuild changed the snapshot, with the ms from the event
+   * to that push (`aeraki_config_to_push_seconds`); `now` is the same clock as the store's (default Date.now).
+   */
+  readonly onPushed?: (ms: number) => void;
+  readonly now?: () => number;
   readonly logger: Logger;
 }
 
@@ -31,6 +37,8 @@ export class RouteSource {
   private readonly debouncer: Debouncer;
   private readonly builder: IncrementalRoutes;
   private lastIssues = new Set<string>();
+  /** `at` of the events since the last rebuild. */
+  private pending: number[] = [];
   rebuilds = 0;
 
   constructor(
@@ -47,7 +55,9 @@ export class RouteSource {
 
   onEvent(event: ConfigEvent): void {
     // A change of held hosts matters whatever the kind holding them (a VirtualService holds routes too).
-    if (RELEVANT.has(event.kind) || event.type === 'held') this.debouncer.trigger();
+    if (!RELEVANT.has(event.kind) && event.type !== 'held') return;
+    if (event.at !== undefined) this.pending.push(event.at);
+    this.debouncer.trigger();
   }
 
   /** Rebuilds now; returns the names of the resources that changed. */
@@ -63,7 +73,11 @@ export class RouteSource {
       route: (name) => this.builder.route(name),
       isHeld: (name) => this.builder.isHeld(name),
     });
+    const noted = this.pending;
+    this.pending = [];
     if (changed.length > 0) {
+      const now = (this.options.now ?? Date.now)();
+      for (const at of noted) this.options.onPushed?.(Math.max(0, now - at));
       this.options.logger.info('rds: routes updated', {
         version: this.cache.snapshot().version,
         changed: changed.length,

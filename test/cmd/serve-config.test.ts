@@ -122,6 +122,16 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     );
   });
 
+  it('the write limit: 50/100 by default, from AERAKI_KUBE_API_QPS/BURST or the flags; refuses 0', () => {
+    assert.deepEqual([configOf(TLS).kubeApiQps, configOf(TLS).kubeApiBurst], [50, 100]);
+    const env = { AERAKI_KUBE_API_QPS: '12.5', AERAKI_KUBE_API_BURST: '30' };
+    assert.deepEqual([configOf(TLS, env).kubeApiQps, configOf(TLS, env).kubeApiBurst], [12.5, 30]);
+    const flags = configOf([...TLS, '--kube-api-qps=200', '--kube-api-burst', '400'], env);
+    assert.deepEqual([flags.kubeApiQps, flags.kubeApiBurst], [200, 400]);
+    assert.throws(() => configOf([...TLS, '--kube-api-qps', '0']), /above 0/);
+    assert.throws(() => configOf(TLS, { AERAKI_KUBE_API_BURST: '0' }), /AERAKI_KUBE_API_BURST/);
+  });
+
   it('refuses bad values with a message naming the option or variable', () => {
     assert.throws(() => configOf(['--config-source', 'etcd']), /expected mcp \| kube \| dir/);
     assert.throws(() => configOf(['--http-address', 'nowhere']), /invalid address/);

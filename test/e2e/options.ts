@@ -54,6 +54,8 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     registries: [],
     registryOutput: 'kube',
     mcpServerAddress: { host: '127.0.0.1', port: 0 },
+    kubeApiQps: 1000,
+    kubeApiBurst: 1000,
     version: 'e2e',
     trustDomain: 'cluster.local',
     trustDomainAliases: [],

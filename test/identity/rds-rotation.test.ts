@@ -146,11 +146,14 @@ describe('identity/istiod: the RDS server across certificate and root rotations'
           },
           names: [NAME],
           serverSpiffeId,
-          onResponse: (r) => {
+          onAnswer: (a) => {
             w.close();
-            resolve(r.resources.map((x) => (x.json as { name?: string }).name).join(','));
+            resolve(a.routes.map((x) => (x as { name?: string }).name).join(','));
           },
-          onEnd: (status) => resolve(`ended ${status.code}`),
+          onDisconnect: (status) => {
+            w.close();
+            resolve(`ended ${status.code}`);
+          },
         });
       });
     assert.equal(await watch(IDENTITY), NAME);

@@ -109,4 +109,28 @@ describe('diff', () => {
     };
     assert.equal(diff([moved], [e], none).updates.length, 1);
   });
+
+  it('hashes a desired object once when a memo is given (the same object in the next run is not hashed again)', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const memo = new WeakMap<OutputObject, string>();
+    const first = diff([a], [], { ...none, desiredMemo: memo });
+    assert.equal(memo.get(a), desiredHash(a));
+    memo.set(a, 'stale-on-purpose');
+    const second = diff([a], [], { ...none, desiredMemo: memo });
+    assert.equal(first.creates[0]?.metadata.annotations?.[CONTENT_HASH_ANNOTATION], desiredHash(a));
+    assert.equal(second.creates[0]?.metadata.annotations?.[CONTENT_HASH_ANNOTATION], 'stale-on-purpose');
+  });
+
+  it('remembers equal pairs by object: the same two objects are equal again; an edited copy is compared', () => {
+    const a = filter('istio-system', 'a', 'ServiceEntry/ns/a');
+    const e = existing(a);
+    const equalMemo = new WeakMap<ExistingObject, OutputObject>();
+    assert.equal(diff([a], [e], { ...none, equalMemo }).unchanged, 1);
+    assert.equal(equalMemo.get(e), a);
+    const edited = { ...e, resourceVersion: '8', spec: { configPatches: [] } };
+    const plan = diff([a], [edited], { ...none, equalMemo });
+    assert.equal(plan.updates.length, 1, 'a new existing object is compared, not taken from the memo');
+    const other = filter('istio-system', 'a', 'ServiceEntry/ns/a', 2);
+    assert.equal(diff([other], [e], { ...none, equalMemo }).updates.length, 1, 'so is a new desired object');
+  });
 });

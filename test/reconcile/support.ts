@@ -1,5 +1,4 @@
 // Helpers shared by the envoyfilter suites: desired objects and an in-memory sink with fault injection.
-import type { Clock, TimerHandle } from '../../src/util/clock.ts';
 import { MANAGED_LABELS, SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { EnvoyFilterObject, OutputObject } from '../../src/model/objects.ts';
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
@@ -42,6 +41,8 @@ export class MemorySink implements EnvoyFilterSink {
   readonly writes: { op: string; key: string }[] = [];
   readonly faults: Fault[] = [];
   private rv = 0;
+  /** Number of list calls answered. */
+  lists = 0;
   /** Called before every write; lets a test assert invariants at write time (e.g. leadership). */
   beforeWrite: (op: string, key: string) => void = () => {};
 
@@ -65,6 +66,7 @@ export class MemorySink implements EnvoyFilterSink {
 
   list(): Promise<ExistingObject[]> {
     this.fault('list');
+    this.lists++;
     const out: ExistingObject[] = [];
     for (const o of this.objects.values()) {
       const e = toExisting(o['kind'] as 'EnvoyFilter', o);
@@ -73,17 +75,23 @@ export class MemorySink implements EnvoyFilterSink {
     return Promise.resolve(out);
   }
 
-  create(obj: OutputObject): Promise<void> {
+  /** The stored object as the sink reports it (what a write answers). */
+  existing(key: string): ExistingObject | undefined {
+    const o = this.objects.get(key);
+    return o ? toExisting(o['kind'] as 'EnvoyFilter', o) : undefined;
+  }
+
+  create(obj: OutputObject): Promise<ExistingObject | undefined> {
     const key = `${obj.kind}/${obj.metadata.namespace}/${obj.metadata.name}`;
     this.beforeWrite('create', key);
     this.fault('create');
     if (this.objects.has(key)) throw new SinkError('exists', { transient: true, code: 409 });
     this.writes.push({ op: 'create', key });
     this.seed(JSON.parse(JSON.stringify(obj)));
-    return Promise.resolve();
+    return Promise.resolve(this.existing(key));
   }
 
-  update(obj: OutputObject, existing: ExistingObject): Promise<void> {
+  update(obj: OutputObject, existing: ExistingObject): Promise<ExistingObject | undefined> {
     const key = `${obj.kind}/${obj.metadata.namespace}/${obj.metadata.name}`;
     this.beforeWrite('update', key);
     this.fault('update');
@@ -92,7 +100,7 @@ export class MemorySink implements EnvoyFilterSink {
     if (rv !== existing.resourceVersion) throw new SinkError('conflict', { transient: true, code: 409 });
     this.writes.push({ op: 'update', key });
     this.seed(JSON.parse(JSON.stringify(updateBody(obj, existing))));
-    return Promise.resolve();
+    return Promise.resolve(this.existing(key));
   }
 
   delete(existing: ExistingObject): Promise<void> {
@@ -106,10 +114,4 @@ export class MemorySink implements EnvoyFilterSink {
 }
 
 /** A real-time clock whose timers keep the process alive (systemClock unrefs them). */
-export const refClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms) as unknown as TimerHandle,
-  clearTimeout: (h) => {
-    clearTimeout(h as unknown as NodeJS.Timeout);
-  },
-};
+export { keepAliveClock as refClock } from '../../src/util/clock.ts';

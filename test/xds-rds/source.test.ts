@@ -36,6 +36,34 @@ describe('RouteSource', () => {
     assert.deepEqual([...cache.snapshot().resources.keys()], ['s.example_1']);
     source.stop();
   });
+
+  it('times each event that changed the routes up to the push carrying it, and no other', () => {
+    const se = (port: number) =>
+      serviceEntry('ns', 's', {
+        hosts: ['s.example'],
+        ports: [{ number: port, name: 'tcp-metaprotocol-x' }],
+      });
+    const store = storeOf([se(1)]);
+    const pushed: number[] = [];
+    const source = new RouteSource(store, new SnapshotCache(), {
+      logger: silentLogger,
+      quietMs: 20,
+      maxWaitMs: 20,
+      onPushed: (ms) => pushed.push(ms),
+      now: () => 1000,
+    });
+    source.rebuild();
+    source.onEvent({ type: 'updated', kind: 'DestinationRule', namespace: 'ns', name: 'd', at: 900 });
+    source.flush();
+    assert.deepEqual(pushed, [], 'the routes did not change: no push, nothing timed');
+    store.upsert(se(2));
+    source.onEvent({ type: 'updated', kind: 'ServiceEntry', namespace: 'ns', name: 's', at: 950 });
+    source.onEvent({ type: 'updated', kind: 'VirtualService', namespace: 'ns', name: 'v', at: 960 });
+    source.onEvent({ type: 'updated', kind: 'MetaRouter', namespace: 'ns', name: 'm' });
+    source.flush();
+    assert.deepEqual(pushed, [50], 'only the relevant event with a time');
+    source.stop();
+  });
 });
 
 describe('dev certificates', () => {

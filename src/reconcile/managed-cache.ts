@@ -1,0 +1,112 @@
+/**
+ * What exists in the API server, as the reconciler plans against it between full resyncs: the managed objects
+ * (label `manager: Aeraki`) kept up to date by the drift watch (managed-watch.ts) and by the answers to the
+ * reconciler's own writes, so a reconcile needs no list call and the next one does not write the same object
+ * again.
+ *
+ * Watch events and write answers race: the answer to an update may arrive before the watch event of an older
+ * edit. Resource versions are opaque in Kubernetes, but every API server in use (etcd revisions, the fake) hands
+ * out increasing integers; when both versions are integers an older one never replaces a newer one. Any other
+ * version is taken as it comes, and the periodic full resync (a real list) repairs what that gets wrong.
+ */
+import type { ExistingObject, ManagedKind } from './diff.ts';
+import { objectKey } from './diff.ts';
+
+/** True when `a` is known to be an older resourceVersion than `b` (both decimal integers). */
+export function olderVersion(a: string, b: string): boolean {
+  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return a.length !== b.length ? a.length < b.length : a < b;
+}
+
+export class ManagedCache {
+  private readonly objects = new Map<string, ExistingObject>();
+  /** Keys with a write of the controller in flight → how many. */
+  private readonly inFlight = new Map<string, number>();
+  private isSynced = false;
+  private stale = false;
+
+  /** True once the watch listed every managed kind, and not marked stale since. */
+  get synced(): boolean {
+    return this.isSynced && !this.stale;
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  /** Called by the watch once every kind it watches was listed. */
+  markSynced(): void {
+    this.isSynced = true;
+  }
+
+  /**
+   * The cache cannot be trusted until the next full list (a write whose answer carried no object): `synced` is
+   * false until `repaired()`.
+   */
+  markStale(): void {
+    this.stale = true;
+  }
+
+  /** Called after a full list was planned against (and its objects recorded): `synced` again. */
+  repaired(): void {
+    this.stale = false;
+  }
+
+  /** A snapshot of every object (a new array; the objects themselves are shared, never mutated). */
+  list(): ExistingObject[] {
+    return [...this.objects.values()];
+  }
+
+  get(kind: ManagedKind, namespace: string, name: string): ExistingObject | undefined {
+    return this.objects.get(objectKey(kind, namespace, name));
+  }
+
+  /** The controller starts writing this object (its answer will be recorded). */
+  beginWrite(kind: ManagedKind, namespace: string, name: string): void {
+    const key = objectKey(kind, namespace, name);
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+  }
+
+  /** The write started by `beginWrite` is over (answered or failed). */
+  endWrite(kind: ManagedKind, namespace: string, name: string): void {
+    const key = objectKey(kind, namespace, name);
+    const n = (this.inFlight.get(key) ?? 1) - 1;
+    if (n > 0) this.inFlight.set(key, n);
+    else this.inFlight.delete(key);
+  }
+
+  /**
+   * True while the controller writes this object: a watch event for it is most likely the write itself, seen
+   * before its answer, and needs no reconcile of its own.
+   */
+  writing(kind: ManagedKind, namespace: string, name: string): boolean {
+    return this.inFlight.has(objectKey(kind, namespace, name));
+  }
+
+  /**
+   * Records an object as it exists now (a watch event, a list item or a write answer). Returns true when that
+   * changed what the cache holds (false for an older or the same resourceVersion).
+   */
+  upsert(e: ExistingObject): boolean {
+    const key = objectKey(e.kind, e.namespace, e.name);
+    const cur = this.objects.get(key);
+    if (
+      cur &&
+      (cur.resourceVersion === e.resourceVersion || olderVersion(e.resourceVersion, cur.resourceVersion))
+    )
+      return false;
+    this.objects.set(key, e);
+    return true;
+  }
+
+  /**
+   * Records a deletion. `resourceVersion` is the last version of the deleted object (watch events carry it): a
+   * cached newer version (re-created since) stays. Returns true when an object was removed.
+   */
+  remove(kind: ManagedKind, namespace: string, name: string, resourceVersion = ''): boolean {
+    const key = objectKey(kind, namespace, name);
+    const cur = this.objects.get(key);
+    if (!cur || olderVersion(resourceVersion, cur.resourceVersion)) return false;
+    return this.objects.delete(key);
+  }
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ExistingObject } from '../../src/reconcile/diff.ts';
+import { ManagedCache, olderVersion } from '../../src/reconcile/managed-cache.ts';
+
+const obj = (name: string, resourceVersion: string): ExistingObject => ({
+  kind: 'EnvoyFilter',
+  namespace: 'istio-system',
+  name,
+  resourceVersion,
+  labels: { manager: 'Aeraki' },
+  annotations: {},
+  spec: { v: resourceVersion },
+});
+
+describe('ManagedCache', () => {
+  it('compares integer resourceVersions numerically and never calls other versions older', () => {
+    assert.equal(olderVersion('9', '10'), true);
+    assert.equal(olderVersion('10', '9'), false);
+    assert.equal(olderVersion('10', '10'), false);
+    assert.equal(olderVersion('abc', '10'), false);
+    assert.equal(olderVersion('', '10'), false);
+  });
+
+  it('an older version never replaces a newer one (a late watch event after a write answer)', () => {
+    const cache = new ManagedCache();
+    assert.equal(cache.upsert(obj('a', '7')), true, 'write answer');
+    assert.equal(cache.upsert(obj('a', '5')), false, 'older watch event');
+    assert.equal(cache.upsert(obj('a', '7')), false, 'the same version again');
+    assert.equal(cache.get('EnvoyFilter', 'istio-system', 'a')?.resourceVersion, '7');
+    assert.equal(cache.upsert(obj('a', '8')), true);
+    assert.equal(cache.size, 1);
+  });
+
+  it('a deletion of an older version keeps the newer object (re-created since)', () => {
+    const cache = new ManagedCache();
+    cache.upsert(obj('a', '12'));
+    assert.equal(cache.remove('EnvoyFilter', 'istio-system', 'a', '11'), false);
+    assert.equal(cache.size, 1);
+    assert.equal(cache.remove('EnvoyFilter', 'istio-system', 'a', '12'), true);
+    assert.equal(cache.remove('EnvoyFilter', 'istio-system', 'a', '12'), false, 'already gone');
+    assert.deepEqual(cache.list(), []);
+  });
+
+  it('is synced once the watch listed, and not while marked stale', () => {
+    const cache = new ManagedCache();
+    assert.equal(cache.synced, false);
+    cache.markSynced();
+    assert.equal(cache.synced, true);
+    cache.markStale();
+    assert.equal(cache.synced, false);
+    cache.repaired();
+    assert.equal(cache.synced, true);
+  });
+
+  it('knows which objects the controller is writing, until every write of them ended', () => {
+    const cache = new ManagedCache();
+    cache.beginWrite('EnvoyFilter', 'istio-system', 'a');
+    cache.beginWrite('EnvoyFilter', 'istio-system', 'a');
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), true);
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'b'), false);
+    cache.endWrite('EnvoyFilter', 'istio-system', 'a');
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), true, 'one write still in flight');
+    cache.endWrite('EnvoyFilter', 'istio-system', 'a');
+    assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), false);
+  });
+});
