@@ -21,12 +21,14 @@ import { openStreams, type SoakStreams } from './soak-streams.ts';
 import { syntheticObjects } from './synthetic.ts';
 
 // SOAK_SERVICES (default 10,000) and SOAK_STREAMS (default 1,000) shrink the mesh for a quick trial; SOAK_LOG=1
-// prints the controller's warnings.
+// prints the controller's warnings; SOAK_ISTIOD_PUSH=kind makes the fake istiod re-send only the changed kind's
+// type URLs (default all: every watched type URL on each change, as istiod does).
 const SERVICES = Number(process.env['SOAK_SERVICES'] ?? '10000');
 const STREAMS = Math.min(SERVICES, Number(process.env['SOAK_STREAMS'] ?? '1000'));
 const CHANGES_PER_SECOND = 5;
 const DEBOUNCE = { afterMs: 1000, maxMs: 10_000 };
 const RDS_DEBOUNCE = { afterMs: 100, maxMs: 1000 };
+const ISTIOD_PUSH = process.env['SOAK_ISTIOD_PUSH'] === 'kind' ? 'kind' : 'all';
 
 const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -68,7 +70,7 @@ async function start(): Promise<Soak> {
   const { istio, routers } = mesh();
   const api = await startFakeKubeApiServer({ eventWindow: 100_000 });
   api.seed(routers);
-  const istiod = await FakeIstiod.start({ serve: 'v1' });
+  const istiod = await FakeIstiod.start({ serve: 'v1', pushScope: ISTIOD_PUSH });
   istiod.set(istio as Parameters<FakeIstiod['set']>[0]);
   const running = await startServe(
     serveOptions({
@@ -153,6 +155,7 @@ export async function benchSoak(): Promise<Record<string, unknown>> {
       minutes: minutes(),
       services: SERVICES,
       streams: STREAMS,
+      istiodPush: ISTIOD_PUSH,
       changes: summary.changes,
       changesByKind: summary.byKind,
       memory: { ...memory, endOverMiddle: Math.round((memory.endMb / memory.middleMb) * 1000) / 1000 },

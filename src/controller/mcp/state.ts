@@ -29,7 +29,10 @@ export interface RejectedObject {
   readonly hosts?: readonly string[];
 }
 
-type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }>;
+/** A decoded resource with the bytes it was decoded from (a copy: never a view of the response buffer). */
+type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }> & {
+  readonly bytes?: Buffer;
+};
 
 /** Outcome of one DiscoveryResponse, for the ACK/NACK decision, logs and metrics. */
 export interface ResponseOutcome {
@@ -55,6 +58,8 @@ export interface ResponseOutcome {
  * without a readable name makes the answer partial, and a partial answer adds and updates but deletes nothing.
  * State survives reconnects: the first full answer per URL after a reconnect reconciles it.
  */
+const EMPTY = new Uint8Array();
+
 export class McpState {
   private readonly byUrl = new Map<string, Map<string, Entry>>();
 
@@ -116,7 +121,11 @@ export class McpState {
     return { ...c, skipped, badNames, undecodable, reasons: [...reasons], partial };
   }
 
-  private decodeOne(type: McpTypeUrl, any: AnyMessage, previous: Map<string, Entry>): DecodedResource {
+  private decodeOne(
+    type: McpTypeUrl,
+    any: AnyMessage,
+    previous: Map<string, Entry>,
+  ): Entry | Exclude<DecodedResource, Entry> {
     const env = decodeEnvelope(this.protos, any);
     if (!env.ok) {
       const failure = env.issues[0];
@@ -129,10 +138,16 @@ export class McpState {
     if (!inRevision(e.labels, this.revision)) {
       return { status: 'skipped', key: e.key, reason: `revision ${e.labels['istio.io/rev'] ?? ''}` };
     }
-    // Same non-empty resourceVersion: the object is unchanged (adsc dedupes the same way).
+    // Same non-empty resourceVersion: the object is unchanged (adsc dedupes the same way). Same bytes: the
+    // decoding would give the same object (istiod re-sends every resource of a type on each push).
     const prev = previous.get(e.key);
+    const bytes = any.value ?? EMPTY;
     if (prev && e.version !== '' && prev.version === e.version) return prev;
-    return decodeBody(this.protos, type, e, this.parse);
+    if (prev?.bytes?.equals(bytes)) return prev;
+    const d = decodeBody(this.protos, type, e, this.parse);
+    if (d.status !== 'ok' && d.status !== 'invalid') return d;
+    const entry: Entry = { ...d, bytes: Buffer.from(bytes) };
+    return entry;
   }
 
   /** Writes the union of a kind's type URLs to the store, with the invalid ones as its rejections. */

@@ -77,6 +77,26 @@ describe('MCP client against the fake istiod', () => {
     assert.equal(st.types.find((t) => t.typeUrl === SE_V1)?.lastPushTime, 1_000_000);
   });
 
+  it('pushScope kind: a change re-sends only its kind type URLs, each with the full set', async () => {
+    const p = await pair({ pushScope: 'kind' }, {}, (f) => f.set([se('a'), se('b')], { push: false }));
+    p.client.start();
+    await p.client.whenSynced();
+    await settled(p);
+    p.fake.upsert(se('b', '2'));
+    await settled(p);
+    const acked = p.fake.filter('ack').map((r) => r.typeUrl);
+    const count = (url: string) => acked.filter((u) => u === url).length;
+    assert.equal(count(SE_V1), 2);
+    assert.equal(count(SE_V1A3), 2);
+    assert.equal(
+      count('networking.istio.io/v1/VirtualService'),
+      1,
+      'VirtualService: the initial answer only',
+    );
+    assert.equal(acked.length, 8 + 2);
+    assert.deepEqual(names(p), ['shop/a', 'shop/b']);
+  });
+
   for (const serve of ['v1', 'v1alpha3'] as const) {
     it(`auto mode works against a ${serve}-only istiod; the empty other URL deletes nothing`, async () => {
       const p = await pair({ serve }, {}, (f) =>

@@ -53,15 +53,27 @@ describe('McpState', () => {
     assert.deepEqual(sink.last?.names, []);
   });
 
-  it('reuses the parsed object of an unchanged resourceVersion; re-parses an empty one', () => {
+  it('reuses the parsed object of an unchanged resourceVersion or of unchanged bytes', () => {
     let parses = 0;
     const counting = (raw: unknown) => (parses++, parseConfigObject(raw));
     const state = new McpState(protos, new Recorder(), counting, '', [V1]);
     state.applyResponse(V1, [res('a', '1'), res('synthetic-b', '')]);
     state.applyResponse(V1, [res('a', '1'), res('synthetic-b', '')]);
-    assert.equal(parses, 3);
-    state.applyResponse(V1, [res('a', '2')]);
-    assert.equal(parses, 4);
+    assert.equal(parses, 2, 'same version, same bytes: nothing parsed again');
+    state.applyResponse(V1, [res('a', '2'), res('synthetic-b', '', 'moved.example.com')]);
+    assert.equal(parses, 4, 'a new version and new bytes under an empty version are parsed');
+  });
+
+  it('hands the store the very objects it held when a response repeats their bytes', () => {
+    const given: (readonly ConfigObject[])[] = [];
+    const sink: McpStoreSink = { replaceKind: (_kind, objects) => void given.push(objects) };
+    const state = new McpState(protos, sink, parseConfigObject, '', [V1]);
+    state.applyResponse(V1, [res('a', ''), res('b', '')]);
+    state.applyResponse(V1, [res('a', ''), res('b', '', 'moved.example.com')]);
+    const [first, second] = given;
+    assert.equal(second?.[0], first?.[0], 'a: the same object');
+    assert.notEqual(second?.[1], first?.[1], 'b: decoded again');
+    assert.deepEqual(second?.[1]?.spec, { ...first?.[1]?.spec, hosts: ['moved.example.com'] });
   });
 
   it('keeps an object whose new body is undecodable, and deletes nothing after a nameless undecodable one', () => {

@@ -1,6 +1,7 @@
 // An in-process istiod that answers MCP-over-xDS like its `api` generator (pilot/pkg/networking/apigen): SotW
 // ADS, per-type full-state responses of MCP Resources, a fresh nonce per response, ACK/NACK tracking by nonce
-// (pilot/pkg/xds/ads.go shouldRespond), pushes of every watched type on change. Fault controls below.
+// (pilot/pkg/xds/ads.go shouldRespond), pushes of every watched type on change (or of the changed kinds only:
+// pushScope). Fault controls below.
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
@@ -11,6 +12,7 @@ import { FakeConfig } from './config.ts';
 import type { AnyBytes, FakeResource } from './encode.ts';
 import type {
   FakeIstiodOptions,
+  PushScope,
   RecordedRequest,
   RecordedStream,
   Req,
@@ -36,6 +38,8 @@ export class FakeIstiod extends EventEmitter {
   /** Versions holding config; change at any time (takes effect on the next response). */
   serve: ServedVersions;
   requireToken: string | undefined;
+  /** What a config change pushes (see FakeIstiodOptions.pushScope). */
+  pushScope: PushScope;
   /** Delay before each response, ms. */
   delayMs = 0;
   /** Refuse this many new streams with UNAVAILABLE (Infinity: until reset). */
@@ -54,6 +58,7 @@ export class FakeIstiod extends EventEmitter {
     super();
     this.serve = options.serve ?? 'v1';
     this.requireToken = options.requireToken;
+    this.pushScope = options.pushScope ?? 'all';
     this.server.addService(adsServiceDefinition<Req>(this.protos), {
       StreamAggregatedResources: (call: grpc.ServerDuplexStream<Req, Buffer>) => this.onStream(call),
     });
@@ -89,7 +94,7 @@ export class FakeIstiod extends EventEmitter {
   /** Adds or replaces the given configs, then pushes (unless `push: false`). */
   set(objects: readonly (IstioConfig | FakeResource)[], opts: { push?: boolean } = {}): void {
     for (const o of objects) this.config.put(o);
-    if (opts.push !== false) this.push();
+    if (opts.push !== false) this.pushChanged(objects.map((o) => o.kind));
   }
 
   /** Adds or replaces one config, then pushes (unless `push: false`). */
@@ -99,7 +104,7 @@ export class FakeIstiod extends EventEmitter {
 
   remove(kind: string, namespace: string, name: string, opts: { push?: boolean } = {}): void {
     this.config.remove(kind, namespace, name);
-    if (opts.push !== false) this.push();
+    if (opts.push !== false) this.pushChanged([kind]);
   }
 
   /** Serves extra resources as given (undecodable ones, wrong body types) among the kind's answer. */
@@ -107,14 +112,22 @@ export class FakeIstiod extends EventEmitter {
     this.config.setRaw(kind, resources);
   }
 
-  /** A full push: every watched type of every stream gets a new full answer. */
-  push(): void {
+  /** The push after a config change of `kinds`: every watched type, or those kinds' types (pushScope). */
+  private pushChanged(kinds: readonly string[]): void {
+    this.push(this.pushScope === 'kind' ? new Set(kinds) : undefined);
+  }
+
+  /**
+   * A full push: every watched type of every stream (or only the type URLs of `kinds`) gets a new full answer.
+   */
+  push(kinds?: ReadonlySet<string>): void {
     this.pushVersion++;
     const drop = this.dropAfterResponses;
     this.dropAfterResponses = undefined;
     for (const s of this.live.values()) {
       let sent = 0;
       for (const url of s.lastNonce.keys()) {
+        if (kinds && !kinds.has(url.slice(url.lastIndexOf('/') + 1))) continue;
         if (drop !== undefined && sent >= drop) {
           this.endStream(s, grpc.status.UNAVAILABLE, 'fake: dropped mid-push');
           break;

@@ -1,9 +1,15 @@
 // Shapes shared by the fake istiod's files.
 export type ServedVersions = 'v1' | 'v1alpha3' | 'both';
+export type PushScope = 'all' | 'kind';
 
 export interface FakeIstiodOptions {
   /** Which type URL version holds the config (istiod >= 1.24: v1); the other is answered with an empty list. */
   readonly serve?: ServedVersions;
+  /**
+   * What a config change pushes: `all` (default, spec/wire-formats.md §1.6 step 5) re-sends every watched type
+   * URL; `kind` re-sends only the changed kinds' type URLs (each still the full set of that type).
+   */
+  readonly pushScope?: PushScope;
   /** Require `authorization: Bearer <token>` (ENABLE_XDS_API_GENERATOR_AUTH); else UNAUTHENTICATED. */
   readonly requireToken?: string;
   /** Serve TLS with this key pair instead of plaintext. */
