@@ -227,22 +227,16 @@ export class FakeIstiod extends EventEmitter {
   private respond(s: StreamState, typeUrl: string): void {
     const nonce = `${++this.nonceCounter}-${randomBytes(4).toString('hex')}`;
     s.lastNonce.set(typeUrl, nonce);
-    const bytes = this.protos.DiscoveryResponse.encode(
+    const head = this.protos.DiscoveryResponse.encode(
       this.protos.DiscoveryResponse.fromObject({
         versionInfo: `v${this.pushVersion}`,
         typeUrl,
         nonce,
         controlPlane: { identifier: '{"Component":"istiod","ID":"fake"}' },
       }),
-    );
-    // Resources are already-encoded Anys: append them as field 2 without re-encoding.
-    for (const any of this.config.resourcesFor(typeUrl, this.serve)) {
-      bytes.uint32(18).fork();
-      bytes.uint32(10).string(any.type_url);
-      bytes.uint32(18).bytes(any.value);
-      bytes.ldelim();
-    }
-    const out = Buffer.from(bytes.finish());
+    ).finish();
+    // Fields may come in any order: the kind's resources (field 2, encoded once per change) follow the head.
+    const out = Buffer.concat([head, this.config.encodedFor(typeUrl, this.serve)]);
     this.largestResponse = Math.max(this.largestResponse, out.length);
     const write = (): void => {
       if (this.live.has(s.id)) s.call.write(out);
