@@ -174,3 +174,33 @@ export function decodeResourceMessage(bytes: Uint8Array): DecodedResourceMessage
     body: hasBody ? new BodyRef(typeUrl, buf, bodyStart, bodyEnd) : undefined,
   };
 }
+
+/**
+ * The `metadata.name` of an encoded Resource, read without decoding the rest (the last one given wins, as in
+ * decodeResourceMessage); '' when absent, undefined when the bytes cannot be read. A hint for finding the
+ * previous state of a resource: callers compare bytes before trusting it.
+ */
+export function peekResourceName(bytes: Uint8Array): string | undefined {
+  const buf = asBuffer(bytes);
+  const c = new Cursor(buf, 0, buf.length);
+  let name = '';
+  try {
+    while (c.pos < c.end) {
+      const tag = readTag(c);
+      if (tag !== 10) {
+        skipField(c, tag);
+        continue;
+      }
+      const outer = enter(c);
+      while (c.pos < c.end) {
+        const t = readTag(c);
+        if (t === 10) name = readStrictString(c);
+        else skipField(c, t);
+      }
+      leave(c, outer);
+    }
+  } catch {
+    return undefined;
+  }
+  return name;
+}

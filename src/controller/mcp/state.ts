@@ -9,7 +9,8 @@ import {
   type DecodedResource,
   type ParseFn,
 } from './decode.ts';
-import type { McpProtos } from './protos.ts';
+import { MCP_RESOURCE_TYPE_URL, type McpProtos } from './protos.ts';
+import { peekResourceName } from './resource-decode.ts';
 import type { IstioKind, McpTypeUrl } from './type-urls.ts';
 
 /**
@@ -126,6 +127,14 @@ export class McpState {
     any: AnyMessage,
     previous: Map<string, Entry>,
   ): Entry | Exclude<DecodedResource, Entry> {
+    // Same bytes as the resource held under the name they carry: the decoding would give the same entry (istiod
+    // re-sends every resource of a type on each push). Checked before anything is decoded.
+    const bytes = any.value ?? EMPTY;
+    if (any.type_url === MCP_RESOURCE_TYPE_URL) {
+      const name = peekResourceName(bytes);
+      const held = name === undefined ? undefined : previous.get(name);
+      if (held?.bytes?.equals(bytes)) return held;
+    }
     const env = decodeEnvelope(this.protos, any);
     if (!env.ok) {
       const failure = env.issues[0];
@@ -138,12 +147,9 @@ export class McpState {
     if (!inRevision(e.labels, this.revision)) {
       return { status: 'skipped', key: e.key, reason: `revision ${e.labels['istio.io/rev'] ?? ''}` };
     }
-    // Same non-empty resourceVersion: the object is unchanged (adsc dedupes the same way). Same bytes: the
-    // decoding would give the same object (istiod re-sends every resource of a type on each push).
+    // Same non-empty resourceVersion: the object is unchanged (adsc dedupes the same way).
     const prev = previous.get(e.key);
-    const bytes = any.value ?? EMPTY;
     if (prev && e.version !== '' && prev.version === e.version) return prev;
-    if (prev?.bytes?.equals(bytes)) return prev;
     const d = decodeBody(this.protos, type, e, this.parse);
     if (d.status !== 'ok' && d.status !== 'invalid') return d;
     const entry: Entry = { ...d, bytes: Buffer.from(bytes) };

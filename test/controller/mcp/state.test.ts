@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadMcpProtos, MCP_RESOURCE_TYPE_URL } from '../../../src/controller/mcp/protos.ts';
 import { McpState, type McpStoreSink, type RejectedObject } from '../../../src/controller/mcp/state.ts';
+import { peekResourceName } from '../../../src/controller/mcp/resource-decode.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
@@ -74,6 +75,12 @@ describe('McpState', () => {
     assert.equal(second?.[0], first?.[0], 'a: the same object');
     assert.notEqual(second?.[1], first?.[1], 'b: decoded again');
     assert.deepEqual(second?.[1]?.spec, { ...first?.[1]?.spec, hosts: ['moved.example.com'] });
+  });
+
+  it('peeks the name of an encoded Resource without decoding it; undefined for unreadable bytes', () => {
+    assert.equal(peekResourceName(res('a', '1').value), 'ns/a');
+    assert.equal(peekResourceName(new Uint8Array()), '');
+    assert.equal(peekResourceName(GARBAGE), undefined);
   });
 
   it('keeps an object whose new body is undecodable, and deletes nothing after a nameless undecodable one', () => {

@@ -47,18 +47,28 @@ export class FakeConfig {
     if (kind === undefined) return EMPTY;
     let bytes = this.encoded.get(kind);
     if (bytes === undefined) {
-      const w = protobuf.Writer.create();
-      for (const any of this.resourcesFor(typeUrl, serve)) {
-        w.uint32(18).fork();
-        w.uint32(10).string(any.type_url);
-        w.uint32(18).bytes(any.value);
-        w.ldelim();
-      }
-      bytes = w.finish();
+      bytes = Buffer.concat(this.resourcesFor(typeUrl, serve).map(resourceField));
       this.encoded.set(kind, bytes);
     }
     return bytes;
   }
+}
+
+const fields = new WeakMap<AnyBytes, Uint8Array>();
+
+/** One resource as a `resources` field of a DiscoveryResponse, encoded once. */
+function resourceField(any: AnyBytes): Uint8Array {
+  let f = fields.get(any);
+  if (f === undefined) {
+    const w = protobuf.Writer.create();
+    w.uint32(18).fork();
+    w.uint32(10).string(any.type_url);
+    w.uint32(18).bytes(any.value);
+    w.ldelim();
+    f = w.finish();
+    fields.set(any, f);
+  }
+  return f;
 }
 
 /** The kind of a `networking.istio.io/<version>/<Kind>` type URL whose version is served, else undefined. */
