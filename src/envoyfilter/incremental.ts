@@ -230,7 +230,7 @@ export class IncrementalGenerator {
     this.changedSources.add(source);
     state.byKey.set(key, o);
     let objects = state.bySource.get(source);
-    if (objects === undefined) state.bySource.set(source, (objects = new Map()));
+    if (objects === undefined) state.bySource.set(source, (objects = new Map<string, OutputObject>()));
     objects.set(key, o);
   }
 

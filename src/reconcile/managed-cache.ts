@@ -127,7 +127,8 @@ export class ManagedCache {
     if (cur) this.unindex(key, cur);
     this.objects.set(key, e);
     let bucket = this.bySourceIndex.get(sourceOf(e));
-    if (bucket === undefined) this.bySourceIndex.set(sourceOf(e), (bucket = new Map()));
+    if (bucket === undefined)
+      this.bySourceIndex.set(sourceOf(e), (bucket = new Map<string, ExistingObject>()));
     bucket.set(key, e);
     this.changed.set(key, { kind: e.kind, namespace: e.namespace, name: e.name });
     return true;
