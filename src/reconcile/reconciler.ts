@@ -5,7 +5,11 @@
  * that arrives during a long first sync is applied as soon as that sync ends).
  *
  * What exists comes from the `cache` (managed-cache.ts, kept by the drift watch and by the answers to the
- * writes) once it synced; without one, or before, every run lists. The first run, the periodic resync and the
+ * writes) once it synced; without one, or before, every run lists.
+ * When the desired set carries its changes since the previous run (IncrementalGenerator) and the run saw every
+ * earlier change set, it plans only what they touch against the cache (incremental-plan.ts): the sources whose
+ * output or failed/held state changed, and the objects the cache saw change; `objects` stays unread. A break in
+ * the change sets (a run that could not plan, a full regeneration) makes the next run list and plan everything. The first run, the periodic resync and the
  * run after any failed write list anyway (the safety net); a periodic resync also plans against the cache and
  * reports every object the two plans treat differently (`onResyncRepairs`, which should stay 0).
  *
