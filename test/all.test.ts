@@ -89,6 +89,8 @@ import './plugins/thrift/golden.test.ts';
 import './plugins/zookeeper/generator.test.ts';
 import './reconcile/diff.test.ts';
 import './reconcile/dir-sink.test.ts';
+import './reconcile/incremental-differential.test.ts';
+import './reconcile/incremental-plan.test.ts';
 import './reconcile/kube-cache.test.ts';
 import './reconcile/kube-ha.test.ts';
 import './reconcile/kube-pipeline.test.ts';

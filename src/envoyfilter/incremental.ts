@@ -8,6 +8,7 @@
  * over the same view (test/envoyfilter/incremental-differential.test.ts).
  */
 import { ClaimIndex } from '../model/claims.ts';
+import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import {
   ChangeTracker,
   DependentUnits,
@@ -56,7 +57,35 @@ interface State {
   readonly failed: Set<string>;
   /** Sources with issues or unhandled ports, in source order. */
   readonly reporting: SortedArray<SourceResult>;
+  /** The desired objects by claimKey, and by their SOURCE_ANNOTATION ('' for none) then claimKey. */
+  readonly byKey: Map<string, OutputObject>;
+  readonly bySource: Map<string, Map<string, OutputObject>>;
 }
+
+/**
+ * What changed since the previous `update`: the sources (SOURCE_ANNOTATION values, '' for objects without one)
+ * any of whose desired objects was added, dropped or replaced, and lookups into the desired set. `from` and `to`
+ * number the updates, so a consumer can tell it saw every one in between; `from` is -1 after a full
+ * regeneration (which changes every source). The lookups are valid until the next `update` (they throw after it).
+ */
+export interface DesiredChanges {
+  readonly from: number;
+  readonly to: number;
+  readonly sources: readonly string[];
+  /** The desired objects whose source annotation is `source`, in no particular order. */
+  objectsOf(source: string): readonly OutputObject[];
+  get(kind: string, namespace: string, name: string): OutputObject | undefined;
+}
+
+/**
+ * GenerateOutput whose `objects` is materialised on first read (a new array, then the same one): an update that
+ * only a change-driven consumer reads copies nothing. Reading it after the next `update` throws.
+ */
+export interface IncrementalOutput extends GenerateOutput {
+  readonly changes: DesiredChanges;
+}
+
+const sourceOf = (o: OutputObject) => o.metadata.annotations?.[SOURCE_ANNOTATION] ?? '';
 
 export class IncrementalGenerator {
   private readonly set: GeneratorSet;
@@ -65,6 +94,8 @@ export class IncrementalGenerator {
   private state: State | undefined;
   private recomputed: string[] = [];
   private changedObjects = new Set<string>();
+  private changedSources = new Set<string>();
+  private version = 0;
 
   /** Subscribes to `view`; the first `update` generates every source. */
   constructor(
@@ -82,12 +113,15 @@ export class IncrementalGenerator {
   /**
    * The complete desired set now (GenerateOutput, as generateAll gives it), regenerating only the sources whose
    * inputs changed since the last call (every source on the first call, after `reset`, and after a call that
-   * threw). The arrays and set returned are the caller's.
+   * threw). The arrays and set returned are the caller's; `objects` is materialised on first read and, like
+   * the lookups of `changes`, must be read before the next call.
    */
-  update(): GenerateOutput {
+  update(): IncrementalOutput {
     const keys = this.tracker.drain();
     this.recomputed = [];
     this.changedObjects = new Set();
+    this.changedSources = new Set();
+    this.version++;
     try {
       return this.updateWith(keys);
     } catch (err) {
@@ -120,9 +154,10 @@ export class IncrementalGenerator {
     this.tracker.stop();
   }
 
-  private updateWith(keys: ReadonlySet<string>): GenerateOutput {
+  private updateWith(keys: ReadonlySet<string>): IncrementalOutput {
     let state = this.state;
     let units: Iterable<string>;
+    const full = state === undefined;
     if (state === undefined) {
       state = this.state = this.fresh();
       const sources: readonly SourceObject[] = this.set.gateway
@@ -136,7 +171,7 @@ export class IncrementalGenerator {
     }
     const current = state;
     state.units.update(units, (unit, old, now) => this.changed(current, unit, old, now));
-    return this.output(state);
+    return this.output(state, full);
   }
 
   private fresh(): State {
@@ -147,6 +182,8 @@ export class IncrementalGenerator {
       objects: new SortedArray<OutputObject>(compareOutput),
       failed: new Set<string>(),
       reporting: new SortedArray<SourceResult>(compareSources),
+      byKey: new Map(),
+      bySource: new Map(),
     };
   }
 
@@ -173,8 +210,14 @@ export class IncrementalGenerator {
     const items = now?.out.objects;
     state.claims.set(id, now && items ? { source: now.source, items } : undefined, (key, before, after) => {
       this.changedObjects.add(key);
-      if (before !== undefined) state.objects.remove(before);
-      if (after !== undefined) state.objects.insert(after);
+      if (before !== undefined) {
+        state.objects.remove(before);
+        this.unindex(state, key, before);
+      }
+      if (after !== undefined) {
+        state.objects.insert(after);
+        this.index(state, key, after);
+      }
     });
     if (old !== undefined) state.reporting.remove(old);
     if (now !== undefined && (now.out.issues.length > 0 || now.out.unhandledPorts.length > 0)) {
@@ -182,7 +225,50 @@ export class IncrementalGenerator {
     }
   }
 
-  private output(state: State): GenerateOutput {
+  private index(state: State, key: string, o: OutputObject): void {
+    const source = sourceOf(o);
+    this.changedSources.add(source);
+    state.byKey.set(key, o);
+    let objects = state.bySource.get(source);
+    if (objects === undefined) state.bySource.set(source, (objects = new Map<string, OutputObject>()));
+    objects.set(key, o);
+  }
+
+  private unindex(state: State, key: string, o: OutputObject): void {
+    const source = sourceOf(o);
+    this.changedSources.add(source);
+    if (state.byKey.get(key) === o) state.byKey.delete(key);
+    const objects = state.bySource.get(source);
+    if (objects?.get(key) === o) objects.delete(key);
+    if (objects?.size === 0) state.bySource.delete(source);
+  }
+
+  /** Outputs describe the state they were returned with: reading one after a later update is a bug. */
+  private assertCurrent(state: State, version: number): void {
+    if (this.version !== version || this.state !== state)
+      throw new Error('desired set read after a later update');
+  }
+
+  /** The change set of this update, whose lookups throw once a later update ran. */
+  private changesOf(state: State, full: boolean): DesiredChanges {
+    const version = this.version;
+    const live = () => this.assertCurrent(state, version);
+    return {
+      from: full ? -1 : version - 1,
+      to: version,
+      sources: [...this.changedSources].sort(compareStrings),
+      objectsOf: (source) => {
+        live();
+        return [...(state.bySource.get(source)?.values() ?? [])];
+      },
+      get: (kind, namespace, name) => {
+        live();
+        return state.byKey.get(`${kind} ${namespace}/${name}`);
+      },
+    };
+  }
+
+  private output(state: State, full: boolean): IncrementalOutput {
     const issues: ConfigIssue[] = [];
     const unhandledPorts: UnhandledPort[] = [];
     for (const { out } of state.reporting.view()) {
@@ -194,11 +280,20 @@ export class IncrementalGenerator {
       if (dropped) issues.push(dropped);
     }
     issues.push(...state.conflicts.issues());
+    const version = this.version;
+    let objects: OutputObject[] | undefined;
+    const materialise = (): OutputObject[] => {
+      this.assertCurrent(state, version);
+      return state.objects.toArray();
+    };
     return {
-      objects: state.objects.toArray(),
+      get objects() {
+        return (objects ??= materialise());
+      },
       issues: dedupeIssues(issues),
       failedSources: new Set(state.failed),
       unhandledPorts,
+      changes: this.changesOf(state, full),
     };
   }
 }

@@ -37,6 +37,11 @@ export class ExistingReader {
     this.resyncDue = true;
   }
 
+  /** True when the next read comes from the cache (synced, and no list due). */
+  cacheReady(): boolean {
+    return this.cache?.synced === true && !this.listDue;
+  }
+
   /** Reads what exists; a failed list rejects and stays due. */
   async read(): Promise<ExistingRead> {
     const cache = this.cache;

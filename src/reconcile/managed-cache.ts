@@ -9,8 +9,18 @@
  * out increasing integers; when both versions are integers an older one never replaces a newer one. Any other
  * version is taken as it comes, and the periodic full resync (a real list) repairs what that gets wrong.
  */
+import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { objectKey } from './diff.ts';
+
+/** An object's identity as the cache reports changes. */
+export interface ObjectRefKey {
+  readonly kind: ManagedKind;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+const sourceOf = (e: ExistingObject) => e.annotations[SOURCE_ANNOTATION] ?? '';
 
 /** True when `a` is known to be an older resourceVersion than `b` (both decimal integers). */
 export function olderVersion(a: string, b: string): boolean {
@@ -20,6 +30,10 @@ export function olderVersion(a: string, b: string): boolean {
 
 export class ManagedCache {
   private readonly objects = new Map<string, ExistingObject>();
+  /** SOURCE_ANNOTATION ('' for none) → key → object. */
+  private readonly bySourceIndex = new Map<string, Map<string, ExistingObject>>();
+  /** Objects whose cached version changed (upserted or removed) since the last `takeChanged`. */
+  private changed = new Map<string, ObjectRefKey>();
   /** Keys with a write of the controller in flight → how many. */
   private readonly inFlight = new Map<string, number>();
   private isSynced = false;
@@ -61,6 +75,21 @@ export class ManagedCache {
     return this.objects.get(objectKey(kind, namespace, name));
   }
 
+  /** The cached objects whose SOURCE_ANNOTATION is `source` ('' for those without one); a new array. */
+  bySource(source: string): ExistingObject[] {
+    return [...(this.bySourceIndex.get(source)?.values() ?? [])];
+  }
+
+  /**
+   * The objects the cache recorded a change of (watch events, list items, write answers, deletions) since the
+   * last call, and forgets them: what a change-driven reconcile re-checks besides the sources that changed.
+   */
+  takeChanged(): ObjectRefKey[] {
+    const out = [...this.changed.values()];
+    this.changed = new Map();
+    return out;
+  }
+
   /** The controller starts writing this object (its answer will be recorded). */
   beginWrite(kind: ManagedKind, namespace: string, name: string): void {
     const key = objectKey(kind, namespace, name);
@@ -95,7 +124,13 @@ export class ManagedCache {
       (cur.resourceVersion === e.resourceVersion || olderVersion(e.resourceVersion, cur.resourceVersion))
     )
       return false;
+    if (cur) this.unindex(key, cur);
     this.objects.set(key, e);
+    let bucket = this.bySourceIndex.get(sourceOf(e));
+    if (bucket === undefined)
+      this.bySourceIndex.set(sourceOf(e), (bucket = new Map<string, ExistingObject>()));
+    bucket.set(key, e);
+    this.changed.set(key, { kind: e.kind, namespace: e.namespace, name: e.name });
     return true;
   }
 
@@ -107,6 +142,14 @@ export class ManagedCache {
     const key = objectKey(kind, namespace, name);
     const cur = this.objects.get(key);
     if (!cur || olderVersion(resourceVersion, cur.resourceVersion)) return false;
+    this.unindex(key, cur);
+    this.changed.set(key, { kind, namespace, name });
     return this.objects.delete(key);
+  }
+
+  private unindex(key: string, e: ExistingObject): void {
+    const bucket = this.bySourceIndex.get(sourceOf(e));
+    bucket?.delete(key);
+    if (bucket?.size === 0) this.bySourceIndex.delete(sourceOf(e));
   }
 }

@@ -5,7 +5,11 @@
  * that arrives during a long first sync is applied as soon as that sync ends).
  *
  * What exists comes from the `cache` (managed-cache.ts, kept by the drift watch and by the answers to the
- * writes) once it synced; without one, or before, every run lists. The first run, the periodic resync and the
+ * writes) once it synced; without one, or before, every run lists.
+ * When the desired set carries its changes since the previous run (IncrementalGenerator) and the run saw every
+ * earlier change set, it plans only what they touch against the cache (incremental-plan.ts): the sources whose
+ * output or failed/held state changed, and the objects the cache saw change; `objects` stays unread. A break in
+ * the change sets (a run that could not plan, a full regeneration) makes the next run list and plan everything. The first run, the periodic resync and the
  * run after any failed write list anyway (the safety net); a periodic resync also plans against the cache and
  * reports every object the two plans treat differently (`onResyncRepairs`, which should stay 0).
  *
@@ -27,8 +31,9 @@ import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
 import { applyWrites, planWrites } from './apply.ts';
 import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
-import { diff, planDifferences, type ExistingObject, type Plan } from './diff.ts';
-import { ExistingReader, type ExistingRead } from './existing.ts';
+import { diff, planDifferences, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import { ExistingReader } from './existing.ts';
+import { planChanged, toggled, type DesiredChanges } from './incremental-plan.ts';
 import type { ManagedCache } from './managed-cache.ts';
 import { WriteProgress } from './progress.ts';
 import { sourceKey } from '../model/names.ts';
@@ -40,6 +45,12 @@ export interface DesiredSet {
   readonly objects: readonly OutputObject[];
   readonly issues: readonly ConfigIssue[];
   readonly failedSources: ReadonlySet<string>;
+  /**
+   * What changed since the previous call (IncrementalGenerator): a run that saw every earlier change set and
+   * plans against the synced cache diffs only what these changes touch (incremental-plan.ts) and leaves
+   * `objects` unread.
+   */
+  readonly changes?: DesiredChanges;
 }
 
 export interface ReconcilerOptions {
@@ -88,6 +99,8 @@ export interface RunReport {
   readonly issues: number;
   /** True when the run listed what exists instead of reading the cache. */
   readonly listed?: boolean;
+  /** True when the run planned only what the desired set's changes touch (its counts cover that part). */
+  readonly incremental?: boolean;
   /** Differences between the cache and the API server found by a periodic resync (repaired by its writes). */
   readonly repairs?: number;
   /** Wall time of the run by the reconciler's clock (planning and writes; 0 for skipped runs). */
@@ -105,6 +118,14 @@ export function heldSourceKeys(rejected: readonly { readonly ref: ObjectRef }[])
       out.push(sourceKey(ref.kind, ref.namespace, ref.name));
   }
   return out;
+}
+
+/** How a run planned. */
+interface Planned {
+  readonly plan: Plan;
+  readonly listed: boolean;
+  readonly incremental: boolean;
+  readonly repairs?: number;
 }
 
 const EMPTY: Omit<RunReport, 'skipped'> = {
@@ -137,6 +158,10 @@ export class Reconciler {
   private lastIssues = '';
   private readonly convergence = new ConvergenceTracker();
   private readonly reader: ExistingReader;
+  /** `changes.to` of the last run that planned (undefined: the next change-driven run lists instead). */
+  private lastChanges: number | undefined;
+  /** The failed and held sources of the last run that planned. */
+  private lastFailed: ReadonlySet<string> = new Set();
   /** Cumulative write counters (all runs). */
   readonly totals = { runs: 0, created: 0, updated: 0, deleted: 0, failures: 0 };
 
@@ -220,20 +245,17 @@ export class Reconciler {
     const started = this.clock.now();
     const changes = this.convergence.begin((ms) => this.opts.onConverged?.(ms));
     let desired: DesiredSet;
-    let read: ExistingRead;
+    let planned: Planned;
     try {
       desired = this.opts.desired();
-      read = await this.reader.read();
+      planned = await this.planRun(desired);
     } catch (err) {
+      this.lastChanges = undefined;
       this.convergence.restore(changes);
       return this.failedRun(err);
     }
+    const { plan, repairs } = planned;
     this.reportIssues(desired.issues);
-    const failed = new Set(desired.failedSources);
-    for (const s of this.opts.heldSources?.() ?? []) failed.add(s);
-    this.pruneMemo(read.existing.length);
-    const plan = this.plan(desired, read.existing, failed);
-    const repairs = read.cached && this.countRepairs(plan, desired, read.cached, failed);
     const result = await this.apply(plan, changes);
     if (result.failures.length > 0 || result.interrupted) this.reader.listNext();
     if (result.interrupted) this.log.warn('writes stopped: no longer leader');
@@ -247,7 +269,8 @@ export class Reconciler {
       interrupted: result.interrupted,
       issues: desired.issues.filter((i) => severityOf(i) === 'error').length,
       durationMs: this.clock.now() - started,
-      listed: read.listed,
+      listed: planned.listed,
+      ...(planned.incremental ? { incremental: true } : {}),
       ...(repairs !== undefined ? { repairs } : {}),
     };
     if (report.created + report.updated + report.deleted + report.failures.length > 0) {
@@ -258,13 +281,46 @@ export class Reconciler {
     return report;
   }
 
-  private plan(desired: DesiredSet, existing: readonly ExistingObject[], failed: ReadonlySet<string>): Plan {
-    return diff(desired.objects, existing, {
+  /**
+   * The plan of a run: over the changes only when the cache is ready and this run saw every earlier change set;
+   * otherwise the full desired set against the cache or, when a list is due or the change sets broke off, a list.
+   */
+  private async planRun(desired: DesiredSet): Promise<Planned> {
+    const failed = new Set(desired.failedSources);
+    for (const s of this.opts.heldSources?.() ?? []) failed.add(s);
+    const delta = desired.changes;
+    const cache = this.opts.cache;
+    // Taken before any list: what changes while one is in flight is re-checked by the next run.
+    const existingChanged = cache?.takeChanged() ?? [];
+    const continues = delta !== undefined && delta.from === this.lastChanges;
+    this.lastChanges = delta?.to;
+    const lastFailed = this.lastFailed;
+    this.lastFailed = failed;
+    if (cache && continues && this.reader.cacheReady()) {
+      this.pruneMemo(cache.size);
+      const sources = [...delta.sources, ...toggled(lastFailed, failed)];
+      const plan = planChanged(delta, cache, { sources, existingChanged }, this.diffOptions(failed));
+      return { plan, listed: false, incremental: true };
+    }
+    if (delta !== undefined && !continues) this.reader.listNext();
+    const read = await this.reader.read();
+    this.pruneMemo(read.existing.length);
+    const plan = this.plan(desired, read.existing, failed);
+    const repairs = read.cached && this.countRepairs(plan, desired, read.cached, failed);
+    return { plan, listed: read.listed, incremental: false, ...(repairs !== undefined ? { repairs } : {}) };
+  }
+
+  private diffOptions(failed: ReadonlySet<string>): DiffOptions {
+    return {
       failedSources: failed,
       hashMemo: this.hashMemo,
       desiredMemo: this.desiredMemo,
       equalMemo: this.equalMemo,
-    });
+    };
+  }
+
+  private plan(desired: DesiredSet, existing: readonly ExistingObject[], failed: ReadonlySet<string>): Plan {
+    return diff(desired.objects, existing, this.diffOptions(failed));
   }
 
   /** A periodic resync: the objects the cache would have planned differently. */

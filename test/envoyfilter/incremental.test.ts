@@ -135,4 +135,26 @@ describe('IncrementalGenerator', () => {
     inc.reset();
     assert.equal(check().length, 4);
   });
+
+  it('names the sources an update changed, and materialises the full set only when it is read', () => {
+    const { store, inc } = world();
+    const first = inc.update();
+    assert.equal(first.changes.from, -1, 'a full regeneration');
+    assert.equal(first.changes.sources.length, 4);
+    store.upsert(router('v2'));
+    const out = inc.update();
+    assert.equal(out.changes.from, first.changes.to);
+    assert.deepEqual(out.changes.sources, ['ServiceEntry/a/s0']);
+    const objects = out.changes.objectsOf('ServiceEntry/a/s0');
+    assert.ok(objects.length > 0);
+    for (const o of objects) {
+      assert.equal(out.changes.get(o.kind, o.metadata.namespace, o.metadata.name), o);
+      assert.ok(out.objects.includes(o));
+    }
+    assert.equal(out.objects, out.objects, 'materialised once');
+    const unread = inc.update();
+    inc.update();
+    assert.throws(() => unread.objects, /after a later update/);
+    assert.throws(() => unread.changes.objectsOf('ServiceEntry/a/s0'), /after a later update/);
+  });
 });

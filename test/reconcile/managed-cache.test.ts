@@ -64,4 +64,27 @@ describe('ManagedCache', () => {
     cache.endWrite('EnvoyFilter', 'istio-system', 'a');
     assert.equal(cache.writing('EnvoyFilter', 'istio-system', 'a'), false);
   });
+
+  it('indexes objects by their source annotation and reports the objects that changed since the last look', () => {
+    const cache = new ManagedCache();
+    const of = (name: string, rv: string, source?: string): ExistingObject => ({
+      ...obj(name, rv),
+      annotations: source ? { 'aeraki.io/source': source } : {},
+    });
+    cache.upsert(of('a', '1', 'ServiceEntry/ns/x'));
+    cache.upsert(of('b', '2', 'ServiceEntry/ns/x'));
+    cache.upsert(of('c', '3'));
+    const names = (xs: readonly { name: string }[]) => xs.map((x) => x.name).sort();
+    assert.deepEqual(names(cache.bySource('ServiceEntry/ns/x')), ['a', 'b']);
+    assert.deepEqual(names(cache.bySource('')), ['c'], 'no annotation');
+    assert.deepEqual(names(cache.takeChanged()), ['a', 'b', 'c']);
+    assert.deepEqual(cache.takeChanged(), [], 'taken');
+    cache.upsert(of('b', '4', 'ServiceEntry/ns/y'));
+    cache.upsert(of('a', '1', 'ServiceEntry/ns/x'));
+    cache.remove('EnvoyFilter', 'istio-system', 'c');
+    assert.deepEqual(names(cache.bySource('ServiceEntry/ns/x')), ['a'], 'b moved to another source');
+    assert.deepEqual(names(cache.bySource('ServiceEntry/ns/y')), ['b']);
+    assert.deepEqual(cache.bySource(''), []);
+    assert.deepEqual(names(cache.takeChanged()), ['b', 'c'], 'the same version again is no change');
+  });
 });

@@ -1,0 +1,70 @@
+/**
+ * The plan of a change-driven reconcile (issue 22): between full resyncs, a run after store changes diffs only
+ * the objects the changes can touch, against the managed cache, instead of the complete desired set against
+ * everything that exists. The objects it looks at, by key:
+ * - the desired and existing objects of every source whose output changed (the generator's change set) or whose
+ *   failed/held state changed since the last run (SOURCE_ANNOTATION; '' for objects without one);
+ * - the existing objects without a source annotation (whether one is deleted depends on every source);
+ * - the objects whose cached version changed since the last run (drift, other writers, write answers);
+ * and for each of those keys both sides, whatever their source. `diff` then decides per key exactly as the full
+ * plan would: a key outside that set had no write in the last plan, and neither side of it changed since.
+ */
+import type { OutputObject } from '../model/objects.ts';
+import { diff, objectKey, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import type { ManagedCache, ObjectRefKey } from './managed-cache.ts';
+
+/**
+ * What changed in the desired set since the previous call of the reconciler's `desired` (the shape of
+ * IncrementalGenerator's `changes`, src/envoyfilter/incremental.ts): `from`/`to` number the generator's updates,
+ * so a run can tell it saw every one in between; the lookups are valid during the run that received them.
+ */
+export interface DesiredChanges {
+  readonly from: number;
+  readonly to: number;
+  /** Source annotations ('' for none) any of whose desired objects was added, dropped or replaced. */
+  readonly sources: readonly string[];
+  objectsOf(source: string): readonly OutputObject[];
+  get(kind: string, namespace: string, name: string): OutputObject | undefined;
+}
+
+export interface ChangedScope {
+  /** Sources to re-plan: those of the change set and those whose failed or held state changed. */
+  readonly sources: Iterable<string>;
+  /** Objects whose cached version changed since the last run (ManagedCache.takeChanged). */
+  readonly existingChanged: readonly ObjectRefKey[];
+}
+
+/** The sources in exactly one of the two sets. */
+export function toggled(before: ReadonlySet<string>, now: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const s of now) if (!before.has(s)) out.push(s);
+  for (const s of before) if (!now.has(s)) out.push(s);
+  return out;
+}
+
+/** The plan over the keys the scope can touch (see the file comment); its counts cover those keys only. */
+export function planChanged(
+  changes: DesiredChanges,
+  cache: ManagedCache,
+  scope: ChangedScope,
+  options: DiffOptions,
+): Plan {
+  const desired = new Map<string, OutputObject>();
+  const existing = new Map<string, ExistingObject>();
+  const add = (kind: OutputObject['kind'], namespace: string, name: string): void => {
+    const key = objectKey(kind, namespace, name);
+    if (desired.has(key) || existing.has(key)) return;
+    const d = changes.get(kind, namespace, name);
+    if (d) desired.set(key, d);
+    const e = cache.get(kind, namespace, name);
+    if (e) existing.set(key, e);
+  };
+  const addExisting = (e: ExistingObject | ObjectRefKey) => add(e.kind, e.namespace, e.name);
+  for (const source of scope.sources) {
+    for (const d of changes.objectsOf(source)) add(d.kind, d.metadata.namespace, d.metadata.name);
+    cache.bySource(source).forEach(addExisting);
+  }
+  cache.bySource('').forEach(addExisting);
+  scope.existingChanged.forEach(addExisting);
+  return diff([...desired.values()], [...existing.values()], options);
+}
