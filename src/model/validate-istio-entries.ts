@@ -12,7 +12,7 @@ import type {
   TrafficPolicy,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { Checks, checkDuration, checkLabels } from './validate-checks.ts';
+import { Checks, checkLabels, durationProblem } from './validate-checks.ts';
 import { checkExportTo } from './validate-istio.ts';
 import { isIP } from 'node:net';
 
@@ -26,20 +26,26 @@ const POSITIVE_DURATIONS: ReadonlySet<string> = new Set([
   'interval',
   'baseEjectionTime',
 ]);
-const SELECTOR_LABELS = (): string => 'spec.workloadSelector.labels';
+const selectorLabelsPath = (): string => 'spec.workloadSelector.labels';
+const subsetLabelsPath = (i: number): string => `spec.subsets[${i}].labels`;
 /** Percentages of outlier detection. */
 const PERCENTAGES: ReadonlySet<string> = new Set(['maxEjectionPercent', 'minHealthPercent']);
 
-function checkEnum(
-  c: Checks,
-  value: string | undefined,
-  values: readonly string[],
-  path: string | (() => string),
-): void {
-  if (value !== undefined && !values.includes(value)) {
-    const at = typeof path === 'string' ? path : path();
-    c.error(at, `unknown value "${value}" (expected one of ${values.join(', ')})`);
-  }
+/** Why `value` is not one of `values`, or undefined (also when there is no value). */
+function enumProblem(value: string | undefined, values: readonly string[]): string | undefined {
+  if (value === undefined || values.includes(value)) return undefined;
+  return `unknown value "${value}" (expected one of ${values.join(', ')})`;
+}
+
+function checkEnum(c: Checks, value: string | undefined, values: readonly string[], path: string): void {
+  const problem = enumProblem(value, values);
+  if (problem) c.error(path, problem);
+}
+
+/** True when a subset before `i` is named `name`. */
+function namedBefore(subsets: DestinationRuleSpec['subsets'], i: number, name: string): boolean {
+  for (let j = 0; j < i; j++) if ((subsets[j] as (typeof subsets)[number]).name === name) return true;
+  return false;
 }
 
 /** The rules for DestinationRule `ref`: host, traffic policy, subsets, exportTo. */
@@ -57,10 +63,10 @@ export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef)
         `"${s.name}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63)`,
       );
     }
-    if (subsets.findIndex((o) => o.name === s.name) < i) {
+    if (namedBefore(subsets, i, s.name)) {
       c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
     }
-    checkLabels(c, s.labels, () => `spec.subsets[${i}].labels`);
+    checkLabels(c, s.labels, subsetLabelsPath, i);
     if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, i);
   }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
@@ -77,7 +83,8 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void 
   const lb = tp.loadBalancer;
   if (lb) {
     if (lb.simple !== undefined) {
-      checkEnum(c, lb.simple, SIMPLE_LB, () => `${policyPath(subset)}.loadBalancer.simple`);
+      const problem = enumProblem(lb.simple, SIMPLE_LB);
+      if (problem) c.error(`${policyPath(subset)}.loadBalancer.simple`, problem);
       if (lb.consistentHash) {
         c.error(`${policyPath(subset)}.loadBalancer`, 'only one of simple and consistentHash may be set');
       }
@@ -88,8 +95,11 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void 
   if (tp.outlierDetection) checkSettings(c, tp.outlierDetection, subset, 'outlierDetection');
 }
 
+function consistentHashPath(subset: number): string {
+  return `${policyPath(subset)}.loadBalancer.consistentHash`;
+}
+
 function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): void {
-  const path = () => `${policyPath(subset)}.loadBalancer.consistentHash`;
   const count =
     (ch.httpHeaderName !== undefined ? 1 : 0) +
     (ch.httpCookie !== undefined ? 1 : 0) +
@@ -97,13 +107,17 @@ function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): v
     (ch.httpQueryParameterName !== undefined ? 1 : 0);
   if (count > 1) {
     const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
-    c.error(path(), `only one hash key may be set, got ${keys.join(', ')}`);
+    c.error(consistentHashPath(subset), `only one hash key may be set, got ${keys.join(', ')}`);
   } else if (count === 0) {
-    c.warn(path(), `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
+    c.warn(
+      consistentHashPath(subset),
+      `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`,
+    );
   }
   const cookie = ch.httpCookie;
-  if (cookie?.name === '') c.error(`${path()}.httpCookie.name`, 'must not be empty');
-  if (cookie?.ttl !== undefined) checkDuration(c, cookie.ttl, `${path()}.httpCookie.ttl`, false);
+  if (cookie?.name === '') c.error(`${consistentHashPath(subset)}.httpCookie.name`, 'must not be empty');
+  const ttlProblem = cookie?.ttl === undefined ? undefined : durationProblem(cookie.ttl, false);
+  if (ttlProblem) c.error(`${consistentHashPath(subset)}.httpCookie.ttl`, ttlProblem);
 }
 
 /** The numbers and durations of `connectionPool` or `outlierDetection` (`key`). */
@@ -122,7 +136,8 @@ function checkSettings(
   }
   for (const field in settings.durations) {
     const d = settings.durations[field] as string;
-    checkDuration(c, d, `${policyPath(subset)}.${key}.${field}`, POSITIVE_DURATIONS.has(field));
+    const problem = durationProblem(d, POSITIVE_DURATIONS.has(field));
+    if (problem) c.error(`${policyPath(subset)}.${key}.${field}`, problem);
   }
 }
 
@@ -143,12 +158,15 @@ export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): Conf
   checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
   checkEnum(c, spec.location, LOCATIONS, 'spec.location');
   if (spec.workloadSelector) {
-    checkLabels(c, spec.workloadSelector.labels, SELECTOR_LABELS);
+    checkLabels(c, spec.workloadSelector.labels, selectorLabelsPath, -1);
     if (spec.endpoints && spec.endpoints.length > 0) {
       c.error('spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
     }
   }
-  spec.endpoints?.forEach((e, i) => checkEndpoint(c, e.address, spec.resolution, i));
+  const endpoints = spec.endpoints ?? [];
+  for (let i = 0; i < endpoints.length; i++) {
+    checkEndpoint(c, (endpoints[i] as (typeof endpoints)[number]).address, spec.resolution, i);
+  }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, true);
   return c.issues;
 }

@@ -12,10 +12,8 @@
  * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
  */
 import { isDns1123Label } from './dns.ts';
-import { attributeMatchers } from './matchers.ts';
 import type {
   ApplicationProtocolSpec,
-  Destination,
   GlobalRateLimit,
   KeyValue,
   LocalRateLimit,
@@ -25,7 +23,7 @@ import type {
   TokenBucket,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { Checks, checkDestination as checkDestinationAt } from './validate-checks.ts';
+import { Checks, checkDestination } from './validate-checks.ts';
 
 /** The regex Aeraki turns into a presence match (internal/xds/utils.go), accepted here as fixture 12 does. */
 const PRESENT_REGEX = '*';
@@ -40,8 +38,9 @@ export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIs
   if (spec.routes.length === 0 && !spec.globalRateLimit && !spec.localRateLimit) {
     c.error('spec', 'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit');
   }
-  spec.routes.forEach((r, i) => checkRoute(c, r, i));
-  checkUnreachable(c, spec.routes);
+  const routes = spec.routes;
+  for (let i = 0; i < routes.length; i++) checkRoute(c, routes[i] as MetaRoute, i);
+  checkUnreachable(c, routes);
   checkExportTo(c, spec.exportTo, ref.namespace);
   if (spec.globalRateLimit) checkGlobalRateLimit(c, spec.globalRateLimit, 'spec.globalRateLimit');
   if (spec.localRateLimit) checkLocalRateLimit(c, spec.localRateLimit, 'spec.localRateLimit');
@@ -90,11 +89,11 @@ function checkRoute(c: Checks, r: MetaRoute, i: number): void {
     const value = r.mirrorPercentage.value ?? 0;
     if (!(value > 0 && value <= 100)) c.error(`${p}.value`, `must be above 0 and at most 100, got ${value}`);
   }
-  if (r.mirror) checkDestination(c, r.mirror, i, -1);
+  if (r.mirror) checkDestination(c, r.mirror, false, destinationPath, i, -1);
   let total = 0;
   for (let j = 0; j < r.route.length; j++) {
     const d = r.route[j] as (typeof r.route)[number];
-    checkDestination(c, d.destination, i, j);
+    checkDestination(c, d.destination, false, destinationPath, i, j);
     const weight = d.weight ?? 0;
     if (weight > 100) c.error(`${routePath(i)}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
     total += weight;
@@ -145,12 +144,13 @@ function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): v
 
 /** Rule 4: mutation keys and values non-empty (`field` of route `i`). */
 function checkMutations(c: Checks, kvs: readonly KeyValue[], i: number, field: string): void {
-  kvs.forEach((kv, k) => {
+  for (let k = 0; k < kvs.length; k++) {
+    const kv = kvs[k] as KeyValue;
     if (kv.key === '') c.error(`${routePath(i)}.${field}[${k}].key`, 'a mutation key must not be empty');
     if (kv.value === '') {
       c.error(`${routePath(i)}.${field}[${k}].value`, 'a mutation value must not be empty');
     }
-  });
+  }
 }
 
 /** The path of destination `j` of route `i`, or of its mirror when `j` is -1. */
@@ -158,20 +158,24 @@ function destinationPath(i: number, j: number): string {
   return j < 0 ? `${routePath(i)}.mirror` : `${routePath(i)}.route[${j}].destination`;
 }
 
-/** Rule 6 for destination `j` of route `i` (its mirror when `j` is -1): host an FQDN, subset a DNS-1123 label, port 1..65535. */
-function checkDestination(c: Checks, d: Destination, i: number, j: number): void {
-  checkDestinationAt(c, d, () => destinationPath(i, j), false);
-}
-
-/** True when `match` adds no condition: the route takes every request. */
+/**
+ * True when `match` adds no condition, so the route takes every request: no attribute gives a matcher
+ * (attributeMatchers in matchers.ts), as only one with none of exact, prefix or regex gives none.
+ */
 function matchesEverything(match: MetaRouteMatch | undefined): boolean {
-  return attributeMatchers(match).length === 0;
+  const attributes = match?.attributes;
+  for (const name in attributes) {
+    const m = attributes[name] ?? null;
+    if (m === null || m.exact !== undefined || m.prefix !== undefined || m.regex !== undefined) return false;
+  }
+  return true;
 }
 
 /** Rule 9 (warning), widened: every route after one that matches every request is never used. */
 function checkUnreachable(c: Checks, routes: readonly MetaRoute[]): void {
-  const catchAll = routes.findIndex((r) => matchesEverything(r.match));
-  if (catchAll < 0) return;
+  let catchAll = 0;
+  while (catchAll < routes.length && !matchesEverything((routes[catchAll] as MetaRoute).match)) catchAll++;
+  if (catchAll === routes.length) return;
   const before = routeLabel(routes[catchAll], catchAll);
   for (let i = catchAll + 1; i < routes.length; i++) {
     c.warn(
@@ -187,6 +191,7 @@ function routeLabel(r: MetaRoute | undefined, i: number): string {
 
 /** Rule 8: no duplicates (`.` is the own namespace), valid entries, `~` alone; `*` with others is a warning. */
 function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string): void {
+  if (exportTo.length === 0) return;
   const seen = new Map<string, string>(); // namespace -> the entry that named it first
   exportTo.forEach((e, i) => {
     const p = `spec.exportTo[${i}]`;
@@ -220,10 +225,11 @@ function checkGlobalRateLimit(c: Checks, g: GlobalRateLimit, path: string): void
   if (g.descriptors.length === 0) {
     c.error(`${path}.descriptors`, 'at least one descriptor is required: without one nothing is counted');
   }
-  g.descriptors.forEach((d, i) => {
+  for (let i = 0; i < g.descriptors.length; i++) {
+    const d = g.descriptors[i] as (typeof g.descriptors)[number];
     if (d.property === '') c.error(`${path}.descriptors[${i}].property`, 'must not be empty');
     if (d.descriptorKey === '') c.error(`${path}.descriptors[${i}].descriptorKey`, 'must not be empty');
-  });
+  }
 }
 
 /** Rule 11 (the fields of each token bucket are required by the parser, D8). */
@@ -231,17 +237,28 @@ function checkLocalRateLimit(c: Checks, l: LocalRateLimit, path: string): void {
   if (!l.tokenBucket && l.conditions.length === 0) {
     c.error(path, 'a local rate limit needs a tokenBucket or conditions');
   }
-  if (l.tokenBucket) checkTokenBucket(c, l.tokenBucket, `${path}.tokenBucket`);
-  l.conditions.forEach((cond, i) => {
+  if (l.tokenBucket) checkTokenBucket(c, l.tokenBucket, path, -1);
+  for (let i = 0; i < l.conditions.length; i++) {
+    const cond = l.conditions[i] as (typeof l.conditions)[number];
     const p = `${path}.conditions[${i}]`;
     if (cond.match) checkMatch(c, cond.match, `${p}.match`);
     else c.error(`${p}.match`, 'required field is missing (a condition needs match and tokenBucket)');
-    if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, `${p}.tokenBucket`);
+    if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, path, i);
     else c.error(`${p}.tokenBucket`, 'required field is missing (a condition needs match and tokenBucket)');
-  });
+  }
 }
 
-function checkTokenBucket(c: Checks, b: TokenBucket, path: string): void {
-  if (b.maxTokens < 1) c.error(`${path}.maxTokens`, `must be at least 1, got ${b.maxTokens}`);
-  if (b.tokensPerFill < 1) c.error(`${path}.tokensPerFill`, `must be at least 1, got ${b.tokensPerFill}`);
+/** The path of the token bucket of the local rate limit at `path`, or of its condition `i` (-1: the limit's own). */
+function tokenBucketPath(path: string, i: number): string {
+  return i < 0 ? `${path}.tokenBucket` : `${path}.conditions[${i}].tokenBucket`;
+}
+
+/** The token bucket of the local rate limit at `path`, or of its condition `i` (-1: the limit's own). */
+function checkTokenBucket(c: Checks, b: TokenBucket, path: string, i: number): void {
+  if (b.maxTokens < 1) {
+    c.error(`${tokenBucketPath(path, i)}.maxTokens`, `must be at least 1, got ${b.maxTokens}`);
+  }
+  if (b.tokensPerFill < 1) {
+    c.error(`${tokenBucketPath(path, i)}.tokensPerFill`, `must be at least 1, got ${b.tokensPerFill}`);
+  }
 }
