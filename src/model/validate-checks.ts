@@ -7,59 +7,38 @@
 import { labelKeyProblem, labelValueProblem } from './addresses.ts';
 import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from './dns.ts';
 import type { Destination } from './objects.ts';
-import { re2Problem } from './re2.ts';
 import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
 import { Verdicts } from './verdicts.ts';
 
-/** A mesh of 10,000 services names about as many hosts. */
-const MAX_HOSTS = 20_000;
-const MAX_LABELS = 10_000;
-const fqdnVerdicts = new Verdicts((host) => fqdnProblem(host), MAX_HOSTS);
-const wildcardVerdicts = new Verdicts(wildcardDomainProblem, MAX_HOSTS);
-const labelKeyVerdicts = new Verdicts(labelKeyProblem, MAX_LABELS);
-const labelValueVerdicts = new Verdicts(labelValueProblem, MAX_LABELS);
+/**
+ * Label keys come back in every subset and selector, and a key of a parsed object is an interned string, so its
+ * verdict is found without reading the key again. Hosts and label values are not memoized: each object holds its
+ * own copy of the string, and one scan of it costs less than hashing it and comparing it with the memo's copy.
+ */
+const labelKeyVerdicts = new Verdicts(labelKeyProblem, 10_000);
 
 /** The path of a field located by one or two indexes (-1 where one does not apply). */
 export type PathOf = (i: number, j: number) => string;
 
-/** Collects the issues of one object. */
-export class Checks {
-  readonly issues: ConfigIssue[] = [];
-  /** The host checked last, how, and its problem: most objects check one host again and again. */
-  private lastHost: string | undefined;
-  private lastWildcard = false;
-  private lastProblem: string | undefined;
-  constructor(readonly ref: ObjectRef) {}
+/**
+ * The issues of one object as the rules find them, in field order. A plain record written through `error` and
+ * `warn`: the rules of one object allocate nothing else unless there is an issue.
+ */
+export interface Checks {
+  readonly ref: ObjectRef;
+  readonly issues: ConfigIssue[];
+}
 
-  fqdnProblem(host: string): string | undefined {
-    return this.hostProblem(host, false);
-  }
+export function checksOf(ref: ObjectRef): Checks {
+  return { ref, issues: [] };
+}
 
-  /** Istio's ValidateWildcardDomain: an FQDN, optionally starting with `*.`, or `*`. */
-  wildcardProblem(host: string): string | undefined {
-    return this.hostProblem(host, true);
-  }
+export function error(c: Checks, path: string, message: string): void {
+  c.issues.push(issue(c.ref, path, message));
+}
 
-  private hostProblem(host: string, wildcard: boolean): string | undefined {
-    if (host === this.lastHost && wildcard === this.lastWildcard) return this.lastProblem;
-    const problem = (wildcard ? wildcardVerdicts : fqdnVerdicts).problem(host);
-    this.lastHost = host;
-    this.lastWildcard = wildcard;
-    this.lastProblem = problem;
-    return problem;
-  }
-
-  re2Problem(regex: string): string | undefined {
-    return re2Problem(regex);
-  }
-
-  error(path: string, message: string): void {
-    this.issues.push(issue(this.ref, path, message));
-  }
-
-  warn(path: string, message: string): void {
-    this.issues.push(warning(this.ref, path, message));
-  }
+export function warn(c: Checks, path: string, message: string): void {
+  c.issues.push(warning(c.ref, path, message));
 }
 
 /**
@@ -78,11 +57,12 @@ export function checkDestination(
     wildcard && d.host === '*'
       ? 'invalid destination host "*": a destination names one service'
       : wildcard
-        ? c.wildcardProblem(d.host)
-        : c.fqdnProblem(d.host);
-  if (problem) c.error(`${pathOf(i, j)}.host`, problem);
+        ? wildcardDomainProblem(d.host)
+        : fqdnProblem(d.host);
+  if (problem) error(c, `${pathOf(i, j)}.host`, problem);
   if (d.subset !== undefined && !isDns1123Label(d.subset)) {
-    c.error(
+    error(
+      c,
       `${pathOf(i, j)}.subset`,
       `"${d.subset}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63): ` +
         'it cannot name a DestinationRule subset',
@@ -90,7 +70,7 @@ export function checkDestination(
   }
   if (d.port !== undefined) {
     const n = d.port.number ?? 0;
-    if (n < 1 || n > 65535) c.error(`${pathOf(i, j)}.port.number`, `must be between 1 and 65535, got ${n}`);
+    if (n < 1 || n > 65535) error(c, `${pathOf(i, j)}.port.number`, `must be between 1 and 65535, got ${n}`);
   }
 }
 
@@ -128,8 +108,8 @@ export function checkLabels(
 ): void {
   for (const key in labels) {
     const keyProblem = labelKeyVerdicts.problem(key);
-    if (keyProblem) c.error(`${pathOf(i, -1)}.${key}`, keyProblem);
-    const valueProblem = labelValueVerdicts.problem(labels[key] as string);
-    if (valueProblem) c.error(`${pathOf(i, -1)}.${key}`, valueProblem);
+    if (keyProblem) error(c, `${pathOf(i, -1)}.${key}`, keyProblem);
+    const valueProblem = labelValueProblem(labels[key] as string);
+    if (valueProblem) error(c, `${pathOf(i, -1)}.${key}`, valueProblem);
   }
 }

@@ -9,7 +9,7 @@
  * mirrorPercentage without a mirror.
  */
 import { isIP } from 'node:net';
-import { isDns1123Label } from './dns.ts';
+import { isDns1123Label, wildcardDomainProblem } from './dns.ts';
 import type {
   HTTPMatchRequest,
   HTTPRoute,
@@ -20,7 +20,16 @@ import type {
   VirtualServiceSpec,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { Checks, checkDestination, durationProblem, type PathOf } from './validate-checks.ts';
+import { re2Problem } from './re2.ts';
+import {
+  checksOf,
+  error,
+  warn,
+  type Checks,
+  checkDestination,
+  durationProblem,
+  type PathOf,
+} from './validate-checks.ts';
 
 /** The route lists of a VirtualService. */
 type Section = 'http' | 'tcp' | 'tls';
@@ -40,7 +49,7 @@ const DESTINATION_PATHS: Readonly<Record<Section, PathOf>> = {
 
 /** The rules for VirtualService `ref`; issues in field order: hosts, http, tcp, tls, exportTo. */
 export function virtualServiceIssues(spec: VirtualServiceSpec, ref: ObjectRef): ConfigIssue[] {
-  const c = new Checks(ref);
+  const c = checksOf(ref);
   checkVirtualServiceHosts(c, spec);
   for (let i = 0; i < spec.http.length; i++) checkHttpRoute(c, spec.http[i] as HTTPRoute, i);
   for (let i = 0; i < spec.tcp.length; i++) checkL4Route(c, spec.tcp[i] as TCPRoute, 'tcp', i);
@@ -51,39 +60,40 @@ export function virtualServiceIssues(spec: VirtualServiceSpec, ref: ObjectRef): 
 }
 
 function checkVirtualServiceHosts(c: Checks, spec: VirtualServiceSpec): void {
-  if (spec.hosts.length === 0) c.error('spec.hosts', 'a VirtualService needs at least one host');
+  if (spec.hosts.length === 0) error(c, 'spec.hosts', 'a VirtualService needs at least one host');
   const mesh = spec.gateways.length === 0 || spec.gateways.includes('mesh');
   for (let i = 0; i < spec.hosts.length; i++) {
     const host = spec.hosts[i] as string;
     if (host === '*' && mesh) {
-      c.error(
+      error(
+        c,
         `spec.hosts[${i}]`,
         'the wildcard host "*" is not allowed for a VirtualService bound to the mesh',
       );
     } else if (isIP(host) === 0) {
-      const problem = c.wildcardProblem(host);
-      if (problem) c.error(`spec.hosts[${i}]`, problem);
+      const problem = wildcardDomainProblem(host);
+      if (problem) error(c, `spec.hosts[${i}]`, problem);
     }
   }
 }
 
 /** Why the regex of a StringMatch is refused (non-empty RE2: Envoy compiles it with google_re2), or undefined. */
-function regexProblem(c: Checks, m: StringMatch): string | undefined {
+function regexProblem(m: StringMatch): string | undefined {
   if (m.regex === undefined) return undefined;
   if (m.regex === '') return 'a regex must not be empty';
-  const problem = c.re2Problem(m.regex);
+  const problem = re2Problem(m.regex);
   return problem ? `not a valid RE2 regex (${problem})` : undefined;
 }
 
 /** Match `k` of HTTP route `i`. */
 function checkHttpMatch(c: Checks, m: HTTPMatchRequest, i: number, k: number): void {
-  const methodProblem = m.method ? regexProblem(c, m.method) : undefined;
-  if (methodProblem) c.error(`${httpMatchPath(i, k)}.method.regex`, methodProblem);
+  const methodProblem = m.method ? regexProblem(m.method) : undefined;
+  if (methodProblem) error(c, `${httpMatchPath(i, k)}.method.regex`, methodProblem);
   const headers = m.headers;
   for (const name in headers) {
-    if (name === '') c.error(headerPath(i, k, name), 'a header name must not be empty');
-    const problem = regexProblem(c, headers[name] as StringMatch);
-    if (problem) c.error(`${headerPath(i, k, name)}.regex`, problem);
+    if (name === '') error(c, headerPath(i, k, name), 'a header name must not be empty');
+    const problem = regexProblem(headers[name] as StringMatch);
+    if (problem) error(c, `${headerPath(i, k, name)}.regex`, problem);
   }
 }
 
@@ -102,32 +112,34 @@ function checkHttpRoute(c: Checks, r: HTTPRoute, i: number): void {
   if (r.mirrorPercentage) {
     const value = r.mirrorPercentage.value ?? 0;
     if (value < 0 || value > 100) {
-      c.error(`${routePath('http', i)}.mirrorPercentage.value`, `must be between 0 and 100, got ${value}`);
+      error(c, `${routePath('http', i)}.mirrorPercentage.value`, `must be between 0 and 100, got ${value}`);
     }
     if (!r.mirror) {
-      c.warn(
+      warn(
+        c,
         `${routePath('http', i)}.mirrorPercentage`,
         'mirrorPercentage without mirror: nothing is mirrored',
       );
     }
   }
   const timeoutProblem = r.timeout === undefined ? undefined : durationProblem(r.timeout, false);
-  if (timeoutProblem) c.error(`${routePath('http', i)}.timeout`, timeoutProblem);
+  if (timeoutProblem) error(c, `${routePath('http', i)}.timeout`, timeoutProblem);
   const retries = r.retries;
   if (retries) {
     if (retries.attempts !== undefined && retries.attempts < 0) {
-      c.error(`${routePath('http', i)}.retries.attempts`, `must not be negative, got ${retries.attempts}`);
+      error(c, `${routePath('http', i)}.retries.attempts`, `must not be negative, got ${retries.attempts}`);
     }
     const perTry = retries.perTryTimeout;
     const perTryProblem = perTry === undefined ? undefined : durationProblem(perTry, true);
-    if (perTryProblem) c.error(`${routePath('http', i)}.retries.perTryTimeout`, perTryProblem);
+    if (perTryProblem) error(c, `${routePath('http', i)}.retries.perTryTimeout`, perTryProblem);
   }
 }
 
 /** A TCP or TLS route: at least one destination, each valid, and a split with a positive total. */
 function checkL4Route(c: Checks, r: TCPRoute | TLSRoute, section: 'tcp' | 'tls', i: number): void {
   if (r.route.length === 0) {
-    c.error(
+    error(
+      c,
       `${routePath(section, i)}.route`,
       `a ${section.toUpperCase()} route needs at least one destination`,
     );
@@ -138,13 +150,14 @@ function checkL4Route(c: Checks, r: TCPRoute | TLSRoute, section: 'tcp' | 'tls',
 /** A TLS route: every match names SNI hosts (Istio requires them), then as a TCP route. */
 function checkTlsRoute(c: Checks, r: TLSRoute, i: number): void {
   const path = routePath('tls', i);
-  if (r.match.length === 0) c.error(`${path}.match`, 'a TLS route needs at least one match with sniHosts');
+  if (r.match.length === 0) error(c, `${path}.match`, 'a TLS route needs at least one match with sniHosts');
   for (let k = 0; k < r.match.length; k++) {
     const m = r.match[k] as (typeof r.match)[number];
-    if (m.sniHosts.length === 0) c.error(`${path}.match[${k}].sniHosts`, 'at least one SNI host is required');
+    if (m.sniHosts.length === 0)
+      error(c, `${path}.match[${k}].sniHosts`, 'at least one SNI host is required');
     for (let n = 0; n < m.sniHosts.length; n++) {
-      const problem = c.wildcardProblem(m.sniHosts[n] as string);
-      if (problem) c.error(`${path}.match[${k}].sniHosts[${n}]`, problem);
+      const problem = wildcardDomainProblem(m.sniHosts[n] as string);
+      if (problem) error(c, `${path}.match[${k}].sniHosts[${n}]`, problem);
     }
   }
   checkL4Route(c, r, 'tls', i);
@@ -163,12 +176,14 @@ function checkDestinations(c: Checks, route: readonly RouteDestination[], sectio
   }
   if (route.length < 2 || total === 100) return;
   if (total === 0) {
-    c.error(
+    error(
+      c,
       `${routePath(section, i)}.route`,
       'the weights of several destinations add up to 0: no destination gets traffic',
     );
   } else {
-    c.warn(
+    warn(
+      c,
       `${routePath(section, i)}.route`,
       `the weights of several destinations add up to ${total}, not 100: traffic is split in proportion to them`,
     );
@@ -183,15 +198,15 @@ export function checkExportTo(c: Checks, exportTo: readonly string[], serviceEnt
   const seen = new Set<string>();
   exportTo.forEach((e, i) => {
     const key = e === '.' ? c.ref.namespace : e;
-    if (seen.has(key)) c.error(`spec.exportTo[${i}]`, `duplicate entry "${e}"`);
+    if (seen.has(key)) error(c, `spec.exportTo[${i}]`, `duplicate entry "${e}"`);
     seen.add(key);
     if (e === '~' && !serviceEntry) {
-      c.error(`spec.exportTo[${i}]`, '"~" (export to no namespace) is only allowed in a ServiceEntry');
+      error(c, `spec.exportTo[${i}]`, '"~" (export to no namespace) is only allowed in a ServiceEntry');
     } else if (e !== '.' && e !== '*' && e !== '~' && !isDns1123Label(e)) {
-      c.error(`spec.exportTo[${i}]`, `"${e}" is neither ".", "*", "~" nor a namespace name`);
+      error(c, `spec.exportTo[${i}]`, `"${e}" is neither ".", "*", "~" nor a namespace name`);
     }
   });
   if (exportTo.length > 1 && (seen.has('*') || seen.has('~'))) {
-    c.error('spec.exportTo', '"*" and "~" cannot be combined with other entries');
+    error(c, 'spec.exportTo', '"*" and "~" cannot be combined with other entries');
   }
 }
