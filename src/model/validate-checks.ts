@@ -8,7 +8,7 @@ import { labelKeyProblem, labelValueProblem } from './addresses.ts';
 import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from './dns.ts';
 import type { Destination } from './objects.ts';
 import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
-import { Verdicts } from './verdicts.ts';
+import { LastVerdict, Verdicts } from './verdicts.ts';
 
 /**
  * Label keys come back in every subset and selector, and a key of a parsed object is an interned string, so its
@@ -16,6 +16,18 @@ import { Verdicts } from './verdicts.ts';
  * own copy of the string, and one scan of it costs less than hashing it and comparing it with the memo's copy.
  */
 const labelKeyVerdicts = new Verdicts(labelKeyProblem, 10_000);
+const fqdnVerdict = new LastVerdict((host) => fqdnProblem(host));
+const wildcardVerdict = new LastVerdict(wildcardDomainProblem);
+
+/** fqdnProblem (dns.ts) of `host`, kept for the next call with the same host. */
+export function hostProblem(host: string): string | undefined {
+  return fqdnVerdict.problem(host);
+}
+
+/** wildcardDomainProblem (dns.ts) of `host`, kept for the next call with the same host. */
+export function wildcardHostProblem(host: string): string | undefined {
+  return wildcardVerdict.problem(host);
+}
 
 /** The path of a field located by one or two indexes (-1 where one does not apply). */
 export type PathOf = (i: number, j: number) => string;
@@ -57,8 +69,8 @@ export function checkDestination(
     wildcard && d.host === '*'
       ? 'invalid destination host "*": a destination names one service'
       : wildcard
-        ? wildcardDomainProblem(d.host)
-        : fqdnProblem(d.host);
+        ? wildcardHostProblem(d.host)
+        : hostProblem(d.host);
   if (problem) error(c, `${pathOf(i, j)}.host`, problem);
   if (d.subset !== undefined && !isDns1123Label(d.subset)) {
     error(

@@ -3,7 +3,7 @@
  * controller reads, applied to a spec that parsed without errors; errors and warnings as in validate-istio.ts.
  */
 import { ipOrCidrProblem } from './addresses.ts';
-import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from './dns.ts';
+import { isDns1123Label } from './dns.ts';
 import type {
   ConnectionPoolSettings,
   ConsistentHashLB,
@@ -12,7 +12,16 @@ import type {
   TrafficPolicy,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { checksOf, error, warn, type Checks, checkLabels, durationProblem } from './validate-checks.ts';
+import {
+  checksOf,
+  error,
+  hostProblem,
+  warn,
+  wildcardHostProblem,
+  type Checks,
+  checkLabels,
+  durationProblem,
+} from './validate-checks.ts';
 import { checkExportTo } from './validate-istio.ts';
 import { isIP } from 'node:net';
 
@@ -51,7 +60,7 @@ function namedBefore(subsets: DestinationRuleSpec['subsets'], i: number, name: s
 /** The rules for DestinationRule `ref`: host, traffic policy, subsets, exportTo. */
 export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef): ConfigIssue[] {
   const c = checksOf(ref);
-  const problem = wildcardDomainProblem(spec.host);
+  const problem = wildcardHostProblem(spec.host);
   if (problem) error(c, 'spec.host', problem);
   if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, -1);
   const subsets = spec.subsets;
@@ -150,7 +159,7 @@ export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): Conf
   for (let i = 0; i < spec.hosts.length; i++) {
     const host = spec.hosts[i] as string;
     const problem =
-      host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : wildcardDomainProblem(host);
+      host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : wildcardHostProblem(host);
     if (problem) error(c, `spec.hosts[${i}]`, problem);
   }
   for (let i = 0; i < spec.addresses.length; i++) {
@@ -203,7 +212,7 @@ function checkEndpoint(c: Checks, address: string, resolution: string | undefine
   if (resolution === 'STATIC' || resolution === undefined || resolution === 'NONE') {
     error(c, path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
   } else {
-    const problem = fqdnProblem(address);
+    const problem = hostProblem(address);
     if (problem) error(c, path, problem);
   }
 }

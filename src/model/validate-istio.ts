@@ -9,7 +9,7 @@
  * mirrorPercentage without a mirror.
  */
 import { isIP } from 'node:net';
-import { isDns1123Label, wildcardDomainProblem } from './dns.ts';
+import { isDns1123Label } from './dns.ts';
 import type {
   HTTPMatchRequest,
   HTTPRoute,
@@ -25,6 +25,7 @@ import {
   checksOf,
   error,
   warn,
+  wildcardHostProblem,
   type Checks,
   checkDestination,
   durationProblem,
@@ -71,7 +72,7 @@ function checkVirtualServiceHosts(c: Checks, spec: VirtualServiceSpec): void {
         'the wildcard host "*" is not allowed for a VirtualService bound to the mesh',
       );
     } else if (isIP(host) === 0) {
-      const problem = wildcardDomainProblem(host);
+      const problem = wildcardHostProblem(host);
       if (problem) error(c, `spec.hosts[${i}]`, problem);
     }
   }
@@ -156,7 +157,7 @@ function checkTlsRoute(c: Checks, r: TLSRoute, i: number): void {
     if (m.sniHosts.length === 0)
       error(c, `${path}.match[${k}].sniHosts`, 'at least one SNI host is required');
     for (let n = 0; n < m.sniHosts.length; n++) {
-      const problem = wildcardDomainProblem(m.sniHosts[n] as string);
+      const problem = wildcardHostProblem(m.sniHosts[n] as string);
       if (problem) error(c, `${path}.match[${k}].sniHosts[${n}]`, problem);
     }
   }

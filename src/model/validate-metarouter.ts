@@ -11,7 +11,7 @@
  * every route after one that matches every request is reported unreachable (Aeraki flags only match-less ones).
  * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
  */
-import { fqdnProblem, isDns1123Label } from './dns.ts';
+import { isDns1123Label } from './dns.ts';
 import { re2Problem } from './re2.ts';
 import type {
   ApplicationProtocolSpec,
@@ -24,7 +24,7 @@ import type {
   TokenBucket,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { checksOf, error, warn, type Checks, checkDestination } from './validate-checks.ts';
+import { checksOf, error, hostProblem, warn, type Checks, checkDestination } from './validate-checks.ts';
 
 /** The regex Aeraki turns into a presence match (internal/xds/utils.go), accepted here as fixture 12 does. */
 const PRESENT_REGEX = '*';
@@ -71,7 +71,7 @@ function checkHosts(c: Checks, hosts: readonly string[]): void {
   }
   const host = hosts[0];
   if (host === undefined) return;
-  const problem = fqdnProblem(host);
+  const problem = hostProblem(host);
   if (problem) error(c, 'spec.hosts[0]', problem);
 }
 
@@ -179,7 +179,7 @@ function matchesEverything(match: MetaRouteMatch | undefined): boolean {
 function checkUnreachable(c: Checks, routes: readonly MetaRoute[]): void {
   let catchAll = 0;
   while (catchAll < routes.length && !matchesEverything((routes[catchAll] as MetaRoute).match)) catchAll++;
-  if (catchAll === routes.length) return;
+  if (catchAll >= routes.length - 1) return; // none, or the last route: nothing after it
   const before = routeLabel(routes[catchAll], catchAll);
   for (let i = catchAll + 1; i < routes.length; i++) {
     warn(

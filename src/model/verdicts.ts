@@ -26,3 +26,24 @@ export class Verdicts {
     return problem;
   }
 }
+
+/**
+ * The verdict of `check` on the string it saw last: the rules of one object check its host again and again (the
+ * MetaRouter's host, then each destination's), each time in another copy of the string, and comparing two copies
+ * costs less than checking one again.
+ */
+export class LastVerdict {
+  private last: string | undefined;
+  private lastProblem: string | undefined;
+
+  constructor(private readonly check: (s: string) => string | undefined) {}
+
+  /** check(s): why `s` is not valid, or undefined when it is. */
+  problem(s: string): string | undefined {
+    if (s !== this.last) {
+      this.lastProblem = this.check(s);
+      this.last = s;
+    }
+    return this.lastProblem;
+  }
+}
