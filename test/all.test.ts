@@ -69,6 +69,7 @@ import './model/service.test.ts';
 import './model/validate-istio.test.ts';
 import './model/validate-metarouter.test.ts';
 import './model/validate.test.ts';
+import './model/verdicts.test.ts';
 import './ops/admin-limits.test.ts';
 import './ops/admin-server.test.ts';
 import './ops/metrics.test.ts';

@@ -4,22 +4,17 @@
  * the check uses re2js, a port of RE2: https://github.com/google/re2/wiki/Syntax
  */
 import { RE2JS } from 're2js';
+import { Verdicts } from './verdicts.ts';
 
 /**
- * Verdicts already reached, by regex. Compiling is the dearest validation step, a regex's verdict never changes,
- * and every MCP answer or relist parses every object again, so the same regexes come back on every pass. Bounded:
- * cleared when it reaches MAX_VERDICTS entries.
+ * Verdicts already reached, by regex: compiling is the dearest validation step, and the same regexes come back on
+ * every pass (verdicts.ts).
  */
-const verdicts = new Map<string, string | undefined>();
-const MAX_VERDICTS = 10_000;
+const verdicts = new Verdicts(compileProblem, 10_000);
 
 /** Why `regex` is not valid RE2 (the engine's own message), or undefined when it compiles. */
 export function re2Problem(regex: string): string | undefined {
-  if (verdicts.has(regex)) return verdicts.get(regex);
-  const verdict = compileProblem(regex);
-  if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-  verdicts.set(regex, verdict);
-  return verdict;
+  return verdicts.problem(regex);
 }
 
 function compileProblem(regex: string): string | undefined {

@@ -1,122 +1,127 @@
 /**
  * What the per-object rules (validate-metarouter.ts, validate-istio.ts) share: the issue collector of one object,
- * with the verdicts on hosts and regexes it has reached (an object names the same host in most destinations, and a
- * regex may repeat), and the checks of the message types several kinds use. Paths are functions, called only for
- * an issue: most objects have none.
+ * the verdicts on hosts and label syntax (bounded memos across objects: verdicts.ts), and the checks of the message
+ * types several kinds use. Paths are built only for an issue (most objects have none), by a module-level function
+ * of the indexes that locate the field, so no closure is made per object.
  */
 import { labelKeyProblem, labelValueProblem } from './addresses.ts';
 import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from './dns.ts';
 import type { Destination } from './objects.ts';
-import { re2Problem } from './re2.ts';
 import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
+import { LastVerdict, Verdicts } from './verdicts.ts';
 
-function check(host: string, wildcard: boolean): string | undefined {
-  return wildcard ? wildcardDomainProblem(host) : fqdnProblem(host);
+/**
+ * Label keys come back in every subset and selector, and a key of a parsed object is an interned string, so its
+ * verdict is found without reading the key again. Hosts and label values are not memoized: each object holds its
+ * own copy of the string, and one scan of it costs less than hashing it and comparing it with the memo's copy.
+ */
+const labelKeyVerdicts = new Verdicts(labelKeyProblem, 10_000);
+const fqdnVerdict = new LastVerdict((host) => fqdnProblem(host));
+const wildcardVerdict = new LastVerdict(wildcardDomainProblem);
+
+/** fqdnProblem (dns.ts) of `host`, kept for the next call with the same host. */
+export function hostProblem(host: string): string | undefined {
+  return fqdnVerdict.problem(host);
 }
 
-/** Collects the issues of one object. */
-export class Checks {
-  readonly issues: ConfigIssue[] = [];
-  /** The host checked last, how, and its problem: most objects check one host, or one host again and again. */
-  private lastHost: string | undefined;
-  private lastWildcard = false;
-  private lastProblem: string | undefined;
-  /** The problems of every host checked, by how: made at the second distinct host. */
-  private fqdnProblems: Map<string, string | undefined> | undefined;
-  private wildcardProblems: Map<string, string | undefined> | undefined;
-  /** The RE2 problem of each regex checked so far. */
-  private regexProblems: Map<string, string | undefined> | undefined;
-  constructor(readonly ref: ObjectRef) {}
+/** wildcardDomainProblem (dns.ts) of `host`, kept for the next call with the same host. */
+export function wildcardHostProblem(host: string): string | undefined {
+  return wildcardVerdict.problem(host);
+}
 
-  fqdnProblem(host: string): string | undefined {
-    return this.hostProblem(host, false);
-  }
+/** The path of a field located by one or two indexes (-1 where one does not apply). */
+export type PathOf = (i: number, j: number) => string;
 
-  /** Istio's ValidateWildcardDomain: an FQDN, optionally starting with `*.`, or `*`. */
-  wildcardProblem(host: string): string | undefined {
-    return this.hostProblem(host, true);
-  }
+/**
+ * The issues of one object as the rules find them, in field order. A plain record written through `error` and
+ * `warn`: the rules of one object allocate nothing else unless there is an issue.
+ */
+export interface Checks {
+  readonly ref: ObjectRef;
+  readonly issues: ConfigIssue[];
+}
 
-  private hostProblem(host: string, wildcard: boolean): string | undefined {
-    if (host === this.lastHost && wildcard === this.lastWildcard) return this.lastProblem;
-    let problem: string | undefined;
-    if (this.lastHost === undefined) problem = check(host, wildcard);
-    else {
-      this.fqdnProblems ??= new Map();
-      this.wildcardProblems ??= new Map();
-      (this.lastWildcard ? this.wildcardProblems : this.fqdnProblems).set(this.lastHost, this.lastProblem);
-      const known = wildcard ? this.wildcardProblems : this.fqdnProblems;
-      problem = known.has(host) ? known.get(host) : check(host, wildcard);
-    }
-    this.lastHost = host;
-    this.lastWildcard = wildcard;
-    this.lastProblem = problem;
-    return problem;
-  }
+export function checksOf(ref: ObjectRef): Checks {
+  return { ref, issues: [] };
+}
 
-  re2Problem(regex: string): string | undefined {
-    this.regexProblems ??= new Map();
-    if (this.regexProblems.has(regex)) return this.regexProblems.get(regex);
-    const problem = re2Problem(regex);
-    this.regexProblems.set(regex, problem);
-    return problem;
-  }
+export function error(c: Checks, path: string, message: string): void {
+  c.issues.push(issue(c.ref, path, message));
+}
 
-  error(path: string, message: string): void {
-    this.issues.push(issue(this.ref, path, message));
-  }
-
-  warn(path: string, message: string): void {
-    this.issues.push(warning(this.ref, path, message));
-  }
+export function warn(c: Checks, path: string, message: string): void {
+  c.issues.push(warning(c.ref, path, message));
 }
 
 /**
- * A route destination at `path()`: host valid (an FQDN, or with `wildcard` a wildcard domain other than `*`, as
- * Istio's validateDestination), subset a DNS-1123 label, port 1..65535.
+ * A route destination at `pathOf(i, j)`: host valid (an FQDN, or with `wildcard` a wildcard domain other than `*`,
+ * as Istio's validateDestination), subset a DNS-1123 label, port 1..65535.
  */
-export function checkDestination(c: Checks, d: Destination, path: () => string, wildcard: boolean): void {
+export function checkDestination(
+  c: Checks,
+  d: Destination,
+  wildcard: boolean,
+  pathOf: PathOf,
+  i: number,
+  j: number,
+): void {
   const problem =
     wildcard && d.host === '*'
       ? 'invalid destination host "*": a destination names one service'
       : wildcard
-        ? c.wildcardProblem(d.host)
-        : c.fqdnProblem(d.host);
-  if (problem) c.error(`${path()}.host`, problem);
+        ? wildcardHostProblem(d.host)
+        : hostProblem(d.host);
+  if (problem) error(c, `${pathOf(i, j)}.host`, problem);
   if (d.subset !== undefined && !isDns1123Label(d.subset)) {
-    c.error(
-      `${path()}.subset`,
+    error(
+      c,
+      `${pathOf(i, j)}.subset`,
       `"${d.subset}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63): ` +
         'it cannot name a DestinationRule subset',
     );
   }
   if (d.port !== undefined) {
     const n = d.port.number ?? 0;
-    if (n < 1 || n > 65535) c.error(`${path()}.port.number`, `must be between 1 and 65535, got ${n}`);
+    if (n < 1 || n > 65535) error(c, `${pathOf(i, j)}.port.number`, `must be between 1 and 65535, got ${n}`);
   }
+}
+
+/** True when `s` from `start` to `end` holds a digit 1-9. */
+function hasNonZeroDigit(s: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch >= 0x31 && ch <= 0x39) return true;
+  }
+  return false;
 }
 
 /**
- * A duration in proto3 JSON form (`"60s"`, `"0.100s"`, as the parser converts it) at `path`: Istio's
- * ValidateDuration takes whole milliseconds only, and with `positive` at least 1ms.
+ * Why a duration in proto3 JSON form (`"60s"`, `"0.100s"`, as the parser converts it) is refused, or undefined:
+ * Istio's ValidateDuration takes whole milliseconds only, and with `positive` at least 1ms. One scan, no copies.
  */
-export function checkDuration(c: Checks, value: string, path: string, positive: boolean): void {
+export function durationProblem(value: string, positive: boolean): string | undefined {
   const dot = value.indexOf('.');
-  const whole = dot < 0 ? value.slice(0, -1) : value.slice(0, dot);
-  const fraction = dot < 0 ? '' : value.slice(dot + 1, -1);
-  if (/[1-9]/.test(fraction.slice(3))) {
-    c.error(path, `${value}: only durations in whole milliseconds are supported`);
-  } else if (positive && whole === '0' && !/[1-9]/.test(fraction)) {
-    c.error(path, 'must be at least 1ms');
+  const end = value.length - 1; // the `s`
+  const wholeEnd = dot < 0 ? end : dot;
+  const fractionStart = dot < 0 ? end : dot + 1;
+  if (hasNonZeroDigit(value, fractionStart + 3, end)) {
+    return `${value}: only durations in whole milliseconds are supported`;
   }
+  const zero = wholeEnd === 1 && value.charCodeAt(0) === 0x30 && !hasNonZeroDigit(value, fractionStart, end);
+  return positive && zero ? 'must be at least 1ms' : undefined;
 }
 
-/** Label keys and values (a subset's labels, a workload selector) at `path()`. */
-export function checkLabels(c: Checks, labels: Readonly<Record<string, string>>, path: () => string): void {
+/** Label keys and values (a subset's labels, a workload selector) at `pathOf(i, -1)`. */
+export function checkLabels(
+  c: Checks,
+  labels: Readonly<Record<string, string>>,
+  pathOf: PathOf,
+  i: number,
+): void {
   for (const key in labels) {
-    const keyProblem = labelKeyProblem(key);
-    if (keyProblem) c.error(`${path()}.${key}`, keyProblem);
+    const keyProblem = labelKeyVerdicts.problem(key);
+    if (keyProblem) error(c, `${pathOf(i, -1)}.${key}`, keyProblem);
     const valueProblem = labelValueProblem(labels[key] as string);
-    if (valueProblem) c.error(`${path()}.${key}`, valueProblem);
+    if (valueProblem) error(c, `${pathOf(i, -1)}.${key}`, valueProblem);
   }
 }

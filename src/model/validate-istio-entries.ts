@@ -12,7 +12,16 @@ import type {
   TrafficPolicy,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { Checks, checkDuration, checkLabels } from './validate-checks.ts';
+import {
+  checksOf,
+  error,
+  hostProblem,
+  warn,
+  wildcardHostProblem,
+  type Checks,
+  checkLabels,
+  durationProblem,
+} from './validate-checks.ts';
 import { checkExportTo } from './validate-istio.ts';
 import { isIP } from 'node:net';
 
@@ -26,41 +35,48 @@ const POSITIVE_DURATIONS: ReadonlySet<string> = new Set([
   'interval',
   'baseEjectionTime',
 ]);
-const SELECTOR_LABELS = (): string => 'spec.workloadSelector.labels';
+const selectorLabelsPath = (): string => 'spec.workloadSelector.labels';
+const subsetLabelsPath = (i: number): string => `spec.subsets[${i}].labels`;
 /** Percentages of outlier detection. */
 const PERCENTAGES: ReadonlySet<string> = new Set(['maxEjectionPercent', 'minHealthPercent']);
 
-function checkEnum(
-  c: Checks,
-  value: string | undefined,
-  values: readonly string[],
-  path: string | (() => string),
-): void {
-  if (value !== undefined && !values.includes(value)) {
-    const at = typeof path === 'string' ? path : path();
-    c.error(at, `unknown value "${value}" (expected one of ${values.join(', ')})`);
-  }
+/** Why `value` is not one of `values`, or undefined (also when there is no value). */
+function enumProblem(value: string | undefined, values: readonly string[]): string | undefined {
+  if (value === undefined || values.includes(value)) return undefined;
+  return `unknown value "${value}" (expected one of ${values.join(', ')})`;
+}
+
+function checkEnum(c: Checks, value: string | undefined, values: readonly string[], path: string): void {
+  const problem = enumProblem(value, values);
+  if (problem) error(c, path, problem);
+}
+
+/** True when a subset before `i` is named `name`. */
+function namedBefore(subsets: DestinationRuleSpec['subsets'], i: number, name: string): boolean {
+  for (let j = 0; j < i; j++) if ((subsets[j] as (typeof subsets)[number]).name === name) return true;
+  return false;
 }
 
 /** The rules for DestinationRule `ref`: host, traffic policy, subsets, exportTo. */
 export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef): ConfigIssue[] {
-  const c = new Checks(ref);
-  const problem = c.wildcardProblem(spec.host);
-  if (problem) c.error('spec.host', problem);
+  const c = checksOf(ref);
+  const problem = wildcardHostProblem(spec.host);
+  if (problem) error(c, 'spec.host', problem);
   if (spec.trafficPolicy) checkTrafficPolicy(c, spec.trafficPolicy, -1);
   const subsets = spec.subsets;
   for (let i = 0; i < subsets.length; i++) {
     const s = subsets[i] as (typeof subsets)[number];
     if (!isDns1123Label(s.name)) {
-      c.error(
+      error(
+        c,
         `spec.subsets[${i}].name`,
         `"${s.name}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63)`,
       );
     }
-    if (subsets.findIndex((o) => o.name === s.name) < i) {
-      c.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
+    if (namedBefore(subsets, i, s.name)) {
+      error(c, `spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
     }
-    checkLabels(c, s.labels, () => `spec.subsets[${i}].labels`);
+    checkLabels(c, s.labels, subsetLabelsPath, i);
     if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, i);
   }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
@@ -77,9 +93,10 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void 
   const lb = tp.loadBalancer;
   if (lb) {
     if (lb.simple !== undefined) {
-      checkEnum(c, lb.simple, SIMPLE_LB, () => `${policyPath(subset)}.loadBalancer.simple`);
+      const problem = enumProblem(lb.simple, SIMPLE_LB);
+      if (problem) error(c, `${policyPath(subset)}.loadBalancer.simple`, problem);
       if (lb.consistentHash) {
-        c.error(`${policyPath(subset)}.loadBalancer`, 'only one of simple and consistentHash may be set');
+        error(c, `${policyPath(subset)}.loadBalancer`, 'only one of simple and consistentHash may be set');
       }
     }
     if (lb.consistentHash) checkConsistentHash(c, lb.consistentHash, subset);
@@ -88,8 +105,11 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void 
   if (tp.outlierDetection) checkSettings(c, tp.outlierDetection, subset, 'outlierDetection');
 }
 
+function consistentHashPath(subset: number): string {
+  return `${policyPath(subset)}.loadBalancer.consistentHash`;
+}
+
 function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): void {
-  const path = () => `${policyPath(subset)}.loadBalancer.consistentHash`;
   const count =
     (ch.httpHeaderName !== undefined ? 1 : 0) +
     (ch.httpCookie !== undefined ? 1 : 0) +
@@ -97,13 +117,18 @@ function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): v
     (ch.httpQueryParameterName !== undefined ? 1 : 0);
   if (count > 1) {
     const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
-    c.error(path(), `only one hash key may be set, got ${keys.join(', ')}`);
+    error(c, consistentHashPath(subset), `only one hash key may be set, got ${keys.join(', ')}`);
   } else if (count === 0) {
-    c.warn(path(), `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`);
+    warn(
+      c,
+      consistentHashPath(subset),
+      `no hash key (${HASH_KEYS.join(', ')}): requests are not hashed, so nothing is sticky`,
+    );
   }
   const cookie = ch.httpCookie;
-  if (cookie?.name === '') c.error(`${path()}.httpCookie.name`, 'must not be empty');
-  if (cookie?.ttl !== undefined) checkDuration(c, cookie.ttl, `${path()}.httpCookie.ttl`, false);
+  if (cookie?.name === '') error(c, `${consistentHashPath(subset)}.httpCookie.name`, 'must not be empty');
+  const ttlProblem = cookie?.ttl === undefined ? undefined : durationProblem(cookie.ttl, false);
+  if (ttlProblem) error(c, `${consistentHashPath(subset)}.httpCookie.ttl`, ttlProblem);
 }
 
 /** The numbers and durations of `connectionPool` or `outlierDetection` (`key`). */
@@ -115,40 +140,45 @@ function checkSettings(
 ): void {
   for (const field in settings.numbers) {
     const n = settings.numbers[field] as number;
-    if (n < 0) c.error(`${policyPath(subset)}.${key}.${field}`, `must not be negative, got ${n}`);
+    if (n < 0) error(c, `${policyPath(subset)}.${key}.${field}`, `must not be negative, got ${n}`);
     else if (n > 100 && PERCENTAGES.has(field)) {
-      c.error(`${policyPath(subset)}.${key}.${field}`, `must be at most 100, got ${n}`);
+      error(c, `${policyPath(subset)}.${key}.${field}`, `must be at most 100, got ${n}`);
     }
   }
   for (const field in settings.durations) {
     const d = settings.durations[field] as string;
-    checkDuration(c, d, `${policyPath(subset)}.${key}.${field}`, POSITIVE_DURATIONS.has(field));
+    const problem = durationProblem(d, POSITIVE_DURATIONS.has(field));
+    if (problem) error(c, `${policyPath(subset)}.${key}.${field}`, problem);
   }
 }
 
 /** The rules for ServiceEntry `ref`: hosts, addresses, ports, enums, workload selector and endpoints, exportTo. */
 export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): ConfigIssue[] {
-  const c = new Checks(ref);
-  if (spec.hosts.length === 0) c.error('spec.hosts', 'a ServiceEntry needs at least one host');
+  const c = checksOf(ref);
+  if (spec.hosts.length === 0) error(c, 'spec.hosts', 'a ServiceEntry needs at least one host');
   for (let i = 0; i < spec.hosts.length; i++) {
     const host = spec.hosts[i] as string;
-    const problem = host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : c.wildcardProblem(host);
-    if (problem) c.error(`spec.hosts[${i}]`, problem);
+    const problem =
+      host === '*' ? 'the host "*" is not allowed in a ServiceEntry' : wildcardHostProblem(host);
+    if (problem) error(c, `spec.hosts[${i}]`, problem);
   }
   for (let i = 0; i < spec.addresses.length; i++) {
     const problem = ipOrCidrProblem(spec.addresses[i] as string);
-    if (problem) c.error(`spec.addresses[${i}]`, problem);
+    if (problem) error(c, `spec.addresses[${i}]`, problem);
   }
   checkPorts(c, spec);
   checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
   checkEnum(c, spec.location, LOCATIONS, 'spec.location');
   if (spec.workloadSelector) {
-    checkLabels(c, spec.workloadSelector.labels, SELECTOR_LABELS);
+    checkLabels(c, spec.workloadSelector.labels, selectorLabelsPath, -1);
     if (spec.endpoints && spec.endpoints.length > 0) {
-      c.error('spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
+      error(c, 'spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
     }
   }
-  spec.endpoints?.forEach((e, i) => checkEndpoint(c, e.address, spec.resolution, i));
+  const endpoints = spec.endpoints ?? [];
+  for (let i = 0; i < endpoints.length; i++) {
+    checkEndpoint(c, (endpoints[i] as (typeof endpoints)[number]).address, spec.resolution, i);
+  }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, true);
   return c.issues;
 }
@@ -157,15 +187,15 @@ function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
   const ports = spec.ports;
   for (let i = 0; i < ports.length; i++) {
     const p = ports[i] as (typeof ports)[number];
-    if (p.number === 0) c.error(`spec.ports[${i}].number`, 'must be between 1 and 65535, got 0');
-    if (p.targetPort === 0) c.error(`spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
+    if (p.number === 0) error(c, `spec.ports[${i}].number`, 'must be between 1 and 65535, got 0');
+    if (p.targetPort === 0) error(c, `spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
     for (let j = 0; j < i; j++) {
       const q = ports[j] as (typeof ports)[number];
       if (q.number === p.number) {
-        c.error(`spec.ports[${i}].number`, `port ${p.number} is already defined by spec.ports[${j}]`);
+        error(c, `spec.ports[${i}].number`, `port ${p.number} is already defined by spec.ports[${j}]`);
       }
       if (q.name === p.name) {
-        c.error(`spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
+        error(c, `spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
       }
     }
   }
@@ -175,14 +205,14 @@ function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
 function checkEndpoint(c: Checks, address: string, resolution: string | undefined, i: number): void {
   const path = `spec.endpoints[${i}].address`;
   if (address === '') {
-    c.error(path, 'required field is missing');
+    error(c, path, 'required field is missing');
     return;
   }
   if (address.startsWith('unix://') || isIP(address) !== 0) return;
   if (resolution === 'STATIC' || resolution === undefined || resolution === 'NONE') {
-    c.error(path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
+    error(c, path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
   } else {
-    const problem = c.fqdnProblem(address);
-    if (problem) c.error(path, problem);
+    const problem = hostProblem(address);
+    if (problem) error(c, path, problem);
   }
 }

@@ -20,117 +20,172 @@ import type {
   VirtualServiceSpec,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { Checks, checkDestination, checkDuration } from './validate-checks.ts';
+import { re2Problem } from './re2.ts';
+import {
+  checksOf,
+  error,
+  warn,
+  wildcardHostProblem,
+  type Checks,
+  checkDestination,
+  durationProblem,
+  type PathOf,
+} from './validate-checks.ts';
+
+/** The route lists of a VirtualService. */
+type Section = 'http' | 'tcp' | 'tls';
+
+/** The path of route `i` of `section`. */
+function routePath(section: Section, i: number): string {
+  return `spec.${section}[${i}]`;
+}
+
+/** The path of destination `j` of route `i` of each section, or of the route's mirror when `j` is -1. */
+const DESTINATION_PATHS: Readonly<Record<Section, PathOf>> = {
+  http: (i, j) =>
+    j < 0 ? `${routePath('http', i)}.mirror` : `${routePath('http', i)}.route[${j}].destination`,
+  tcp: (i, j) => `${routePath('tcp', i)}.route[${j}].destination`,
+  tls: (i, j) => `${routePath('tls', i)}.route[${j}].destination`,
+};
 
 /** The rules for VirtualService `ref`; issues in field order: hosts, http, tcp, tls, exportTo. */
 export function virtualServiceIssues(spec: VirtualServiceSpec, ref: ObjectRef): ConfigIssue[] {
-  const c = new Checks(ref);
+  const c = checksOf(ref);
   checkVirtualServiceHosts(c, spec);
-  spec.http.forEach((r, i) => checkHttpRoute(c, r, i));
-  spec.tcp.forEach((r, i) => checkL4Route(c, r, () => `spec.tcp[${i}]`, 'TCP'));
-  spec.tls?.forEach((r, i) => checkTlsRoute(c, r, i));
+  for (let i = 0; i < spec.http.length; i++) checkHttpRoute(c, spec.http[i] as HTTPRoute, i);
+  for (let i = 0; i < spec.tcp.length; i++) checkL4Route(c, spec.tcp[i] as TCPRoute, 'tcp', i);
+  const tls = spec.tls ?? [];
+  for (let i = 0; i < tls.length; i++) checkTlsRoute(c, tls[i] as TLSRoute, i);
   if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
   return c.issues;
 }
 
 function checkVirtualServiceHosts(c: Checks, spec: VirtualServiceSpec): void {
-  if (spec.hosts.length === 0) c.error('spec.hosts', 'a VirtualService needs at least one host');
+  if (spec.hosts.length === 0) error(c, 'spec.hosts', 'a VirtualService needs at least one host');
   const mesh = spec.gateways.length === 0 || spec.gateways.includes('mesh');
-  spec.hosts.forEach((host, i) => {
+  for (let i = 0; i < spec.hosts.length; i++) {
+    const host = spec.hosts[i] as string;
     if (host === '*' && mesh) {
-      c.error(
+      error(
+        c,
         `spec.hosts[${i}]`,
         'the wildcard host "*" is not allowed for a VirtualService bound to the mesh',
       );
     } else if (isIP(host) === 0) {
-      const problem = c.wildcardProblem(host);
-      if (problem) c.error(`spec.hosts[${i}]`, problem);
+      const problem = wildcardHostProblem(host);
+      if (problem) error(c, `spec.hosts[${i}]`, problem);
     }
-  });
-}
-
-/** A StringMatch at `path()`: a regex must be non-empty RE2 (Envoy compiles it with google_re2). */
-function checkStringMatch(c: Checks, m: StringMatch, path: () => string): void {
-  if (m.regex === undefined) return;
-  if (m.regex === '') c.error(`${path()}.regex`, 'a regex must not be empty');
-  else {
-    const problem = c.re2Problem(m.regex);
-    if (problem) c.error(`${path()}.regex`, `not a valid RE2 regex (${problem})`);
   }
 }
 
-function checkHttpMatch(c: Checks, m: HTTPMatchRequest, path: () => string): void {
-  if (m.method) checkStringMatch(c, m.method, () => `${path()}.method`);
+/** Why the regex of a StringMatch is refused (non-empty RE2: Envoy compiles it with google_re2), or undefined. */
+function regexProblem(m: StringMatch): string | undefined {
+  if (m.regex === undefined) return undefined;
+  if (m.regex === '') return 'a regex must not be empty';
+  const problem = re2Problem(m.regex);
+  return problem ? `not a valid RE2 regex (${problem})` : undefined;
+}
+
+/** Match `k` of HTTP route `i`. */
+function checkHttpMatch(c: Checks, m: HTTPMatchRequest, i: number, k: number): void {
+  const methodProblem = m.method ? regexProblem(m.method) : undefined;
+  if (methodProblem) error(c, `${httpMatchPath(i, k)}.method.regex`, methodProblem);
   const headers = m.headers;
   for (const name in headers) {
-    const p = () => `${path()}.headers${name === '' ? '[""]' : `.${name}`}`;
-    if (name === '') c.error(p(), 'a header name must not be empty');
-    checkStringMatch(c, headers[name] as StringMatch, p);
+    if (name === '') error(c, headerPath(i, k, name), 'a header name must not be empty');
+    const problem = regexProblem(headers[name] as StringMatch);
+    if (problem) error(c, `${headerPath(i, k, name)}.regex`, problem);
   }
+}
+
+function httpMatchPath(i: number, k: number): string {
+  return `${routePath('http', i)}.match[${k}]`;
+}
+
+function headerPath(i: number, k: number, name: string): string {
+  return `${httpMatchPath(i, k)}.headers${name === '' ? '[""]' : `.${name}`}`;
 }
 
 function checkHttpRoute(c: Checks, r: HTTPRoute, i: number): void {
-  const path = () => `spec.http[${i}]`;
-  r.match.forEach((m, k) => checkHttpMatch(c, m, () => `${path()}.match[${k}]`));
-  checkDestinations(c, r.route, path);
-  if (r.mirror) checkDestination(c, r.mirror, () => `${path()}.mirror`, true);
+  for (let k = 0; k < r.match.length; k++) checkHttpMatch(c, r.match[k] as HTTPMatchRequest, i, k);
+  checkDestinations(c, r.route, 'http', i);
+  if (r.mirror) checkDestination(c, r.mirror, true, DESTINATION_PATHS.http, i, -1);
   if (r.mirrorPercentage) {
     const value = r.mirrorPercentage.value ?? 0;
     if (value < 0 || value > 100) {
-      c.error(`${path()}.mirrorPercentage.value`, `must be between 0 and 100, got ${value}`);
+      error(c, `${routePath('http', i)}.mirrorPercentage.value`, `must be between 0 and 100, got ${value}`);
     }
-    if (!r.mirror)
-      c.warn(`${path()}.mirrorPercentage`, 'mirrorPercentage without mirror: nothing is mirrored');
+    if (!r.mirror) {
+      warn(
+        c,
+        `${routePath('http', i)}.mirrorPercentage`,
+        'mirrorPercentage without mirror: nothing is mirrored',
+      );
+    }
   }
-  if (r.timeout !== undefined) checkDuration(c, r.timeout, `${path()}.timeout`, false);
+  const timeoutProblem = r.timeout === undefined ? undefined : durationProblem(r.timeout, false);
+  if (timeoutProblem) error(c, `${routePath('http', i)}.timeout`, timeoutProblem);
   const retries = r.retries;
   if (retries) {
     if (retries.attempts !== undefined && retries.attempts < 0) {
-      c.error(`${path()}.retries.attempts`, `must not be negative, got ${retries.attempts}`);
+      error(c, `${routePath('http', i)}.retries.attempts`, `must not be negative, got ${retries.attempts}`);
     }
-    if (retries.perTryTimeout !== undefined) {
-      checkDuration(c, retries.perTryTimeout, `${path()}.retries.perTryTimeout`, true);
-    }
+    const perTry = retries.perTryTimeout;
+    const perTryProblem = perTry === undefined ? undefined : durationProblem(perTry, true);
+    if (perTryProblem) error(c, `${routePath('http', i)}.retries.perTryTimeout`, perTryProblem);
   }
 }
 
 /** A TCP or TLS route: at least one destination, each valid, and a split with a positive total. */
-function checkL4Route(c: Checks, r: TCPRoute | TLSRoute, path: () => string, what: string): void {
-  if (r.route.length === 0) c.error(`${path()}.route`, `a ${what} route needs at least one destination`);
-  checkDestinations(c, r.route, path);
+function checkL4Route(c: Checks, r: TCPRoute | TLSRoute, section: 'tcp' | 'tls', i: number): void {
+  if (r.route.length === 0) {
+    error(
+      c,
+      `${routePath(section, i)}.route`,
+      `a ${section.toUpperCase()} route needs at least one destination`,
+    );
+  }
+  checkDestinations(c, r.route, section, i);
 }
 
 /** A TLS route: every match names SNI hosts (Istio requires them), then as a TCP route. */
 function checkTlsRoute(c: Checks, r: TLSRoute, i: number): void {
-  const path = () => `spec.tls[${i}]`;
-  if (r.match.length === 0) c.error(`${path()}.match`, 'a TLS route needs at least one match with sniHosts');
-  r.match.forEach((m, k) => {
+  const path = routePath('tls', i);
+  if (r.match.length === 0) error(c, `${path}.match`, 'a TLS route needs at least one match with sniHosts');
+  for (let k = 0; k < r.match.length; k++) {
+    const m = r.match[k] as (typeof r.match)[number];
     if (m.sniHosts.length === 0)
-      c.error(`${path()}.match[${k}].sniHosts`, 'at least one SNI host is required');
-    m.sniHosts.forEach((h, n) => {
-      const problem = c.wildcardProblem(h);
-      if (problem) c.error(`${path()}.match[${k}].sniHosts[${n}]`, problem);
-    });
-  });
-  checkL4Route(c, r, path, 'TLS');
+      error(c, `${path}.match[${k}].sniHosts`, 'at least one SNI host is required');
+    for (let n = 0; n < m.sniHosts.length; n++) {
+      const problem = wildcardHostProblem(m.sniHosts[n] as string);
+      if (problem) error(c, `${path}.match[${k}].sniHosts[${n}]`, problem);
+    }
+  }
+  checkL4Route(c, r, 'tls', i);
 }
 
-/** The destinations of a route at `path()`: each valid; a split's weights add up to more than 0 (and should to 100). */
-function checkDestinations(c: Checks, route: readonly RouteDestination[], path: () => string): void {
+/**
+ * The destinations of route `i` of `section`: each valid; a split's weights add up to more than 0 (and should to
+ * 100).
+ */
+function checkDestinations(c: Checks, route: readonly RouteDestination[], section: Section, i: number): void {
   let total = 0;
-  route.forEach((d, j) => {
-    checkDestination(c, d.destination, () => `${path()}.route[${j}].destination`, true);
+  for (let j = 0; j < route.length; j++) {
+    const d = route[j] as RouteDestination;
+    checkDestination(c, d.destination, true, DESTINATION_PATHS[section], i, j);
     total += d.weight ?? 0;
-  });
+  }
   if (route.length < 2 || total === 100) return;
   if (total === 0) {
-    c.error(
-      `${path()}.route`,
+    error(
+      c,
+      `${routePath(section, i)}.route`,
       'the weights of several destinations add up to 0: no destination gets traffic',
     );
   } else {
-    c.warn(
-      `${path()}.route`,
+    warn(
+      c,
+      `${routePath(section, i)}.route`,
       `the weights of several destinations add up to ${total}, not 100: traffic is split in proportion to them`,
     );
   }
@@ -144,15 +199,15 @@ export function checkExportTo(c: Checks, exportTo: readonly string[], serviceEnt
   const seen = new Set<string>();
   exportTo.forEach((e, i) => {
     const key = e === '.' ? c.ref.namespace : e;
-    if (seen.has(key)) c.error(`spec.exportTo[${i}]`, `duplicate entry "${e}"`);
+    if (seen.has(key)) error(c, `spec.exportTo[${i}]`, `duplicate entry "${e}"`);
     seen.add(key);
     if (e === '~' && !serviceEntry) {
-      c.error(`spec.exportTo[${i}]`, '"~" (export to no namespace) is only allowed in a ServiceEntry');
+      error(c, `spec.exportTo[${i}]`, '"~" (export to no namespace) is only allowed in a ServiceEntry');
     } else if (e !== '.' && e !== '*' && e !== '~' && !isDns1123Label(e)) {
-      c.error(`spec.exportTo[${i}]`, `"${e}" is neither ".", "*", "~" nor a namespace name`);
+      error(c, `spec.exportTo[${i}]`, `"${e}" is neither ".", "*", "~" nor a namespace name`);
     }
   });
   if (exportTo.length > 1 && (seen.has('*') || seen.has('~'))) {
-    c.error('spec.exportTo', '"*" and "~" cannot be combined with other entries');
+    error(c, 'spec.exportTo', '"*" and "~" cannot be combined with other entries');
   }
 }

@@ -12,10 +12,9 @@
  * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
  */
 import { isDns1123Label } from './dns.ts';
-import { attributeMatchers } from './matchers.ts';
+import { re2Problem } from './re2.ts';
 import type {
   ApplicationProtocolSpec,
-  Destination,
   GlobalRateLimit,
   KeyValue,
   LocalRateLimit,
@@ -25,7 +24,7 @@ import type {
   TokenBucket,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { Checks, checkDestination as checkDestinationAt } from './validate-checks.ts';
+import { checksOf, error, hostProblem, warn, type Checks, checkDestination } from './validate-checks.ts';
 
 /** The regex Aeraki turns into a presence match (internal/xds/utils.go), accepted here as fixture 12 does. */
 const PRESENT_REGEX = '*';
@@ -35,13 +34,14 @@ const PRESENT_REGEX = '*';
  * order: hosts, routes, exportTo, rate limits.
  */
 export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIssue[] {
-  const c = new Checks(ref);
+  const c = checksOf(ref);
   checkHosts(c, spec.hosts);
   if (spec.routes.length === 0 && !spec.globalRateLimit && !spec.localRateLimit) {
-    c.error('spec', 'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit');
+    error(c, 'spec', 'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit');
   }
-  spec.routes.forEach((r, i) => checkRoute(c, r, i));
-  checkUnreachable(c, spec.routes);
+  const routes = spec.routes;
+  for (let i = 0; i < routes.length; i++) checkRoute(c, routes[i] as MetaRoute, i);
+  checkUnreachable(c, routes);
   checkExportTo(c, spec.exportTo, ref.namespace);
   if (spec.globalRateLimit) checkGlobalRateLimit(c, spec.globalRateLimit, 'spec.globalRateLimit');
   if (spec.localRateLimit) checkLocalRateLimit(c, spec.localRateLimit, 'spec.localRateLimit');
@@ -50,28 +50,29 @@ export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIs
 
 /** §7.3 (ApplicationProtocol): protocol and codec non-empty; plus a protocol no port name can carry is a warning. */
 export function applicationProtocolIssues(spec: ApplicationProtocolSpec, ref: ObjectRef): ConfigIssue[] {
-  const c = new Checks(ref);
-  if (spec.protocol === '') c.error('spec.protocol', 'must not be empty');
+  const c = checksOf(ref);
+  if (spec.protocol === '') error(c, 'spec.protocol', 'must not be empty');
   else if (spec.protocol.includes('-')) {
-    c.warn(
+    warn(
+      c,
       'spec.protocol',
       `"${spec.protocol}" contains "-": a port name tcp-metaprotocol-<protocol> ends the protocol at the first "-", ` +
         'so no port can select this ApplicationProtocol',
     );
   }
-  if (spec.codec === '') c.error('spec.codec', 'must not be empty');
+  if (spec.codec === '') error(c, 'spec.codec', 'must not be empty');
   return c.issues;
 }
 
 /** Rule 1: exactly one host, an FQDN. */
 function checkHosts(c: Checks, hosts: readonly string[]): void {
   if (hosts.length !== 1) {
-    c.error('spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}`);
+    error(c, 'spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}`);
   }
   const host = hosts[0];
   if (host === undefined) return;
-  const problem = c.fqdnProblem(host);
-  if (problem) c.error('spec.hosts[0]', problem);
+  const problem = hostProblem(host);
+  if (problem) error(c, 'spec.hosts[0]', problem);
 }
 
 /** The path of route `i`. Paths are built only for an issue: most routes have none. */
@@ -86,21 +87,21 @@ function checkRoute(c: Checks, r: MetaRoute, i: number): void {
   checkMutations(c, r.responseMutation, i, 'responseMutation');
   if (r.mirrorPercentage) {
     const p = `${routePath(i)}.mirrorPercentage`;
-    if (!r.mirror) c.error(p, 'mirrorPercentage needs mirror: there is nothing to mirror to');
+    if (!r.mirror) error(c, p, 'mirrorPercentage needs mirror: there is nothing to mirror to');
     const value = r.mirrorPercentage.value ?? 0;
-    if (!(value > 0 && value <= 100)) c.error(`${p}.value`, `must be above 0 and at most 100, got ${value}`);
+    if (!(value > 0 && value <= 100)) error(c, `${p}.value`, `must be above 0 and at most 100, got ${value}`);
   }
-  if (r.mirror) checkDestination(c, r.mirror, i, -1);
+  if (r.mirror) checkDestination(c, r.mirror, false, destinationPath, i, -1);
   let total = 0;
   for (let j = 0; j < r.route.length; j++) {
     const d = r.route[j] as (typeof r.route)[number];
-    checkDestination(c, d.destination, i, j);
+    checkDestination(c, d.destination, false, destinationPath, i, j);
     const weight = d.weight ?? 0;
-    if (weight > 100) c.error(`${routePath(i)}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
+    if (weight > 100) error(c, `${routePath(i)}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
     total += weight;
   }
   if (r.route.length > 1 && total !== 100) {
-    c.error(`${routePath(i)}.route`, `the weights of several destinations must add up to 100, got ${total}`);
+    error(c, `${routePath(i)}.route`, `the weights of several destinations must add up to 100, got ${total}`);
   }
 }
 
@@ -122,20 +123,22 @@ function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): v
   for (const name in attributes) {
     const m = attributes[name];
     if (m === undefined) continue;
-    if (name === '') c.error(attributePath(where, name), 'an attribute name must not be empty');
+    if (name === '') error(c, attributePath(where, name), 'an attribute name must not be empty');
     if (m === null) {
-      c.error(
+      error(
+        c,
         attributePath(where, name),
         'an attribute match must not be null (for "present", write regex: "*")',
       );
     } else if (m.regex !== undefined) {
-      if (m.regex === '') c.error(`${attributePath(where, name)}.regex`, 'a regex must not be empty');
+      if (m.regex === '') error(c, `${attributePath(where, name)}.regex`, 'a regex must not be empty');
       else if (m.regex !== PRESENT_REGEX) {
-        const problem = c.re2Problem(m.regex);
-        if (problem) c.error(`${attributePath(where, name)}.regex`, `not a valid RE2 regex (${problem})`);
+        const problem = re2Problem(m.regex);
+        if (problem) error(c, `${attributePath(where, name)}.regex`, `not a valid RE2 regex (${problem})`);
       }
     } else if (m.exact === undefined && m.prefix === undefined) {
-      c.warn(
+      warn(
+        c,
         attributePath(where, name),
         'none of exact, prefix or regex is set: this attribute adds no condition and is ignored',
       );
@@ -145,12 +148,13 @@ function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): v
 
 /** Rule 4: mutation keys and values non-empty (`field` of route `i`). */
 function checkMutations(c: Checks, kvs: readonly KeyValue[], i: number, field: string): void {
-  kvs.forEach((kv, k) => {
-    if (kv.key === '') c.error(`${routePath(i)}.${field}[${k}].key`, 'a mutation key must not be empty');
+  for (let k = 0; k < kvs.length; k++) {
+    const kv = kvs[k] as KeyValue;
+    if (kv.key === '') error(c, `${routePath(i)}.${field}[${k}].key`, 'a mutation key must not be empty');
     if (kv.value === '') {
-      c.error(`${routePath(i)}.${field}[${k}].value`, 'a mutation value must not be empty');
+      error(c, `${routePath(i)}.${field}[${k}].value`, 'a mutation value must not be empty');
     }
-  });
+  }
 }
 
 /** The path of destination `j` of route `i`, or of its mirror when `j` is -1. */
@@ -158,23 +162,28 @@ function destinationPath(i: number, j: number): string {
   return j < 0 ? `${routePath(i)}.mirror` : `${routePath(i)}.route[${j}].destination`;
 }
 
-/** Rule 6 for destination `j` of route `i` (its mirror when `j` is -1): host an FQDN, subset a DNS-1123 label, port 1..65535. */
-function checkDestination(c: Checks, d: Destination, i: number, j: number): void {
-  checkDestinationAt(c, d, () => destinationPath(i, j), false);
-}
-
-/** True when `match` adds no condition: the route takes every request. */
+/**
+ * True when `match` adds no condition, so the route takes every request: no attribute gives a matcher
+ * (attributeMatchers in matchers.ts), as only one with none of exact, prefix or regex gives none.
+ */
 function matchesEverything(match: MetaRouteMatch | undefined): boolean {
-  return attributeMatchers(match).length === 0;
+  const attributes = match?.attributes;
+  for (const name in attributes) {
+    const m = attributes[name] ?? null;
+    if (m === null || m.exact !== undefined || m.prefix !== undefined || m.regex !== undefined) return false;
+  }
+  return true;
 }
 
 /** Rule 9 (warning), widened: every route after one that matches every request is never used. */
 function checkUnreachable(c: Checks, routes: readonly MetaRoute[]): void {
-  const catchAll = routes.findIndex((r) => matchesEverything(r.match));
-  if (catchAll < 0) return;
+  let catchAll = 0;
+  while (catchAll < routes.length && !matchesEverything((routes[catchAll] as MetaRoute).match)) catchAll++;
+  if (catchAll >= routes.length - 1) return; // none, or the last route: nothing after it
   const before = routeLabel(routes[catchAll], catchAll);
   for (let i = catchAll + 1; i < routes.length; i++) {
-    c.warn(
+    warn(
+      c,
       `spec.routes[${i}]`,
       `route ${routeLabel(routes[i], i)} is never used: route ${before} before it matches every request`,
     );
@@ -187,25 +196,28 @@ function routeLabel(r: MetaRoute | undefined, i: number): string {
 
 /** Rule 8: no duplicates (`.` is the own namespace), valid entries, `~` alone; `*` with others is a warning. */
 function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string): void {
+  if (exportTo.length === 0) return;
   const seen = new Map<string, string>(); // namespace -> the entry that named it first
   exportTo.forEach((e, i) => {
     const p = `spec.exportTo[${i}]`;
     const key = e === '.' ? namespace : e;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, e);
-    else if (first === e) c.error(p, `duplicate entry "${e}"`);
-    else c.error(p, `duplicate entry: "." is this namespace, ${namespace}`);
+    else if (first === e) error(c, p, `duplicate entry "${e}"`);
+    else error(c, p, `duplicate entry: "." is this namespace, ${namespace}`);
     if (e === '~') {
-      c.error(
+      error(
+        c,
         p,
         '"~" (export to no namespace) is not supported: there would be no namespace to put filters in',
       );
     } else if (e !== '.' && e !== '*' && !isDns1123Label(e)) {
-      c.error(p, `"${e}" is neither ".", "*" nor a namespace name`);
+      error(c, p, `"${e}" is neither ".", "*" nor a namespace name`);
     }
   });
   if (exportTo.length > 1 && seen.has('*')) {
-    c.warn(
+    warn(
+      c,
       'spec.exportTo',
       '"*" (the root namespace) beside other entries: Aeraki\'s webhook refuses this; each entry still gets a copy',
     );
@@ -214,34 +226,46 @@ function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string
 
 /** Rule 10; requestTimeout stays optional (D8). */
 function checkGlobalRateLimit(c: Checks, g: GlobalRateLimit, path: string): void {
-  if (g.domain === '') c.error(`${path}.domain`, 'must not be empty');
-  if (g.rateLimitService === '') c.error(`${path}.rateLimitService`, 'must not be empty');
+  if (g.domain === '') error(c, `${path}.domain`, 'must not be empty');
+  if (g.rateLimitService === '') error(c, `${path}.rateLimitService`, 'must not be empty');
   if (g.match) checkMatch(c, g.match, `${path}.match`);
   if (g.descriptors.length === 0) {
-    c.error(`${path}.descriptors`, 'at least one descriptor is required: without one nothing is counted');
+    error(c, `${path}.descriptors`, 'at least one descriptor is required: without one nothing is counted');
   }
-  g.descriptors.forEach((d, i) => {
-    if (d.property === '') c.error(`${path}.descriptors[${i}].property`, 'must not be empty');
-    if (d.descriptorKey === '') c.error(`${path}.descriptors[${i}].descriptorKey`, 'must not be empty');
-  });
+  for (let i = 0; i < g.descriptors.length; i++) {
+    const d = g.descriptors[i] as (typeof g.descriptors)[number];
+    if (d.property === '') error(c, `${path}.descriptors[${i}].property`, 'must not be empty');
+    if (d.descriptorKey === '') error(c, `${path}.descriptors[${i}].descriptorKey`, 'must not be empty');
+  }
 }
 
 /** Rule 11 (the fields of each token bucket are required by the parser, D8). */
 function checkLocalRateLimit(c: Checks, l: LocalRateLimit, path: string): void {
   if (!l.tokenBucket && l.conditions.length === 0) {
-    c.error(path, 'a local rate limit needs a tokenBucket or conditions');
+    error(c, path, 'a local rate limit needs a tokenBucket or conditions');
   }
-  if (l.tokenBucket) checkTokenBucket(c, l.tokenBucket, `${path}.tokenBucket`);
-  l.conditions.forEach((cond, i) => {
+  if (l.tokenBucket) checkTokenBucket(c, l.tokenBucket, path, -1);
+  for (let i = 0; i < l.conditions.length; i++) {
+    const cond = l.conditions[i] as (typeof l.conditions)[number];
     const p = `${path}.conditions[${i}]`;
     if (cond.match) checkMatch(c, cond.match, `${p}.match`);
-    else c.error(`${p}.match`, 'required field is missing (a condition needs match and tokenBucket)');
-    if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, `${p}.tokenBucket`);
-    else c.error(`${p}.tokenBucket`, 'required field is missing (a condition needs match and tokenBucket)');
-  });
+    else error(c, `${p}.match`, 'required field is missing (a condition needs match and tokenBucket)');
+    if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, path, i);
+    else error(c, `${p}.tokenBucket`, 'required field is missing (a condition needs match and tokenBucket)');
+  }
 }
 
-function checkTokenBucket(c: Checks, b: TokenBucket, path: string): void {
-  if (b.maxTokens < 1) c.error(`${path}.maxTokens`, `must be at least 1, got ${b.maxTokens}`);
-  if (b.tokensPerFill < 1) c.error(`${path}.tokensPerFill`, `must be at least 1, got ${b.tokensPerFill}`);
+/** The path of the token bucket of the local rate limit at `path`, or of its condition `i` (-1: the limit's own). */
+function tokenBucketPath(path: string, i: number): string {
+  return i < 0 ? `${path}.tokenBucket` : `${path}.conditions[${i}].tokenBucket`;
+}
+
+/** The token bucket of the local rate limit at `path`, or of its condition `i` (-1: the limit's own). */
+function checkTokenBucket(c: Checks, b: TokenBucket, path: string, i: number): void {
+  if (b.maxTokens < 1) {
+    error(c, `${tokenBucketPath(path, i)}.maxTokens`, `must be at least 1, got ${b.maxTokens}`);
+  }
+  if (b.tokensPerFill < 1) {
+    error(c, `${tokenBucketPath(path, i)}.tokensPerFill`, `must be at least 1, got ${b.tokensPerFill}`);
+  }
 }
