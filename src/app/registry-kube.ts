@@ -172,11 +172,6 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
     if (options.onRun) this.loop.onRun(options.onRun);
   }
 
-  /** One run now (after any run in progress); never rejects. */
-  reconcile(): Promise<RegistryWriteReport> {
-    return this.loop.runNow();
-  }
-
   protected async runOnce(): Promise<RegistryWriteReport> {
     const bridges = new Map(this.o.bridges.map((b) => [b.name, b]));
     let existing: ExistingServiceEntry[];

@@ -117,12 +117,12 @@ export class NamespaceBootstrapController extends LoopController<BootstrapRunRep
    * Level mode: `namespaces` (when given) replaces the known set; then one run, after any run in progress.
    * Never rejects: failures are in the report.
    */
-  reconcile(namespaces?: Iterable<NamespaceInfo>): Promise<BootstrapRunReport> {
+  override reconcile(namespaces?: Iterable<NamespaceInfo>): Promise<BootstrapRunReport> {
     if (namespaces) {
       this.namespaces.clear();
       for (const ns of namespaces) this.namespaces.set(ns.name, ns);
     }
-    return this.loop.runNow();
+    return super.reconcile();
   }
 
   protected async runOnce(): Promise<BootstrapRunReport> {

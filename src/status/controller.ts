@@ -107,11 +107,6 @@ export class StatusController extends LoopController<StatusRunReport> {
     if (options.onRun) this.loop.onRun(options.onRun);
   }
 
-  /** One run now (after any run in progress); never rejects. */
-  reconcile(): Promise<StatusRunReport> {
-    return this.loop.runNow();
-  }
-
   protected async runOnce(): Promise<StatusRunReport> {
     let targets;
     try {

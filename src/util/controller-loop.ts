@@ -285,6 +285,11 @@ export abstract class LoopController<R> {
     this.loop.trigger();
   }
 
+  /** One run now (after any run in progress); never rejects: failures are in the report. */
+  reconcile(): Promise<R> {
+    return this.loop.runNow();
+  }
+
   /** Starts the periodic resync and schedules a run. */
   start(): void {
     this.loop.start();

@@ -89,11 +89,6 @@ export class VipAllocator extends LoopController<VipRunReport> {
     if (options.onRun) this.loop.onRun(options.onRun);
   }
 
-  /** One run now (after any run in progress); never rejects: failures are in the report. */
-  reconcile(): Promise<VipRunReport> {
-    return this.loop.runNow();
-  }
-
   protected async runOnce(): Promise<VipRunReport> {
     let listed;
     try {
