@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
+import { serveDuplex } from '../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { RdsAdmission } from './admission.ts';
 import { DeltaStream } from './delta-stream.ts';
@@ -187,26 +188,15 @@ export class RdsServer {
       }, idleMs);
     }
     logger.debug('rds: stream opened', { method: call.getPath() });
-    call.on('data', (req: Req) => {
-      if (idle) this.clock.clearTimeout(idle);
-      idle = undefined;
-      try {
+    serveDuplex(call, {
+      request: (req: Req) => {
+        if (idle) this.clock.clearTimeout(idle);
+        idle = undefined;
         stream.handleRequest(req);
-      } catch (err) {
-        logger.error('rds: request failed', errorFields(err));
-        end();
-        call.emit('error', { code: grpc.status.INTERNAL, details: 'internal error' });
-      }
+      },
+      end,
+      failed: (err) => logger.error('rds: request failed', errorFields(err)),
+      errored: (err) => logger.debug('rds: stream error', errorFields(err)),
     });
-    call.on('end', () => {
-      end();
-      call.end();
-    });
-    call.on('cancelled', end);
-    call.on('error', (err) => {
-      logger.debug('rds: stream error', errorFields(err));
-      end();
-    });
-    call.on('close', end);
   }
 }

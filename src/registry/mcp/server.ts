@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
+import { serveDuplex } from '../../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import type { RegistryServiceEntry } from '../types.ts';
 import { adsServiceDefinition } from './service.ts';
@@ -150,24 +151,11 @@ export class ServiceEntryMcpServer {
       this.streams.delete(stream);
       this.counters.streams--;
     };
-    call.on('data', (req: McpRequest) => {
-      try {
-        stream.handle(req);
-      } catch (err) {
-        this.log.error('mcp-server: request failed', { stream: id, ...errorFields(err) });
-        end();
-        call.emit('error', { code: grpc.status.INTERNAL, details: 'internal error' });
-      }
+    serveDuplex(call, {
+      request: (req: McpRequest) => stream.handle(req),
+      end,
+      failed: (err) => this.log.error('mcp-server: request failed', { stream: id, ...errorFields(err) }),
+      errored: (err) => this.log.debug('mcp-server: stream error', { stream: id, ...errorFields(err) }),
     });
-    call.on('end', () => {
-      end();
-      call.end();
-    });
-    call.on('cancelled', end);
-    call.on('error', (err) => {
-      this.log.debug('mcp-server: stream error', { stream: id, ...errorFields(err) });
-      end();
-    });
-    call.on('close', end);
   }
 }

@@ -1,0 +1,37 @@
+import * as grpc from '@grpc/grpc-js';
+
+export interface DuplexHandlers<Req> {
+  /** One request of the stream. A throw is a bug: `failed` logs it and the stream ends with INTERNAL. */
+  readonly request: (req: Req) => void;
+  /** Releases the stream; called on every way a stream ends, so possibly more than once (make it idempotent). */
+  readonly end: () => void;
+  readonly failed: (err: unknown) => void;
+  /** A stream error (the client went away, a reset); `end` follows. */
+  readonly errored: (err: unknown) => void;
+}
+
+/**
+ * The lifecycle of one server-side gRPC duplex stream, as the RDS and MCP servers serve theirs: requests go to
+ * `request`; the client's half-close ends ours; cancel, error and close release the stream.
+ */
+export function serveDuplex<Req, Res>(call: grpc.ServerDuplexStream<Req, Res>, h: DuplexHandlers<Req>): void {
+  call.on('data', (req: Req) => {
+    try {
+      h.request(req);
+    } catch (err) {
+      h.failed(err);
+      h.end();
+      call.emit('error', { code: grpc.status.INTERNAL, details: 'internal error' });
+    }
+  });
+  call.on('end', () => {
+    h.end();
+    call.end();
+  });
+  call.on('cancelled', h.end);
+  call.on('error', (err) => {
+    h.errored(err);
+    h.end();
+  });
+  call.on('close', h.end);
+}
