@@ -26,9 +26,8 @@ import type { RegistryBridge } from '../registry/bridge.ts';
 import { REGISTRY_LABEL } from '../registry/convert.ts';
 import type { RegistryServiceEntry } from '../registry/types.ts';
 import type { RegistryVips } from '../registry/vips.ts';
-import type { BackoffOptions } from '../util/backoff.ts';
-import { systemClock, type Clock } from '../util/clock.ts';
-import { LoopController } from '../util/controller-loop.ts';
+import { systemClock } from '../util/clock.ts';
+import { LoopController, type LoopControllerSettings } from '../util/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../util/paged-list.ts';
 
@@ -129,23 +128,11 @@ const EMPTY: RegistryWriteReport = {
   interrupted: false,
 };
 
-export interface RegistryKubeOutputOptions {
+/** Debounce defaults: 500 ms quiet, 5 s at most; `isSynced` waits e.g. until the namespaces are known. */
+export interface RegistryKubeOutputOptions extends LoopControllerSettings<RegistryWriteReport> {
   readonly port: RegistryServiceEntryPort;
   readonly apply: ApplyWrites;
   readonly bridges: readonly RegistryBridge[];
-  /** Checked before every run and every write (default: always leader). */
-  readonly isLeader?: () => boolean;
-  /** Runs wait until true (default: always), e.g. until the namespaces are known. */
-  readonly isSynced?: () => boolean;
-  /** Debounce of triggers (defaults 500 ms quiet, 5 s at most); periodic run (default 10 minutes, 0 disables). */
-  readonly quietMs?: number;
-  readonly maxWaitMs?: number;
-  readonly resyncMs?: number;
-  readonly retry?: BackoffOptions;
-  readonly clock?: Clock;
-  readonly logger: Logger;
-  /** Called after every run with its report. */
-  readonly onRun?: (report: RegistryWriteReport) => void;
 }
 
 export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
@@ -159,7 +146,7 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
       isSynced: options.isSynced,
       quietMs: options.quietMs ?? 500,
       maxWaitMs: options.maxWaitMs ?? 5000,
-      pollMs: 1000,
+      pollMs: options.pollMs ?? 1000,
       resyncMs: options.resyncMs ?? 600_000,
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: options.clock ?? systemClock,

@@ -14,10 +14,9 @@
  * overlap (util/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false, and `isLeader()` is
  * checked again before every write.
  */
-import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { LoopController } from '../util/controller-loop.ts';
-import { errorFields, type Logger } from '../util/logger.ts';
+import { LoopController, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { errorFields } from '../util/logger.ts';
 import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
@@ -54,25 +53,13 @@ export interface StatusRunReport {
 
 const EMPTY: StatusRunReport = { written: 0, unchanged: 0, events: 0, failures: [], interrupted: false };
 
-export interface StatusControllerOptions {
+/** Debounce defaults: 1 s quiet, 10 s at most. */
+export interface StatusControllerOptions extends LoopControllerSettings<StatusRunReport> {
   readonly port: StatusPort;
   /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
   readonly apply: ApplyWrites;
   /** Read once per run. */
   readonly inputs: () => StatusInputs;
-  readonly isLeader?: () => boolean;
-  readonly isSynced?: () => boolean;
-  /** Debounce of triggers (defaults 1 s quiet, 10 s at most). */
-  readonly quietMs?: number;
-  readonly maxWaitMs?: number;
-  /** Re-check period while not leader or not synced (default 1 s). */
-  readonly pollMs?: number;
-  /** Periodic run after `start()` (default 10 minutes; 0 disables). */
-  readonly resyncMs?: number;
-  readonly retry?: BackoffOptions;
-  readonly clock?: Clock;
-  readonly logger: Logger;
-  readonly onRun?: (report: StatusRunReport) => void;
 }
 
 interface StatusWrite extends WriteOp {

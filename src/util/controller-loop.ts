@@ -267,6 +267,29 @@ export class ControllerLoop<R> {
  * A controller whose runs are one ControllerLoop's: the lifecycle it offers callers. Subclasses implement `runOnce`
  * (called only by the loop, never during construction) and use `loop` for `mayWrite()`, `runNow()` and listeners.
  */
+/**
+ * The loop settings every LoopController takes in its options (each controller documents its own defaults for the
+ * debounce): leadership and sync gates, debounce, polling, resync, retry, clock, logger and the run callback.
+ */
+export interface LoopControllerSettings<R> {
+  /** Checked before every run and every write (default: always leader). */
+  readonly isLeader?: () => boolean;
+  /** Runs are skipped until true (default: always). */
+  readonly isSynced?: () => boolean;
+  /** Debounce of triggers: a run follows `quietMs` after the last, and at most `maxWaitMs` after the first. */
+  readonly quietMs?: number;
+  readonly maxWaitMs?: number;
+  /** Re-check period while not leader or not synced (default 1 s). */
+  readonly pollMs?: number;
+  /** Periodic run after `start()` (default 10 minutes; 0 disables). */
+  readonly resyncMs?: number;
+  readonly retry?: BackoffOptions;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+  /** Called after every run with its report. */
+  readonly onRun?: (report: R) => void;
+}
+
 export abstract class LoopController<R> {
   protected readonly loop: ControllerLoop<R>;
   /** The logger the loop reports to, for the subclass's own logs too. */

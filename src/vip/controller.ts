@@ -15,10 +15,9 @@
  * `pollMs`), and `isLeader()` is checked again before every single write. Writes go through the injected
  * `apply` (reconcile/apply.ts).
  */
-import type { BackoffOptions } from '../util/backoff.ts';
-import { systemClock, type Clock } from '../util/clock.ts';
-import { LoopController } from '../util/controller-loop.ts';
-import { errorFields, type Logger } from '../util/logger.ts';
+import { systemClock } from '../util/clock.ts';
+import { LoopController, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { errorFields } from '../util/logger.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue } from '../model/result.ts';
 import {
@@ -35,30 +34,15 @@ import { EMPTY_VIP_REPORT, type VipRunReport } from './report.ts';
 export type { ServiceEntryPort } from './kube.ts';
 export type { VipRunReport } from './report.ts';
 
-export interface VipAllocatorOptions {
+/** Debounce defaults: 500 ms quiet, 5 s at most. */
+export interface VipAllocatorOptions extends LoopControllerSettings<VipRunReport> {
   readonly port: ServiceEntryPort;
   /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
   readonly apply: ApplyWrites;
   /** The protocols the generators handle (only ServiceEntries with such a port get a VIP). */
   readonly protocols: readonly Protocol[];
-  /** Checked before every run and every write (default: always leader). */
-  readonly isLeader?: () => boolean;
-  /** Runs are skipped until true (default: always). */
-  readonly isSynced?: () => boolean;
-  /** Debounce of triggers (defaults 500 ms quiet, 5 s at most). */
-  readonly quietMs?: number;
-  readonly maxWaitMs?: number;
-  /** Re-check period while not leader or not synced (default 1 s). */
-  readonly pollMs?: number;
-  /** Periodic run after `start()` (default 10 minutes; 0 disables). */
-  readonly resyncMs?: number;
-  readonly retry?: BackoffOptions;
-  readonly clock?: Clock;
-  readonly logger: Logger;
   /** Called after every Update attempt (metrics); `error` is set when it failed. */
   readonly onWrite?: (reason: VipUpdate<StoredServiceEntry>['reason'], error: SinkError | undefined) => void;
-  /** Called after every run with its report. */
-  readonly onRun?: (report: VipRunReport) => void;
 }
 
 interface VipWrite extends WriteOp {
