@@ -61,6 +61,9 @@ export class ChangeLog {
   private readonly deleted = new Set<string>();
   private readonly askedDeletions = new Set<string>();
   private readonly writeMs: number[] = [];
+  /** When each change was handed to a fake, by `Kind/namespace/name`, until the controller's store applies it. */
+  private readonly handed = new Map<string, number[]>();
+  private readonly arrivalMs: number[] = [];
   private readonly pushMs: number[] = [];
   private readonly byKind: Record<string, number> = {};
   private readonly services: ServiceEntry[];
@@ -122,6 +125,7 @@ export class ChangeLog {
     };
     this.routers.set(name, next);
     this.note(spec.hosts[0] ?? '', 'metarouter', true);
+    this.handedOver('MetaRouter', r.metadata.namespace ?? '', r.metadata.name ?? '');
     this.d.api.seed(next);
   }
 
@@ -133,6 +137,7 @@ export class ChangeLog {
     };
     this.entries.set(se.metadata.name, next);
     this.note(se.spec.hosts[0] ?? '', 'serviceentry', false);
+    this.handedOver('ServiceEntry', se.metadata.namespace, se.metadata.name);
     this.d.istiod.upsert(next);
   }
 
@@ -145,6 +150,7 @@ export class ChangeLog {
     const next: DestinationRule = { ...dr, spec: { ...dr.spec, subsets } };
     this.rules.set(name, next);
     this.note(dr.spec.host, 'destinationrule', false);
+    this.handedOver('DestinationRule', dr.metadata.namespace, dr.metadata.name);
     this.d.istiod.upsert(next);
   }
 
@@ -161,6 +167,7 @@ export class ChangeLog {
     };
     this.created.push({ se, at: Date.now() });
     this.note(host, 'create', false, `aeraki-inbound-${host}-${se.spec.ports[0]?.number ?? 0}`);
+    this.handedOver('ServiceEntry', ns, se.metadata.name);
     this.d.istiod.upsert(se);
   }
 
@@ -184,7 +191,23 @@ export class ChangeLog {
     const host = se.spec.hosts[0] ?? '';
     this.askedDeletions.add(host);
     this.note(host, 'delete', false);
+    this.handedOver('ServiceEntry', se.metadata.namespace, se.metadata.name);
     this.d.istiod.remove('ServiceEntry', se.metadata.namespace, se.metadata.name);
+  }
+
+  /** Notes that the object `Kind/namespace/name` was handed to a fake now. */
+  private handedOver(kind: string, namespace: string, name: string): void {
+    const key = `${kind}/${namespace}/${name}`;
+    this.handed.set(key, [...(this.handed.get(key) ?? []), Date.now()]);
+  }
+
+  /** The controller's store applied a change of `Kind/namespace/name` (its event): the change has arrived. */
+  arrived(kind: string, namespace: string, name: string, at: number): void {
+    const key = `${kind}/${namespace}/${name}`;
+    const times = this.handed.get(key);
+    if (!times) return;
+    this.handed.delete(key);
+    for (const t of times) this.arrivalMs.push(Math.max(0, at - t));
   }
 
   /** An API request the controller made: EnvoyFilter writes are matched to changes by host. */
@@ -261,6 +284,7 @@ export class ChangeLog {
       byKind: { ...this.byKind },
       write: stats(this.writeMs),
       push: stats(this.pushMs),
+      arrival: stats(this.arrivalMs),
       unaskedDeletions: this.unasked.length,
       unaskedDeletionNames: this.unasked.slice(0, 10),
     };

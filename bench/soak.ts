@@ -61,6 +61,47 @@ function mesh(): { istio: ConfigObject[]; routers: KubeObject[] } {
   return { istio, routers };
 }
 
+const pick = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+interface RunFigure {
+  readonly ms: number;
+  readonly writes: number;
+  /** The run listed what exists (a periodic resync, or after a failed write) instead of reading the cache. */
+  readonly listed: boolean;
+  readonly failures: number;
+}
+
+/** Count, p50, p99 and max of the runs' durations, and of their writes. */
+function runStats(runs: readonly RunFigure[]): Record<string, number> {
+  const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+  const writes = runs.map((r) => r.writes).sort((a, b) => a - b);
+  return {
+    count: runs.length,
+    p50Ms: pick(ms, 50),
+    p99Ms: pick(ms, 99),
+    maxMs: ms.at(-1) ?? NaN,
+    writesP50: pick(writes, 50),
+    writesMax: writes.at(-1) ?? NaN,
+  };
+}
+
+/** p50 and p99 of a histogram in ms, as the upper bound of the bucket that holds each (Prometheus's view). */
+async function histogramPercentiles(h: {
+  get(): Promise<{ values: readonly { metricName?: string; labels: object; value: number }[] }>;
+}): Promise<Record<string, number>> {
+  const { values } = await h.get();
+  const buckets = values
+    .filter((v) => v.metricName?.endsWith('_bucket'))
+    .map((v) => {
+      const le = (v.labels as { le?: string | number }).le;
+      return { le: le === '+Inf' ? Infinity : Number(le), n: v.value };
+    });
+  const count = buckets.find((b) => b.le === Infinity)?.n ?? 0;
+  const at = (p: number) => (buckets.find((b) => b.n >= (count * p) / 100)?.le ?? NaN) * 1000;
+  return { count, p50AtMostMs: at(50), p99AtMostMs: at(99) };
+}
+
 interface Soak {
   readonly api: FakeKubeApiServer;
   readonly istiod: FakeIstiod;
@@ -132,6 +173,22 @@ export async function benchSoak(): Promise<Record<string, unknown>> {
       log.observed(r);
       api.clearRequests(); // counted here; the log would grow for hours
     });
+    const offStore = running.store.subscribe((e) => {
+      events[e.kind] = (events[e.kind] ?? 0) + 1;
+      if (e.at !== undefined) log.arrived(e.kind, e.namespace, e.name, e.at);
+    });
+    const runs: RunFigure[] = [];
+    const events: Record<string, number> = {};
+    const offRuns = running.reconciler.onRun((r) => {
+      if (r.skipped !== undefined) return;
+      runs.push({
+        ms: r.durationMs ?? 0,
+        writes: r.created + r.updated + r.deleted,
+        listed: r.listed === true,
+        failures: r.failures.length,
+      });
+      if (process.env['SOAK_RUNS']) console.log(`soak: run ${JSON.stringify(runs.at(-1))}`);
+    });
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const first = memoryMb();
@@ -153,6 +210,8 @@ export async function benchSoak(): Promise<Record<string, unknown>> {
     delay.disable();
     ({ rss: memory.endMb, heap: heap.endMb } = memoryMb());
     off();
+    offStore();
+    offRuns();
     const repairs = (await running.metrics.resyncRepairs.get()).values[0]?.value ?? 0;
     const summary = log.summary();
     const figures = {
@@ -166,6 +225,14 @@ export async function benchSoak(): Promise<Record<string, unknown>> {
       heap: { ...heap, endOverMiddle: Math.round((heap.endMb / heap.middleMb) * 1000) / 1000 },
       changeToWriteMs: summary.write,
       changeToPushMs: summary.push,
+      // Where a change's time goes: to the controller's store (istiod or the API server, then decoding), and the
+      // controller's own figure from that event to the write (aeraki_config_to_write_seconds, bucket bounds).
+      changeToStoreMs: summary.arrival,
+      storeToWriteMs: await histogramPercentiles(running.metrics.configToWrite),
+      storeEvents: events,
+      reconcileRuns: runStats(runs.filter((r) => !r.listed)),
+      listingRuns: runStats(runs.filter((r) => r.listed)),
+      writeFailures: runs.reduce((n, r) => n + r.failures, 0),
       apiCalls: calls.n,
       apiCallsByVerb: calls.byVerb,
       apiCallsPerChange: Math.round((calls.n / summary.changes) * 100) / 100,
