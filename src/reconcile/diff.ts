@@ -217,30 +217,3 @@ function compareKeys(a: readonly string[], b: readonly string[]): number {
   }
   return 0;
 }
-
-/** What a plan does to each object it writes: `kind/namespace/name` → create, update or delete. */
-function planOps<T extends DiffObject, K extends string>(plan: Plan<T, K>): Map<string, string> {
-  const ops = new Map<string, string>();
-  for (const o of plan.creates) ops.set(objectKey(o.kind, o.metadata.namespace, o.metadata.name), 'create');
-  for (const u of plan.updates)
-    ops.set(objectKey(u.desired.kind, u.desired.metadata.namespace, u.desired.metadata.name), 'update');
-  for (const e of plan.deletes) ops.set(objectKey(e.kind, e.namespace, e.name), 'delete');
-  return ops;
-}
-
-/**
- * Objects the two plans of the same desired set treat differently: the plan against a fresh list (`listed`)
- * and the one against the cache (`cached`). Each is a difference between the cache and the API server that a
- * full resync repairs; 0 when the cache was right.
- */
-export function planDifferences<T extends DiffObject, K extends string>(
-  listed: Plan<T, K>,
-  cached: Plan<T, K>,
-): number {
-  const a = planOps(listed);
-  const b = planOps(cached);
-  let n = 0;
-  for (const [key, op] of a) if (b.get(key) !== op) n++;
-  for (const key of b.keys()) if (!a.has(key)) n++;
-  return n;
-}

@@ -28,6 +28,12 @@ export function olderVersion(a: string, b: string): boolean {
   return a.length !== b.length ? a.length < b.length : a < b;
 }
 
+/** Records the keys (`objectKey`) whose cached version changes, from `track()` until `stop()`. */
+export interface CacheTracker {
+  /** Stops recording and returns the keys recorded. */
+  stop(): ReadonlySet<string>;
+}
+
 export class ManagedCache {
   private readonly objects = new Map<string, ExistingObject>();
   /** SOURCE_ANNOTATION ('' for none) → key → object. */
@@ -36,6 +42,8 @@ export class ManagedCache {
   private changed = new Map<string, ObjectRefKey>();
   /** Keys with a write of the controller in flight → how many. */
   private readonly inFlight = new Map<string, number>();
+  /** The key sets of the trackers in use. */
+  private readonly trackers = new Set<Set<string>>();
   private isSynced = false;
   private stale = false;
 
@@ -90,6 +98,18 @@ export class ManagedCache {
     return out;
   }
 
+  /** Starts recording the keys whose cached version changes (to tell them apart in a list taken meanwhile). */
+  track(): CacheTracker {
+    const keys = new Set<string>();
+    this.trackers.add(keys);
+    return {
+      stop: () => {
+        this.trackers.delete(keys);
+        return keys;
+      },
+    };
+  }
+
   /** The controller starts writing this object (its answer will be recorded). */
   beginWrite(kind: ManagedKind, namespace: string, name: string): void {
     const key = objectKey(kind, namespace, name);
@@ -130,7 +150,7 @@ export class ManagedCache {
     if (bucket === undefined)
       this.bySourceIndex.set(sourceOf(e), (bucket = new Map<string, ExistingObject>()));
     bucket.set(key, e);
-    this.changed.set(key, { kind: e.kind, namespace: e.namespace, name: e.name });
+    this.noteChange(key, { kind: e.kind, namespace: e.namespace, name: e.name });
     return true;
   }
 
@@ -143,8 +163,13 @@ export class ManagedCache {
     const cur = this.objects.get(key);
     if (!cur || olderVersion(resourceVersion, cur.resourceVersion)) return false;
     this.unindex(key, cur);
-    this.changed.set(key, { kind, namespace, name });
+    this.noteChange(key, { kind, namespace, name });
     return this.objects.delete(key);
+  }
+
+  private noteChange(key: string, ref: ObjectRefKey): void {
+    this.changed.set(key, ref);
+    for (const t of this.trackers) t.add(key);
   }
 
   private unindex(key: string, e: ExistingObject): void {

@@ -9,9 +9,11 @@
  * When the desired set carries its changes since the previous run (IncrementalGenerator) and the run saw every
  * earlier change set, it plans only what they touch against the cache (incremental-plan.ts): the sources whose
  * output or failed/held state changed, and the objects the cache saw change; `objects` stays unread. A break in
- * the change sets (a run that could not plan, a full regeneration) makes the next run list and plan everything. The first run, the periodic resync and the
- * run after any failed write list anyway (the safety net); a periodic resync also plans against the cache and
- * reports every object the two plans treat differently (`onResyncRepairs`, which should stay 0).
+ * the change sets (a run that could not plan, a full regeneration) makes the next run list and plan everything.
+ * The first run and the run after any failed write list anyway. The periodic resync (the safety net) lists in the
+ * background while runs go on against the cache (existing.ts); once the list is in, a run starts at once (taking
+ * every change noted so far), repairs the cache from the list, reports each difference (`onResyncRepairs`, which
+ * should stay 0) and plans everything against the repaired cache.
  *
  * Safety: nothing is written before `isSynced()`; nothing is written unless `isLeader()` right before the write;
  * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
@@ -31,7 +33,7 @@ import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
 import { applyWrites, planWrites } from './apply.ts';
 import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
-import { diff, planDifferences, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import { ExistingReader } from './existing.ts';
 import { planChanged, toggled, type DesiredChanges } from './incremental-plan.ts';
 import type { ManagedCache } from './managed-cache.ts';
@@ -169,7 +171,16 @@ export class Reconciler {
     this.opts = options;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ component: 'reconciler', sink: options.sink.name });
-    this.reader = new ExistingReader(options.sink, options.cache);
+    this.reader = new ExistingReader(options.sink, options.cache, {
+      // The repair run starts now and takes every change noted so far: nothing waits behind it for its debounce.
+      onListed: () => {
+        if (!this.loop.stopped) void this.loop.runNow();
+      },
+      onListFailed: (err) => {
+        this.log.warn('resync list failed; the next run lists', errorFields(err));
+        this.loop.trigger();
+      },
+    });
     const quietMs = options.quietMs ?? 1000;
     this.loop = new ControllerLoop<RunReport>({
       run: () => this.runOnce(),
@@ -306,7 +317,8 @@ export class Reconciler {
     const read = await this.reader.read();
     this.pruneMemo(read.existing.length);
     const plan = this.plan(desired, read.existing, failed);
-    const repairs = read.cached && this.countRepairs(plan, desired, read.cached, failed);
+    const repairs = read.repairs;
+    if (repairs !== undefined) this.reportRepairs(repairs);
     return { plan, listed: read.listed, incremental: false, ...(repairs !== undefined ? { repairs } : {}) };
   }
 
@@ -323,17 +335,10 @@ export class Reconciler {
     return diff(desired.objects, existing, this.diffOptions(failed));
   }
 
-  /** A periodic resync: the objects the cache would have planned differently. */
-  private countRepairs(
-    listedPlan: Plan,
-    desired: DesiredSet,
-    cached: readonly ExistingObject[],
-    failed: ReadonlySet<string>,
-  ): number {
-    const repairs = planDifferences(listedPlan, this.plan(desired, cached, failed));
+  /** A periodic resync's count of what the cache had wrong (repaired before this run planned). */
+  private reportRepairs(repairs: number): void {
     if (repairs > 0) this.log.warn('resync repaired differences the watch had missed', { repairs });
     this.opts.onResyncRepairs?.(repairs);
-    return repairs;
   }
 
   private async apply(plan: Plan, changes: ConvergenceRun) {

@@ -110,6 +110,70 @@ describe('Reconciler with the managed cache', () => {
     await h.rec.stop();
   });
 
+  it('a periodic resync lists in the background: changes are written meanwhile and are no repairs', async () => {
+    const warnings: Record<string, unknown>[] = [];
+    const logger: Logger = { ...silentLogger, child: () => logger, warn: (_m, f) => warnings.push(f ?? {}) };
+    const h = harness(many(5), { resyncMs: 1000, logger });
+    h.rec.start();
+    await h.rec.runNow();
+    // Drift before the resync's list: a deletion and an edit by hand that the watch never reported.
+    h.sink.objects.delete(key(3));
+    h.sink.seed(JSON.parse(JSON.stringify({ ...many(5)[2]!, spec: { configPatches: [] } })));
+    let release = () => {};
+    h.sink.listHold = new Promise((r) => (release = r));
+    h.clock.advance(1005); // the resync: its list is now in flight
+    await h.rec.idle();
+    assert.equal(h.sink.lists, 2, 'the resync listed');
+    assert.equal(h.reports.at(-1)?.listed, false, 'the run the resync requested planned against the cache');
+
+    // Changes while the list is in flight are written at once, against the cache.
+    h.state.objects = [...many(5).slice(0, 1), ...many(6, 2).slice(1, 2), ...many(5).slice(2), many(6)[5]!];
+    h.rec.trigger();
+    h.clock.advance(20);
+    await h.rec.idle();
+    assert.deepEqual(h.sink.writes.slice(5), [
+      { op: 'create', key: key(5) },
+      { op: 'update', key: key(1) },
+    ]);
+    assert.deepEqual(h.repairs, [], 'no repair before the list is in');
+
+    // The list is in: the repair run starts without waiting for a debounce.
+    release();
+    await flush();
+    await h.rec.idle();
+    assert.deepEqual(h.repairs, [2], 'the deletion and the edit; not what the writes changed meanwhile');
+    assert.equal(h.reports.at(-1)?.listed, true);
+    assert.equal(h.reports.at(-1)?.repairs, 2);
+    assert.deepEqual(h.sink.writes.slice(7), [
+      { op: 'create', key: key(3) },
+      { op: 'update', key: key(2) },
+    ]);
+    assert.equal(h.cache.size, 6, 'the filter created during the list stays in the cache');
+    assert.equal(warnings.length, 1);
+    assert.equal(warnings[0]?.['repairs'], 2);
+    await h.rec.runNow();
+    assert.equal(h.sink.writes.length, 9, 'repaired for good');
+    await h.rec.stop();
+  });
+
+  it('a failed resync list is reported and the next run lists', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, child: () => logger, warn: (m) => warnings.push(m) };
+    const h = harness(many(3), { resyncMs: 1000, logger });
+    h.rec.start();
+    await h.rec.runNow();
+    h.sink.faults.push({ op: 'list', code: 500, times: 1 });
+    h.clock.advance(1005);
+    await flush(); // the resync's list fails: a run is requested
+    h.clock.advance(5);
+    await h.rec.idle();
+    assert.ok(warnings.includes('resync list failed; the next run lists'), warnings.join('; '));
+    assert.equal(h.reports.at(-1)?.listed, true);
+    assert.equal(h.sink.lists, 2);
+    assert.deepEqual(h.repairs, [], 'an inline list after a failure counts nothing');
+    await h.rec.stop();
+  });
+
   it('after a failed write the next run lists instead of trusting the cache', async () => {
     const h = harness(many(3));
     await h.rec.runNow();

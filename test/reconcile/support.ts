@@ -43,6 +43,8 @@ export class MemorySink implements EnvoyFilterSink {
   private rv = 0;
   /** Number of list calls answered. */
   lists = 0;
+  /** When set, a list takes its snapshot at once but answers only when this resolves (a list in flight). */
+  listHold: Promise<void> | undefined;
   /** Called before every write; lets a test assert invariants at write time (e.g. leadership). */
   beforeWrite: (op: string, key: string) => void = () => {};
 
@@ -72,7 +74,7 @@ export class MemorySink implements EnvoyFilterSink {
       const e = toExisting(o['kind'] as 'EnvoyFilter', o);
       if (e && e.labels['manager'] === 'Aeraki') out.push(e);
     }
-    return Promise.resolve(out);
+    return this.listHold ? this.listHold.then(() => out) : Promise.resolve(out);
   }
 
   /** The stored object as the sink reports it (what a write answers). */
