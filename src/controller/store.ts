@@ -515,10 +515,14 @@ function update(idx: KeyedIndex, keys: readonly string[], obj: ConfigObject, add
 /** Content fingerprints, computed once per (immutable) object. */
 const fingerprints = new WeakMap<ConfigObject, string>();
 
+/**
+ * The object's content without its resourceVersion: a new version with the same content (the echo of a status
+ * write, a relabel-free touch) is no change, and the stored object keeps the version of its last content change.
+ */
 function fingerprint(obj: ConfigObject): string {
   let f = fingerprints.get(obj);
   if (f === undefined) {
-    f = stableStringify(obj);
+    f = stableStringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: '' } });
     fingerprints.set(obj, f);
   }
   return f;

@@ -73,6 +73,27 @@ describe('ConfigStore', () => {
     ]);
   });
 
+  it('a new resourceVersion with the same content (a status write seen by the watch) is no change', () => {
+    const { store, events } = newStore();
+    const at = (rv: string, hosts = ['a.example.com']) => {
+      const m = metaRouter('ns', 'r', { hosts });
+      return { ...m, metadata: { ...m.metadata, resourceVersion: rv } };
+    };
+    const v1 = at('10');
+    assert.equal(store.upsert(v1), true);
+    assert.equal(store.upsert(at('11')), false, 'only the version moved');
+    assert.equal(store.get('MetaRouter', 'ns', 'r'), v1, 'the stored object keeps its last content change');
+    const v3 = at('12', ['b.example.com']);
+    assert.equal(store.upsert(v3), true);
+    assert.deepEqual(
+      events.map((e) => {
+        const o = e.object && 'metadata' in e.object ? e.object : undefined;
+        return `${e.type} ${o?.metadata.resourceVersion ?? ''}`;
+      }),
+      ['added 10', 'updated 12'],
+    );
+  });
+
   it('unsubscribe stops events', () => {
     const store = new ConfigStore({ rootNamespace: 'istio-system' });
     let n = 0;

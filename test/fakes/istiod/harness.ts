@@ -85,7 +85,10 @@ export function settled(pair: Pair): Promise<void> {
   return pair.fake.waitFor(() => pair.fake.allAnswered(), 'client to answer every response');
 }
 
-/** A ServiceEntry with a MetaProtocol port, hosts `<name>.<ns>.svc.cluster.local`. */
+/**
+ * A ServiceEntry with a MetaProtocol port, hosts `<name>.<ns>.svc.cluster.local`; each `version` has its own
+ * content too (an annotation), as a real edit would.
+ */
 export function se(name: string, version = '1', ns = 'shop'): IstioServiceEntry {
   return serviceEntry(
     ns,
@@ -96,7 +99,7 @@ export function se(name: string, version = '1', ns = 'shop'): IstioServiceEntry 
       ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP' }],
       resolution: 'STATIC',
     },
-    { resourceVersion: version },
+    { resourceVersion: version, annotations: { 'test.aeraki.io/edit': version } },
   );
 }
 
