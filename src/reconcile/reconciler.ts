@@ -193,7 +193,8 @@ export class Reconciler {
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: quietMs,
       resyncMs: options.resyncMs ?? 300_000,
-      onResync: () => this.reader.resyncNext(),
+      // A standby lists nothing in the background: its first run as leader lists instead.
+      onResync: () => (this.loop.mayWrite() ? this.reader.resyncNext() : this.reader.listNext()),
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: this.clock,
       logger: this.log,

@@ -22,6 +22,7 @@ interface Options {
   readonly resyncMs?: number;
   readonly limiter?: (clock: ManualClock) => TokenBucket;
   readonly logger?: Logger;
+  readonly isLeader?: () => boolean;
 }
 
 function harness(objects: OutputObject[], o: Options = {}) {
@@ -38,6 +39,7 @@ function harness(objects: OutputObject[], o: Options = {}) {
     desired,
     cache,
     isSynced: () => true,
+    ...(o.isLeader ? { isLeader: o.isLeader } : {}),
     quietMs: 5,
     maxWaitMs: 20,
     resyncMs: o.resyncMs ?? 0,
@@ -153,6 +155,25 @@ describe('Reconciler with the managed cache', () => {
     assert.equal(warnings[0]?.['repairs'], 2);
     await h.rec.runNow();
     assert.equal(h.sink.writes.length, 9, 'repaired for good');
+    await h.rec.stop();
+  });
+
+  it('a standby lists nothing at a resync; its first run as leader lists', async () => {
+    let leader = true;
+    const h = harness(many(3), { resyncMs: 1000, isLeader: () => leader });
+    h.rec.start();
+    await h.rec.runNow();
+    leader = false;
+    h.clock.advance(1005);
+    await flush();
+    await h.rec.idle();
+    assert.equal(h.sink.lists, 1, 'no background list while standby');
+    assert.equal(h.reports.at(-1)?.skipped, 'not-leader');
+    leader = true;
+    h.clock.advance(5); // the re-check of the closed gate
+    await h.rec.idle();
+    assert.equal(h.reports.at(-1)?.listed, true);
+    assert.equal(h.sink.lists, 2);
     await h.rec.stop();
   });
 
