@@ -27,6 +27,7 @@ import './controller/last-known-good.test.ts';
 import './controller/mcp/backoff.test.ts';
 import './controller/mcp/client.test.ts';
 import './controller/mcp/json-decode.test.ts';
+import './controller/mcp/latest-queue.test.ts';
 import './controller/mcp/protos.test.ts';
 import './controller/mcp/resilience.test.ts';
 import './controller/mcp/state.test.ts';

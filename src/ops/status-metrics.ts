@@ -85,6 +85,11 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     'NACKs sent to istiod for MCP responses that could not be used.',
     (p) => p.mcp?.().nacksSent,
   );
+  const mcpSuperseded = mirrored(
+    'aeraki_mcp_superseded_responses_total',
+    'MCP responses dropped unapplied because a newer full answer of the same type URL had already arrived.',
+    (p) => p.mcp?.().superseded,
+  );
   const mcpResources = new Gauge({
     name: 'aeraki_mcp_resources',
     help: 'Valid resources last received over MCP, by type URL.',
@@ -149,6 +154,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     mcpSynced,
     mcpReconnects,
     mcpNacksSent,
+    mcpSuperseded,
     mcpResources,
     rdsStreams,
     rdsStreamsOpened,

@@ -17,6 +17,8 @@ export interface McpStatusLike {
   readonly reconnects: number;
   /** Cumulative: NACKs this controller sent to istiod. */
   readonly nacksSent?: number;
+  /** Cumulative: full answers dropped unapplied because a newer one of the same type URL was already in. */
+  readonly superseded?: number;
   readonly types?: readonly { readonly typeUrl: string; readonly resources: number }[];
 }
 

@@ -6,6 +6,7 @@ import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import type { ParseFn } from './decode.ts';
 import { buildNode, type NodeIdentity } from './node.ts';
 import { loadMcpProtos, type McpProtos } from './protos.ts';
+import { LatestQueue } from './latest-queue.ts';
 import { McpState, type McpStoreSink } from './state.ts';
 import { McpStatus, type McpStatusSnapshot } from './status.ts';
 import {
@@ -60,6 +61,19 @@ export class McpClient {
   private readonly transport: AdsTransport;
   private readonly backoff: Backoff;
   private stream: AdsStream | undefined;
+  /**
+   * Responses read and not yet applied, one per type URL. A full answer supersedes an older one of its type URL
+   * still waiting (state of the world: the newer holds everything): the older is neither applied nor answered,
+   * and istiod takes the ACK of the newer nonce as the answer (an older nonce would be stale anyway). When the
+   * controller keeps up, each response is applied on its own, a turn of the event loop after it came.
+   */
+  private readonly queue = new LatestQueue<DiscoveryResponseMessage>(
+    (resp) => this.onResponse(this.generation, resp),
+    (url) => {
+      const ts = this.statusTracker.type(url);
+      if (ts) ts.superseded++;
+    },
+  );
   private generation = 0;
   private timer: TimerHandle | undefined;
   private stopped = false;
@@ -131,7 +145,7 @@ export class McpClient {
   stop(): Promise<void> {
     if (!this.stopped) {
       this.stopped = true;
-      this.generation++;
+      this.nextGeneration();
       if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       this.timer = undefined;
       this.stream?.cancel();
@@ -150,7 +164,7 @@ export class McpClient {
 
   private connect(): void {
     if (this.stopped) return;
-    const gen = ++this.generation;
+    const gen = this.nextGeneration();
     this.answeredOnStream = new Set();
     this.setState('connecting');
     this.transport.open().then(
@@ -165,7 +179,9 @@ export class McpClient {
       return;
     }
     this.stream = stream;
-    stream.on('data', (resp: DiscoveryResponseMessage) => this.onResponse(gen, resp));
+    stream.on('data', (resp: DiscoveryResponseMessage) => {
+      if (gen === this.generation) this.queue.push(resp.typeUrl ?? '', resp);
+    });
     stream.on('error', () => {}); // the 'status' event below carries the same information
     stream.on('status', (s: StatusObject) => {
       this.onStreamEnd(gen, `stream closed: ${s.code} ${s.details}`);
@@ -181,6 +197,12 @@ export class McpClient {
   private send(gen: number, req: DiscoveryRequestObject): void {
     if (gen !== this.generation || !this.stream) return;
     this.stream.write(req);
+  }
+
+  /** A new stream generation: what the old stream sent and is still queued is dropped. */
+  private nextGeneration(): number {
+    this.queue.clear();
+    return ++this.generation;
   }
 
   private onResponse(gen: number, resp: DiscoveryResponseMessage): void {
@@ -248,7 +270,7 @@ export class McpClient {
 
   private onStreamEnd(gen: number, reason: string, err?: unknown): void {
     if (gen !== this.generation || this.stopped) return;
-    this.generation++;
+    this.nextGeneration();
     this.stream?.cancel();
     this.stream = undefined;
     const delay = this.backoff.next();

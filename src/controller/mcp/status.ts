@@ -17,6 +17,8 @@ export interface McpTypeStatus {
   /** version_info of the last ACKed response. */
   readonly version: string;
   readonly responses: number;
+  /** Full answers dropped unapplied (and unanswered) because a newer one of this type URL was already in. */
+  readonly superseded: number;
   readonly undecodable: number;
   readonly nacks: number;
 }
@@ -29,6 +31,8 @@ export interface McpStatusSnapshot {
   readonly reconnects: number;
   readonly acksSent: number;
   readonly nacksSent: number;
+  /** Full answers superseded before they were applied, all types. */
+  readonly superseded: number;
   /** Undecodable resources skipped, all types. */
   readonly undecodable: number;
   readonly lastError: string | undefined;
@@ -56,6 +60,7 @@ export class McpStatus {
         lastPushTime: undefined,
         version: '',
         responses: 0,
+        superseded: 0,
         undecodable: 0,
         nacks: 0,
       });
@@ -79,6 +84,7 @@ export class McpStatus {
       reconnects: this.reconnects,
       acksSent: this.acksSent,
       nacksSent: this.nacksSent,
+      superseded: types.reduce((n, t) => n + t.superseded, 0),
       undecodable: types.reduce((n, t) => n + t.undecodable, 0),
       lastError: this.lastError,
       types,

@@ -77,6 +77,33 @@ describe('MCP client against the fake istiod', () => {
     assert.equal(st.types.find((t) => t.typeUrl === SE_V1)?.lastPushTime, 1_000_000);
   });
 
+  it('answers read together are applied newest first: an older one of the same type URL is superseded', async () => {
+    const p = await pair({ pushScope: 'kind' }, {}, (f) => f.set([se('a'), se('b')], { push: false }));
+    p.client.start();
+    await p.client.whenSynced();
+    await settled(p);
+    const supersededOf = () => p.client.status().types.find((t) => t.typeUrl === SE_V1)?.superseded ?? 0;
+    // Pushes that reach the socket while the client is busy are read together (how many per read is up to the
+    // transport: rounds until one was superseded).
+    let v = 1;
+    for (let round = 0; round < 20 && supersededOf() === 0; round++) {
+      for (let i = 0; i < 3; i++) p.fake.upsert(se('b', String(++v)));
+      const until = Date.now() + 100;
+      while (Date.now() < until); // busy: the answers queue up unread
+      await settled(p);
+      assert.equal(
+        p.store.get('ServiceEntry', 'shop', 'b')?.metadata.resourceVersion,
+        String(v),
+        'the newest',
+      );
+    }
+    assert.ok(supersededOf() >= 1, 'an answer was superseded');
+    assert.ok(p.client.status().superseded >= supersededOf(), 'counted in the total');
+    const applied = p.client.status().types.find((t) => t.typeUrl === SE_V1)?.responses ?? 0;
+    assert.equal(applied + supersededOf(), 1 + (v - 1), 'every answer applied or superseded, once');
+    assert.equal(p.fake.filter('nack').length, 0);
+  });
+
   it('pushScope kind: a change re-sends only its kind type URLs, each with the full set', async () => {
     const p = await pair({ pushScope: 'kind' }, {}, (f) => f.set([se('a'), se('b')], { push: false }));
     p.client.start();
