@@ -68,6 +68,7 @@ export interface MeshSummary {
   readonly write: Record<string, number>;
   readonly push: Record<string, number>;
   readonly arrival: Record<string, number>;
+  readonly arrivalByKind: Record<string, Record<string, number>>;
   readonly unaskedDeletions: number;
   readonly unaskedDeletionNames: readonly string[];
   readonly apiCalls: number;
@@ -77,6 +78,7 @@ export interface MeshSummary {
   readonly rssMb: number;
   readonly heapMb: number;
   readonly eventLoopDelayP99Ms: number;
+  readonly eventLoopDelayMaxMs: number;
 }
 
 export type ToMesh =

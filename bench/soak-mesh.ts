@@ -113,6 +113,7 @@ async function run(s: SoakSettings, channel: SoakChannel<ToMesh, FromMesh>, log:
       rssMb: end.rss,
       heapMb: end.heap,
       eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e4) / 100,
+      eventLoopDelayMaxMs: Math.round(delay.max / 1e4) / 100,
     };
     streams.close();
     streams = undefined;

@@ -197,6 +197,7 @@ async function figures(
     // Where a change's time goes: to the controller's store (istiod or the API server, then decoding), and the
     // controller's own figure from that event to the write (aeraki_config_to_write_seconds, bucket bounds).
     changeToStoreMs: m.arrival,
+    changeToStoreByKindMs: m.arrivalByKind,
     storeToWriteMs: await histogramPercentiles(running.metrics.configToWrite),
     storeEvents: own.events,
     reconcileRuns: runStats(own.runs.filter((r) => !r.listed)),
@@ -208,6 +209,7 @@ async function figures(
     eventLoopDelayP99Ms: delay.p99,
     eventLoopDelayMaxMs: delay.max,
     meshEventLoopDelayP99Ms: m.eventLoopDelayP99Ms,
+    meshEventLoopDelayMaxMs: m.eventLoopDelayMaxMs,
     unaskedDeletions: m.unaskedDeletions,
     resyncRepairs: (await running.metrics.resyncRepairs.get()).values[0]?.value ?? 0,
     streamErrors: m.streamErrors,
