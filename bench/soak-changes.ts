@@ -64,6 +64,8 @@ export class ChangeLog {
   /** When each change was handed to a fake, by `Kind/namespace/name`, until the controller's store applies it. */
   private readonly handed = new Map<string, number[]>();
   private readonly arrivalMs: number[] = [];
+  /** The same by kind: MetaRouters come through the API server, the Istio kinds through istiod (MCP). */
+  private readonly arrivalByKind = new Map<string, number[]>();
   private readonly pushMs: number[] = [];
   private readonly byKind: Record<string, number> = {};
   private readonly services: ServiceEntry[];
@@ -207,7 +209,12 @@ export class ChangeLog {
     const times = this.handed.get(key);
     if (!times) return;
     this.handed.delete(key);
-    for (const t of times) this.arrivalMs.push(Math.max(0, at - t));
+    const byKind = this.arrivalByKind.get(kind) ?? [];
+    this.arrivalByKind.set(kind, byKind);
+    for (const t of times) {
+      this.arrivalMs.push(Math.max(0, at - t));
+      byKind.push(Math.max(0, at - t));
+    }
   }
 
   /** An API request the controller made: EnvoyFilter writes are matched to changes by host. */
@@ -285,6 +292,9 @@ export class ChangeLog {
       write: stats(this.writeMs),
       push: stats(this.pushMs),
       arrival: stats(this.arrivalMs),
+      arrivalByKind: Object.fromEntries(
+        [...this.arrivalByKind].sort(([a], [b]) => a.localeCompare(b)).map(([k, xs]) => [k, stats(xs)]),
+      ),
       unaskedDeletions: this.unasked.length,
       unaskedDeletionNames: this.unasked.slice(0, 10),
     };

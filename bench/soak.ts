@@ -3,66 +3,95 @@
 // RDS streams, under 5 changes a second of mixed kinds for SOAK_MINUTES (default 10). Everything is measured from
 // the outside: a change's time is when the bench hands it to a fake; its write is the EnvoyFilter request the
 // API server answers for that service; its push is the RDS response its stream receives.
+// Two processes, as in a mesh: this one runs only the controller and measures it (memory, event-loop delay,
+// reconcile runs, its histograms, its store's events); the fakes, the streams and the changes run in a child
+// (bench/soak-mesh.ts, messages in bench/soak-ipc.ts), which matches each change to its write and push.
 // Figures: resident memory at start, middle and end (after a collection), change-to-write and change-to-push
 // p50/p99, API calls per change, event-loop delay p99, deletions nobody asked for, resync repairs.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startServe, type RunningServe } from '../src/app/serve.ts';
-import type { ConfigObject } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { createLogger } from '../src/util/logging.ts';
 import { serveOptions } from '../test/e2e/options.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
-import { startFakeKubeApiServer, type FakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';
-import type { KubeObject } from '../test/fakes/kube-apiserver/types.ts';
-import { FakeIstiod } from '../test/fakes/istiod/server.ts';
-import { ChangeLog } from './soak-changes.ts';
-import { openStreams, type SoakStreams } from './soak-streams.ts';
-import { syntheticObjects } from './synthetic.ts';
+import { percentile } from './soak-changes.ts';
+import {
+  memoryMb,
+  soakSettings,
+  SoakChannel,
+  type FromMesh,
+  type MeshSummary,
+  type SoakSettings,
+  type StoreArrival,
+  type ToMesh,
+} from './soak-ipc.ts';
 
-// SOAK_SERVICES (default 10,000) and SOAK_STREAMS (default 1,000) shrink the mesh for a quick trial; SOAK_LOG=1
-// prints the controller's warnings; SOAK_ISTIOD_PUSH=kind makes the fake istiod re-send only the changed kind's
-// type URLs (default all: every watched type URL on each change, as istiod does).
-const SERVICES = Number(process.env['SOAK_SERVICES'] ?? '10000');
-const STREAMS = Math.min(SERVICES, Number(process.env['SOAK_STREAMS'] ?? '1000'));
-const CHANGES_PER_SECOND = 5;
-const DEBOUNCE = { afterMs: 1000, maxMs: 10_000 };
 const RDS_DEBOUNCE = { afterMs: 100, maxMs: 1000 };
-const ISTIOD_PUSH = process.env['SOAK_ISTIOD_PUSH'] === 'kind' ? 'kind' : 'all';
+const MINUTE = 60_000;
+/** How often the store events gathered are posted to the mesh process. */
+const POST_EVERY_MS = 100;
 
-const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function minutes(): number {
-  const n = Number(process.env['SOAK_MINUTES'] ?? '10');
-  if (!(n > 0)) throw new Error(`SOAK_MINUTES must be a number above 0, got ${process.env['SOAK_MINUTES']}`);
-  return n;
+interface Mesh {
+  readonly channel: SoakChannel<FromMesh, ToMesh>;
+  /** Asks the mesh process to close its fakes and waits for it to exit (killed after 30 s). */
+  stop(): Promise<void>;
 }
 
-/** Resident memory and V8 heap in use after a full collection (heap growth is retention; the rest, the allocator). */
-function memoryMb(): { rss: number; heap: number } {
-  (globalThis as { gc?: () => void }).gc?.();
-  const m = process.memoryUsage();
-  return { rss: mb(m.rss), heap: mb(m.heapUsed) };
+/** Forks bench/soak-mesh.ts; its failure, or its exit before `stop`, fails every wait on the channel. */
+function forkMesh(): Mesh {
+  const child = fork(fileURLToPath(new URL('./soak-mesh.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+  });
+  const channel = new SoakChannel<FromMesh, ToMesh>((m) => {
+    if (child.connected) child.send(m);
+  });
+  child.on('message', (raw) => {
+    const m = raw as FromMesh;
+    if (m.type === 'failed') channel.end(new Error(`soak: the mesh process failed: ${m.error}`));
+    else channel.receive(m);
+  });
+  child.on('error', (e) => channel.end(e));
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', (code, signal) => {
+      channel.end(new Error(`soak: the mesh process exited (${signal ?? `code ${code}`})`));
+      resolve();
+    }),
+  );
+  return {
+    channel,
+    stop: async () => {
+      channel.send({ type: 'stop' });
+      const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await closed;
+      clearTimeout(kill);
+    },
+  };
 }
 
-/** The synthetic mesh split by where it lives: Istio kinds on istiod, MetaRouters on the API server. */
-function mesh(): { istio: ConfigObject[]; routers: KubeObject[] } {
-  const istio: ConfigObject[] = [];
-  const routers: KubeObject[] = [];
-  for (const raw of syntheticObjects(SERVICES)) {
-    if (raw['kind'] === 'MetaRouter') {
-      routers.push(raw as unknown as KubeObject);
-      continue;
-    }
-    const r = parseConfigObject(raw);
-    if (r?.ok) istio.push(r.value);
-  }
-  return { istio, routers };
+function serve(s: SoakSettings, ready: Extract<FromMesh, { type: 'ready' }>): Promise<RunningServe> {
+  return startServe(
+    serveOptions({
+      istiodAddress: ready.istiod,
+      rdsInsecure: true,
+      leaderElect: false,
+      namespaceBootstrap: false,
+      debounceAfterMs: s.debounce.afterMs,
+      debounceMaxMs: s.debounce.maxMs,
+      rdsDebounceAfterMs: RDS_DEBOUNCE.afterMs,
+      rdsDebounceMaxMs: RDS_DEBOUNCE.maxMs,
+      resyncMs: 60_000,
+      // The first sync writes 30,000 EnvoyFilters; the soak measures what follows it.
+      kubeApiQps: 2000,
+      kubeApiBurst: 500,
+    }),
+    {
+      logger: s.log ? createLogger({ level: 'warn', format: 'text', component: 'soak' }) : silentLogger,
+      kubeConfig: fakeKubeConfig(ready.api),
+    },
+  );
 }
-
-const pick = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 interface RunFigure {
   readonly ms: number;
@@ -78,10 +107,10 @@ function runStats(runs: readonly RunFigure[]): Record<string, number> {
   const writes = runs.map((r) => r.writes).sort((a, b) => a - b);
   return {
     count: runs.length,
-    p50Ms: pick(ms, 50),
-    p99Ms: pick(ms, 99),
+    p50Ms: percentile(ms, 50),
+    p99Ms: percentile(ms, 99),
     maxMs: ms.at(-1) ?? NaN,
-    writesP50: pick(writes, 50),
+    writesP50: percentile(writes, 50),
     writesMax: writes.at(-1) ?? NaN,
   };
 }
@@ -102,159 +131,147 @@ async function histogramPercentiles(h: {
   return { count, p50AtMostMs: at(50), p99AtMostMs: at(99) };
 }
 
-interface Soak {
-  readonly api: FakeKubeApiServer;
-  readonly istiod: FakeIstiod;
-  readonly running: RunningServe;
-  readonly log: ChangeLog;
+/**
+ * What the bench process watches during the churn: the controller's reconcile runs and its store's events (by
+ * kind here; each posted to the mesh process, which matches it to its change, every POST_EVERY_MS).
+ */
+function watchController(s: SoakSettings, running: RunningServe, channel: Mesh['channel']) {
+  const runs: RunFigure[] = [];
+  const events: Record<string, number> = {};
+  let arrivals: StoreArrival[] = [];
+  const post = () => {
+    if (arrivals.length > 0) channel.send({ type: 'store', events: arrivals });
+    arrivals = [];
+  };
+  const timer = setInterval(post, POST_EVERY_MS);
+  const offStore = running.store.subscribe((e) => {
+    events[e.kind] = (events[e.kind] ?? 0) + 1;
+    if (e.at !== undefined) arrivals.push({ kind: e.kind, namespace: e.namespace, name: e.name, at: e.at });
+  });
+  const offRuns = running.reconciler.onRun((r) => {
+    if (r.skipped !== undefined) return;
+    runs.push({
+      ms: r.durationMs ?? 0,
+      writes: r.created + r.updated + r.deleted,
+      listed: r.listed === true,
+      failures: r.failures.length,
+    });
+    if (s.runs) console.log(`soak: run ${JSON.stringify(runs.at(-1))}`);
+  });
+  /** Stops watching; the last store events are posted (before anything sent after this). */
+  const stop = () => {
+    clearInterval(timer);
+    offStore();
+    offRuns();
+    post();
+  };
+  return { runs, events, stop };
 }
 
-async function start(): Promise<Soak> {
-  const { istio, routers } = mesh();
-  const api = await startFakeKubeApiServer({ eventWindow: 100_000 });
-  api.seed(routers);
-  const istiod = await FakeIstiod.start({ serve: 'v1', pushScope: ISTIOD_PUSH });
-  istiod.set(istio as Parameters<FakeIstiod['set']>[0]);
-  const running = await startServe(
-    serveOptions({
-      istiodAddress: istiod.address,
-      rdsInsecure: true,
-      leaderElect: false,
-      namespaceBootstrap: false,
-      debounceAfterMs: DEBOUNCE.afterMs,
-      debounceMaxMs: DEBOUNCE.maxMs,
-      rdsDebounceAfterMs: RDS_DEBOUNCE.afterMs,
-      rdsDebounceMaxMs: RDS_DEBOUNCE.maxMs,
-      resyncMs: 60_000,
-      // The first sync writes 30,000 EnvoyFilters; the soak measures what follows it.
-      kubeApiQps: 2000,
-      kubeApiBurst: 500,
-    }),
-    {
-      logger: process.env['SOAK_LOG']
-        ? createLogger({ level: 'warn', format: 'text', component: 'soak' })
-        : silentLogger,
-      kubeConfig: fakeKubeConfig(api),
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+
+async function figures(
+  s: SoakSettings,
+  running: RunningServe,
+  m: MeshSummary,
+  own: ReturnType<typeof watchController> & { memory: Record<string, number>; heap: Record<string, number> },
+  delay: { p99: number; max: number },
+) {
+  return {
+    minutes: s.minutes,
+    services: s.services,
+    streams: s.streams,
+    istiodPush: s.istiodPush,
+    changes: m.changes,
+    changesByKind: m.byKind,
+    memory: {
+      ...own.memory,
+      endOverMiddle: ratio(own.memory['endMb'] ?? NaN, own.memory['middleMb'] ?? NaN),
     },
-  );
-  const log = new ChangeLog({ api, istiod, istio, routers, watched: STREAMS });
-  return { api, istiod, running, log };
+    heap: { ...own.heap, endOverMiddle: ratio(own.heap['endMb'] ?? NaN, own.heap['middleMb'] ?? NaN) },
+    // The mesh process (fakes with every object, streams, change log) after a collection, at the end.
+    meshRssMb: m.rssMb,
+    meshHeapMb: m.heapMb,
+    changeToWriteMs: m.write,
+    changeToPushMs: m.push,
+    // Where a change's time goes: to the controller's store (istiod or the API server, then decoding), and the
+    // controller's own figure from that event to the write (aeraki_config_to_write_seconds, bucket bounds).
+    changeToStoreMs: m.arrival,
+    changeToStoreByKindMs: m.arrivalByKind,
+    storeToWriteMs: await histogramPercentiles(running.metrics.configToWrite),
+    storeEvents: own.events,
+    reconcileRuns: runStats(own.runs.filter((r) => !r.listed)),
+    listingRuns: runStats(own.runs.filter((r) => r.listed)),
+    writeFailures: own.runs.reduce((n, r) => n + r.failures, 0),
+    apiCalls: m.apiCalls,
+    apiCallsByVerb: m.apiCallsByVerb,
+    apiCallsPerChange: Math.round((m.apiCalls / m.changes) * 100) / 100,
+    eventLoopDelayP99Ms: delay.p99,
+    eventLoopDelayMaxMs: delay.max,
+    meshEventLoopDelayP99Ms: m.eventLoopDelayP99Ms,
+    meshEventLoopDelayMaxMs: m.eventLoopDelayMaxMs,
+    unaskedDeletions: m.unaskedDeletions,
+    resyncRepairs: (await running.metrics.resyncRepairs.get()).values[0]?.value ?? 0,
+    streamErrors: m.streamErrors,
+    targets: { endOverMiddle: 1.1, p99Ms: s.debounce.maxMs + 500, apiCallsPerChange: 3, unaskedDeletions: 0 },
+  };
 }
 
-/** Waits until the first sync wrote every filter and the writes stopped for a few seconds. */
-async function firstSync(api: FakeKubeApiServer, running: RunningServe): Promise<number> {
-  await running.synced;
-  console.log('soak: config synced; first sync of the EnvoyFilters');
-  let last = -1;
-  for (let i = 1; ; i++) {
-    await sleep(3000);
-    const n = api.list('envoyfilters.networking.istio.io').length;
-    if (n === last && n > 0) return n;
-    if (i % 10 === 0) console.log(`soak: ${n} EnvoyFilters written`);
-    last = n;
+/** Up to the churn: the mesh's fakes, then serve, its first sync, then the streams. */
+async function start(s: SoakSettings, mesh: Mesh, started: (r: RunningServe) => void): Promise<RunningServe> {
+  const t0 = Date.now();
+  const ready = await mesh.channel.expect('ready', 10 * MINUTE);
+  const running = await mesh.channel.alive(serve(s, ready));
+  started(running);
+  await mesh.channel.alive(running.synced);
+  mesh.channel.send({ type: 'synced' });
+  const { filters } = await mesh.channel.expect('filtered', 60 * MINUTE);
+  mesh.channel.send({ type: 'rds', port: running.rdsPort });
+  await mesh.channel.expect('streaming', 10 * MINUTE);
+  const took = Math.round((Date.now() - t0) / 1000);
+  console.log(`soak: synced ${filters} EnvoyFilters and ${s.streams} streams in ${took} s`);
+  return running;
+}
+
+/** The churn, as the bench process sees it: memory at start, middle and end, event-loop delay, runs, events. */
+async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
+  const own = watchController(s, running, mesh.channel);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const first = memoryMb();
+  const memory = { startMb: first.rss, middleMb: NaN, endMb: NaN };
+  const heap = { startMb: first.heap, middleMb: NaN, endMb: NaN };
+  mesh.channel.send({ type: 'churn' });
+  const middle = setTimeout(
+    () => ({ rss: memory.middleMb, heap: heap.middleMb } = memoryMb()),
+    (s.minutes * MINUTE) / 2,
+  );
+  try {
+    await mesh.channel.expect('churned', s.minutes * MINUTE + 30 * MINUTE);
+  } finally {
+    clearTimeout(middle);
+    own.stop();
   }
+  delay.disable();
+  ({ rss: memory.endMb, heap: heap.endMb } = memoryMb());
+  mesh.channel.send({ type: 'summarize' });
+  const { summary } = await mesh.channel.expect('summary', 10 * MINUTE);
+  const loop = { p99: Math.round(delay.percentile(99) / 1e4) / 100, max: Math.round(delay.max / 1e4) / 100 };
+  return figures(s, running, summary, { ...own, memory, heap }, loop);
 }
 
 export async function benchSoak(): Promise<Record<string, unknown>> {
-  const t0 = Date.now();
-  const { api, istiod, running, log } = await start();
-  let streams: SoakStreams | undefined;
+  const s = soakSettings();
+  const mesh = forkMesh();
+  let running: RunningServe | undefined;
   try {
-    const filters = await firstSync(api, running);
-    streams = await openStreams(running.rdsPort, STREAMS, (route, at) => log.pushed(route, at));
-    console.log(
-      `soak: synced ${filters} EnvoyFilters and ${STREAMS} streams in ${Math.round((Date.now() - t0) / 1000)} s`,
-    );
-    const calls = { n: 0, byVerb: {} as Record<string, number> };
-    const off = api.onRequest((r) => {
-      calls.n++;
-      const verb = r.verb ?? r.method;
-      calls.byVerb[verb] = (calls.byVerb[verb] ?? 0) + 1;
-      log.observed(r);
-      api.clearRequests(); // counted here; the log would grow for hours
-    });
-    const offStore = running.store.subscribe((e) => {
-      events[e.kind] = (events[e.kind] ?? 0) + 1;
-      if (e.at !== undefined) log.arrived(e.kind, e.namespace, e.name, e.at);
-    });
-    const runs: RunFigure[] = [];
-    const events: Record<string, number> = {};
-    const offRuns = running.reconciler.onRun((r) => {
-      if (r.skipped !== undefined) return;
-      runs.push({
-        ms: r.durationMs ?? 0,
-        writes: r.created + r.updated + r.deleted,
-        listed: r.listed === true,
-        failures: r.failures.length,
-      });
-      if (process.env['SOAK_RUNS']) console.log(`soak: run ${JSON.stringify(runs.at(-1))}`);
-    });
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    const first = memoryMb();
-    const memory = { startMb: first.rss, middleMb: 0, endMb: 0 };
-    const heap = { startMb: first.heap, middleMb: 0, endMb: 0 };
-    const durationMs = minutes() * 60_000;
-    const began = Date.now();
-    let middleTaken = false;
-    for (let k = 0; Date.now() - began < durationMs; k++) {
-      log.change(k);
-      const due = began + ((k + 1) * 1000) / CHANGES_PER_SECOND;
-      await sleep(Math.max(0, due - Date.now()));
-      if (!middleTaken && Date.now() - began >= durationMs / 2) {
-        ({ rss: memory.middleMb, heap: heap.middleMb } = memoryMb());
-        middleTaken = true;
-      }
-    }
-    await sleep(DEBOUNCE.maxMs + 2000); // the last changes land
-    delay.disable();
-    ({ rss: memory.endMb, heap: heap.endMb } = memoryMb());
-    off();
-    offStore();
-    offRuns();
-    const repairs = (await running.metrics.resyncRepairs.get()).values[0]?.value ?? 0;
-    const summary = log.summary();
-    const figures = {
-      minutes: minutes(),
-      services: SERVICES,
-      streams: STREAMS,
-      istiodPush: ISTIOD_PUSH,
-      changes: summary.changes,
-      changesByKind: summary.byKind,
-      memory: { ...memory, endOverMiddle: Math.round((memory.endMb / memory.middleMb) * 1000) / 1000 },
-      heap: { ...heap, endOverMiddle: Math.round((heap.endMb / heap.middleMb) * 1000) / 1000 },
-      changeToWriteMs: summary.write,
-      changeToPushMs: summary.push,
-      // Where a change's time goes: to the controller's store (istiod or the API server, then decoding), and the
-      // controller's own figure from that event to the write (aeraki_config_to_write_seconds, bucket bounds).
-      changeToStoreMs: summary.arrival,
-      storeToWriteMs: await histogramPercentiles(running.metrics.configToWrite),
-      storeEvents: events,
-      reconcileRuns: runStats(runs.filter((r) => !r.listed)),
-      listingRuns: runStats(runs.filter((r) => r.listed)),
-      writeFailures: runs.reduce((n, r) => n + r.failures, 0),
-      apiCalls: calls.n,
-      apiCallsByVerb: calls.byVerb,
-      apiCallsPerChange: Math.round((calls.n / summary.changes) * 100) / 100,
-      eventLoopDelayP99Ms: Math.round(delay.percentile(99) / 1e4) / 100,
-      eventLoopDelayMaxMs: Math.round(delay.max / 1e4) / 100,
-      unaskedDeletions: summary.unaskedDeletions,
-      resyncRepairs: repairs,
-      streamErrors: streams.errors(),
-      targets: {
-        endOverMiddle: 1.1,
-        p99Ms: DEBOUNCE.maxMs + 500,
-        apiCallsPerChange: 3,
-        unaskedDeletions: 0,
-      },
-    };
-    console.log(JSON.stringify(figures, null, 2));
-    return figures;
+    const started = await start(s, mesh, (r) => (running = r));
+    const result = await measure(s, mesh, started);
+    console.log(JSON.stringify(result, null, 2));
+    return result;
   } finally {
-    streams?.close();
-    await running.stop();
-    await istiod.close();
-    await api.close();
+    await running?.stop();
+    await mesh.stop();
   }
 }
 

@@ -24,7 +24,7 @@ export interface ClientTls {
 const Client = grpc.makeGenericClientConstructor(rdsRawClientDefinition, 'RouteDiscoveryService');
 
 /** A queue of messages with an awaitable head; `next()` rejects when the stream ends first or after `timeoutMs`. */
-class Inbox<T> {
+export class Inbox<T> {
   private readonly items: T[] = [];
   private readonly waiters: { resolve(v: T): void; reject(e: Error): void }[] = [];
   ended: Error | undefined;
