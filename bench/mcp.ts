@@ -2,7 +2,8 @@
 // Compares decode + apply to a ConfigStore (the client's whole receive path: envelope decode, body decode,
 // proto3 JSON, validation, store replaceKind with events) with protobufjs alone decoding the same bytes
 // (outer response, every MCP Resource and every body). Target ratio <= 2. Also a repeated push of the same
-// answer (the common case: istiod re-sends every watched type on each full push) and the heap held.
+// answer (the common case: istiod re-sends every watched type on each full push), the same answer with one
+// resource changed (one config change in a mesh of 10,000: the cost should be that of the change) and the heap held.
 import { performance } from 'node:perf_hooks';
 import { loadMcpProtos, type McpProtos } from '../src/controller/mcp/protos.ts';
 import { McpState } from '../src/controller/mcp/state.ts';
@@ -23,17 +24,19 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function buildResponse(protos: McpProtos): Uint8Array {
+/** The answer; `changed` gives its first ServiceEntry a new version and port (one config change). */
+function buildResponse(protos: McpProtos, changed = false): Uint8Array {
   const resources = [];
   for (let i = 0; i < COUNT; i++) {
     const ns = `ns-${i % 50}`;
     const name = `svc-${i}`;
+    const change = changed && i === 0;
     resources.push(
       encodeResource(protos, {
         kind: 'ServiceEntry',
         namespace: ns,
         name,
-        version: String(100_000 + i),
+        version: String((change ? 200_000 : 100_000) + i),
         createTime: 1_767_225_600 + i,
         labels: { app: name, 'app.kubernetes.io/part-of': 'bench' },
         annotations: { interface: `org.apache.dubbo.samples.Service${i}` },
@@ -42,7 +45,7 @@ function buildResponse(protos: McpProtos): Uint8Array {
           addresses: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
           ports: [
             { number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP', targetPort: 20880 },
-            { number: 8080, name: 'http-web', protocol: 'HTTP' },
+            { number: change ? 8081 : 8080, name: 'http-web', protocol: 'HTTP' },
           ],
           location: 'MESH_INTERNAL',
           resolution: 'STATIC',
@@ -85,6 +88,7 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
   await new Promise((resolve) => setImmediate(resolve)); // let earlier benchmarks' pending I/O settle
   const protos = loadMcpProtos();
   const bytes = buildResponse(protos);
+  const changedBytes = buildResponse(protos, true);
   const bodyType = protos.bodies.get('type.googleapis.com/istio.networking.v1alpha3.ServiceEntry');
   if (!bodyType) throw new Error('no ServiceEntry type');
   const type = typeUrlFor('ServiceEntry', 'v1');
@@ -103,6 +107,13 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
   const repeatStore = new ConfigStore({ rootNamespace: 'istio-system' });
   const repeatState = new McpState(protos, repeatStore, parseConfigObject, '', urls);
   repeatState.applyResponse(type, responseResources(protos, bytes));
+  // Alternates between the answer and the one with its first ServiceEntry changed: one change per push.
+  const changeStore = new ConfigStore({ rootNamespace: 'istio-system' });
+  const changeState = new McpState(protos, changeStore, parseConfigObject, '', urls);
+  changeState.applyResponse(type, responseResources(protos, bytes));
+  let changes = 0;
+  let changeEvents = 0;
+  changeStore.subscribe(() => changeEvents++);
 
   const t = interleaved(
     {
@@ -114,6 +125,10 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
           };
           bodyType.decode(r.body?.value ?? new Uint8Array());
         }
+      },
+      // The outer DiscoveryResponse alone (every push pays it before the client sees a resource).
+      responseOnly: () => {
+        responseResources(protos, bytes);
       },
       // The whole receive path into an empty store.
       decodeAndApply: () => {
@@ -138,10 +153,16 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
       repeatedPush: () => {
         repeatState.applyResponse(type, responseResources(protos, bytes));
       },
+      // The same answer with one ServiceEntry changed (the other 9,999 re-sent as they were).
+      oneChangedPush: () => {
+        changes++;
+        changeState.applyResponse(type, responseResources(protos, changes % 2 === 1 ? changedBytes : bytes));
+      },
     },
     9,
   );
   if (applied !== COUNT) throw new Error(`applied ${applied} of ${COUNT}`);
+  if (changeEvents !== changes) throw new Error(`${changeEvents} store events for ${changes} changes`);
 
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -163,6 +184,11 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
     parseConfigObjectMs: round(t['parseOnly'] ?? NaN),
     repeatedPushMs: round(t['repeatedPush'] ?? NaN),
     repeatedPushRatio: round((t['repeatedPush'] ?? NaN) / base),
+    oneChangedPushMs: round(t['oneChangedPush'] ?? NaN),
+    oneChangedPushRatio: round((t['oneChangedPush'] ?? NaN) / base),
+    responseOnlyMs: round(t['responseOnly'] ?? NaN),
+    repeatedPushOverResponse: round((t['repeatedPush'] ?? NaN) / (t['responseOnly'] ?? NaN)),
+    oneChangedPushOverResponse: round((t['oneChangedPush'] ?? NaN) / (t['responseOnly'] ?? NaN)),
     heapHeldMb: round(heapHeldMb),
     heldObjects: held.list('ServiceEntry').length + heldState.counts(type.url).invalid,
     rssMb: round(process.memoryUsage().rss / 2 ** 20),
