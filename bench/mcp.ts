@@ -93,7 +93,7 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
   if (!bodyType) throw new Error('no ServiceEntry type');
   const type = typeUrlFor('ServiceEntry', 'v1');
   const urls = subscribedTypeUrls('v1');
-  const noStore = { replaceKind: () => {} };
+  const noStore = { replaceKind: () => {}, applyKindChanges: () => {}, releases: () => 0 };
   const noParse = (raw: unknown) => ({ ok: true as const, value: raw as never, issues: [] });
 
   // The objects handed to parseConfigObject, to time validation alone.

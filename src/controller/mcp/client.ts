@@ -165,6 +165,7 @@ export class McpClient {
       return;
     }
     this.stream = stream;
+    this.state.resync(); // istiod answers a new stream afresh: its first answers are written in full
     stream.on('data', (resp: DiscoveryResponseMessage) => this.onResponse(gen, resp));
     stream.on('error', () => {}); // the 'status' event below carries the same information
     stream.on('status', (s: StatusObject) => {

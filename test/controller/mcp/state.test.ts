@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { loadMcpProtos, MCP_RESOURCE_TYPE_URL } from '../../../src/controller/mcp/protos.ts';
 import { McpState, type McpStoreSink, type RejectedObject } from '../../../src/controller/mcp/state.ts';
 import { peekResourceName } from '../../../src/controller/mcp/resource-decode.ts';
-import { ConfigStore } from '../../../src/controller/store.ts';
+import { ConfigStore, type KeyChange } from '../../../src/controller/store.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
 import { parseConfigObject } from '../../../src/model/parse.ts';
@@ -13,21 +13,52 @@ const protos = loadMcpProtos();
 const V1 = typeUrlFor('ServiceEntry', 'v1');
 const V1A3 = typeUrlFor('ServiceEntry', 'v1alpha3');
 
-/** Records what the state writes, as the store would hold it. */
+/** Holds what the state writes, as the store would hold it (names sorted; the kind last written). */
 class Recorder implements McpStoreSink {
-  readonly calls: { kind: ConfigKind; names: string[]; rejected: string[] }[] = [];
+  private readonly held = new Map<string, Map<string, string>>();
+  private readonly rejections = new Map<string, Map<string, string>>();
+  private lastKind: ConfigKind | undefined;
   replaceKind(kind: ConfigKind, objects: readonly ConfigObject[], rejected: readonly RejectedObject[]): void {
-    this.calls.push({
-      kind,
-      names: objects.map(
-        (o) => `${o.apiVersion.split('/')[1] ?? ''}:${o.metadata.namespace}/${o.metadata.name}`,
-      ),
-      rejected: rejected.map((r) => `${r.ref.namespace}/${r.ref.name}`),
-    });
+    this.held.set(kind, new Map(objects.map((o) => [keyOf(o.metadata), label(o)])));
+    this.rejections.set(kind, new Map(rejected.map((r) => [keyOf(r.ref), keyOf(r.ref)])));
+    this.lastKind = kind;
   }
-  get last(): { names: string[]; rejected: string[] } | undefined {
-    return this.calls.at(-1);
+  applyKindChanges(kind: ConfigKind, changes: readonly KeyChange[]): void {
+    const held = this.held.get(kind) ?? new Map<string, string>();
+    const rejections = this.rejections.get(kind) ?? new Map<string, string>();
+    for (const c of changes) {
+      const key =
+        c.type === 'valid'
+          ? keyOf(c.object.metadata)
+          : c.type === 'rejected'
+            ? keyOf(c.rejection.ref)
+            : keyOf(c);
+      rejections.delete(key);
+      if (c.type === 'valid') held.set(key, label(c.object));
+      else if (c.type === 'rejected') rejections.set(key, key);
+      else held.delete(key);
+    }
+    this.held.set(kind, held);
+    this.rejections.set(kind, rejections);
+    this.lastKind = kind;
   }
+  releases(): number {
+    return 0;
+  }
+  get last(): { kind: ConfigKind; names: string[]; rejected: string[] } | undefined {
+    const kind = this.lastKind;
+    if (kind === undefined) return undefined;
+    const names = [...(this.held.get(kind)?.values() ?? [])].sort();
+    return { kind, names, rejected: [...(this.rejections.get(kind)?.values() ?? [])].sort() };
+  }
+}
+
+function keyOf(m: { namespace: string; name: string }): string {
+  return `${m.namespace}/${m.name}`;
+}
+
+function label(o: ConfigObject): string {
+  return `${o.apiVersion.split('/')[1] ?? ''}:${keyOf(o.metadata)}`;
 }
 
 function res(name: string, version: string, host = `${name}.example.com`): AnyBytes {
@@ -66,15 +97,15 @@ describe('McpState', () => {
   });
 
   it('hands the store the very objects it held when a response repeats their bytes', () => {
-    const given: (readonly ConfigObject[])[] = [];
-    const sink: McpStoreSink = { replaceKind: (_kind, objects) => void given.push(objects) };
-    const state = new McpState(protos, sink, parseConfigObject, '', [V1]);
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const state = new McpState(protos, store, parseConfigObject, '', [V1]);
     state.applyResponse(V1, [res('a', ''), res('b', '')]);
+    const [a, b] = store.list('ServiceEntry');
     state.applyResponse(V1, [res('a', ''), res('b', '', 'moved.example.com')]);
-    const [first, second] = given;
-    assert.equal(second?.[0], first?.[0], 'a: the same object');
-    assert.notEqual(second?.[1], first?.[1], 'b: decoded again');
-    assert.deepEqual(second?.[1]?.spec, { ...first?.[1]?.spec, hosts: ['moved.example.com'] });
+    assert.equal(store.get('ServiceEntry', 'ns', 'a'), a, 'a: the same object');
+    const moved = store.get('ServiceEntry', 'ns', 'b');
+    assert.notEqual(moved, b, 'b: decoded again');
+    assert.deepEqual(moved?.spec, { ...b?.spec, hosts: ['moved.example.com'] });
   });
 
   it('peeks the name of an encoded Resource without decoding it; undefined for unreadable bytes', () => {
@@ -103,7 +134,7 @@ describe('McpState', () => {
     assert.equal(out.partial, false);
     out = state.applyResponse(V1, [{ type_url: MCP_RESOURCE_TYPE_URL, value: GARBAGE }, res('c', '1')]);
     assert.equal(out.partial, true);
-    assert.deepEqual(sink.last?.names, ['v1:ns/c', 'v1:ns/a'], 'partial answer: added c, deleted nothing');
+    assert.deepEqual(sink.last?.names, ['v1:ns/a', 'v1:ns/c'], 'partial answer: added c, deleted nothing');
   });
 
   it('passes invalid objects as rejections and skips bad names and other revisions', () => {
