@@ -8,6 +8,7 @@ import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type
 import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
 import { parseConfigObject } from '../../../src/model/parse.ts';
 import { encodeResource, GARBAGE, type AnyBytes } from '../../fakes/istiod/encode.ts';
+import { serviceEntry } from '../../support/builders.ts';
 
 const protos = loadMcpProtos();
 const V1 = typeUrlFor('ServiceEntry', 'v1');
@@ -208,5 +209,80 @@ describe('McpState: last known good', () => {
     );
     state.applyResponse(DR, []);
     assert.equal(store.get('DestinationRule', 'ns', 'dr'), undefined, 'deleted at the source: gone');
+  });
+});
+
+describe('McpState: writes what changed', () => {
+  /** A ConfigStore that records how it is written to. */
+  function tracked(): { store: ConfigStore; writes: string[]; sink: McpStoreSink } {
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const writes: string[] = [];
+    const sink: McpStoreSink = {
+      replaceKind: (kind, objects, rejected) => {
+        writes.push(`full ${objects.length + rejected.length}`);
+        store.replaceKind(kind, objects, rejected);
+      },
+      applyKindChanges: (kind, changes) => {
+        writes.push(`keyed ${changes.map((c) => c.type).join(',')}`);
+        store.applyKindChanges(kind, changes);
+      },
+      releases: (kind) => store.releases(kind),
+    };
+    return { store, writes, sink };
+  }
+
+  it('writes the first answer in full, then only the keys whose union entry changed', () => {
+    const { store, writes, sink } = tracked();
+    const state = new McpState(protos, sink, parseConfigObject, '', subscribedTypeUrls('auto'));
+    state.applyResponse(V1, [res('a', '1'), res('b', '1'), res('c', '1')]);
+    state.applyResponse(V1, [res('a', '1'), res('b', '1'), res('c', '1')]);
+    state.applyResponse(V1, [res('a', '2', 'moved.example.com'), res('c', '1'), res('d', '1')]);
+    // v1 holds b no longer, v1alpha3 gives it back; its c is shadowed by v1's: nothing to write for that.
+    state.applyResponse(V1A3, [res('b', '5'), res('c', '9')]);
+    assert.deepEqual(writes, ['full 3', 'keyed absent,valid,valid', 'keyed valid']);
+    state.applyResponse(V1A3, [res('b', '5'), res('c', '10')]);
+    state.applyResponse(V1, [res('a', '2', 'moved.example.com'), res('d', '1')]);
+    assert.deepEqual(writes.slice(3), ['keyed valid'], 'c falls back to its v1alpha3 version');
+    assert.deepEqual(
+      store
+        .list('ServiceEntry')
+        .map((o) => `${o.apiVersion} ${o.metadata.name} ${o.metadata.resourceVersion}`),
+      [
+        'networking.istio.io/v1 a 2',
+        'networking.istio.io/v1alpha3 b 5',
+        'networking.istio.io/v1alpha3 c 10',
+        'networking.istio.io/v1 d 1',
+      ],
+    );
+    assert.deepEqual(state.counts(V1.url), { valid: 2, invalid: 0 });
+    assert.deepEqual(state.counts(V1A3.url), { valid: 2, invalid: 0 });
+  });
+
+  it('writes the kind in full after a new stream, a released owned key, or a store write that threw', () => {
+    const { store, writes, sink } = tracked();
+    const state = new McpState(protos, sink, parseConfigObject, '', [V1]);
+    const answer = [res('a', '1'), res('reg', '1')];
+    state.applyResponse(V1, answer);
+    state.resync();
+    state.applyResponse(V1, answer);
+    assert.deepEqual(writes, ['full 2', 'full 2']);
+
+    // A registry bridge owns reg, then removes it: only a full write brings back the version istiod serves.
+    store.applyOwned('registry', [serviceEntry('ns', 'reg', { hosts: ['reg.example'] })], []);
+    store.applyOwned('registry', [], [{ kind: 'ServiceEntry', namespace: 'ns', name: 'reg' }]);
+    state.applyResponse(V1, answer);
+    assert.equal(store.get('ServiceEntry', 'ns', 'reg')?.spec.hosts[0], 'reg.example.com');
+    assert.deepEqual(writes.slice(2), ['full 2']);
+
+    let failing = true;
+    store.subscribe((e) => {
+      if (failing && e.type === 'added') throw new Error(`listener failed on ${e.name}`);
+    });
+    assert.throws(() => state.applyResponse(V1, [...answer, res('b', '1'), res('c', '1')]), /failed on b/);
+    assert.equal(store.get('ServiceEntry', 'ns', 'c'), undefined, 'the write stopped midway');
+    failing = false;
+    state.applyResponse(V1, [...answer, res('b', '1'), res('c', '1')]);
+    assert.equal(store.get('ServiceEntry', 'ns', 'c')?.metadata.name, 'c', 'written in full: c too');
+    assert.deepEqual(writes.slice(3), ['keyed valid,valid', 'full 4']);
   });
 });

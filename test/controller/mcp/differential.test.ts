@@ -1,0 +1,163 @@
+// The differential test of MCP answers applied incrementally (issue 22): after every step of a seeded random
+// sequence (answers with adds, changes, removals, re-sends, invalid versions, undecodable resources with and
+// without a readable name, both type URLs of a kind, empty answers, reconnects, keys owned and released by a
+// registry bridge), a store written by McpState (only what changed) holds exactly what a second store holds that
+// is given a full replaceKind of the kind's union after each answer, as the client did before: objects,
+// rejections, held hosts, and the same events. What McpState holds is checked against the rules
+// (test/support/mcp-answers.ts). MCP_DIFF_STEPS runs longer sequences, MCP_DIFF_SEED another seed.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadMcpProtos } from '../../../src/controller/mcp/protos.ts';
+import { McpState, type McpStoreSink } from '../../../src/controller/mcp/state.ts';
+import type { IstioKind } from '../../../src/controller/mcp/type-urls.ts';
+import { ConfigStore } from '../../../src/controller/store.ts';
+import type { ConfigObject } from '../../../src/model/objects.ts';
+import { compareStrings } from '../../../src/model/order.ts';
+import { parseConfigObject } from '../../../src/model/parse.ts';
+import type { ConfigEvent } from '../../../src/model/view.ts';
+import { stableStringify } from '../../../src/util/json.ts';
+import { serviceEntry } from '../../support/builders.ts';
+import {
+  expectHeld,
+  expectUnion,
+  keyOf,
+  KINDS,
+  NAMES,
+  NS,
+  URLS,
+  World,
+  type Held,
+} from '../../support/mcp-answers.ts';
+import { picker } from '../../support/random-mesh.ts';
+
+const STEPS = Number(process.env['MCP_DIFF_STEPS'] ?? 3000);
+const SEED = Number(process.env['MCP_DIFF_SEED'] ?? 22);
+const protos = loadMcpProtos();
+
+function newStore(): { store: ConfigStore; events: string[] } {
+  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const events: string[] = [];
+  store.subscribe((e) => events.push(describeEvent(e)));
+  return { store, events };
+}
+
+function describeEvent(e: ConfigEvent): string {
+  const object = 'object' in e ? stableStringify(e.object) : '';
+  return `${e.type} ${e.kind} ${e.namespace}/${e.name} ${object}`;
+}
+
+/** Everything a store holds of the MCP kinds, as text. */
+function contents(store: ConfigStore): string {
+  return stableStringify({
+    objects: KINDS.map((k) => store.list(k)),
+    rejected: store.rejected(),
+    heldHosts: store.heldHosts(),
+    heldGateways: store.heldGateways(),
+  });
+}
+
+/** The union McpState hands a full write, in the form of expectUnion. */
+function unionText(state: McpState, kind: IstioKind): Map<string, string> {
+  const { objects, rejected } = state.union(kind);
+  const out = new Map<string, string>();
+  for (const o of objects)
+    out.set(keyOf(o.metadata.name), `ok|${o.apiVersion}|${o.metadata.resourceVersion}|${hostOf(o)}`);
+  for (const r of rejected) out.set(keyOf(r.ref.name), 'invalid');
+  return out;
+}
+
+function hostOf(o: ConfigObject): string {
+  if (o.kind === 'ServiceEntry') return o.spec.hosts[0] ?? '';
+  return o.kind === 'DestinationRule' ? o.spec.host : '';
+}
+
+function sorted(xs: readonly string[]): string[] {
+  return [...xs].sort(compareStrings);
+}
+
+/** Counts how the store is written to. */
+function counting(store: ConfigStore): McpStoreSink & { full: number; keyed: number } {
+  const sink = {
+    full: 0,
+    keyed: 0,
+    replaceKind: (...args: Parameters<ConfigStore['replaceKind']>) => {
+      sink.full++;
+      store.replaceKind(...args);
+    },
+    applyKindChanges: (...args: Parameters<ConfigStore['applyKindChanges']>) => {
+      sink.keyed++;
+      store.applyKindChanges(...args);
+    },
+    releases: (kind: string) => store.releases(kind),
+  };
+  return sink;
+}
+
+describe('MCP answers applied incrementally against full replacements', () => {
+  it(`give the same store after every one of ${STEPS} random steps (seed ${SEED})`, () => {
+    const p = picker(SEED);
+    const world = new World(protos, p);
+    const incremental = newStore();
+    const reference = newStore();
+    const sink = counting(incremental.store);
+    const state = new McpState(protos, sink, parseConfigObject, '', URLS);
+    const held = new Map<string, Held>();
+    const seen = { answers: 0, rejected: 0, heldHosts: 0, partial: 0, undecodable: 0 };
+    for (let step = 1; step <= STEPS; step++) {
+      const what = randomStep(p);
+      const where = `seed ${SEED}, step ${step} (${what})`;
+      if (what === 'reconnect') state.resync();
+      else if (what === 'own' || what === 'release') {
+        const name = p.one(NAMES);
+        for (const s of [incremental.store, reference.store]) {
+          if (what === 'own')
+            s.applyOwned('registry', [serviceEntry(NS, name, { hosts: ['registry.example'] })], []);
+          else s.applyOwned('registry', [], [{ kind: 'ServiceEntry', namespace: NS, name }]);
+        }
+      } else {
+        const type = p.one(URLS);
+        if (what === 'empty') world.clear(type);
+        else world.change(type);
+        const { sent, resources } = world.answer(type);
+        const out = state.applyResponse(type, resources);
+        const expected = expectHeld(held.get(type.url) ?? new Map(), type, sent);
+        held.set(type.url, expected);
+        const { objects, rejected } = state.union(type.kind);
+        reference.store.replaceKind(type.kind, objects, rejected);
+        const values = [...expected.values()];
+        const invalid = values.filter((v) => v === 'invalid').length;
+        assert.deepEqual(
+          state.counts(type.url),
+          { valid: values.length - invalid, invalid },
+          `counts: ${where}`,
+        );
+        seen.answers++;
+        if (out.partial) seen.partial++;
+        if (out.undecodable > 0) seen.undecodable++;
+      }
+      for (const kind of KINDS) {
+        assert.deepEqual(unionText(state, kind), expectUnion(held, kind), `union of ${kind}: ${where}`);
+      }
+      assert.equal(contents(incremental.store), contents(reference.store), `store: ${where}`);
+      assert.deepEqual(sorted(incremental.events), sorted(reference.events), `events: ${where}`);
+      incremental.events.length = 0;
+      reference.events.length = 0;
+      if (incremental.store.rejected().length > 0) seen.rejected++;
+      if (incremental.store.heldHosts().length > 0) seen.heldHosts++;
+    }
+    // The sequence must exercise what it claims to, and mostly through the keyed path.
+    assert.ok(seen.answers > STEPS / 2, `answers: ${seen.answers}`);
+    for (const [what, n] of Object.entries(seen)) assert.ok(n > STEPS / 50, `${what}: only ${n} steps`);
+    assert.ok(sink.keyed > 3 * sink.full, `keyed writes ${sink.keyed}, full ${sink.full}`);
+  });
+});
+
+type Step = 'answer' | 'empty' | 'reconnect' | 'own' | 'release';
+
+function randomStep(p: ReturnType<typeof picker>): Step {
+  const r = p.next();
+  if (r < 0.8) return 'answer';
+  if (r < 0.86) return 'empty';
+  if (r < 0.9) return 'reconnect';
+  return r < 0.95 ? 'own' : 'release';
+}
