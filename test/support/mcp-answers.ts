@@ -61,9 +61,11 @@ export class World {
     this.of(type).clear();
   }
 
-  /** The answer: every served resource in random order, now and then a duplicate or nameless garbage. */
+  /** The answer: every served resource, now and then shuffled, with a duplicate or nameless garbage. */
   answer(type: McpTypeUrl): { sent: (Instance | 'nameless')[]; resources: AnyBytes[] } {
-    const sent: (Instance | 'nameless')[] = shuffle(this.p, [...this.of(type).values()]);
+    // Mostly in a stable order, as istiod sends them (McpState checks the same position first).
+    const served = [...this.of(type).values()];
+    const sent: (Instance | 'nameless')[] = this.p.chance(0.3) ? shuffle(this.p, served) : served;
     if (sent.length > 0 && this.p.chance(0.05)) sent.push(this.p.one(sent));
     if (this.p.chance(0.08)) sent.splice(this.p.int(sent.length + 1), 0, 'nameless');
     const resources = sent.map((s) =>

@@ -66,6 +66,8 @@ const NOTHING: ReadonlyMap<string, Entry> = new Map();
 
 export class McpState {
   private readonly byUrl = new Map<string, Map<string, Entry>>();
+  /** Per type URL, the entries of its last answer in answer order (Answer.order). */
+  private readonly orderOf = new Map<string, readonly (Entry | undefined)[]>();
   private readonly tallies = new Map<string, Tally>();
   /** The type URLs of each kind, in subscription order (v1 first: its entry wins). */
   private readonly urlsOf = new Map<IstioKind, string[]>();
@@ -103,8 +105,13 @@ export class McpState {
   /** Replaces the state of `type` with a full answer and writes what changed in the kind's union to the store. */
   applyResponse(type: McpTypeUrl, resources: readonly AnyMessage[]): ResponseOutcome {
     const previous = this.byUrl.get(type.url) ?? NOTHING;
-    const answer = new Answer(previous);
-    for (const resource of resources) answer.add(this.decodeOne(type, resource, previous));
+    const answer = new Answer(previous, this.orderOf.get(type.url) ?? []);
+    resources.forEach((resource, i) => {
+      const held = unchanged(resource, answer, i);
+      if (held) answer.keep(held);
+      else answer.add(this.decodeOne(type, resource, previous));
+    });
+    this.orderOf.set(type.url, answer.positions());
     const keys = answer.finish();
     const kind = type.kind;
     const full = this.fullNext.has(kind) || this.releasesSeen.get(kind) !== this.sink.releases(kind);
@@ -148,14 +155,6 @@ export class McpState {
     any: AnyMessage,
     previous: ReadonlyMap<string, Entry>,
   ): Entry | Exclude<DecodedResource, Entry> {
-    // Same bytes as the resource held under the name they carry: the decoding would give the same entry (istiod
-    // re-sends every resource of a type on each push). Checked before anything is decoded.
-    const bytes = any.value ?? EMPTY;
-    if (any.type_url === MCP_RESOURCE_TYPE_URL) {
-      const name = peekResourceName(bytes);
-      const held = name === undefined ? undefined : previous.get(name);
-      if (held?.bytes?.equals(bytes)) return held;
-    }
     const env = decodeEnvelope(this.protos, any);
     if (!env.ok) {
       const failure = env.issues[0];
@@ -173,7 +172,7 @@ export class McpState {
     if (prev && e.version !== '' && prev.version === e.version) return prev;
     const d = decodeBody(this.protos, type, e, this.parse);
     if (d.status !== 'ok' && d.status !== 'invalid') return d;
-    const entry: Entry = { ...d, bytes: Buffer.from(bytes) };
+    const entry: Entry = { ...d, bytes: Buffer.from(any.value ?? EMPTY) };
     return entry;
   }
 
@@ -213,6 +212,21 @@ export class McpState {
     }
     return undefined;
   }
+}
+
+/**
+ * The held entry a resource is when its bytes are the ones that entry was decoded from: decoding would give the
+ * same entry (istiod re-sends every resource of a type on each push). Checked before anything is decoded, first
+ * against the entry at the same position in the previous answer, which needs no name read.
+ */
+function unchanged(any: AnyMessage, answer: Answer, position: number): Entry | undefined {
+  if (any.type_url !== MCP_RESOURCE_TYPE_URL) return undefined;
+  const bytes = any.value ?? EMPTY;
+  const same = answer.heldAt(position);
+  if (same?.bytes?.equals(bytes)) return same;
+  const name = peekResourceName(bytes);
+  const held = name === undefined ? undefined : answer.held(name);
+  return held?.bytes?.equals(bytes) ? held : undefined;
 }
 
 function rejectionOf(e: Extract<Entry, { status: 'invalid' }>): RejectedObject {
