@@ -61,12 +61,20 @@ export class World {
     this.of(type).clear();
   }
 
-  /** The answer: every served resource, now and then shuffled, with a duplicate or nameless garbage. */
+  /**
+   * The answer: every served resource, now and then shuffled, with a name twice (the same resource or another
+   * version of it) or nameless garbage.
+   */
   answer(type: McpTypeUrl): { sent: (Instance | 'nameless')[]; resources: AnyBytes[] } {
     // Mostly in a stable order, as istiod sends them (McpState checks the same position first).
     const served = [...this.of(type).values()];
-    const sent: (Instance | 'nameless')[] = this.p.chance(0.3) ? shuffle(this.p, served) : served;
-    if (sent.length > 0 && this.p.chance(0.05)) sent.push(this.p.one(sent));
+    const sent: (Instance | 'nameless')[] = this.p.chance(0.3) ? shuffle(this.p, [...served]) : [...served];
+    if (served.length > 0 && this.p.chance(0.05)) sent.push(this.p.one(served));
+    if (served.length > 0 && this.p.chance(0.05)) {
+      // Another version of a served name in the same answer: the later one counts.
+      const other = this.instance(type.kind, this.p.one(served).name);
+      sent.splice(this.p.int(sent.length + 1), 0, other);
+    }
     if (this.p.chance(0.08)) sent.splice(this.p.int(sent.length + 1), 0, 'nameless');
     const resources = sent.map((s) =>
       s === 'nameless' ? { type_url: MCP_RESOURCE_TYPE_URL, value: GARBAGE } : s.bytes,
