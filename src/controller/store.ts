@@ -6,16 +6,18 @@
  * same namespace/name never replace each other; serviceEntries() returns both.
  *
  * Last known good (DESIGN habit 2): a rejection never removes a valid version. `reject` records it beside the
- * stored object, and `replaceKind` keeps the stored version of every object it is given as rejected, so routes,
- * rate limits and filters derived from it do not change until a valid version arrives or the object is deleted.
+ * stored object, and `replaceKind` (and `applyKindChanges`, its keyed counterpart) keeps the stored version of
+ * every object it is given as rejected, so routes, rate limits and filters derived from it do not change until a
+ * valid version arrives or the object is deleted.
  * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
  * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it. Such
  * a MetaRouter also holds the Gateways it binds (isGatewayHeld, heldGateways).
  *
  * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
- * owned, upsert, delete, reject and replaceKind from every other source leave it alone. So a registry ServiceEntry
- * that also comes back through the Kubernetes or MCP source (written by this controller, served to istiod) is
- * neither doubled nor replaced by its echo: the bridge's version is the one in effect until the bridge removes it.
+ * owned, upsert, delete, reject, replaceKind and applyKindChanges from every other source leave it alone. So a
+ * registry ServiceEntry that also comes back through the Kubernetes or MCP source (written by this controller,
+ * served to istiod) is neither doubled nor replaced by its echo: the bridge's version is the one in effect until the
+ * bridge removes it (releases() counts those removals).
  */
 import { BUILTIN_CODECS, CLUSTER_DOMAIN } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';

@@ -50,6 +50,9 @@ interface Tally {
   invalid: number;
 }
 
+const EMPTY = new Uint8Array();
+const NOTHING: ReadonlyMap<string, Entry> = new Map();
+
 /**
  * Per-type-URL state of the MCP stream (the "stream state" part; no I/O). Each response replaces the state of
  * its type URL (see Answer for undecodable resources and partial answers); a kind's objects in the store are the
@@ -61,12 +64,9 @@ interface Tally {
  * answer, on the first after resync() (a new stream), after the store released an owned key of the kind, and
  * after a store write that threw, so the store always ends where a replaceKind of the union would put it.
  */
-const EMPTY = new Uint8Array();
-const NOTHING: ReadonlyMap<string, Entry> = new Map();
-
 export class McpState {
   private readonly byUrl = new Map<string, Map<string, Entry>>();
-  /** Per type URL, the entries of its last answer in answer order (Answer.order). */
+  /** Per type URL, the entries of its last answer in answer order (Answer.positions). */
   private readonly orderOf = new Map<string, readonly (Entry | undefined)[]>();
   private readonly tallies = new Map<string, Tally>();
   /** The type URLs of each kind, in subscription order (v1 first: its entry wins). */
@@ -112,19 +112,28 @@ export class McpState {
       else answer.add(this.decodeOne(type, resource, previous));
     });
     this.orderOf.set(type.url, answer.positions());
-    const keys = answer.finish();
+    this.replace(type, previous, answer.next, answer.finish());
+    return { ...this.counts(type.url), ...answer.report() };
+  }
+
+  /** Holds `next` for `type` and writes the union entries of `keys` (those that changed) to the store. */
+  private replace(
+    type: McpTypeUrl,
+    previous: ReadonlyMap<string, Entry>,
+    next: Map<string, Entry>,
+    keys: readonly string[],
+  ): void {
     const kind = type.kind;
     const full = this.fullNext.has(kind) || this.releasesSeen.get(kind) !== this.sink.releases(kind);
     const before = full ? [] : keys.map((k) => this.unionEntry(kind, k));
-    this.byUrl.set(type.url, answer.next);
-    this.tallies.set(type.url, tally(this.counts(type.url), keys, previous, answer.next));
+    this.byUrl.set(type.url, next);
+    this.tallies.set(type.url, tally(this.counts(type.url), keys, previous, next));
     // Marked until written: a store listener that throws midway leaves the kind to be written in full next time.
     this.fullNext.add(kind);
     if (full) this.applyKind(kind);
     else this.applyChanges(kind, keys, before);
     this.fullNext.delete(kind);
     this.releasesSeen.set(kind, this.sink.releases(kind));
-    return { ...this.counts(type.url), ...answer.report() };
   }
 
   /** The kind's union as the store should hold it: valid objects, and the invalid ones as rejections. */
