@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigStore, type KeyChange, type RejectedObject } from '../../src/controller/store.ts';
+import type { ConfigStore } from '../../src/controller/store.ts';
+import { type KeyChange, type RejectedObject } from '../../src/controller/store.ts';
 import type { ConfigKind, ConfigObject } from '../../src/model/objects.ts';
 import type { ConfigEvent } from '../../src/model/view.ts';
-import { destinationRule, serviceEntry } from '../support/builders.ts';
-
-function newStore(): { store: ConfigStore; events: ConfigEvent[] } {
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  const events: ConfigEvent[] = [];
-  store.subscribe((e) => events.push(e));
-  return { store, events };
-}
+import { destinationRule, recordingStore, serviceEntry } from '../support/builders.ts';
 
 const names = (events: readonly ConfigEvent[]) => events.map((e) => `${e.type} ${e.name}`);
 
@@ -33,8 +27,8 @@ function againstReplaceKind(
   objects: readonly ConfigObject[],
   rejected: readonly RejectedObject[],
 ): { store: ConfigStore; events: ConfigEvent[] } {
-  const keyed = newStore();
-  const full = newStore();
+  const keyed = recordingStore();
+  const full = recordingStore();
   setup(keyed.store);
   setup(full.store);
   keyed.events.length = 0;
@@ -139,7 +133,7 @@ describe('ConfigStore.applyKindChanges', () => {
   });
 
   it('leaves owned keys alone, counts their releases, and refuses a change of another kind', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const mine = serviceEntry('ns', 'reg', { hosts: ['reg.example'] });
     store.applyOwned('registry', [mine], []);
     events.length = 0;

@@ -10,13 +10,13 @@ import { describe, it } from 'node:test';
 import { loadMcpProtos } from '../../../src/controller/mcp/protos.ts';
 import { McpState, type McpStoreSink } from '../../../src/controller/mcp/state.ts';
 import type { IstioKind } from '../../../src/controller/mcp/type-urls.ts';
-import { ConfigStore } from '../../../src/controller/store.ts';
+import type { ConfigStore } from '../../../src/controller/store.ts';
 import type { ConfigObject } from '../../../src/model/objects.ts';
 import { compareStrings } from '../../../src/model/order.ts';
 import { parseConfigObject } from '../../../src/model/parse.ts';
 import type { ConfigEvent } from '../../../src/model/view.ts';
 import { stableStringify } from '../../../src/util/json.ts';
-import { serviceEntry } from '../../support/builders.ts';
+import { recordingStore, serviceEntry } from '../../support/builders.ts';
 import {
   expectHeld,
   expectUnion,
@@ -33,13 +33,6 @@ import { picker } from '../../support/random-mesh.ts';
 const STEPS = Number(process.env['MCP_DIFF_STEPS'] ?? 3000);
 const SEED = Number(process.env['MCP_DIFF_SEED'] ?? 22);
 const protos = loadMcpProtos();
-
-function newStore(): { store: ConfigStore; events: string[] } {
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  const events: string[] = [];
-  store.subscribe((e) => events.push(describeEvent(e)));
-  return { store, events };
-}
 
 function describeEvent(e: ConfigEvent): string {
   const object = 'object' in e ? stableStringify(e.object) : '';
@@ -71,8 +64,9 @@ function hostOf(o: ConfigObject): string {
   return o.kind === 'DestinationRule' ? o.spec.host : '';
 }
 
-function sorted(xs: readonly string[]): string[] {
-  return [...xs].sort(compareStrings);
+/** Events as text, sorted: the order across keys may differ. */
+function described(events: readonly ConfigEvent[]): string[] {
+  return events.map(describeEvent).sort(compareStrings);
 }
 
 /** Counts how the store is written to. */
@@ -97,8 +91,8 @@ describe('MCP answers applied incrementally against full replacements', () => {
   it(`give the same store after every one of ${STEPS} random steps (seed ${SEED})`, () => {
     const p = picker(SEED);
     const world = new World(protos, p);
-    const incremental = newStore();
-    const reference = newStore();
+    const incremental = recordingStore();
+    const reference = recordingStore();
     const sink = counting(incremental.store);
     const state = new McpState(protos, sink, parseConfigObject, '', URLS);
     const held = new Map<string, Held>();
@@ -139,7 +133,7 @@ describe('MCP answers applied incrementally against full replacements', () => {
         assert.deepEqual(unionText(state, kind), expectUnion(held, kind), `union of ${kind}: ${where}`);
       }
       assert.equal(contents(incremental.store), contents(reference.store), `store: ${where}`);
-      assert.deepEqual(sorted(incremental.events), sorted(reference.events), `events: ${where}`);
+      assert.deepEqual(described(incremental.events), described(reference.events), `events: ${where}`);
       incremental.events.length = 0;
       reference.events.length = 0;
       if (incremental.store.rejected().length > 0) seen.rejected++;
