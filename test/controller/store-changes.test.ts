@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ConfigStore } from '../../src/controller/store.ts';
-import { type KeyChange, type RejectedObject } from '../../src/controller/store.ts';
+import type { ConfigStore, KeyChange, RejectedObject } from '../../src/controller/store.ts';
 import type { ConfigKind, ConfigObject } from '../../src/model/objects.ts';
 import type { ConfigEvent } from '../../src/model/view.ts';
 import { destinationRule, recordingStore, serviceEntry } from '../support/builders.ts';
