@@ -28,7 +28,7 @@ import {
   World,
   type Held,
 } from '../../support/mcp-answers.ts';
-import { picker } from '../../support/random-mesh.ts';
+import { picker, type Picker } from '../../support/random-mesh.ts';
 
 const STEPS = Number(process.env['MCP_DIFF_STEPS'] ?? 3000);
 const SEED = Number(process.env['MCP_DIFF_SEED'] ?? 22);
@@ -87,68 +87,94 @@ function counting(store: ConfigStore): McpStoreSink & { full: number; keyed: num
   return sink;
 }
 
+/** The two stores, the state writing the first, and what the rules say McpState holds per type URL. */
+class Run {
+  readonly world: World;
+  readonly incremental = recordingStore();
+  readonly reference = recordingStore();
+  readonly sink = counting(this.incremental.store);
+  readonly state = new McpState(protos, this.sink, parseConfigObject, '', URLS);
+  readonly held = new Map<string, Held>();
+  readonly seen = { answers: 0, rejected: 0, heldHosts: 0, partial: 0, undecodable: 0 };
+
+  constructor(private readonly p: Picker) {
+    this.world = new World(protos, p);
+  }
+
+  /** A registry bridge takes or gives back a ServiceEntry name, in both stores. */
+  owner(what: 'own' | 'release'): void {
+    const name = this.p.one(NAMES);
+    for (const { store } of [this.incremental, this.reference]) {
+      if (what === 'own')
+        store.applyOwned('registry', [serviceEntry(NS, name, { hosts: ['reg.example'] })], []);
+      else store.applyOwned('registry', [], [{ kind: 'ServiceEntry', namespace: NS, name }]);
+    }
+  }
+
+  /** One answer to a random type URL: keyed writes to one store, the union's replaceKind to the other. */
+  answer(empty: boolean, where: string): void {
+    const type = this.p.one(URLS);
+    if (empty) this.world.clear(type);
+    else this.world.change(type);
+    const { sent, resources } = this.world.answer(type);
+    const out = this.state.applyResponse(type, resources);
+    const expected = expectHeld(this.held.get(type.url) ?? new Map(), type, sent);
+    this.held.set(type.url, expected);
+    const { objects, rejected } = this.state.union(type.kind);
+    this.reference.store.replaceKind(type.kind, objects, rejected);
+    const values = [...expected.values()];
+    const invalid = values.filter((v) => v === 'invalid').length;
+    assert.deepEqual(
+      this.state.counts(type.url),
+      { valid: values.length - invalid, invalid },
+      `counts: ${where}`,
+    );
+    this.seen.answers++;
+    if (out.partial) this.seen.partial++;
+    if (out.undecodable > 0) this.seen.undecodable++;
+  }
+
+  /** McpState holds what the rules say, and both stores hold the same after the same events. */
+  check(where: string): void {
+    for (const kind of KINDS) {
+      assert.deepEqual(
+        unionText(this.state, kind),
+        expectUnion(this.held, kind),
+        `union of ${kind}: ${where}`,
+      );
+    }
+    const [a, b] = [this.incremental, this.reference];
+    assert.equal(contents(a.store), contents(b.store), `store: ${where}`);
+    assert.deepEqual(described(a.events), described(b.events), `events: ${where}`);
+    a.events.length = 0;
+    b.events.length = 0;
+    if (a.store.rejected().length > 0) this.seen.rejected++;
+    if (a.store.heldHosts().length > 0) this.seen.heldHosts++;
+  }
+}
+
 describe('MCP answers applied incrementally against full replacements', () => {
   it(`give the same store after every one of ${STEPS} random steps (seed ${SEED})`, () => {
     const p = picker(SEED);
-    const world = new World(protos, p);
-    const incremental = recordingStore();
-    const reference = recordingStore();
-    const sink = counting(incremental.store);
-    const state = new McpState(protos, sink, parseConfigObject, '', URLS);
-    const held = new Map<string, Held>();
-    const seen = { answers: 0, rejected: 0, heldHosts: 0, partial: 0, undecodable: 0 };
+    const run = new Run(p);
     for (let step = 1; step <= STEPS; step++) {
       const what = randomStep(p);
       const where = `seed ${SEED}, step ${step} (${what})`;
-      if (what === 'reconnect') state.resync();
-      else if (what === 'own' || what === 'release') {
-        const name = p.one(NAMES);
-        for (const s of [incremental.store, reference.store]) {
-          if (what === 'own')
-            s.applyOwned('registry', [serviceEntry(NS, name, { hosts: ['registry.example'] })], []);
-          else s.applyOwned('registry', [], [{ kind: 'ServiceEntry', namespace: NS, name }]);
-        }
-      } else {
-        const type = p.one(URLS);
-        if (what === 'empty') world.clear(type);
-        else world.change(type);
-        const { sent, resources } = world.answer(type);
-        const out = state.applyResponse(type, resources);
-        const expected = expectHeld(held.get(type.url) ?? new Map(), type, sent);
-        held.set(type.url, expected);
-        const { objects, rejected } = state.union(type.kind);
-        reference.store.replaceKind(type.kind, objects, rejected);
-        const values = [...expected.values()];
-        const invalid = values.filter((v) => v === 'invalid').length;
-        assert.deepEqual(
-          state.counts(type.url),
-          { valid: values.length - invalid, invalid },
-          `counts: ${where}`,
-        );
-        seen.answers++;
-        if (out.partial) seen.partial++;
-        if (out.undecodable > 0) seen.undecodable++;
-      }
-      for (const kind of KINDS) {
-        assert.deepEqual(unionText(state, kind), expectUnion(held, kind), `union of ${kind}: ${where}`);
-      }
-      assert.equal(contents(incremental.store), contents(reference.store), `store: ${where}`);
-      assert.deepEqual(described(incremental.events), described(reference.events), `events: ${where}`);
-      incremental.events.length = 0;
-      reference.events.length = 0;
-      if (incremental.store.rejected().length > 0) seen.rejected++;
-      if (incremental.store.heldHosts().length > 0) seen.heldHosts++;
+      if (what === 'reconnect') run.state.resync();
+      else if (what === 'own' || what === 'release') run.owner(what);
+      else run.answer(what === 'empty', where);
+      run.check(where);
     }
     // The sequence must exercise what it claims to, and mostly through the keyed path.
-    assert.ok(seen.answers > STEPS / 2, `answers: ${seen.answers}`);
-    for (const [what, n] of Object.entries(seen)) assert.ok(n > STEPS / 50, `${what}: only ${n} steps`);
-    assert.ok(sink.keyed > 3 * sink.full, `keyed writes ${sink.keyed}, full ${sink.full}`);
+    assert.ok(run.seen.answers > STEPS / 2, `answers: ${run.seen.answers}`);
+    for (const [what, n] of Object.entries(run.seen)) assert.ok(n > STEPS / 50, `${what}: only ${n} steps`);
+    assert.ok(run.sink.keyed > 3 * run.sink.full, `keyed writes ${run.sink.keyed}, full ${run.sink.full}`);
   });
 });
 
 type Step = 'answer' | 'empty' | 'reconnect' | 'own' | 'release';
 
-function randomStep(p: ReturnType<typeof picker>): Step {
+function randomStep(p: Picker): Step {
   const r = p.next();
   if (r < 0.8) return 'answer';
   if (r < 0.86) return 'empty';
