@@ -2,7 +2,9 @@
 // Compares decode + apply to a ConfigStore (the client's whole receive path: envelope decode, body decode,
 // proto3 JSON, validation, store replaceKind with events) with protobufjs alone decoding the same bytes
 // (outer response, every MCP Resource and every body). Target ratio <= 2. Also a repeated push of the same
-// answer (the common case: istiod re-sends every watched type on each full push) and the heap held.
+// answer (the common case: istiod re-sends every watched type on each full push), the same answer with one
+// resource changed (one config change in a mesh of 10,000: the cost should be that of the change), both also
+// without the outer DiscoveryResponse decode (the client's own share), against that decode alone; and the heap held.
 import { performance } from 'node:perf_hooks';
 import { loadMcpProtos, type McpProtos } from '../src/controller/mcp/protos.ts';
 import { McpState } from '../src/controller/mcp/state.ts';
@@ -13,6 +15,11 @@ import { parseConfigObject } from '../src/model/parse.ts';
 import { encodeResource } from '../test/fakes/istiod/encode.ts';
 
 const COUNT = 10_000;
+/**
+ * Pushes (and outer decodes) timed in a row per sample, each figure per push: a single one right after the
+ * collection that precedes each sample would mostly time the sweeping of the bench's large heap.
+ */
+const PUSHES = 10;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -23,17 +30,19 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function buildResponse(protos: McpProtos): Uint8Array {
+/** The answer; `changed` gives its first ServiceEntry a new version and port (one config change). */
+function buildResponse(protos: McpProtos, changed = false): Uint8Array {
   const resources = [];
   for (let i = 0; i < COUNT; i++) {
     const ns = `ns-${i % 50}`;
     const name = `svc-${i}`;
+    const change = changed && i === 0;
     resources.push(
       encodeResource(protos, {
         kind: 'ServiceEntry',
         namespace: ns,
         name,
-        version: String(100_000 + i),
+        version: String((change ? 200_000 : 100_000) + i),
         createTime: 1_767_225_600 + i,
         labels: { app: name, 'app.kubernetes.io/part-of': 'bench' },
         annotations: { interface: `org.apache.dubbo.samples.Service${i}` },
@@ -42,7 +51,7 @@ function buildResponse(protos: McpProtos): Uint8Array {
           addresses: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`],
           ports: [
             { number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP', targetPort: 20880 },
-            { number: 8080, name: 'http-web', protocol: 'HTTP' },
+            { number: change ? 8081 : 8080, name: 'http-web', protocol: 'HTTP' },
           ],
           location: 'MESH_INTERNAL',
           resolution: 'STATIC',
@@ -85,11 +94,12 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
   await new Promise((resolve) => setImmediate(resolve)); // let earlier benchmarks' pending I/O settle
   const protos = loadMcpProtos();
   const bytes = buildResponse(protos);
+  const changedBytes = buildResponse(protos, true);
   const bodyType = protos.bodies.get('type.googleapis.com/istio.networking.v1alpha3.ServiceEntry');
   if (!bodyType) throw new Error('no ServiceEntry type');
   const type = typeUrlFor('ServiceEntry', 'v1');
   const urls = subscribedTypeUrls('v1');
-  const noStore = { replaceKind: () => {} };
+  const noStore = { replaceKind: () => {}, applyKindChanges: () => {}, releases: () => 0 };
   const noParse = (raw: unknown) => ({ ok: true as const, value: raw as never, issues: [] });
 
   // The objects handed to parseConfigObject, to time validation alone.
@@ -100,9 +110,12 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
   );
 
   let applied = 0;
-  const repeatStore = new ConfigStore({ rootNamespace: 'istio-system' });
-  const repeatState = new McpState(protos, repeatStore, parseConfigObject, '', urls);
-  repeatState.applyResponse(type, responseResources(protos, bytes));
+  const repeated = pushes(protos, [bytes]);
+  // Alternates between the answer and the one with its first ServiceEntry changed: one change per push.
+  const oneChanged = pushes(protos, [bytes, changedBytes]);
+  // The same without the outer DiscoveryResponse decode: the client's own share of a push.
+  const repeatedApply = pushes(protos, [bytes], true);
+  const oneChangedApply = pushes(protos, [bytes, changedBytes], true);
 
   const t = interleaved(
     {
@@ -114,6 +127,10 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
           };
           bodyType.decode(r.body?.value ?? new Uint8Array());
         }
+      },
+      // The outer DiscoveryResponse alone (every push pays it before the client sees a resource).
+      responseOnly: () => {
+        for (let i = 0; i < PUSHES; i++) responseResources(protos, bytes);
       },
       // The whole receive path into an empty store.
       decodeAndApply: () => {
@@ -134,14 +151,17 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
       parseOnly: () => {
         for (const o of rawObjects) parseConfigObject(o);
       },
-      // The same answer again (istiod re-sends every watched type on each full push): deduped by version.
-      repeatedPush: () => {
-        repeatState.applyResponse(type, responseResources(protos, bytes));
-      },
+      // The same answer again (istiod re-sends every watched type on each full push): deduped by bytes.
+      repeatedPush: repeated.pushes,
+      // The same answer with one ServiceEntry changed (the other 9,999 re-sent as they were).
+      oneChangedPush: oneChanged.pushes,
+      repeatedApply: repeatedApply.pushes,
+      oneChangedApply: oneChangedApply.pushes,
     },
     9,
   );
   if (applied !== COUNT) throw new Error(`applied ${applied} of ${COUNT}`);
+  for (const p of [repeated, oneChanged, repeatedApply, oneChangedApply]) p.check();
 
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -161,14 +181,64 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
     clientOnlyMs: round(t['clientOnly'] ?? NaN),
     clientOnlyRatio: round((t['clientOnly'] ?? NaN) / base),
     parseConfigObjectMs: round(t['parseOnly'] ?? NaN),
-    repeatedPushMs: round(t['repeatedPush'] ?? NaN),
-    repeatedPushRatio: round((t['repeatedPush'] ?? NaN) / base),
+    ...pushFigures(t, base),
     heapHeldMb: round(heapHeldMb),
     heldObjects: held.list('ServiceEntry').length + heldState.counts(type.url).invalid,
     rssMb: round(process.memoryUsage().rss / 2 ** 20),
   };
   console.log(JSON.stringify(figures, null, 2));
   return figures;
+}
+
+/** The figures of one push, per push (PUSHES in a row per sample). */
+function pushFigures(t: Record<string, number>, base: number): Record<string, number> {
+  const per = (key: string) => (t[key] ?? NaN) / PUSHES;
+  const response = per('responseOnly');
+  return {
+    repeatedPushMs: round(per('repeatedPush')),
+    repeatedPushRatio: round(per('repeatedPush') / base),
+    oneChangedPushMs: round(per('oneChangedPush')),
+    oneChangedPushRatio: round(per('oneChangedPush') / base),
+    responseOnlyMs: round(response),
+    repeatedPushOverResponse: round(per('repeatedPush') / response),
+    oneChangedPushOverResponse: round(per('oneChangedPush') / response),
+    repeatedApplyMs: round(per('repeatedApply')),
+    oneChangedApplyMs: round(per('oneChangedApply')),
+    repeatedApplyOverResponse: round(per('repeatedApply') / response),
+    oneChangedApplyOverResponse: round(per('oneChangedApply') / response),
+  };
+}
+
+/**
+ * `pushes()` pushes `answers` in turn, PUSHES times, to a store holding the first (with two answers each push differs
+ * from the one before), decoded from their bytes on each push or, with `decoded`, once beforehand. `check` throws
+ * unless the store saw exactly one event per push that changed something.
+ */
+function pushes(
+  protos: McpProtos,
+  answers: readonly Uint8Array[],
+  decoded = false,
+): { pushes: () => void; check: () => void } {
+  const type = typeUrlFor('ServiceEntry', 'v1');
+  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const state = new McpState(protos, store, parseConfigObject, '', subscribedTypeUrls('v1'));
+  const resources = answers.map((a) => (decoded ? responseResources(protos, a) : undefined));
+  state.applyResponse(type, responseResources(protos, answers[0] ?? new Uint8Array()));
+  let count = 0;
+  let events = 0;
+  store.subscribe(() => events++);
+  return {
+    pushes: () => {
+      for (let n = 0; n < PUSHES; n++) {
+        const i = ++count % answers.length;
+        state.applyResponse(type, resources[i] ?? responseResources(protos, answers[i] ?? new Uint8Array()));
+      }
+    },
+    check: () => {
+      const expected = answers.length > 1 ? count : 0;
+      if (events !== expected) throw new Error(`${events} store events for ${expected} changes`);
+    },
+  };
 }
 
 function round(x: number): number {

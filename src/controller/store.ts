@@ -6,16 +6,18 @@
  * same namespace/name never replace each other; serviceEntries() returns both.
  *
  * Last known good (DESIGN habit 2): a rejection never removes a valid version. `reject` records it beside the
- * stored object, and `replaceKind` keeps the stored version of every object it is given as rejected, so routes,
- * rate limits and filters derived from it do not change until a valid version arrives or the object is deleted.
+ * stored object, and `replaceKind` (and `applyKindChanges`, its keyed counterpart) keeps the stored version of
+ * every object it is given as rejected, so routes, rate limits and filters derived from it do not change until a
+ * valid version arrives or the object is deleted.
  * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
  * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it. Such
  * a MetaRouter also holds the Gateways it binds (isGatewayHeld, heldGateways).
  *
  * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
- * owned, upsert, delete, reject and replaceKind from every other source leave it alone. So a registry ServiceEntry
- * that also comes back through the Kubernetes or MCP source (written by this controller, served to istiod) is
- * neither doubled nor replaced by its echo: the bridge's version is the one in effect until the bridge removes it.
+ * owned, upsert, delete, reject, replaceKind and applyKindChanges from every other source leave it alone. So a
+ * registry ServiceEntry that also comes back through the Kubernetes or MCP source (written by this controller,
+ * served to istiod) is neither doubled nor replaced by its echo: the bridge's version is the one in effect until the
+ * bridge removes it (releases() counts those removals).
  */
 import { BUILTIN_CODECS, CLUSTER_DOMAIN } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
@@ -37,6 +39,7 @@ import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
+import { applyKeyChanges, type KeyChange } from './store-changes.ts';
 import {
   compareByName,
   compareOldestFirst,
@@ -49,6 +52,7 @@ import {
 type ObjectOf<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
 
 export type { RejectedObject } from '../model/parse-objects.ts';
+export type { KeyChange } from './store-changes.ts';
 
 export class ConfigStore implements ConfigView {
   readonly rootNamespace: string;
@@ -76,6 +80,8 @@ export class ConfigStore implements ConfigView {
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
   /** `<kind>/<namespace>/<name>` → the source owning that key (applyOwned). */
   private readonly owners = new Map<string, string>();
+  /** Per kind, how many owned keys were released (applyOwned removals). */
+  private readonly released = new Map<string, number>();
 
   /** Stamps every event's `at` (convergence metrics); without it events carry no time. */
   private readonly now: (() => number) | undefined;
@@ -114,6 +120,7 @@ export class ConfigStore implements ConfigView {
       const key = rejectKey(r.kind, r.namespace, r.name);
       if (this.owners.get(key) !== source) continue;
       this.owners.delete(key);
+      this.released.set(r.kind, this.releases(r.kind) + 1);
       this.remove(r.kind as ConfigKind, r.namespace, r.name);
     }
     for (const o of upserts) {
@@ -123,6 +130,15 @@ export class ConfigStore implements ConfigView {
       this.owners.set(key, source);
       this.put(o);
     }
+  }
+
+  /**
+   * How many owned keys of `kind` were released so far (a count that only grows). A full-state source applying
+   * keyed changes (applyKindChanges) replaces the kind in full when it moved: a released key leaves the store,
+   * and only a full replacement would bring back that source's own version of it.
+   */
+  releases(kind: string): number {
+    return this.released.get(kind) ?? 0;
   }
 
   private isOwned(kind: string, namespace: string, name: string): boolean {
@@ -212,6 +228,15 @@ export class ConfigStore implements ConfigView {
       }
       for (const r of rejected) this.reject(r.ref, r.issues, r.hosts, r.gateways);
     }
+  }
+
+  /**
+   * The keyed counterpart of replaceKind (store-changes.ts): each change is what one namespace/name of `kind` now
+   * is at a full-state source, with the effect a replaceKind of that whole state has on that key. Keys not named
+   * are left as they are. Owned keys are left alone.
+   */
+  applyKindChanges(kind: ConfigKind, changes: readonly KeyChange[]): void {
+    applyKeyChanges(this, kind, changes);
   }
 
   /** Replaces the mesh config; emits `updated` (kind MeshConfig) when it changed. */

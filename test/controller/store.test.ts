@@ -3,23 +3,16 @@ import { describe, it } from 'node:test';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
 import type { ApplicationProtocol } from '../../src/model/objects.ts';
-import type { ConfigEvent } from '../../src/model/view.ts';
 import {
   destinationRule,
   dubboAuthorizationPolicy,
   gateway,
   meta,
   metaRouter,
+  recordingStore,
   serviceEntry,
   virtualService,
 } from '../support/builders.ts';
-
-function newStore(): { store: ConfigStore; events: ConfigEvent[] } {
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
-  const events: ConfigEvent[] = [];
-  store.subscribe((e) => events.push(e));
-  return { store, events };
-}
 
 function appProtocol(
   name: string,
@@ -37,7 +30,7 @@ function appProtocol(
 
 describe('ConfigStore', () => {
   it('lists by namespace then name (code-unit order), get by namespace/name', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     for (const [ns, name] of [
       ['b', 'x'],
       ['a-b', 'z'],
@@ -56,7 +49,7 @@ describe('ConfigStore', () => {
   });
 
   it('emits added / updated (with old) / deleted, synchronously; nothing for an identical upsert', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const v1 = serviceEntry('ns', 'se', { hosts: ['a.example.com'] });
     const v1copy = serviceEntry('ns', 'se', { hosts: ['a.example.com'] });
     const v2 = serviceEntry('ns', 'se', { hosts: ['b.example.com'] });
@@ -74,7 +67,7 @@ describe('ConfigStore', () => {
   });
 
   it('a new resourceVersion with the same content (a status write seen by the watch) is no change', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const at = (rv: string, hosts = ['a.example.com']) => {
       const m = metaRouter('ns', 'r', { hosts });
       return { ...m, metadata: { ...m.metadata, resourceVersion: rv } };
@@ -105,7 +98,7 @@ describe('ConfigStore', () => {
   });
 
   it('replaceKind deletes absent objects and emits only real changes', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const a = serviceEntry('ns', 'a', {});
     const b = serviceEntry('ns', 'b', {});
     const b2 = serviceEntry('ns', 'b', { hosts: ['b2'] });
@@ -129,7 +122,7 @@ describe('ConfigStore', () => {
   });
 
   it('applyOwned: a source of its own keeps its keys against every other source until it removes them', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const mine = serviceEntry('ns', 'reg', { hosts: ['reg.example'] });
     const echo = serviceEntry('ns', 'reg', { hosts: ['stale.example'] });
     store.upsert(echo); // seen first through another source: taken over
@@ -156,7 +149,7 @@ describe('ConfigStore', () => {
   });
 
   it('indexes hosts after FQDN normalisation (D6) and keeps them current on update and delete', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     store.upsert(virtualService('shop', 'vs', { hosts: ['catalog'] }));
     store.upsert(destinationRule('shop', 'dr', { host: 'catalog.shop.svc.cluster.local' }));
     store.upsert(metaRouter('other', 'mr', { hosts: ['catalog'] }));
@@ -176,7 +169,7 @@ describe('ConfigStore', () => {
   });
 
   it('configForHost finds the VirtualService, DestinationRule and MetaRouter of a host, through updates and deletes', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     const found = (host: string, ns: string) => {
       const c = store.configForHost(host, ns);
       return [c.virtualService, c.destinationRule, c.metaRouter].map((o) => o?.metadata.name);
@@ -207,7 +200,7 @@ describe('ConfigStore', () => {
   });
 
   it('D6 tie-break: oldest creationTimestamp, then namespace/name; unknown timestamps last', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     const host = 'svc.example.com';
     store.upsert(metaRouter('b', 'newer', { hosts: [host] }, { creationTimestamp: '2024-06-01T00:00:00Z' }));
     store.upsert(metaRouter('z', 'none', { hosts: [host] }, { creationTimestamp: '' }));
@@ -228,7 +221,7 @@ describe('ConfigStore', () => {
   });
 
   it('finds MetaRouters bound to a gateway (bare names qualified with the MetaRouter namespace)', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     store.upsert(metaRouter('apps', 'b', { gateways: ['istio-system/ingress'] }));
     store.upsert(metaRouter('istio-system', 'a', { gateways: ['ingress'] }));
     store.upsert(metaRouter('apps', 'c', { gateways: ['ingress'] }));
@@ -247,7 +240,7 @@ describe('ConfigStore', () => {
   });
 
   it('codecs: built in for dubbo and thrift, registered by ApplicationProtocols, unregistered on delete', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     assert.equal(store.codecFor('dubbo'), 'aeraki.meta_protocol.codec.dubbo');
     assert.equal(store.codecFor('thrift'), 'aeraki.meta_protocol.codec.thrift');
     assert.equal(store.codecFor('trpc'), undefined);
@@ -263,7 +256,7 @@ describe('ConfigStore', () => {
   });
 
   it('indexes DubboAuthorizationPolicies by namespace (by name within it), through updates and deletes', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const names = (ns: string) => store.dubboAuthorizationPolicies(ns).map((p) => p.metadata.name);
     assert.deepEqual(names('rpc'), []);
     store.upsert(dubboAuthorizationPolicy('rpc', 'b', {}));
@@ -291,7 +284,7 @@ describe('ConfigStore', () => {
   });
 
   it('setMesh emits a MeshConfig update only when it changed', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     assert.deepEqual(store.mesh(), DEFAULT_MESH_CONFIG);
     store.setMesh({ ...DEFAULT_MESH_CONFIG });
     assert.equal(events.length, 0);
@@ -311,7 +304,7 @@ describe('ConfigStore', () => {
   });
 
   it('records rejected objects until a valid upsert or a delete', () => {
-    const { store, events } = newStore();
+    const { store, events } = recordingStore();
     const ref = { kind: 'ServiceEntry', namespace: 'ns', name: 'bad' };
     const issues = [{ ref, path: 'spec.hosts', message: 'expected a list' }];
     store.reject(ref, issues);
@@ -334,7 +327,7 @@ describe('ConfigStore', () => {
   });
 
   it('list results are cached and stay valid across later changes', () => {
-    const { store } = newStore();
+    const { store } = recordingStore();
     store.upsert(serviceEntry('ns', 'a', {}));
     const first = store.serviceEntries();
     assert.equal(store.serviceEntries(), first, 'cached');

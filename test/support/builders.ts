@@ -19,6 +19,7 @@ import type {
   VirtualService,
   VirtualServiceSpec,
 } from '../../src/model/objects.ts';
+import type { ConfigEvent } from '../../src/model/view.ts';
 
 export function meta(namespace: string, name: string, extra: Partial<ObjectMeta> = {}): ObjectMeta {
   return {
@@ -124,6 +125,17 @@ export function dubboSource(lists: Partial<DubboSource>): DubboSource {
 /** A DubboOperation with the given lists, the others empty. */
 export function dubboOperation(lists: Partial<DubboOperation>): DubboOperation {
   return { interfaces: [], notInterfaces: [], methods: [], notMethods: [], ...lists };
+}
+
+/** An empty ConfigStore and the events it emits, in order. */
+export function recordingStore(rootNamespace = 'istio-system'): {
+  store: ConfigStore;
+  events: ConfigEvent[];
+} {
+  const store = new ConfigStore({ rootNamespace });
+  const events: ConfigEvent[] = [];
+  store.subscribe((e) => events.push(e));
+  return { store, events };
 }
 
 /** A ConfigStore holding `objects`: the real view (indexes, D6 precedence) for generators and builders. */

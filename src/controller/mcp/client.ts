@@ -179,6 +179,7 @@ export class McpClient {
       return;
     }
     this.stream = stream;
+    this.state.resync(); // istiod answers a new stream afresh: its first answers are written in full
     stream.on('data', (resp: DiscoveryResponseMessage) => {
       if (gen === this.generation) this.queue.push(resp.typeUrl ?? '', resp);
     });

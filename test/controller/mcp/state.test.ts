@@ -3,31 +3,63 @@ import { describe, it } from 'node:test';
 import { loadMcpProtos, MCP_RESOURCE_TYPE_URL } from '../../../src/controller/mcp/protos.ts';
 import { McpState, type McpStoreSink, type RejectedObject } from '../../../src/controller/mcp/state.ts';
 import { peekResourceName } from '../../../src/controller/mcp/resource-decode.ts';
-import { ConfigStore } from '../../../src/controller/store.ts';
+import { ConfigStore, type KeyChange } from '../../../src/controller/store.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
 import { parseConfigObject } from '../../../src/model/parse.ts';
 import { encodeResource, GARBAGE, type AnyBytes } from '../../fakes/istiod/encode.ts';
+import { serviceEntry } from '../../support/builders.ts';
 
 const protos = loadMcpProtos();
 const V1 = typeUrlFor('ServiceEntry', 'v1');
 const V1A3 = typeUrlFor('ServiceEntry', 'v1alpha3');
 
-/** Records what the state writes, as the store would hold it. */
+/** Holds what the state writes, as the store would hold it (names sorted; the kind last written). */
 class Recorder implements McpStoreSink {
-  readonly calls: { kind: ConfigKind; names: string[]; rejected: string[] }[] = [];
+  private readonly held = new Map<string, Map<string, string>>();
+  private readonly rejections = new Map<string, Map<string, string>>();
+  private lastKind: ConfigKind | undefined;
   replaceKind(kind: ConfigKind, objects: readonly ConfigObject[], rejected: readonly RejectedObject[]): void {
-    this.calls.push({
-      kind,
-      names: objects.map(
-        (o) => `${o.apiVersion.split('/')[1] ?? ''}:${o.metadata.namespace}/${o.metadata.name}`,
-      ),
-      rejected: rejected.map((r) => `${r.ref.namespace}/${r.ref.name}`),
-    });
+    this.held.set(kind, new Map(objects.map((o) => [keyOf(o.metadata), label(o)])));
+    this.rejections.set(kind, new Map(rejected.map((r) => [keyOf(r.ref), keyOf(r.ref)])));
+    this.lastKind = kind;
   }
-  get last(): { names: string[]; rejected: string[] } | undefined {
-    return this.calls.at(-1);
+  applyKindChanges(kind: ConfigKind, changes: readonly KeyChange[]): void {
+    const held = this.held.get(kind) ?? new Map<string, string>();
+    const rejections = this.rejections.get(kind) ?? new Map<string, string>();
+    for (const c of changes) {
+      const key =
+        c.type === 'valid'
+          ? keyOf(c.object.metadata)
+          : c.type === 'rejected'
+            ? keyOf(c.rejection.ref)
+            : keyOf(c);
+      rejections.delete(key);
+      if (c.type === 'valid') held.set(key, label(c.object));
+      else if (c.type === 'rejected') rejections.set(key, key);
+      else held.delete(key);
+    }
+    this.held.set(kind, held);
+    this.rejections.set(kind, rejections);
+    this.lastKind = kind;
   }
+  releases(): number {
+    return 0;
+  }
+  get last(): { kind: ConfigKind; names: string[]; rejected: string[] } | undefined {
+    const kind = this.lastKind;
+    if (kind === undefined) return undefined;
+    const names = [...(this.held.get(kind)?.values() ?? [])].sort();
+    return { kind, names, rejected: [...(this.rejections.get(kind)?.values() ?? [])].sort() };
+  }
+}
+
+function keyOf(m: { namespace: string; name: string }): string {
+  return `${m.namespace}/${m.name}`;
+}
+
+function label(o: ConfigObject): string {
+  return `${o.apiVersion.split('/')[1] ?? ''}:${keyOf(o.metadata)}`;
 }
 
 function res(name: string, version: string, host = `${name}.example.com`): AnyBytes {
@@ -66,15 +98,15 @@ describe('McpState', () => {
   });
 
   it('hands the store the very objects it held when a response repeats their bytes', () => {
-    const given: (readonly ConfigObject[])[] = [];
-    const sink: McpStoreSink = { replaceKind: (_kind, objects) => void given.push(objects) };
-    const state = new McpState(protos, sink, parseConfigObject, '', [V1]);
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const state = new McpState(protos, store, parseConfigObject, '', [V1]);
     state.applyResponse(V1, [res('a', ''), res('b', '')]);
+    const [a, b] = store.list('ServiceEntry');
     state.applyResponse(V1, [res('a', ''), res('b', '', 'moved.example.com')]);
-    const [first, second] = given;
-    assert.equal(second?.[0], first?.[0], 'a: the same object');
-    assert.notEqual(second?.[1], first?.[1], 'b: decoded again');
-    assert.deepEqual(second?.[1]?.spec, { ...first?.[1]?.spec, hosts: ['moved.example.com'] });
+    assert.equal(store.get('ServiceEntry', 'ns', 'a'), a, 'a: the same object');
+    const moved = store.get('ServiceEntry', 'ns', 'b');
+    assert.notEqual(moved, b, 'b: decoded again');
+    assert.deepEqual(moved?.spec, { ...b?.spec, hosts: ['moved.example.com'] });
   });
 
   it('peeks the name of an encoded Resource without decoding it; undefined for unreadable bytes', () => {
@@ -103,7 +135,7 @@ describe('McpState', () => {
     assert.equal(out.partial, false);
     out = state.applyResponse(V1, [{ type_url: MCP_RESOURCE_TYPE_URL, value: GARBAGE }, res('c', '1')]);
     assert.equal(out.partial, true);
-    assert.deepEqual(sink.last?.names, ['v1:ns/c', 'v1:ns/a'], 'partial answer: added c, deleted nothing');
+    assert.deepEqual(sink.last?.names, ['v1:ns/a', 'v1:ns/c'], 'partial answer: added c, deleted nothing');
   });
 
   it('passes invalid objects as rejections and skips bad names and other revisions', () => {
@@ -177,5 +209,80 @@ describe('McpState: last known good', () => {
     );
     state.applyResponse(DR, []);
     assert.equal(store.get('DestinationRule', 'ns', 'dr'), undefined, 'deleted at the source: gone');
+  });
+});
+
+describe('McpState: writes what changed', () => {
+  /** A ConfigStore that records how it is written to. */
+  function tracked(): { store: ConfigStore; writes: string[]; sink: McpStoreSink } {
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const writes: string[] = [];
+    const sink: McpStoreSink = {
+      replaceKind: (kind, objects, rejected) => {
+        writes.push(`full ${objects.length + rejected.length}`);
+        store.replaceKind(kind, objects, rejected);
+      },
+      applyKindChanges: (kind, changes) => {
+        writes.push(`keyed ${changes.map((c) => c.type).join(',')}`);
+        store.applyKindChanges(kind, changes);
+      },
+      releases: (kind) => store.releases(kind),
+    };
+    return { store, writes, sink };
+  }
+
+  it('writes the first answer in full, then only the keys whose union entry changed', () => {
+    const { store, writes, sink } = tracked();
+    const state = new McpState(protos, sink, parseConfigObject, '', subscribedTypeUrls('auto'));
+    state.applyResponse(V1, [res('a', '1'), res('b', '1'), res('c', '1')]);
+    state.applyResponse(V1, [res('a', '1'), res('b', '1'), res('c', '1')]);
+    state.applyResponse(V1, [res('a', '2', 'moved.example.com'), res('c', '1'), res('d', '1')]);
+    // v1 holds b no longer, v1alpha3 gives it back; its c is shadowed by v1's: nothing to write for that.
+    state.applyResponse(V1A3, [res('b', '5'), res('c', '9')]);
+    assert.deepEqual(writes, ['full 3', 'keyed absent,valid,valid', 'keyed valid']);
+    state.applyResponse(V1A3, [res('b', '5'), res('c', '10')]);
+    state.applyResponse(V1, [res('a', '2', 'moved.example.com'), res('d', '1')]);
+    assert.deepEqual(writes.slice(3), ['keyed valid'], 'c falls back to its v1alpha3 version');
+    assert.deepEqual(
+      store
+        .list('ServiceEntry')
+        .map((o) => `${o.apiVersion} ${o.metadata.name} ${o.metadata.resourceVersion}`),
+      [
+        'networking.istio.io/v1 a 2',
+        'networking.istio.io/v1alpha3 b 5',
+        'networking.istio.io/v1alpha3 c 10',
+        'networking.istio.io/v1 d 1',
+      ],
+    );
+    assert.deepEqual(state.counts(V1.url), { valid: 2, invalid: 0 });
+    assert.deepEqual(state.counts(V1A3.url), { valid: 2, invalid: 0 });
+  });
+
+  it('writes the kind in full after a new stream, a released owned key, or a store write that threw', () => {
+    const { store, writes, sink } = tracked();
+    const state = new McpState(protos, sink, parseConfigObject, '', [V1]);
+    const answer = [res('a', '1'), res('reg', '1')];
+    state.applyResponse(V1, answer);
+    state.resync();
+    state.applyResponse(V1, answer);
+    assert.deepEqual(writes, ['full 2', 'full 2']);
+
+    // A registry bridge owns reg, then removes it: only a full write brings back the version istiod serves.
+    store.applyOwned('registry', [serviceEntry('ns', 'reg', { hosts: ['reg.example'] })], []);
+    store.applyOwned('registry', [], [{ kind: 'ServiceEntry', namespace: 'ns', name: 'reg' }]);
+    state.applyResponse(V1, answer);
+    assert.equal(store.get('ServiceEntry', 'ns', 'reg')?.spec.hosts[0], 'reg.example.com');
+    assert.deepEqual(writes.slice(2), ['full 2']);
+
+    let failing = true;
+    store.subscribe((e) => {
+      if (failing && e.type === 'added') throw new Error(`listener failed on ${e.name}`);
+    });
+    assert.throws(() => state.applyResponse(V1, [...answer, res('b', '1'), res('c', '1')]), /failed on b/);
+    assert.equal(store.get('ServiceEntry', 'ns', 'c'), undefined, 'the write stopped midway');
+    failing = false;
+    state.applyResponse(V1, [...answer, res('b', '1'), res('c', '1')]);
+    assert.equal(store.get('ServiceEntry', 'ns', 'c')?.metadata.name, 'c', 'written in full: c too');
+    assert.deepEqual(writes.slice(3), ['keyed valid,valid', 'full 4']);
   });
 });
