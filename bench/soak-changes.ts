@@ -212,6 +212,8 @@ export class ChangeLog {
     const byKind = this.arrivalByKind.get(kind) ?? [];
     this.arrivalByKind.set(kind, byKind);
     for (const t of times) {
+      if (process.env['SOAK_RUNS'] && at - t > 1000)
+        console.log(`soak: late arrival ${key} ${at - t} ms, at ${new Date(at).toISOString()}`);
       this.arrivalMs.push(Math.max(0, at - t));
       byKind.push(Math.max(0, at - t));
     }

@@ -42,7 +42,15 @@ interface Mesh {
 /** Forks bench/soak-mesh.ts; its failure, or its exit before `stop`, fails every wait on the channel. */
 function forkMesh(): Mesh {
   const child = fork(fileURLToPath(new URL('./soak-mesh.ts', import.meta.url)), [], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    // SOAK_MESH_PROFILE=DIR writes a CPU profile of the mesh process there (--cpu-prof is refused in NODE_OPTIONS).
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...(process.env['SOAK_MESH_PROFILE']
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env['SOAK_MESH_PROFILE']}`]
+        : []),
+    ],
   });
   const channel = new SoakChannel<FromMesh, ToMesh>((m) => {
     if (child.connected) child.send(m);
@@ -156,7 +164,7 @@ function watchController(s: SoakSettings, running: RunningServe, channel: Mesh['
       listed: r.listed === true,
       failures: r.failures.length,
     });
-    if (s.runs) console.log(`soak: run ${JSON.stringify(runs.at(-1))}`);
+    if (s.runs) console.log(`soak: run ${JSON.stringify(runs.at(-1))} ended ${new Date().toISOString()}`);
   });
   /** Stops watching; the last store events are posted (before anything sent after this). */
   const stop = () => {

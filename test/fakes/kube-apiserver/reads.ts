@@ -1,7 +1,7 @@
 // Get, list, delete and deletecollection.
 import { present, rfc3339 } from './objects.ts';
 import { groupVersion } from './registry.ts';
-import type { Selector } from './selectors.ts';
+import { MATCH_ALL, type Selector } from './selectors.ts';
 import { ApiError, badRequest, conflict, expired, notFound, type StatusObject } from './status.ts';
 import { objectKey, type ObjectStore } from './store.ts';
 import type { KubeObject, ResourceType } from './types.ts';
@@ -25,12 +25,15 @@ export function getObject(
   return present(rt, version, o);
 }
 
-/** Items of a core-group list carry no apiVersion/kind (as the real server sends them); others do. */
+/**
+ * Items of a core-group list carry no apiVersion/kind (as the real server sends them); others do. Not a copy: a
+ * list is serialised as soon as it is built (a list of 30,000 objects cloned first kept the server busy for
+ * seconds).
+ */
 function listItem(rt: ResourceType, version: string, o: KubeObject): KubeObject {
-  const p = present(rt, version, o);
-  if (rt.group !== '') return p;
-  const { apiVersion: _a, kind: _k, ...rest } = p;
-  return rest;
+  const { apiVersion: _a, kind: _k, ...rest } = o;
+  if (rt.group === '') return rest;
+  return { apiVersion: groupVersion(rt.group, version), kind: rt.kind, ...rest };
 }
 
 export interface Paging {
@@ -72,17 +75,28 @@ export function listObjects(
 ): ListObject {
   const from = paging.continueToken ? decodeContinue(store, paging.continueToken) : undefined;
   const rv = from?.rv ?? store.currentRv();
-  let matching = store.scan(rt, namespace).filter((o) => selectors.every((s) => s(o)));
-  if (from)
-    matching = matching.filter((o) => objectKey(o.metadata.namespace, o.metadata.name ?? '') > from.after);
+  const selective = selectors.some((s) => s !== MATCH_ALL);
   const limit = paging.limit !== undefined && paging.limit > 0 ? paging.limit : undefined;
-  const page = limit === undefined ? matching : matching.slice(0, limit);
+  const page: KubeObject[] = [];
+  let more = false;
+  let remaining = 0;
+  for (const o of store.iterate(rt, namespace, from?.after)) {
+    if (!selectors.every((s) => s(o))) continue;
+    if (limit === undefined || page.length < limit) {
+      page.push(o);
+      continue;
+    }
+    more = true;
+    // Under a label or field selector the real server leaves the number of remaining items unset.
+    if (selective) break;
+    remaining++;
+  }
   const metadata: ListObject['metadata'] = { resourceVersion: String(rv) };
-  if (limit !== undefined && matching.length > limit) {
+  if (more) {
     const last = page[page.length - 1]!;
     const after = objectKey(last.metadata.namespace, last.metadata.name ?? '');
     metadata.continue = Buffer.from(JSON.stringify({ rv, after })).toString('base64url');
-    metadata.remainingItemCount = matching.length - limit;
+    if (!selective) metadata.remainingItemCount = remaining;
   }
   return {
     apiVersion: groupVersion(rt.group, version),

@@ -60,9 +60,12 @@ function matches(req: Requirement, labels: Record<string, string>): boolean {
   }
 }
 
+/** The selector of an absent or empty selector parameter: matches everything. */
+export const MATCH_ALL: Selector = () => true;
+
 /** Parses a label selector (`a=b,c!=d,e in (f,g),h notin (i),j,!k`); throws ApiError 400 when malformed. */
 export function parseLabelSelector(text: string | undefined): Selector {
-  if (!text) return () => true;
+  if (!text) return MATCH_ALL;
   const reqs = splitTop(text).map(parseRequirement);
   return (obj) => reqs.every((r) => matches(r, obj.metadata.labels ?? {}));
 }
@@ -79,7 +82,7 @@ const FIELDS: Record<string, (o: KubeObject) => string> = {
 
 /** Parses a field selector over metadata.name / metadata.namespace / type (`=`, `==`, `!=`). */
 export function parseFieldSelector(text: string | undefined): Selector {
-  if (!text) return () => true;
+  if (!text) return MATCH_ALL;
   const reqs = splitTop(text).map((part) => {
     const m = /^([^\s!=]+)\s*(==|=|!=)\s*(.*)$/.exec(part);
     if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${part}'`);

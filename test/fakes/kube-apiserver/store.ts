@@ -19,6 +19,8 @@ export function objectKey(namespace: string | undefined, name: string): string {
 export class ObjectStore {
   private rv: number;
   private readonly data = new Map<string, Map<string, KubeObject>>();
+  /** Each table's keys in order, kept until a key is added or removed (a list of 30,000 pages without sorting). */
+  private readonly sortedKeys = new Map<string, string[]>();
   private readonly log: { type: string; ev: StoredEvent }[] = [];
   private compactedRv: number;
   private readonly listeners = new Set<StoreListener>();
@@ -57,21 +59,34 @@ export class ObjectStore {
 
   /** Objects ordered by namespace/name; all namespaces when `namespace` is undefined. */
   list(rt: ResourceType, namespace?: string): KubeObject[] {
-    const t = this.table(rt);
-    return [...t.keys()]
-      .sort()
-      .map((k) => t.get(k)!)
-      .filter((o) => namespace === undefined || o.metadata.namespace === namespace)
-      .map((o) => structuredClone(o));
+    return [...this.iterate(rt, namespace)].map((o) => structuredClone(o));
   }
 
   /** Like list(), but the stored objects themselves: callers must copy before changing anything. */
   scan(rt: ResourceType, namespace?: string): readonly KubeObject[] {
+    return [...this.iterate(rt, namespace)];
+  }
+
+  /**
+   * The stored objects (callers must copy before changing anything) ordered by namespace/name, from the first key
+   * after `after` (`objectKey`) when given; lazily, so a page stops reading where it ends.
+   */
+  *iterate(rt: ResourceType, namespace?: string, after?: string): Generator<KubeObject> {
     const t = this.table(rt);
-    return [...t.keys()]
-      .sort()
-      .map((k) => t.get(k)!)
-      .filter((o) => namespace === undefined || o.metadata.namespace === namespace);
+    const keys = this.keysOf(rt);
+    for (let i = after === undefined ? 0 : firstAfter(keys, after); i < keys.length; i++) {
+      const o = t.get(keys[i]!);
+      if (o && (namespace === undefined || o.metadata.namespace === namespace)) yield o;
+    }
+  }
+
+  private keysOf(rt: ResourceType): string[] {
+    let keys = this.sortedKeys.get(typeKey(rt));
+    if (!keys) {
+      keys = [...this.table(rt).keys()].sort();
+      this.sortedKeys.set(typeKey(rt), keys);
+    }
+    return keys;
   }
 
   count(rt: ResourceType): number {
@@ -85,6 +100,7 @@ export class ObjectStore {
     const previous = t.get(key);
     const stored = structuredClone(obj);
     stored.metadata.resourceVersion = String(++this.rv);
+    if (!previous) this.sortedKeys.delete(typeKey(rt));
     t.set(key, stored);
     this.append(rt, { rv: this.rv, type: previous ? 'MODIFIED' : 'ADDED', key, object: stored, previous });
     return structuredClone(stored);
@@ -97,6 +113,7 @@ export class ObjectStore {
     const previous = t.get(key);
     if (!previous) return undefined;
     t.delete(key);
+    this.sortedKeys.delete(typeKey(rt));
     const last = structuredClone(previous);
     last.metadata.resourceVersion = String(++this.rv);
     this.append(rt, { rv: this.rv, type: 'DELETED', key, object: last, previous });
@@ -126,4 +143,16 @@ export class ObjectStore {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** Index of the first key greater than `after` in sorted `keys` (binary search). */
+function firstAfter(keys: readonly string[], after: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -112,6 +112,28 @@ describe('fake kube-apiserver: discovery and CRUD over HTTP', () => {
     assert.equal(old.body.reason, 'Expired');
   });
 
+  it('pages under a label selector carry continue but no remainingItemCount, as the real server', async () => {
+    api.seed(
+      [1, 2, 3, 4, 5, 6].map((i) => ({
+        ...envoyFilter(`s${i}`),
+        metadata: { name: `s${i}`, namespace: 'sel', labels: { odd: String(i % 2 === 1) } },
+      })),
+    );
+    const base = '/apis/networking.istio.io/v1alpha3/namespaces/sel/envoyfilters?labelSelector=odd%3Dtrue';
+    const first = await call(api, 'GET', `${base}&limit=2`);
+    assert.deepEqual(
+      first.body.items.map((i: any) => i.metadata.name),
+      ['s1', 's3'],
+    );
+    assert.equal(first.body.metadata.remainingItemCount, undefined);
+    const rest = await call(api, 'GET', `${base}&limit=2&continue=${first.body.metadata.continue}`);
+    assert.deepEqual(
+      rest.body.items.map((i: any) => i.metadata.name),
+      ['s5'],
+    );
+    assert.equal(rest.body.metadata.continue, undefined, 'the last page');
+  });
+
   it('updates with a resourceVersion precondition and bumps generation on spec changes only', async () => {
     const live = (await call(api, 'GET', `${EF}/c1`)).body;
     const upd = await call(api, 'PUT', `${EF}/c1`, { ...live, spec: { a: 2 } });
