@@ -219,6 +219,16 @@ export class ChangeLog {
     }
   }
 
+  private wrote(p: Pending, now: number): void {
+    this.writeMs.push(now - p.at);
+    if (process.env['SOAK_RUNS'] && now - p.at > 10_000) {
+      const at = new Date(p.at).toISOString();
+      console.log(
+        `soak: slow write ${p.kind} ${now - p.at} ms, changed at ${at}, written ${new Date(now).toISOString()}`,
+      );
+    }
+  }
+
   /** An API request the controller made: EnvoyFilter writes are matched to changes by host. */
   observed(r: RequestRecord): void {
     if (r.resource !== 'envoyfilters' || r.status < 200 || r.status >= 300) return;
@@ -236,7 +246,7 @@ export class ChangeLog {
       for (const p of list) {
         if (!p.expectWrite || p.wrote) continue;
         p.wrote = true;
-        this.writeMs.push(now - p.at);
+        this.wrote(p, now);
       }
       this.prune(host, list);
     }
@@ -254,7 +264,7 @@ export class ChangeLog {
         if (p.wrote || p.probe === undefined) continue;
         if (!this.d.api.get('envoyfilters.networking.istio.io', namespace, p.probe)) continue;
         p.wrote = true;
-        this.writeMs.push(now - p.at);
+        this.wrote(p, now);
       }
       this.prune(host, list);
     }

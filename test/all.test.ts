@@ -32,6 +32,7 @@ import './controller/mcp/latest-queue.test.ts';
 import './controller/mcp/protos.test.ts';
 import './controller/mcp/resilience.test.ts';
 import './controller/mcp/state.test.ts';
+import './controller/mcp/transport.test.ts';
 import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
 import './e2e/embedded-default.test.ts';

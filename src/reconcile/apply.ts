@@ -65,7 +65,7 @@ const target = (o: OutputObject) => ({
 export function planWrites(plan: Plan, sink: EnvoyFilterSink, cache?: ManagedCache): WriteOp[] {
   const record = (written: ExistingObject | void): void => {
     if (!cache) return;
-    if (written) cache.upsert(written);
+    if (written) cache.upsert(written, true);
     else cache.markStale();
   };
   /** Marks the object as written by the controller while `write` runs (its watch event needs no run). */

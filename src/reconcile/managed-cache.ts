@@ -134,9 +134,11 @@ export class ManagedCache {
 
   /**
    * Records an object as it exists now (a watch event, a list item or a write answer). Returns true when that
-   * changed what the cache holds (false for an older or the same resourceVersion).
+   * changed what the cache holds (false for an older or the same resourceVersion). `ownWrite`: the answer to the
+   * controller's own write, which holds what the run planned; it is not reported by `takeChanged` (the next run
+   * need not re-check it: a change of its source or someone else's edit is reported anyway).
    */
-  upsert(e: ExistingObject): boolean {
+  upsert(e: ExistingObject, ownWrite = false): boolean {
     const key = objectKey(e.kind, e.namespace, e.name);
     const cur = this.objects.get(key);
     if (
@@ -150,7 +152,8 @@ export class ManagedCache {
     if (bucket === undefined)
       this.bySourceIndex.set(sourceOf(e), (bucket = new Map<string, ExistingObject>()));
     bucket.set(key, e);
-    this.noteChange(key, { kind: e.kind, namespace: e.namespace, name: e.name });
+    if (ownWrite) this.noteTouched(key);
+    else this.noteChange(key, { kind: e.kind, namespace: e.namespace, name: e.name });
     return true;
   }
 
@@ -169,6 +172,10 @@ export class ManagedCache {
 
   private noteChange(key: string, ref: ObjectRefKey): void {
     this.changed.set(key, ref);
+    this.noteTouched(key);
+  }
+
+  private noteTouched(key: string): void {
     for (const t of this.trackers) t.add(key);
   }
 

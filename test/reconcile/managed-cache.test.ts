@@ -32,6 +32,27 @@ describe('ManagedCache', () => {
     assert.equal(cache.size, 1);
   });
 
+  it('reports watch events and list items as changed, not the answers to its own writes; trackers see all', () => {
+    const cache = new ManagedCache();
+    const tracker = cache.track();
+    assert.equal(cache.upsert(obj('own', '3'), true), true, 'a write answer is recorded');
+    cache.upsert(obj('seen', '4'));
+    cache.remove('EnvoyFilter', 'istio-system', 'own');
+    cache.upsert(obj('own2', '5'), true);
+    assert.deepEqual(
+      cache.takeChanged().map((c) => c.name),
+      ['seen', 'own'],
+      'the watch event and the deletion',
+    );
+    assert.deepEqual([...tracker.stop()].sort(), [
+      'EnvoyFilter/istio-system/own',
+      'EnvoyFilter/istio-system/own2',
+      'EnvoyFilter/istio-system/seen',
+    ]);
+    cache.upsert(obj('after', '6'));
+    assert.equal(tracker.stop().size, 3, 'a stopped tracker records nothing more');
+  });
+
   it('a deletion of an older version keeps the newer object (re-created since)', () => {
     const cache = new ManagedCache();
     cache.upsert(obj('a', '12'));

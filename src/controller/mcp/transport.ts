@@ -58,6 +58,9 @@ export function usesTls(address: string, tls: boolean | 'auto'): boolean {
   return tls === 'auto' ? !address.endsWith(':15010') : tls;
 }
 
+/** The HTTP/2 receive window of the MCP stream and connection (bytes). */
+export const MCP_FLOW_CONTROL_WINDOW = 16 * 1024 * 1024;
+
 export class AdsTransport {
   private client: grpc.Client | undefined;
   private clientCert: string | undefined;
@@ -111,6 +114,10 @@ export class AdsTransport {
       'grpc.keepalive_time_ms': this.options.keepaliveTimeMs ?? 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 1,
+      // istiod answers each type with its full state: megabytes at 10,000 services. HTTP/2's default 64 KiB
+      // window makes such an answer crawl in window-sized round trips; 16 MiB (the ceiling of Go gRPC's
+      // adaptive window) lets it arrive in one go.
+      'grpc-node.flow_control_window': MCP_FLOW_CONTROL_WINDOW,
     };
     if (tls && this.options.serverName) {
       channelOptions['grpc.ssl_target_name_override'] = this.options.serverName;
