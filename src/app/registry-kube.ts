@@ -14,10 +14,11 @@ import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../mod
 import {
   asSinkError,
   kubeSinkError,
+  NO_WRITES,
   writeRunHandlers,
   type ApplyWrites,
   type SinkError,
-  type WriteFailure,
+  type WriteCounts,
   type WriteOp,
 } from '../model/write.ts';
 import { diff, type ExistingObject } from '../reconcile/diff.ts';
@@ -105,28 +106,13 @@ export function createKubeRegistryPort(kc: KubeConfig, version: string): Registr
 }
 
 /** What one run did. */
-export interface RegistryWriteReport {
+/** `kept`: not desired, but kept because their registry may not delete now. */
+export interface RegistryWriteReport extends WriteCounts {
   readonly skipped?: 'not-leader' | 'not-synced';
-  readonly created: number;
-  readonly updated: number;
-  readonly deleted: number;
-  readonly unchanged: number;
-  /** Not desired, but kept because their registry may not delete now. */
-  readonly kept: number;
-  readonly failures: readonly WriteFailure[];
   readonly listError?: SinkError;
-  readonly interrupted: boolean;
 }
 
-const EMPTY: RegistryWriteReport = {
-  created: 0,
-  updated: 0,
-  deleted: 0,
-  unchanged: 0,
-  kept: 0,
-  failures: [],
-  interrupted: false,
-};
+const EMPTY: RegistryWriteReport = NO_WRITES;
 
 /** Debounce defaults: 500 ms quiet, 5 s at most; `isSynced` waits e.g. until the namespaces are known. */
 export interface RegistryKubeOutputOptions extends LoopControllerSettings<RegistryWriteReport> {

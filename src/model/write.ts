@@ -77,6 +77,30 @@ export interface ApplyResult {
   readonly interrupted: boolean;
 }
 
+/** The counts a write run reports (the reconciler's and the registry output's reports extend them). */
+export interface WriteCounts {
+  readonly created: number;
+  readonly updated: number;
+  readonly deleted: number;
+  /** Objects left alone because they were current. */
+  readonly unchanged: number;
+  /** Objects kept although not desired (their source failed or is held). */
+  readonly kept: number;
+  readonly failures: readonly WriteFailure[];
+  readonly interrupted: boolean;
+}
+
+/** The counts of a run that wrote, kept and failed nothing. */
+export const NO_WRITES: WriteCounts = {
+  created: 0,
+  updated: 0,
+  deleted: 0,
+  unchanged: 0,
+  kept: 0,
+  failures: [],
+  interrupted: false,
+};
+
 /** Executes writes (reconcile/apply.ts); injected where reconcile/ may not be imported. Never rejects. */
 export type ApplyWrites = <O extends WriteOp>(
   ops: readonly O[],

@@ -22,105 +22,30 @@
  * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change. The timing is the
  * ControllerLoop's (util/controller-loop.ts).
  */
-import type { ConfigIssue, ObjectRef } from '../model/result.ts';
+import type { ConfigIssue } from '../model/result.ts';
 import { formatIssue, severityOf } from '../model/result.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
-import type { BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop, type RunOutcome } from '../util/controller-loop.ts';
-import type { RateLimiter } from '../util/rate-limit.ts';
+import { ControllerLoop } from '../util/controller-loop.ts';
 import { applyWrites, planWrites } from './apply.ts';
 import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
 import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import { ExistingReader } from './existing.ts';
-import { planChanged, toggled, type DesiredChanges } from './incremental-plan.ts';
-import type { ManagedCache } from './managed-cache.ts';
+import { planChanged, toggled } from './incremental-plan.ts';
 import { WriteProgress } from './progress.ts';
-import { sourceKey } from '../model/names.ts';
-import { SinkError, type WriteFailure, type WriteOp } from '../model/write.ts';
-import type { EnvoyFilterSink } from './sink.ts';
+import { SinkError, type WriteOp } from '../model/write.ts';
+import {
+  classify,
+  EMPTY_RUN,
+  type DesiredSet,
+  type ReconcilerOptions,
+  type RunReport,
+} from './run-report.ts';
 
-/** What generateAll returns (src/envoyfilter/generate-all.ts); structural so tests can inject anything. */
-export interface DesiredSet {
-  readonly objects: readonly OutputObject[];
-  readonly issues: readonly ConfigIssue[];
-  readonly failedSources: ReadonlySet<string>;
-  /**
-   * What changed since the previous call (IncrementalGenerator): a run that saw every earlier change set and
-   * plans against the synced cache diffs only what these changes touch (incremental-plan.ts) and leaves
-   * `objects` unread.
-   */
-  readonly changes?: DesiredChanges;
-}
-
-export interface ReconcilerOptions {
-  readonly sink: EnvoyFilterSink;
-  /** Computes the complete desired set (pure; called once per run). */
-  readonly desired: () => DesiredSet;
-  /** Source keys (`ServiceEntry/<ns>/<name>`) that are invalid right now (store rejections): output kept. */
-  readonly heldSources?: () => Iterable<string>;
-  /** Every source has synced once (re-checked every quietMs while false). */
-  readonly isSynced: () => boolean;
-  /** Leadership, checked before each write (default: always leader; re-checked every quietMs while false). */
-  readonly isLeader?: () => boolean;
-  readonly quietMs?: number;
-  readonly maxWaitMs?: number;
-  /** Periodic full resync (default 5 minutes; 0 disables). */
-  readonly resyncMs?: number;
-  readonly retry?: BackoffOptions;
-  /** Writes in flight at once (default 16). */
-  readonly concurrency?: number;
-  /** Paces every write (the process-wide `--kube-api-qps` bucket); default unlimited. */
-  readonly limiter?: RateLimiter;
-  /** The managed objects as the drift watch sees them; runs plan against it once synced (no list). */
-  readonly cache?: ManagedCache;
-  /** Called after each periodic resync with the number of differences it repaired. */
-  readonly onResyncRepairs?: (count: number) => void;
-  /** Called once per noted change with the ms from its store event to the write it caused. */
-  readonly onConverged?: (ms: number) => void;
-  /** Interval of the progress lines of a long run of writes (default 5 s). */
-  readonly progressEveryMs?: number;
-  readonly clock?: Clock;
-  readonly logger: Logger;
-}
-
-export type SkipReason = 'not-synced' | 'not-leader' | 'desired-failed';
-
-export interface RunReport {
-  readonly skipped?: SkipReason;
-  readonly created: number;
-  readonly updated: number;
-  readonly deleted: number;
-  readonly unchanged: number;
-  readonly kept: number;
-  readonly failures: readonly WriteFailure[];
-  readonly interrupted: boolean;
-  /** Errors among the desired set's issues (warnings are logged, not counted). */
-  readonly issues: number;
-  /** True when the run listed what exists instead of reading the cache. */
-  readonly listed?: boolean;
-  /** True when the run planned only what the desired set's changes touch (its counts cover that part). */
-  readonly incremental?: boolean;
-  /** Differences between the cache and the API server found by a periodic resync (repaired by its writes). */
-  readonly repairs?: number;
-  /** Wall time of the run by the reconciler's clock (planning and writes; 0 for skipped runs). */
-  readonly durationMs?: number;
-}
-
-/**
- * Source keys of the ServiceEntries, Services and Gateways a store currently rejects as invalid (ConfigStore.rejected()):
- * pass as `heldSources` so their previous output is kept.
- */
-export function heldSourceKeys(rejected: readonly { readonly ref: ObjectRef }[]): string[] {
-  const out: string[] = [];
-  for (const { ref } of rejected) {
-    if (ref.kind === 'ServiceEntry' || ref.kind === 'Service' || ref.kind === 'Gateway')
-      out.push(sourceKey(ref.kind, ref.namespace, ref.name));
-  }
-  return out;
-}
+export { heldSourceKeys } from './run-report.ts';
+export type { DesiredSet, ReconcilerOptions, RunReport, SkipReason } from './run-report.ts';
 
 /** How a run planned. */
 interface Planned {
@@ -128,25 +53,6 @@ interface Planned {
   readonly listed: boolean;
   readonly incremental: boolean;
   readonly repairs?: number;
-}
-
-const EMPTY: Omit<RunReport, 'skipped'> = {
-  created: 0,
-  updated: 0,
-  deleted: 0,
-  unchanged: 0,
-  kept: 0,
-  failures: [],
-  interrupted: false,
-  issues: 0,
-};
-
-/** Transient failures (and runs that could not plan) retry; a lost leadership re-checks soon. */
-function classify(report: RunReport): RunOutcome {
-  if (report.skipped === 'desired-failed' || report.failures.some((f) => f.error.transient))
-    return 'transient';
-  if (report.interrupted) return 'retry-soon';
-  return report.failures.length === 0 ? 'ok' : 'terminal';
 }
 
 export class Reconciler {
@@ -185,7 +91,7 @@ export class Reconciler {
     this.loop = new ControllerLoop<RunReport>({
       run: () => this.runOnce(),
       failed: (err) => this.failedRun(err),
-      skipped: (gate) => ({ ...EMPTY, skipped: gate, durationMs: 0 }),
+      skipped: (gate) => ({ ...EMPTY_RUN, skipped: gate, durationMs: 0 }),
       classify,
       isSynced: options.isSynced,
       isLeader: options.isLeader,
@@ -371,7 +277,7 @@ export class Reconciler {
     const error =
       err instanceof SinkError ? err : new SinkError(String(err), { transient: true, cause: err });
     return {
-      ...EMPTY,
+      ...EMPTY_RUN,
       skipped: 'desired-failed',
       failures: [{ op: 'create', kind: '', namespace: '', name: '', error }],
       durationMs: 0,

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NO_WRITES } from '../../src/model/write.ts';
 import { AerakiMetrics, type ReconcileRunLike } from '../../src/ops/metrics.ts';
 
 const run = (over: Partial<ReconcileRunLike> = {}): ReconcileRunLike => ({
-  created: 0,
-  updated: 0,
-  deleted: 0,
-  unchanged: 0,
-  kept: 0,
-  failures: [],
-  interrupted: false,
+  ...NO_WRITES,
   issues: 0,
   ...over,
 });
