@@ -283,7 +283,11 @@ describe('ZooKeeperWatcher against a real ZooKeeper', () => {
     );
     try {
       await script.waitFor('registered 8 provider(s)', 30_000);
-      await waitFor(() => watcher.providers('org.demo.Ey').length === 4, 'the script providers');
+      // Each interface's children are watched on their own: both must be in before anything is asserted.
+      await waitFor(
+        () => watcher.providers('org.demo.Ex').length === 4 && watcher.providers('org.demo.Ey').length === 4,
+        'the script providers',
+      );
       assert.deepEqual(endpoints(watcher, 'org.demo.Ex'), [
         '10.9.0.1:20881@1.0.0',
         '10.9.0.1:20881@2.0.0',
