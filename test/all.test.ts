@@ -119,6 +119,7 @@ import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
+import './status/target-cache.test.ts';
 import './tools/route-watcher.test.ts';
 import './util/controller-loop.test.ts';
 import './util/debounce.test.ts';

@@ -31,6 +31,7 @@ import { VipAllocator } from '../vip/controller.ts';
 import { createKubeServiceEntryPort } from '../vip/kube.ts';
 import { StatusController, type StatusInputs } from '../status/controller.ts';
 import { createKubeStatusPort } from '../status/kube.ts';
+import { StatusTargetCache } from '../status/target-cache.ts';
 import { AERAKI_RESOURCES, istioResources } from '../controller/kube/resources.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
@@ -61,6 +62,8 @@ export class KubeOutput {
   readonly bootstrap: NamespaceBootstrapController | undefined;
   readonly vips: VipAllocator | undefined;
   readonly status: StatusController;
+  /** The Aeraki objects' generations and statuses, watched for the status controller. */
+  readonly statusTargets: StatusTargetCache;
   private readonly namespaces: ResilientInformer | undefined;
   private readonly serviceEntries: ResilientInformer | undefined;
 
@@ -93,7 +96,14 @@ export class KubeOutput {
       ...(backoff ? { backoff } : {}),
       logger,
     });
-    this.status = statusController(o, kc, hooks, isLeader);
+    this.statusTargets = new StatusTargetCache({
+      kc,
+      resources: AERAKI_RESOURCES,
+      onChange: () => this.status.trigger(),
+      ...(backoff ? { backoff } : {}),
+      logger,
+    });
+    this.status = statusController(o, kc, hooks, isLeader, this.statusTargets);
     if (o.allocateVips) {
       [this.serviceEntries, this.vips] = vipAllocator(o, kc, hooks, isLeader);
     }
@@ -136,6 +146,7 @@ export class KubeOutput {
   start(): void {
     this.elector?.start();
     this.drift.start();
+    this.statusTargets.start();
     this.status.start();
     if (this.serviceEntries && this.vips) {
       const vips = this.vips;
@@ -160,7 +171,12 @@ export class KubeOutput {
   }
 
   async stopWatches(): Promise<void> {
-    await Promise.all([this.drift.stop(), this.namespaces?.stop(), this.serviceEntries?.stop()]);
+    await Promise.all([
+      this.drift.stop(),
+      this.statusTargets.stop(),
+      this.namespaces?.stop(),
+      this.serviceEntries?.stop(),
+    ]);
   }
 }
 
@@ -210,6 +226,7 @@ function statusController(
   kc: KubeConfig,
   hooks: KubeOutputHooks,
   isLeader: () => boolean,
+  cache: StatusTargetCache,
 ): StatusController {
   const istioVersion = o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
   const istio = new Map(
@@ -220,6 +237,7 @@ function statusController(
       resources: AERAKI_RESOURCES,
       apiVersionOf: (kind) => istio.get(kind) ?? 'v1',
       instance: o.podName,
+      cache,
     }),
     apply: hooks.apply ?? applyWrites,
     inputs: hooks.statusInputs,

@@ -10,6 +10,7 @@
  * version is taken as it comes, and the periodic full resync (a real list) repairs what that gets wrong.
  */
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
+import { olderVersion } from '../util/resource-version.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { objectKey } from './diff.ts';
 
@@ -22,11 +23,7 @@ export interface ObjectRefKey {
 
 const sourceOf = (e: ExistingObject) => e.annotations[SOURCE_ANNOTATION] ?? '';
 
-/** True when `a` is known to be an older resourceVersion than `b` (both decimal integers). */
-export function olderVersion(a: string, b: string): boolean {
-  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return a.length !== b.length ? a.length < b.length : a < b;
-}
+export { olderVersion };
 
 /** Records the keys (`objectKey`) whose cached version changes, from `track()` until `stop()`. */
 export interface CacheTracker {

@@ -3,8 +3,9 @@
  * Events for rejected objects, held output and conflicts (plan.ts says what), so config problems show where users
  * look (`kubectl get metarouters`, `kubectl describe`).
  *
- * Each run lists the Aeraki objects from the API server (their generation and current status are the truth, so
- * a restart or a new leader writes nothing that is already there), plans against the store and the last
+ * Each run reads the Aeraki objects as the API server holds them (their generation and current status are the
+ * truth, so a restart or a new leader writes nothing that is already there; the port answers from its watch-fed
+ * cache once synced, and the run after each periodic resync lists for real), plans against the store and the last
  * generation issues (`input`), and writes only the statuses that differ (merge patch of `/status`) and the
  * Events not reported yet. An Event is reported once per object, reason and note while the problem lasts; when
  * it goes away and comes back, it is reported again.
@@ -71,9 +72,12 @@ export class StatusController extends LoopController<StatusRunReport> {
   private readonly clock: Clock;
   /** Keys of the Events created and still describing a current problem. */
   private reported = new Set<string>();
+  /** `pending`: the next run lists from the API server (set by the periodic resync until a list succeeds). */
+  private readonly resync: { pending: boolean };
 
   constructor(options: StatusControllerOptions) {
     const clock = options.clock ?? systemClock;
+    const resync = { pending: false };
     super({
       ...writeRunHandlers(EMPTY, 'status run'),
       isLeader: options.isLeader,
@@ -82,12 +86,16 @@ export class StatusController extends LoopController<StatusRunReport> {
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: options.pollMs ?? 1000,
       resyncMs: options.resyncMs ?? 600_000,
+      onResync: () => {
+        resync.pending = true;
+      },
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock,
       logger: options.logger.child({ component: 'status' }),
     });
     this.o = options;
     this.clock = clock;
+    this.resync = resync;
     this.loop.onRun((r) => {
       if (r.listError) this.log.warn('status: listing Aeraki objects failed', errorFields(r.listError));
     });
@@ -97,7 +105,8 @@ export class StatusController extends LoopController<StatusRunReport> {
   protected async runOnce(): Promise<StatusRunReport> {
     let targets;
     try {
-      targets = await this.o.port.list();
+      targets = await this.o.port.list({ fresh: this.resync.pending });
+      this.resync.pending = false;
     } catch (err) {
       return { ...EMPTY, listError: asSinkError('list Aeraki objects', err) };
     }

@@ -2,7 +2,9 @@
  * The status port and its Kubernetes adapter (@kubernetes/client-node 1.4, CustomObjectsApi): lists the Aeraki
  * objects (each CRD of `resources`; a CRD that is not installed lists nothing), writes a status with a JSON
  * merge patch of the `/status` subresource, and creates events.k8s.io/v1 Events. Field manager `aeraki`.
- * Errors become SinkErrors (conflicts, throttling, server and network errors transient).
+ * Errors become SinkErrors (conflicts, throttling, server and network errors transient). With a `cache`
+ * (target-cache.ts, watch-fed) `list()` answers from it once it is ready, and every listed object and every patch
+ * answer is recorded there.
  */
 import {
   ApiException,
@@ -31,8 +33,11 @@ export interface StatusResource {
 
 /** Storage of statuses and Events. Every method rejects with a SinkError. */
 export interface StatusPort {
-  /** Every object of every status resource, in resource order. */
-  list(): Promise<StatusTarget[]>;
+  /**
+   * Every object of every status resource, in resource order. `fresh`: from the API server even where a cache
+   * could answer (the periodic resync).
+   */
+  list(options?: { readonly fresh?: boolean }): Promise<StatusTarget[]>;
   /** Replaces the `status` of the patch's target (merge patch of `/status`). */
   patchStatus(patch: StatusPatch): Promise<void>;
   /** Creates the Event; one that already exists (created before a restart) counts as created. */
@@ -114,6 +119,15 @@ export function eventBody(
   };
 }
 
+/** Where the port reads its targets from between real lists, and records what the API server answers. */
+export interface StatusTargetStore {
+  /** True once it holds every object of every status resource. */
+  readonly ready: boolean;
+  targets(): StatusTarget[];
+  /** Records an object of `kind` as the API server returned it (an older resourceVersion is ignored). */
+  record(kind: string, obj: unknown): boolean;
+}
+
 export interface KubeStatusPortOptions {
   /** The CRDs whose objects get a status. */
   readonly resources: readonly StatusResource[];
@@ -121,6 +135,7 @@ export interface KubeStatusPortOptions {
   readonly apiVersionOf: (kind: string) => string;
   /** `reportingInstance` of the Events (the pod name). */
   readonly instance: string;
+  readonly cache?: StatusTargetStore;
 }
 
 export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): StatusPort {
@@ -128,7 +143,9 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
   const byKind = new Map(o.resources.map((r) => [r.kind as string, r]));
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   return {
-    async list() {
+    async list(options) {
+      const cache = o.cache;
+      if (cache?.ready && options?.fresh !== true) return cache.targets();
       const out: StatusTarget[] = [];
       for (const r of o.resources) {
         let items: unknown[];
@@ -144,6 +161,7 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
           throw kubeSinkError(`list ${r.plural}`, err);
         }
         for (const item of items) {
+          cache?.record(r.kind, item);
           const t = toStatusTarget(r.kind, item);
           if (t) out.push(t);
         }
@@ -156,17 +174,16 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
       const common = { group: r.group, version: r.version, plural: r.plural, name: target.ref.name };
       const body = { status };
       try {
-        if (r.clusterScoped) {
-          await api.patchClusterCustomObjectStatus(
-            { ...common, body, fieldManager: FIELD_MANAGER },
-            mergePatch,
-          );
-        } else {
-          await api.patchNamespacedCustomObjectStatus(
-            { ...common, namespace: target.ref.namespace, body, fieldManager: FIELD_MANAGER },
-            mergePatch,
-          );
-        }
+        const answer: unknown = r.clusterScoped
+          ? await api.patchClusterCustomObjectStatus(
+              { ...common, body, fieldManager: FIELD_MANAGER },
+              mergePatch,
+            )
+          : await api.patchNamespacedCustomObjectStatus(
+              { ...common, namespace: target.ref.namespace, body, fieldManager: FIELD_MANAGER },
+              mergePatch,
+            );
+        o.cache?.record(r.kind, answer);
       } catch (err) {
         throw kubeSinkError(`patch status of ${refString(target.ref)}`, err);
       }

@@ -1,0 +1,164 @@
+/**
+ * The status targets (kube.ts `toStatusTarget`) of every object of every status resource, kept by one resilient
+ * informer (list+watch, 410 relist, backoff) per CRD, so a status run plans without listing. The answers to the
+ * controller's own status patches are recorded too (`record`), so the next run does not write them again.
+ *
+ * A CRD that is not installed lists nothing: its list answers 404, the informer retries with backoff (the CRD may
+ * be installed later) and the cache holds no object of it. Watch events and write answers race: an older
+ * resourceVersion never replaces a newer one (util/resource-version.ts). `ready` turns true once every resource
+ * was listed (or found not installed); until then the port lists for real.
+ */
+import {
+  ApiException,
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import type { BackoffOptions } from '../util/backoff.ts';
+import type { Clock } from '../util/clock.ts';
+import { ResilientInformer } from '../util/informer.ts';
+import { isPlainObject } from '../util/json.ts';
+import type { Logger } from '../util/logger.ts';
+import { olderVersion } from '../util/resource-version.ts';
+import { toStatusTarget, type StatusResource } from './kube.ts';
+import type { StatusTarget } from './types.ts';
+
+export interface StatusTargetCacheOptions {
+  readonly kc: KubeConfig;
+  /** The CRDs whose objects get a status (the port's `resources`). */
+  readonly resources: readonly StatusResource[];
+  /** Called after the first sync for every watch event that changed the cache (someone else's edit). */
+  readonly onChange?: () => void;
+  readonly backoff?: BackoffOptions;
+  readonly minWatchIntervalMs?: number;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+}
+
+interface Entry {
+  readonly resourceVersion: string;
+  readonly target: StatusTarget;
+}
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+function metaOf(obj: unknown): { namespace: string; name: string; resourceVersion: string } {
+  const m = isPlainObject(obj) && isPlainObject(obj['metadata']) ? obj['metadata'] : {};
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return {
+    namespace: text(m['namespace']),
+    name: text(m['name']),
+    resourceVersion: text(m['resourceVersion']),
+  };
+}
+
+export class StatusTargetCache {
+  private readonly o: StatusTargetCacheOptions;
+  /** kind → namespace/name → entry. */
+  private readonly byKind = new Map<string, Map<string, Entry>>();
+  /** Kinds whose last list answered 404 (CRD not installed). */
+  private readonly absent = new Set<string>();
+  private readonly informers = new Map<string, ResilientInformer>();
+
+  constructor(options: StatusTargetCacheOptions) {
+    this.o = options;
+    for (const r of options.resources) {
+      this.byKind.set(r.kind, new Map());
+      this.informers.set(r.kind, this.informer(r));
+    }
+  }
+
+  /** True once every resource was listed, or found not installed. */
+  get ready(): boolean {
+    return [...this.informers].every(([kind, i]) => i.synced || this.absent.has(kind));
+  }
+
+  /** Every cached target, in resource order, then by namespace and name. */
+  targets(): StatusTarget[] {
+    const out: StatusTarget[] = [];
+    for (const r of this.o.resources) {
+      const entries = [...(this.byKind.get(r.kind)?.entries() ?? [])];
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [, e] of entries) out.push(e.target);
+    }
+    return out;
+  }
+
+  /**
+   * Records an object of `kind` as the API server holds it (a watch event, a list item, a patch answer). Returns
+   * true when that changed the cache (false for an unknown kind, an object without a name, an older or the same
+   * resourceVersion).
+   */
+  record(kind: string, obj: unknown): boolean {
+    const objects = this.byKind.get(kind);
+    const r = this.o.resources.find((x) => x.kind === kind);
+    const target = r ? toStatusTarget(r.kind, obj) : undefined;
+    if (!objects || !target) return false;
+    const { resourceVersion } = metaOf(obj);
+    const key = keyOf(target.ref.namespace, target.ref.name);
+    const cur = objects.get(key);
+    if (
+      cur &&
+      (cur.resourceVersion === resourceVersion || olderVersion(resourceVersion, cur.resourceVersion))
+    )
+      return false;
+    objects.set(key, { resourceVersion, target });
+    return true;
+  }
+
+  /** Records a deletion; a cached newer version (re-created since) stays. Returns true when one was removed. */
+  remove(kind: string, obj: unknown): boolean {
+    const objects = this.byKind.get(kind);
+    const { namespace, name, resourceVersion } = metaOf(obj);
+    const cur = objects?.get(keyOf(namespace, name));
+    if (!objects || !cur || olderVersion(resourceVersion, cur.resourceVersion)) return false;
+    return objects.delete(keyOf(namespace, name));
+  }
+
+  start(): void {
+    for (const i of this.informers.values()) i.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.informers.values()].map((i) => i.stop()));
+  }
+
+  private informer(r: StatusResource): ResilientInformer {
+    const api = this.o.kc.makeApiClient(CustomObjectsApi);
+    const changed = (did: boolean) => {
+      if (did && informer.synced) this.o.onChange?.();
+    };
+    const list = async () => {
+      try {
+        const answer: unknown = await api.listClusterCustomObject({
+          group: r.group,
+          version: r.version,
+          plural: r.plural,
+        });
+        this.absent.delete(r.kind);
+        return answer as KubernetesListObject<KubernetesObject>;
+      } catch (err) {
+        if (err instanceof ApiException && err.code === 404) {
+          this.absent.add(r.kind); // CRD not installed (or removed): nothing of it
+          this.byKind.get(r.kind)?.clear();
+        }
+        throw err;
+      }
+    };
+    const informer: ResilientInformer = new ResilientInformer({
+      kc: this.o.kc,
+      path: `/apis/${r.group}/${r.version}/${r.plural}`,
+      list,
+      handlers: {
+        upsert: (obj) => changed(this.record(r.kind, obj)),
+        delete: (obj) => changed(this.remove(r.kind, obj)),
+      },
+      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
+      ...(this.o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: this.o.minWatchIntervalMs } : {}),
+      ...(this.o.clock ? { clock: this.o.clock } : {}),
+      logger: this.o.logger.child({ component: 'status-targets' }),
+    });
+    return informer;
+  }
+}
