@@ -27,8 +27,7 @@ import type { RegistryBridge } from '../registry/bridge.ts';
 import { REGISTRY_LABEL } from '../registry/convert.ts';
 import type { RegistryServiceEntry } from '../registry/types.ts';
 import type { RegistryVips } from '../registry/vips.ts';
-import { systemClock } from '../util/clock.ts';
-import { LoopController, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../util/paged-list.ts';
 
@@ -128,15 +127,7 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
   constructor(options: RegistryKubeOutputOptions) {
     super({
       ...writeRunHandlers(EMPTY, 'registry serviceentries run'),
-      isLeader: options.isLeader,
-      isSynced: options.isSynced,
-      quietMs: options.quietMs ?? 500,
-      maxWaitMs: options.maxWaitMs ?? 5000,
-      pollMs: options.pollMs ?? 1000,
-      resyncMs: options.resyncMs ?? 600_000,
-      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
-      clock: options.clock ?? systemClock,
-      logger: options.logger.child({ component: 'registry-output' }),
+      ...loopSettings(options, { quietMs: 500, maxWaitMs: 5000, component: 'registry-output' }),
     });
     this.o = options;
     this.loop.onRun((r) => {

@@ -20,8 +20,8 @@ import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
 import { formatIssue } from '../model/result.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
-import { systemClock, type Clock } from '../util/clock.ts';
-import { LoopController } from '../util/controller-loop.ts';
+import type { Clock } from '../util/clock.ts';
+import { LoopController, loopSettings } from '../util/controller-loop.ts';
 import type { BootstrapTarget } from './config.ts';
 import type { BootstrapConfigMapPort } from './kube.ts';
 import { planBootstrap, wantsBootstrap, type BootstrapPlan, type NamespaceInfo } from './plan.ts';
@@ -76,15 +76,7 @@ export class NamespaceBootstrapController extends LoopController<BootstrapRunRep
   constructor(options: NamespaceBootstrapOptions) {
     super({
       ...writeRunHandlers(EMPTY_REPORT, 'bootstrap run'),
-      isLeader: options.isLeader,
-      isSynced: options.isSynced,
-      quietMs: 0,
-      maxWaitMs: 0,
-      pollMs: options.pollMs ?? 1000,
-      resyncMs: options.resyncMs ?? 600_000,
-      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
-      clock: options.clock ?? systemClock,
-      logger: options.logger.child({ component: 'namespace-bootstrap' }),
+      ...loopSettings(options, { quietMs: 0, maxWaitMs: 0, component: 'namespace-bootstrap' }),
     });
     this.o = options;
     this.target = options.target;

@@ -9,6 +9,7 @@
  */
 import { ClaimIndex } from '../model/claims.ts';
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
+import type { DesiredChanges } from '../model/desired-changes.ts';
 import {
   ChangeTracker,
   DependentUnits,
@@ -60,21 +61,6 @@ interface State {
   /** The desired objects by claimKey, and by their SOURCE_ANNOTATION ('' for none) then claimKey. */
   readonly byKey: Map<string, OutputObject>;
   readonly bySource: Map<string, Map<string, OutputObject>>;
-}
-
-/**
- * What changed since the previous `update`: the sources (SOURCE_ANNOTATION values, '' for objects without one)
- * any of whose desired objects was added, dropped or replaced, and lookups into the desired set. `from` and `to`
- * number the updates, so a consumer can tell it saw every one in between; `from` is -1 after a full
- * regeneration (which changes every source). The lookups are valid until the next `update` (they throw after it).
- */
-export interface DesiredChanges {
-  readonly from: number;
-  readonly to: number;
-  readonly sources: readonly string[];
-  /** The desired objects whose source annotation is `source`, in no particular order. */
-  objectsOf(source: string): readonly OutputObject[];
-  get(kind: string, namespace: string, name: string): OutputObject | undefined;
 }
 
 /**

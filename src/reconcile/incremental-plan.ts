@@ -9,23 +9,10 @@
  * and for each of those keys both sides, whatever their source. `diff` then decides per key exactly as the full
  * plan would: a key outside that set had no write in the last plan, and neither side of it changed since.
  */
+import type { DesiredChanges } from '../model/desired-changes.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { diff, objectKey, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import type { ManagedCache, ObjectRefKey } from './managed-cache.ts';
-
-/**
- * What changed in the desired set since the previous call of the reconciler's `desired` (the shape of
- * IncrementalGenerator's `changes`, src/envoyfilter/incremental.ts): `from`/`to` number the generator's updates,
- * so a run can tell it saw every one in between; the lookups are valid during the run that received them.
- */
-export interface DesiredChanges {
-  readonly from: number;
-  readonly to: number;
-  /** Source annotations ('' for none) any of whose desired objects was added, dropped or replaced. */
-  readonly sources: readonly string[];
-  objectsOf(source: string): readonly OutputObject[];
-  get(kind: string, namespace: string, name: string): OutputObject | undefined;
-}
 
 export interface ChangedScope {
   /** Sources to re-plan: those of the change set and those whose failed or held state changed. */

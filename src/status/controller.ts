@@ -16,7 +16,7 @@
  * checked again before every write.
  */
 import { systemClock, type Clock } from '../util/clock.ts';
-import { LoopController, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
 import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
@@ -80,18 +80,10 @@ export class StatusController extends LoopController<StatusRunReport> {
     const resync = { pending: false };
     super({
       ...writeRunHandlers(EMPTY, 'status run'),
-      isLeader: options.isLeader,
-      isSynced: options.isSynced,
-      quietMs: options.quietMs ?? 1000,
-      maxWaitMs: options.maxWaitMs ?? 10_000,
-      pollMs: options.pollMs ?? 1000,
-      resyncMs: options.resyncMs ?? 600_000,
+      ...loopSettings(options, { quietMs: 1000, maxWaitMs: 10_000, component: 'status' }),
       onResync: () => {
         resync.pending = true;
       },
-      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
-      clock,
-      logger: options.logger.child({ component: 'status' }),
     });
     this.o = options;
     this.clock = clock;

@@ -3,7 +3,7 @@
  * re-check a closed gate soon, or wait for the next change), a periodic resync, and leader/synced gates.
  */
 import { Backoff, type BackoffOptions } from './backoff.ts';
-import type { Clock, TimerHandle } from './clock.ts';
+import { systemClock, type Clock, type TimerHandle } from './clock.ts';
 import { errorFields, type Logger } from './logger.ts';
 
 /**
@@ -288,6 +288,28 @@ export interface LoopControllerSettings<R> {
   readonly logger: Logger;
   /** Called after every run with its report. */
   readonly onRun?: (report: R) => void;
+}
+
+/**
+ * The loop options a LoopController hands its base, from its settings: the gates, its own debounce defaults, a
+ * re-check every second, a resync every 10 minutes, retries from 0.5 s to 30 s, the system clock, and a child
+ * logger named `component`; each overridable by the settings.
+ */
+export function loopSettings<R>(
+  s: Omit<LoopControllerSettings<R>, 'onRun'>,
+  own: { readonly quietMs: number; readonly maxWaitMs: number; readonly component: string },
+): Omit<ControllerLoopOptions<R>, 'run' | 'failed' | 'skipped' | 'classify'> {
+  return {
+    isLeader: s.isLeader,
+    isSynced: s.isSynced,
+    quietMs: s.quietMs ?? own.quietMs,
+    maxWaitMs: s.maxWaitMs ?? own.maxWaitMs,
+    pollMs: s.pollMs ?? 1000,
+    resyncMs: s.resyncMs ?? 600_000,
+    retry: { initialMs: 500, maxMs: 30_000, ...s.retry },
+    clock: s.clock ?? systemClock,
+    logger: s.logger.child({ component: own.component }),
+  };
 }
 
 export abstract class LoopController<R> {

@@ -15,8 +15,7 @@
  * `pollMs`), and `isLeader()` is checked again before every single write. Writes go through the injected
  * `apply` (reconcile/apply.ts).
  */
-import { systemClock } from '../util/clock.ts';
-import { LoopController, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue } from '../model/result.ts';
@@ -57,15 +56,7 @@ export class VipAllocator extends LoopController<VipRunReport> {
   constructor(options: VipAllocatorOptions) {
     super({
       ...writeRunHandlers(EMPTY_VIP_REPORT, 'vip run'),
-      isLeader: options.isLeader,
-      isSynced: options.isSynced,
-      quietMs: options.quietMs ?? 500,
-      maxWaitMs: options.maxWaitMs ?? 5000,
-      pollMs: options.pollMs ?? 1000,
-      resyncMs: options.resyncMs ?? 600_000,
-      retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
-      clock: options.clock ?? systemClock,
-      logger: options.logger.child({ component: 'vip-allocator' }),
+      ...loopSettings(options, { quietMs: 500, maxWaitMs: 5000, component: 'vip-allocator' }),
     });
     this.o = options;
     this.handled = new Set(options.protocols);

@@ -22,18 +22,19 @@ import { errorFields } from '../../util/logger.ts';
 import { boundGatewaysOf, boundHostsOf } from '../../model/bound-hosts.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
-import type { ConfigKind, ConfigObject, MeshConfig } from '../../model/objects.ts';
+import type { MeshConfig } from '../../model/objects.ts';
 import {
   DEFAULT_PARSE_OPTIONS,
   meshConfigFromConfigMap,
   parseConfigObject,
   type ParseOptions,
 } from '../../model/parse.ts';
-import { formatIssue, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { ResilientInformer } from '../../util/informer.ts';
+import type { KeyedWrites } from '../store-changes.ts';
 import {
   AERAKI_RESOURCES,
   detectIstioApiVersion,
@@ -45,18 +46,12 @@ import {
   type KindResource,
 } from './resources.ts';
 
-/** The part of the ConfigStore (src/controller/store.ts) the sources write to. */
-export interface StoreTarget {
-  upsert(obj: ConfigObject): boolean;
-  delete(kind: ConfigKind, namespace: string, name: string): boolean;
+/**
+ * The part of the ConfigStore (src/controller/store.ts) the sources write to: its single-key writes (in `reject`,
+ * `hosts` and `gateways` are what the invalid object binds, as written: model/bound-hosts.ts) and the mesh config.
+ */
+export interface StoreTarget extends KeyedWrites {
   setMesh(mesh: MeshConfig): void;
-  /** `hosts`, `gateways`: what the invalid object binds, as written (model/bound-hosts.ts). */
-  reject(
-    ref: ObjectRef,
-    issues: readonly ConfigIssue[],
-    hosts?: readonly string[],
-    gateways?: readonly string[],
-  ): void;
 }
 
 export interface KubeSourceOptions {
