@@ -10,7 +10,7 @@
  * version is taken as it comes, and the periodic full resync (a real list) repairs what that gets wrong.
  */
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
-import { olderVersion } from '../util/resource-version.ts';
+import { olderVersion, replacesVersion } from '../util/resource-version.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { objectKey } from './diff.ts';
 
@@ -22,8 +22,6 @@ export interface ObjectRefKey {
 }
 
 const sourceOf = (e: ExistingObject) => e.annotations[SOURCE_ANNOTATION] ?? '';
-
-export { olderVersion };
 
 /** Records the keys (`objectKey`) whose cached version changes, from `track()` until `stop()`. */
 export interface CacheTracker {
@@ -138,11 +136,7 @@ export class ManagedCache {
   upsert(e: ExistingObject, ownWrite = false): boolean {
     const key = objectKey(e.kind, e.namespace, e.name);
     const cur = this.objects.get(key);
-    if (
-      cur &&
-      (cur.resourceVersion === e.resourceVersion || olderVersion(e.resourceVersion, cur.resourceVersion))
-    )
-      return false;
+    if (cur && !replacesVersion(e.resourceVersion, cur.resourceVersion)) return false;
     if (cur) this.unindex(key, cur);
     this.objects.set(key, e);
     let bucket = this.bySourceIndex.get(sourceOf(e));

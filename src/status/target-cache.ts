@@ -20,7 +20,7 @@ import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
-import { olderVersion } from '../util/resource-version.ts';
+import { olderVersion, replacesVersion } from '../util/resource-version.ts';
 import { toStatusTarget, type StatusResource } from './kube.ts';
 import type { StatusTarget } from './types.ts';
 
@@ -98,11 +98,7 @@ export class StatusTargetCache {
     const { resourceVersion } = metaOf(obj);
     const key = keyOf(target.ref.namespace, target.ref.name);
     const cur = objects.get(key);
-    if (
-      cur &&
-      (cur.resourceVersion === resourceVersion || olderVersion(resourceVersion, cur.resourceVersion))
-    )
-      return false;
+    if (cur && !replacesVersion(resourceVersion, cur.resourceVersion)) return false;
     objects.set(key, { resourceVersion, target });
     return true;
   }

@@ -9,3 +9,8 @@ export function olderVersion(a: string, b: string): boolean {
   if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
   return a.length !== b.length ? a.length < b.length : a < b;
 }
+
+/** True when `next` should replace the cached `current` version: not the same, and not known to be older. */
+export function replacesVersion(next: string, current: string): boolean {
+  return next !== current && !olderVersion(next, current);
+}

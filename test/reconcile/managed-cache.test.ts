@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
-import { ManagedCache, olderVersion } from '../../src/reconcile/managed-cache.ts';
+import { ManagedCache } from '../../src/reconcile/managed-cache.ts';
+import { olderVersion, replacesVersion } from '../../src/util/resource-version.ts';
 
 const obj = (name: string, resourceVersion: string): ExistingObject => ({
   kind: 'EnvoyFilter',
@@ -20,6 +21,10 @@ describe('ManagedCache', () => {
     assert.equal(olderVersion('10', '10'), false);
     assert.equal(olderVersion('abc', '10'), false);
     assert.equal(olderVersion('', '10'), false);
+    assert.equal(replacesVersion('11', '10'), true);
+    assert.equal(replacesVersion('10', '10'), false, 'the same version');
+    assert.equal(replacesVersion('9', '10'), false, 'an older one');
+    assert.equal(replacesVersion('abc', '10'), true, 'not comparable: taken as it comes');
   });
 
   it('an older version never replaces a newer one (a late watch event after a write answer)', () => {
