@@ -20,6 +20,7 @@ COPY package.json ./
 COPY bin ./bin
 COPY protos ./protos
 USER 1337:1337
-EXPOSE 15010 8080
+# RDS, the admin listener (metrics, probes), the webhook, the ServiceEntry MCP server.
+EXPOSE 15010 8080 15017 15011
 ENTRYPOINT ["node", "bin/aeraki.js"]
 CMD ["serve"]

@@ -5,7 +5,7 @@
 // must validate against Istio's EnvoyFilter schema (@kubernetes-models/istio).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -21,6 +21,8 @@ import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ValidatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
 import {
   AERAKI_RESOURCES,
@@ -52,6 +54,8 @@ const MODELS: Record<string, Model> = {
   Deployment,
   CustomResourceDefinition,
   ValidatingWebhookConfiguration,
+  PodDisruptionBudget,
+  NetworkPolicy,
 };
 
 const AERAKI_KINDS = ['MetaRouter', 'ApplicationProtocol', 'DubboAuthorizationPolicy', 'RedisService', 'RedisDestination'];
@@ -101,18 +105,24 @@ describe('manifests', () => {
     }
   });
 
-  /** The install with the cert-manager component (kustomize takes relative paths only). */
-  const withCertManager = (): Record<string, any>[] => {
+  /** The install with `components` of manifests/ (kustomize takes relative paths only). */
+  const withComponents = (...components: string[]): Record<string, any>[] => {
     const overlay = mkdtempSync(resolve(tmpdir(), 'aeraki-kustomize-'));
     try {
       const rel = (p: string) => relative(overlay, resolve(ROOT, p));
-      const body = `resources: [${rel('manifests')}]\ncomponents: [${rel('manifests/cert-manager')}]\n`;
-      writeFileSync(resolve(overlay, 'kustomization.yaml'), body);
+      const list = components.map((c) => rel(`manifests/${c}`)).join(', ');
+      writeFileSync(resolve(overlay, 'kustomization.yaml'), `resources: [${rel('manifests')}]\ncomponents: [${list}]\n`);
       return kustomize(overlay);
     } finally {
       rmSync(overlay, { recursive: true, force: true });
     }
   };
+  const withCertManager = () => withComponents('cert-manager');
+  /** Every kustomize component under manifests/ (a folder whose kustomization is a Component). */
+  const components = readdirSync(resolve(ROOT, 'manifests'))
+    .filter((d) => statSync(resolve(ROOT, 'manifests', d)).isDirectory())
+    .filter((d) => /^kind: Component$/m.test(readFileSync(resolve(ROOT, 'manifests', d, 'kustomization.yaml'), 'utf8')))
+    .sort();
 
   /** `aeraki serve`'s options from the container's args and env, as the pod would run (downward API resolved). */
   const podOptions = (deploy: Record<string, any>) => {
@@ -160,7 +170,7 @@ describe('manifests', () => {
     assert.equal(objects.filter((x) => x.kind === 'ValidatingWebhookConfiguration').length, 0);
   });
 
-  it('the cert-manager component: Issuer, Certificate, the webhook with its CA injected, RDS and webhook from the Secret', () => {
+  it('the cert-manager component: Issuer, Certificate, the webhook with its CA injected and its certificate from the Secret; RDS keeps istiod', () => {
     const built = withCertManager();
     const cert = built.find((o) => o.kind === 'Certificate')!;
     assert.equal(cert.spec.secretName, 'aeraki-serving-cert');
@@ -169,8 +179,9 @@ describe('manifests', () => {
     const deploy = built.find((o) => o.kind === 'Deployment')!;
     new Deployment(deploy).validate();
     const o = podOptions(deploy);
-    assert.equal(o.certProvider, 'files');
-    for (const file of [o.tlsCertFile, o.tlsKeyFile, o.webhookCertFile, o.webhookKeyFile]) {
+    assert.equal(o.certProvider, 'istiod', 'RDS keeps the certificate sidecars verify against the mesh root');
+    assert.deepEqual([o.tlsCertFile, o.tlsKeyFile], ['', '']);
+    for (const file of [o.webhookCertFile, o.webhookKeyFile]) {
       assert.equal(volumeOf(deploy, file)[0].secret.secretName, 'aeraki-serving-cert', file);
     }
     const hook = built.find((o) => o.kind === 'ValidatingWebhookConfiguration')!;
@@ -184,6 +195,53 @@ describe('manifests', () => {
     const port = built.find((o) => o.kind === 'Service')!.spec.ports.find((p: { port: number }) => p.port === 443);
     const c = deploy.spec.template.spec.containers[0];
     assert.equal(c.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort, o.webhookAddress?.port);
+  });
+
+  it('every component builds, validates and gives the container no flag twice (the last would silently win)', () => {
+    assert.deepEqual(components, ['cert-manager', 'network-policy']);
+    for (const set of [...components.map((c) => [c]), components]) {
+      const built = withComponents(...set);
+      for (const o of built) if (MODELS[o.kind]) new MODELS[o.kind]!(o).validate();
+      const args: string[] = built.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args;
+      const flags = args.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]!);
+      const twice = flags.filter((f, i) => flags.indexOf(f) !== i);
+      assert.deepEqual(twice, [], `components ${set.join(', ')}: flags given twice`);
+    }
+  });
+
+  it('a PodDisruptionBudget keeps one of the two replicas through a drain', () => {
+    const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget')!;
+    const deploy = objects.find((o) => o.kind === 'Deployment')!;
+    assert.equal(pdb.spec.minAvailable, 1);
+    assert.ok(deploy.spec.replicas > pdb.spec.minAvailable, 'a drain may evict one replica');
+    assert.deepEqual(pdb.spec.selector.matchLabels, deploy.spec.template.metadata.labels);
+    assert.equal(pdb.metadata.namespace, deploy.metadata.namespace);
+  });
+
+  it('the network-policy component admits each listening port from where it is needed only', () => {
+    const built = withComponents('network-policy');
+    const policy = built.find((o) => o.kind === 'NetworkPolicy')!;
+    const deploy = built.find((o) => o.kind === 'Deployment')!;
+    assert.deepEqual(policy.spec.podSelector.matchLabels, deploy.spec.template.metadata.labels);
+    assert.deepEqual(policy.spec.policyTypes, ['Ingress']);
+    const admitted = new Map<number, unknown[] | undefined>();
+    for (const rule of policy.spec.ingress) for (const p of rule.ports) admitted.set(p.port, rule.from);
+    const containerPorts = deploy.spec.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort);
+    const mcpServer = SERVE_ROWS.mcpServerAddress.default as { port: number };
+    assert.deepEqual([...admitted.keys()].sort(), [...containerPorts, mcpServer.port].sort());
+    assert.deepEqual(admitted.get(15010), [{ namespaceSelector: {} }], 'RDS from every namespace');
+    assert.equal(admitted.get(15017), undefined, 'the webhook from the API server, which no selector names');
+    const istiod = admitted.get(mcpServer.port) as Record<string, any>[];
+    assert.deepEqual(istiod[0]!.podSelector, { matchLabels: { app: 'istiod' } }, 'MCP from istiod only');
+    const admin = admitted.get(8080) as Record<string, any>[];
+    assert.ok(admin.length === 1 && admin[0]!.namespaceSelector.matchLabels, 'admin from one namespace only');
+  });
+
+  it('the image exposes every port the manifests name', () => {
+    const exposed = /^EXPOSE (.+)$/m.exec(readFileSync(resolve(ROOT, 'Dockerfile'), 'utf8'))![1]!.split(' ').map(Number);
+    const policy = withComponents('network-policy').find((o) => o.kind === 'NetworkPolicy')!;
+    const ports = policy.spec.ingress.flatMap((r: { ports: { port: number }[] }) => r.ports.map((p) => p.port));
+    assert.deepEqual([...exposed].sort(), [...ports].sort());
   });
 
   it('reads Secrets (Redis auth) without writing them, and runs non-root on a read-only root filesystem', () => {
