@@ -230,7 +230,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rds: () => rds.metrics,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
-    rejectedObjects: () => store.rejected().length,
+    rejectedObjects: () => {
+      const counts: Record<string, number> = Object.fromEntries(CONFIG_KINDS.map((k) => [k, 0]));
+      for (const r of store.rejected()) counts[r.ref.kind] = (counts[r.ref.kind] ?? 0) + 1;
+      return counts;
+    },
+    // Kept by the drift watch on every replica: the objects after every run, incremental or full, leader or not.
+    ...(managedCache
+      ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
+      : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
   });

@@ -32,6 +32,8 @@ export interface ReconcileRunLike {
   readonly issues: number;
   /** Wall time of the run, if the reconciler measures it. */
   readonly durationMs?: number;
+  /** The run planned only what changed: its counts are not the whole managed set. */
+  readonly incremental?: boolean;
 }
 
 /** A ConfigIssue (src/model/result.ts), structurally: what `aeraki_config_issues` counts. */
@@ -66,7 +68,7 @@ export class AerakiMetrics {
   readonly writes: Counter<'verb' | 'result'>;
   readonly managedEnvoyFilters: Gauge;
   readonly configObjects: Gauge<'kind'>;
-  readonly rejectedObjects: Gauge;
+  readonly rejectedObjects: Gauge<'kind'>;
   readonly heldHosts: Gauge;
   readonly mcpConnectionState: Gauge<'state'>;
   readonly mcpSynced: Gauge;
@@ -137,7 +139,7 @@ export class AerakiMetrics {
     });
     this.managedEnvoyFilters = new Gauge({
       name: 'aeraki_managed_envoyfilters',
-      help: 'EnvoyFilters and gateway VirtualServices labelled manager=Aeraki after the last completed run.',
+      help: 'EnvoyFilters and gateway VirtualServices labelled manager=Aeraki that exist (after the last run, incremental or full).',
       registers,
       collect: () => {
         const v = read((p) => p.managedEnvoyFilters?.());
@@ -254,7 +256,8 @@ export class AerakiMetrics {
       if (ok[verb] > 0) this.writes.inc({ verb, result: 'success' }, ok[verb]);
       if (failed[verb] > 0) this.writes.inc({ verb, result: 'error' }, failed[verb]);
     }
-    if (!report.interrupted && this.providers.managedEnvoyFilters === undefined) {
+    // Without a provider (no drift watch: the directory output), a full run's counts are the managed set.
+    if (!report.interrupted && !report.incremental && this.providers.managedEnvoyFilters === undefined) {
       this.managedEnvoyFilters.set(report.created + report.updated + report.unchanged + report.kept);
     }
   }

@@ -37,11 +37,14 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
   });
   const rejectedObjects = new Gauge({
     name: 'aeraki_config_rejected_objects',
-    help: 'Configuration objects currently rejected as invalid.',
+    help: 'Configuration objects currently rejected as invalid, by kind.',
+    labelNames: ['kind'],
     registers,
     collect: () => {
-      const v = read((p) => p.rejectedObjects?.());
-      if (v !== undefined) rejectedObjects.set(v);
+      const counts = read((p) => p.rejectedObjects?.());
+      if (counts === undefined) return;
+      rejectedObjects.reset();
+      for (const kind of Object.keys(counts).sort()) rejectedObjects.set({ kind }, counts[kind] ?? 0);
     },
   });
   const heldHosts = new Gauge({

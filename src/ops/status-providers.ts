@@ -51,12 +51,15 @@ export interface StatusProviders {
   readonly leader?: () => boolean;
   /** Valid objects held in the store by kind (`ServiceEntry` → 12); kinds are the store's, a bounded set. */
   readonly configObjects?: () => Readonly<Record<string, number>>;
-  /** Objects currently rejected by the store (invalid input). */
-  readonly rejectedObjects?: () => number;
+  /** Objects currently rejected by the store (invalid input), by kind (every kind of configObjects, 0 or more). */
+  readonly rejectedObjects?: () => Readonly<Record<string, number>>;
   /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */
   readonly heldHosts?: () => number;
-  /** EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now. */
-  readonly managedEnvoyFilters?: () => number;
+  /**
+   * EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now, on the leader and on
+   * a standby alike; undefined while that is not known (the gauge keeps its last value).
+   */
+  readonly managedEnvoyFilters?: () => number | undefined;
   /** The certificate the RDS server presents. */
   readonly certificate?: () => CertificateStatusLike;
 }

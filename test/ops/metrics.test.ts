@@ -67,7 +67,7 @@ describe('ops/metrics', () => {
     );
     m.recordReconcileRun(run({ skipped: 'not-leader' }));
     m.recordReconcileRun(run({ skipped: 'not-synced' }));
-    const text = await m.render();
+    let text = await m.render();
     assert.equal(sample(text, 'aeraki_reconcile_runs_total{result="success"}'), 1);
     assert.equal(sample(text, 'aeraki_reconcile_runs_total{result="error"}'), 1);
     assert.equal(sample(text, 'aeraki_reconcile_runs_total{result="not_leader"}'), 1);
@@ -82,6 +82,13 @@ describe('ops/metrics', () => {
     assert.equal(sample(text, 'aeraki_reconcile_duration_seconds_count'), 1);
     assert.equal(sample(text, 'aeraki_reconcile_duration_seconds_sum'), 0.04);
     assert.equal(sample(text, 'aeraki_managed_envoyfilters'), 0);
+    m.recordReconcileRun(run({ created: 1, unchanged: 2, incremental: true }));
+    text = await m.render();
+    assert.equal(
+      sample(text, 'aeraki_managed_envoyfilters'),
+      0,
+      "an incremental run's counts are not the whole set",
+    );
   });
 
   it('counts config issues by kind and severity, replacing the previous counts; held hosts from a provider', async () => {
@@ -127,6 +134,7 @@ describe('ops/metrics', () => {
       rds: () => rds,
       leader: () => true,
       configObjects: () => ({ ServiceEntry: 3, MetaRouter: 1 }),
+      rejectedObjects: () => ({ ServiceEntry: 0, MetaRouter: 2 }),
       managedEnvoyFilters: () => 7,
     });
     let text = await m.render();
@@ -143,6 +151,8 @@ describe('ops/metrics', () => {
     assert.equal(sample(text, 'aeraki_config_objects{kind="MetaRouter"}'), 1);
     assert.equal(sample(text, 'aeraki_config_objects{kind="ServiceEntry"}'), 3);
     assert.equal(sample(text, 'aeraki_managed_envoyfilters'), 7);
+    assert.equal(sample(text, 'aeraki_config_rejected_objects{kind="MetaRouter"}'), 2);
+    assert.equal(sample(text, 'aeraki_config_rejected_objects{kind="ServiceEntry"}'), 0);
 
     state = 'connected';
     reconnects = 4;
