@@ -8,6 +8,10 @@
  *   `aeraki_meta_app_service_account` and a positive integer `weight` parameter carried over;
  * - the port most valid providers use wins (ties: the lowest); providers on another port keep their own port as
  *   the endpoint's target port, with a warning;
+ * - one endpoint per address, port and set of labels: providers of several versions on one address and port (one
+ *   process serving `1.0.0` and `2.0.0`) are one endpoint per version, as istiod accepts (its ServiceEntry
+ *   validation checks each endpoint alone, and each becomes an instance of its own), so every version's subset has
+ *   its endpoints; providers that differ only in what labels drop (`pid`, `timestamp`) are one endpoint;
  * - namespace: `aeraki_meta_app_namespace` of the providers, else the spec's target namespace, else the root
  *   namespace; when providers of one host disagree, the namespace most of them name wins (ties: the first in
  *   name order) and the others are dropped with a warning (one host lives in one namespace).
@@ -18,7 +22,7 @@ import { MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import { isDns1123Label } from '../model/dns.ts';
 import type { DubboProvider, RegistrySpec } from '../model/registry-bridge.ts';
 import { warning, type ConfigIssue } from '../model/result.ts';
-import { sha256Hex } from '../util/json.ts';
+import { sha256Hex, stableStringify } from '../util/json.ts';
 import { sanitizeObjectName } from '../util/names.ts';
 import { endpointLabels } from './labels.ts';
 import { registryRef } from './spec.ts';
@@ -140,8 +144,9 @@ function convertHost(
     }
     if (p.port !== port) warn(p, `port ${p.port} differs from the majority port ${port} of host ${g.host}`);
     selector ??= p.params[WORKLOAD_SELECTOR_PARAM] || undefined;
-    const key = `${p.address}|${p.port}`;
-    if (!endpoints.has(key)) endpoints.set(key, endpointOf(p));
+    const endpoint = endpointOf(p);
+    const key = `${p.address}|${p.port}|${stableStringify(endpoint.labels)}`;
+    if (!endpoints.has(key)) endpoints.set(key, endpoint);
   }
   return {
     apiVersion: 'networking.istio.io/v1',

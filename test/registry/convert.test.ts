@@ -47,6 +47,25 @@ describe('registry conversion', () => {
     );
   });
 
+  it('keeps one endpoint per version on one address and port, and one for providers differing only in volatile parameters', () => {
+    const { entries, issues } = convertService(spec(), 'istio-system', [
+      provider(IFACE, '10.0.0.1', 20880, { version: '1.0.0', params: { pid: '1', timestamp: '1' } }),
+      provider(IFACE, '10.0.0.1', 20880, { version: '2.0.0', params: { pid: '1', timestamp: '2' } }),
+      provider(IFACE, '10.0.0.1', 20880, { version: '2.0.0', params: { pid: '2', timestamp: '3' } }),
+      provider(IFACE, '10.0.0.2', 20880, { version: '1.0.0' }),
+    ]);
+    assert.deepEqual(issues, []);
+    assert.deepEqual(
+      entries[0]!.spec.endpoints.map((e) => [e.address, e.labels['version']]),
+      [
+        ['10.0.0.1', '1.0.0'],
+        ['10.0.0.1', '2.0.0'],
+        ['10.0.0.2', '1.0.0'],
+      ],
+      'a version 2.0.0 subset has the endpoint that serves it',
+    );
+  });
+
   it('makes one host per group, lower-cased and DNS-safe', () => {
     const { entries } = convertService(spec(), 'istio-system', [
       provider(IFACE, '10.0.0.1', 20880, { group: 'Blue_Team' }),
