@@ -77,15 +77,21 @@ export function readEnum<T extends string>(
 
 /**
  * The known name `key` was probably meant to be: the same ignoring case, `_` and `-` (snake_case for camelCase),
- * else the only one within two edits (one for names of up to four letters); undefined when none or several.
+ * else the nearest within two edits (one for names of up to four letters); undefined when none, or when two are
+ * as near.
  */
 export function closestName(key: string, known: readonly string[]): string | undefined {
   const fold = (s: string) => s.replace(/[_-]/g, '').toLowerCase();
-  const same = known.filter((k) => fold(k) === fold(key));
-  if (same.length === 1) return same[0];
-  const limit = key.length <= 4 ? 1 : 2;
-  const near = known.filter((k) => editDistance(fold(k), fold(key)) <= limit);
-  return near.length === 1 ? near[0] : undefined;
+  let best: string | undefined;
+  let bestDistance = key.length <= 4 ? 1 : 2;
+  let tie = false;
+  for (const k of known) {
+    const d = fold(k) === fold(key) ? 0 : editDistance(fold(k), fold(key));
+    if (d < bestDistance || (d === bestDistance && best === undefined)) {
+      [best, bestDistance, tie] = [k, d, false];
+    } else if (d === bestDistance) tie = true;
+  }
+  return tie ? undefined : best;
 }
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
