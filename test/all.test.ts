@@ -2,6 +2,7 @@
 // Keep one line per suite file; keep them sorted.
 import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
+import './app/near-miss-inputs.test.ts';
 import './app/registries.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
@@ -35,6 +36,7 @@ import './controller/mcp/state.test.ts';
 import './controller/mcp/transport.test.ts';
 import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
+import './controller/strict-last-known-good.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
 import './e2e/metrics-replicas.test.ts';

@@ -1,7 +1,8 @@
 /**
  * Decoded objects (plain JS values, as YAML/JSON decoding or an AdmissionReview gives them) → the typed objects
  * a store holds, the rejected ones with their reasons, and the mesh config of the root namespace (a mesh ConfigMap
- * elsewhere is ignored, with a warning). Shared by the
+ * elsewhere is ignored, with a warning). A document that almost names a kind read here is skipped with a warning
+ * (near-miss.ts); other kinds are skipped silently. Shared by the
  * file source, `aeraki validate` and the validating webhook, so every path reads objects the same way. Never
  * throws on input.
  */
@@ -17,6 +18,7 @@ import {
 } from './parse.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
 import { boundGatewaysOf, boundHostsOf } from './bound-hosts.ts';
+import { nearMissIssue } from './near-miss.ts';
 
 /** An object a source saw but could not accept, with the reasons. */
 export interface RejectedObject {
@@ -70,7 +72,11 @@ export function parseRawObjects(
     const misplaced = misplacedMeshConfigMap(raw, rootNamespace);
     if (misplaced) issues.push(misplaced);
     const parsed = parseConfigObject(raw, parseOptions);
-    if (!parsed) continue;
+    if (!parsed) {
+      const near = nearMissIssue(raw);
+      if (near) issues.push(near);
+      continue;
+    }
     const kind = recognisedKind(raw) as ConfigKind;
     if (parsed.ok) {
       const key = objectIdentity(kind, parsed.value.metadata.namespace, parsed.value.metadata.name);

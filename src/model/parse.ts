@@ -2,8 +2,9 @@
  * Untrusted Kubernetes-style JSON ({apiVersion, kind, metadata, spec}) → the typed, frozen model of objects.ts.
  * Wrong types and missing required fields become ConfigIssues naming the object and the field path
  * (`spec.ports[1].name`); an object with any error is rejected as a whole (ok: false), one with only warnings
- * (MetaRouter rules, validate-metarouter.ts) is returned with them. Unknown fields are
- * ignored, except by the kinds read strictly (DubboAuthorizationPolicy). Never throws on input.
+ * (MetaRouter rules, validate-metarouter.ts) is returned with them. Unknown fields are ignored, except by the
+ * kinds read strictly (Aeraki's own: MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
+ * RedisDestination; parse-strict.ts), where they are errors. Never throws on input.
  */
 import { deepFreeze, isPlainObject } from '../util/json.ts';
 import type { ConfigKind, ConfigObject, ObjectMeta } from './objects.ts';
@@ -85,6 +86,18 @@ const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
 
 /** Namespace given to namespaced objects whose metadata has none (as `kubectl apply` would in its default context). */
 export const DEFAULT_NAMESPACE = 'default';
+
+/**
+ * The kinds this controller reads, each with the apiVersions it reads them in (the preferred one last) and whether
+ * it is cluster-scoped (model/near-miss.ts names them for documents that almost match one).
+ */
+export function readKinds(): { kind: ConfigKind; versions: readonly string[]; clusterScoped: boolean }[] {
+  return (Object.keys(KINDS) as ConfigKind[]).map((kind) => ({
+    kind,
+    versions: [...KINDS[kind].versions],
+    clusterScoped: KINDS[kind].clusterScoped,
+  }));
+}
 
 /** The kind and apiVersion of `raw` when it is one this controller reads. */
 export function recognisedKind(raw: unknown): ConfigKind | undefined {

@@ -89,7 +89,7 @@ spec:
     mirror: [{route: {host: c}, fraction: 1}]
 `),
       [
-        'RedisService cache/rs: spec.hosts: unknown field',
+        'RedisService cache/rs: spec.hosts: unknown field; did you mean host?',
         'RedisService cache/rs: spec.settings.auth.plain.token: unknown field',
         'RedisService cache/rs: spec.redis[0].route.weight: unknown field',
         'RedisService cache/rs: spec.redis[0].mirror[0].fraction: unknown field',
