@@ -65,3 +65,12 @@ export function shutDown(server: grpc.Server, graceMs = STOP_GRACE_MS): Promise<
     });
   });
 }
+
+/**
+ * grpc-js's bind failure (`No address added out of total 1 resolved errors: [listen EADDRINUSE: ...]`) as the
+ * errors it lists (`listen EADDRINUSE: address already in use 127.0.0.1:15010`); other errors unchanged.
+ */
+export function bindFailure(err: Error): Error {
+  const listed = /^No address added out of total \d+ resolved errors: \[(.*)\]$/s.exec(err.message);
+  return listed?.[1] ? new Error(listed[1], { cause: err }) : err;
+}

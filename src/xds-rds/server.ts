@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
-import { serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../util/grpc-duplex.ts';
+import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { RdsAdmission } from './admission.ts';
 import { DeltaStream } from './delta-stream.ts';
@@ -116,7 +116,7 @@ export class RdsServer {
     }
     const address = `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p)));
+      this.server.bindAsync(address, creds, (err, p) => (err ? reject(bindFailure(err)) : resolve(p)));
     });
     if (!this.guard.attach(this.server)) {
       throw new Error('rds: cannot enforce the connection limits on this grpc-js version');

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
-import { serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../../util/grpc-duplex.ts';
+import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import type { RegistryServiceEntry } from '../types.ts';
 import { adsServiceDefinition } from './service.ts';
@@ -87,7 +87,7 @@ export class ServiceEntryMcpServer {
       : grpc.ServerCredentials.createInsecure();
     const address = `${host.includes(':') ? `[${host}]` : host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p)));
+      this.server.bindAsync(address, creds, (err, p) => (err ? reject(bindFailure(err)) : resolve(p)));
     });
     this.log.info('mcp-server: listening', { address, port, tls: tls !== undefined });
     return port;
