@@ -12,7 +12,7 @@ import type { RoutesOptions } from './routes-config.ts';
 
 const WRONG_PROTOCOL = {
   tls: 'speaks TLS, but this client is plaintext (--insecure): give --ca, --cert and --key instead',
-  plaintext: 'speaks plaintext (a server run with --rds-insecure), but this client TLS: use --insecure',
+  plaintext: 'speaks plaintext (a server run with --rds-insecure), but this client uses TLS: use --insecure',
 } as const;
 
 function namesOf(names: readonly string[]): string {
