@@ -1,17 +1,17 @@
 /**
  * Process entry: `aeraki render | validate | serve | certs | routes | version`. The only module that touches
  * process (argv, env, signals, exit code, stdout/stderr). Exit codes: render and validate 0 valid (warnings allowed,
- * unless `validate --strict`) / 1 input errors or bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value.
+ * unless `validate --strict`) / 1 input errors or bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
+ * routes as routes-command.ts says (2 for a bad option value).
  * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
  * the Kubernetes client, gRPC or the servers.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { hasErrors, issueLine } from '../src/model/result.ts';
-import { keepAliveClock } from '../src/util/clock.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
-import { showAddress } from './parsers.ts';
 import { RENDER_ROWS, renderConfig } from './render-config.ts';
+import { runRoutes } from './routes-command.ts';
 import { routesConfig, ROUTES_ROWS } from './routes-config.ts';
 import { addOptions, ConfigError } from './rows.ts';
 import { SERVE_ROWS, serveConfig } from './serve-config.ts';
@@ -162,41 +162,7 @@ const routesCommand = addOptions(
       if (!(err instanceof ConfigError)) throw err;
       fail(err.message, 2);
     }
-    const { watchRoutes, formatAnswer } = await import('../src/tools/route-watcher.ts');
-    const limit = o.once ? 1 : o.count;
-    let seen = 0;
-    const read = (file: string) => readFileSync(file);
-    const address = showAddress(o.rdsAddress);
-    const watcher = watchRoutes({
-      address,
-      tls: o.insecure ? 'insecure' : { ca: read(o.ca), cert: read(o.cert), key: read(o.key) },
-      names,
-      delta: o.delta,
-      ...(o.serverName ? { serverName: o.serverName } : {}),
-      ...(o.serverSpiffeId ? { serverSpiffeId: o.serverSpiffeId } : {}),
-      clock: keepAliveClock,
-      onAnswer: (answer) => {
-        process.stdout.write(formatAnswer(answer, o.output));
-        seen++;
-        if (limit > 0 && seen >= limit) {
-          watcher.close();
-          process.exit(0);
-        }
-      },
-      onNotServed: (missing) => {
-        for (const n of missing) process.stderr.write(`route ${n} is not served by ${address}\n`);
-      },
-      onNoAnswer: (ms) =>
-        process.stderr.write(`no answer from ${address} after ${ms} ms: none of the routes is served yet\n`),
-      onDisconnect: (status, retryMs) =>
-        process.stderr.write(
-          `stream ended (${status.code} ${status.details}); reconnecting in ${retryMs} ms\n`,
-        ),
-    });
-    process.on('SIGINT', () => {
-      watcher.close();
-      process.exit(0);
-    });
+    await runRoutes(names, o);
   });
 
 program

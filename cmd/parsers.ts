@@ -90,12 +90,26 @@ export function parseOptionalAddress(raw: string): ListenAddress | undefined {
 
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** Milliseconds: `250`, `250ms`, `2s`, `1m`, `24h`. */
+/** Milliseconds: `250`, `250ms`, `2s`, `1m`, `24h`. Carries its help formatter (formatDurationMs). */
 export function parseDurationMs(raw: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
   if (!m)
     throw new InvalidArgumentError(`expected a duration such as 500, 500ms, 2s, 1m or 24h, got "${raw}"`);
   return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']!);
+}
+parseDurationMs.format = formatDurationMs;
+
+/**
+ * A duration as users write it, in the largest unit that divides it (`200ms`, `15s`, `5m`, `24h`; `0` for 0).
+ * parseDurationMs reads every value it prints.
+ */
+export function formatDurationMs(ms: number): string {
+  if (ms === 0) return '0';
+  for (const unit of ['h', 'm', 's'] as const) {
+    const size = DURATION_UNITS[unit]!;
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
 }
 
 const toLevel = oneOf('debug', 'info', 'warn', 'error');
@@ -156,11 +170,24 @@ export function splitList(item: (raw: string) => string): (raw: string) => reado
       .map(item);
 }
 
-/** Bytes: `4194304`, `512Ki`, `4Mi`. */
+const SIZE_UNITS: Readonly<Record<string, number>> = { Ki: 1024, Mi: 1 << 20, Gi: 1 << 30 };
+
+/** Bytes: `4194304`, `512Ki`, `4Mi`, `4MiB`, `1Gi`. Carries its help formatter (formatByteSize). */
 export function parseByteSize(raw: string): number {
-  const m = /^(\d+)(Ki|Mi)?$/.exec(raw.trim());
-  if (!m) throw new InvalidArgumentError(`expected a size such as 65536, 64Ki or 4Mi, got "${raw}"`);
-  return Number(m[1]) * (m[2] === 'Mi' ? 1 << 20 : m[2] === 'Ki' ? 1024 : 1);
+  const m = /^(\d+)(?:(Ki|Mi|Gi)B?|B)?$/.exec(raw.trim());
+  if (!m) throw new InvalidArgumentError(`expected a size such as 65536, 64KiB or 4MiB, got "${raw}"`);
+  return Number(m[1]) * (m[2] ? SIZE_UNITS[m[2]]! : 1);
+}
+parseByteSize.format = formatByteSize;
+
+/** A size as users write it, in the largest binary unit that divides it (`4MiB`, `64KiB`, `1000B`); `0` for 0. */
+export function formatByteSize(bytes: number): string {
+  if (bytes === 0) return '0';
+  for (const unit of ['Gi', 'Mi', 'Ki'] as const) {
+    const size = SIZE_UNITS[unit]!;
+    if (bytes % size === 0) return `${bytes / size}${unit}B`;
+  }
+  return `${bytes}B`;
 }
 
 /** Like parseAddress, but `:port` and a bare port mean loopback (127.0.0.1), not every interface. */

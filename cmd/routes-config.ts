@@ -1,7 +1,15 @@
 /** Options of `aeraki routes` (the RDS watch client), same row table as the other commands. */
 import type { Command } from 'commander';
 import type { ListenAddress } from '../src/util/address.ts';
-import { parseAddress, parseBoolean, parseCount, parseOutputFormat, showAddress, text } from './parsers.ts';
+import {
+  parseAddress,
+  parseBoolean,
+  parseCount,
+  parseDurationMs,
+  parseOutputFormat,
+  showAddress,
+  text,
+} from './parsers.ts';
 import { ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
 
 export interface RoutesOptions {
@@ -17,6 +25,11 @@ export interface RoutesOptions {
   readonly count: number;
   /** Print the first answer and exit (`--count 1`). */
   readonly once: boolean;
+  /**
+   * With `--once` or `--count`: exit 1 when no name is served within this time. While watching: the delay of the
+   * notice that none is served yet.
+   */
+  readonly timeoutMs: number;
   /** DeltaRoutes instead of StreamRoutes. */
   readonly delta: boolean;
   readonly output: 'json' | 'yaml';
@@ -40,7 +53,7 @@ export const ROUTES_ROWS: RowTable<RoutesOptions> = {
   cert: { flag: '--cert <file>', default: '', description: 'client certificate (PEM)', parse: text },
   key: { flag: '--key <file>', default: '', description: 'client key (PEM)', parse: text },
   insecure: {
-    flag: '--insecure [bool]',
+    flag: '--insecure',
     default: false,
     description: 'plaintext (server run with --rds-insecure)',
     parse: parseBoolean,
@@ -65,13 +78,21 @@ export const ROUTES_ROWS: RowTable<RoutesOptions> = {
     parse: parseCount,
   },
   once: {
-    flag: '--once [bool]',
+    flag: '--once',
     default: false,
-    description: 'print the first answer and exit (for scripts)',
+    description:
+      'print the first answer and exit (for scripts; exit 1 when no name is served within --timeout)',
     parse: parseBoolean,
   },
+  timeoutMs: {
+    flag: '--timeout <duration>',
+    default: 10_000,
+    description:
+      'with --once or --count: give up (exit 1) when none of the names is served within this time; watching: say so after it',
+    parse: parseDurationMs,
+  },
   delta: {
-    flag: '--delta [bool]',
+    flag: '--delta',
     default: false,
     description: 'use the incremental protocol (DeltaRoutes) instead of state of the world',
     parse: parseBoolean,

@@ -15,8 +15,22 @@ export interface ConfigRow<T> {
   readonly description: string;
   /** Parses one raw value (from argv or env); throws InvalidArgumentError. `previous` supports repeatable flags. */
   readonly parse: (raw: string, previous: T | undefined) => T;
-  /** How the help writes the default (default: String). */
+  /** How the help writes the default (default: the parser's own `format`, see below, else String). */
   readonly format?: (value: T) => string;
+}
+
+/**
+ * A parser may carry how the help writes its values (`parse.format`): parseDurationMs and parseByteSize do, so
+ * every row of a duration or a size shows its default as users write it (`15s`, `4MiB`) without saying so.
+ */
+interface SelfFormatting<T> {
+  readonly format?: (value: T) => string;
+}
+
+/** The default as the help shows it: the row's format, else its parser's, else String. */
+export function showDefault<T>(row: ConfigRow<T>): string {
+  const format = row.format ?? (row.parse as SelfFormatting<T>).format;
+  return format ? format(row.default) : String(row.default);
 }
 
 /** The rows filling an options object `O`: one per property, in the order the help lists them. */
@@ -38,7 +52,7 @@ function isSwitch<T>(row: ConfigRow<T>): boolean {
 function helpOf<T>(row: ConfigRow<T>): string {
   const env = row.env ? ` [env: ${row.env}]` : '';
   const hidden = Array.isArray(row.default) || row.default === undefined || row.default === '';
-  const shown = hidden ? '' : ` (default: ${row.format ? row.format(row.default) : String(row.default)})`;
+  const shown = hidden ? '' : ` (default: ${showDefault(row)})`;
   return `${row.description}${shown}${env}`;
 }
 

@@ -4,7 +4,7 @@
  * defaults fit a pod of manifests/ (the mounted mesh root, the projected token with audience `istio-ca`).
  */
 import { InvalidArgumentError } from 'commander';
-import { oneOf, parseDurationMs, parseNamespace, text } from './parsers.ts';
+import { formatDurationMs, oneOf, parseDurationMs, parseNamespace, text } from './parsers.ts';
 import type { RowTable } from './rows.ts';
 import type { ServeFlags } from './serve-flags.ts';
 
@@ -17,6 +17,7 @@ export function parseCertTtl(raw: string): number {
     throw new InvalidArgumentError(`a certificate lifetime must be at least 10s, got "${raw}"`);
   return ms;
 }
+parseCertTtl.format = formatDurationMs;
 
 const SERVICE_ACCOUNT = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
@@ -84,6 +85,5 @@ export const CERT_ROWS = {
     default: 86_400_000,
     description: 'lifetime asked for each certificate from the CA (from 10s); renewed at 80% minus jitter',
     parse: parseCertTtl,
-    format: (ms) => (ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : `${ms / 1000}s`),
   },
 } satisfies Partial<RowTable<ServeFlags>>;

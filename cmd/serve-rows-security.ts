@@ -58,7 +58,7 @@ export const SECURITY_ROWS = {
     flag: '--rds-max-receive-size <bytes>',
     env: 'AERAKI_RDS_MAX_RECEIVE_SIZE',
     default: L.maxReceiveBytes,
-    description: 'largest RDS request message (bytes; Ki and Mi suffixes accepted)',
+    description: 'largest RDS request message (bytes, or with a unit: 512KiB, 4MiB)',
     parse: parseByteSize,
   },
   rdsMaxStreamsPerConnection: {

@@ -29,6 +29,7 @@ import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { AerakiMetrics } from '../ops/metrics.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
+import { routeGrpcLogs } from '../util/grpc-logging.ts';
 import { createLogger } from '../util/logging.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
@@ -85,6 +86,7 @@ function loadKubeConfig(path: string): KubeConfig {
 
 export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
   const logger = deps.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, component: 'aeraki' });
+  if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
   const rdsListen = o.rdsAddress;
   const identity = await startIdentity(o, logger, deps.backoff);

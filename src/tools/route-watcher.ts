@@ -9,12 +9,15 @@
  * - A name the first answer (or any later one) lacks is reported once by `onNotServed` (again only after it was
  *   served in between). RDS answers nothing at all when none of the names exists, so `onNoAnswer` reports a
  *   stream that stayed silent for `noAnswerMs` after it opened.
+ * - A client that never got an answer and sees UNAVAILABLE asks the server what it speaks (protocol-probe.ts); a
+ *   plaintext client (`insecure`) facing a TLS server, or the reverse, is reported once by `onWrongProtocol`.
  */
 import * as grpc from '@grpc/grpc-js';
 import { spiffeServerCheck } from '../util/spiffe.ts';
 import { stringify as toYaml } from 'yaml';
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { Backoff, type BackoffOptions } from '../util/backoff.ts';
+import { probeServerProtocol } from './protocol-probe.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import {
   decodeDeltaResponse,
@@ -51,6 +54,11 @@ export interface WatchRoutesOptions {
   readonly onNotServed?: (names: readonly string[]) => void;
   /** A stream opened `noAnswerMs` ago has answered nothing (reported once per stream). */
   readonly onNoAnswer?: (waitedMs: number) => void;
+  /**
+   * The server speaks the other protocol: TLS while this client is plaintext (`tls: 'insecure'`), or plaintext
+   * while this client speaks TLS. Reported once; the watcher keeps retrying.
+   */
+  readonly onWrongProtocol?: (serverSpeaks: 'tls' | 'plaintext') => void;
   /** The stream ended; it is re-opened after `retryInMs`. */
   readonly onDisconnect?: (status: grpc.StatusObject, retryInMs: number) => void;
   /** Default 5 s. */
@@ -99,6 +107,9 @@ class RouteWatcher {
   private call: grpc.ClientDuplexStream<Buffer, Buffer> | undefined;
   private timer: TimerHandle | undefined;
   private closed = false;
+  private answeredOnce = false;
+  /** 'asking' while a probe runs; 'known' once the server's protocol was learnt. */
+  private probe: 'none' | 'asking' | 'known' = 'none';
 
   constructor(private readonly o: WatchRoutesOptions) {
     this.client = createClient(o);
@@ -121,6 +132,7 @@ class RouteWatcher {
     call.on('data', (bytes: Buffer) => {
       if (!answered) this.backoff.reset();
       answered = true;
+      this.answeredOnce = true;
       this.receive(call, bytes);
     });
     call.on('error', () => {}); // 'status' carries the same information
@@ -142,9 +154,22 @@ class RouteWatcher {
   private ended(status: grpc.StatusObject): void {
     this.disarm();
     if (this.closed) return;
+    if (status.code === grpc.status.UNAVAILABLE && !this.answeredOnce) this.askProtocol();
     const delay = this.backoff.next();
     this.o.onDisconnect?.(status, delay);
     this.arm(delay, () => this.open());
+  }
+
+  /** Learns what the server speaks (once it answers either way) and reports a mismatch. */
+  private askProtocol(): void {
+    if (this.probe !== 'none' || !this.o.onWrongProtocol) return;
+    this.probe = 'asking';
+    void probeServerProtocol(this.o.address).then((speaks) => {
+      this.probe = speaks === 'unknown' ? 'none' : 'known';
+      if (this.closed || this.answeredOnce || speaks === 'unknown') return;
+      const plaintextClient = this.o.tls === 'insecure';
+      if ((speaks === 'tls') === plaintextClient) this.o.onWrongProtocol?.(speaks);
+    });
   }
 
   private firstRequest(): Buffer {

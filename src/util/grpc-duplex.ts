@@ -1,5 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 
+/** A status a server ends a call with (`call.emit('error', status)`). */
+export interface EndStatus {
+  readonly code: grpc.status;
+  readonly details: string;
+}
+
 export interface DuplexHandlers<Req> {
   /** One request of the stream. A throw is a bug: `failed` logs it and the stream ends with INTERNAL. */
   readonly request: (req: Req) => void;
@@ -34,4 +40,37 @@ export function serveDuplex<Req, Res>(call: grpc.ServerDuplexStream<Req, Res>, h
     h.end();
   });
   call.on('close', h.end);
+}
+
+/** The status open streams end with on a graceful stop: clients reconnect (to another replica). */
+export const SHUTTING_DOWN: EndStatus = { code: grpc.status.UNAVAILABLE, details: 'server shutting down' };
+
+/** How long shutDown waits for connections to close after their streams ended. */
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * Stops a server whose streams were ended (each with its status): closes the listener and every connection
+ * (GOAWAY) once their streams are done, so the statuses reach the clients; what is still open after
+ * `graceMs` is cut off (forceShutdown). Never rejects.
+ */
+export function shutDown(server: grpc.Server, graceMs = STOP_GRACE_MS): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}
+
+/**
+ * grpc-js's bind failure (`No address added out of total 1 resolved errors: [listen EADDRINUSE: ...]`) as the
+ * errors it lists (`listen EADDRINUSE: address already in use 127.0.0.1:15010`); other errors unchanged.
+ */
+export function bindFailure(err: Error): Error {
+  const listed = /^No address added out of total \d+ resolved errors: \[(.*)\]$/s.exec(err.message);
+  return listed?.[1] ? new Error(listed[1], { cause: err }) : err;
 }

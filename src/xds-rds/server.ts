@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
-import { serveDuplex } from '../util/grpc-duplex.ts';
+import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { RdsAdmission } from './admission.ts';
 import { DeltaStream } from './delta-stream.ts';
@@ -67,7 +67,8 @@ export class RdsServer {
   private readonly guard: ConnectionGuard;
   private readonly clock: Clock;
   private provider: FileCertificateProvider | undefined;
-  private readonly streams = new Set<{ close(): void }>();
+  /** Ends each open stream with UNAVAILABLE (graceful stop). */
+  private readonly open = new Set<(status: EndStatus) => void>();
 
   constructor(
     private readonly options: RdsServerOptions,
@@ -115,7 +116,7 @@ export class RdsServer {
     }
     const address = `${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p)));
+      this.server.bindAsync(address, creds, (err, p) => (err ? reject(bindFailure(err)) : resolve(p)));
     });
     if (!this.guard.attach(this.server)) {
       throw new Error('rds: cannot enforce the connection limits on this grpc-js version');
@@ -129,14 +130,16 @@ export class RdsServer {
     return this.provider?.reload() ?? false;
   }
 
-  /** Ends every stream and stops; waits at most `graceMs` for calls to finish. */
+  /**
+   * Graceful stop: ends every open stream with UNAVAILABLE "server shutting down" (proxies reconnect, to another
+   * replica), then closes the listener and the connections (GOAWAY), cutting off whatever is left after
+   * STOP_GRACE_MS. Idempotent.
+   */
   async stop(): Promise<void> {
-    for (const s of [...this.streams]) s.close();
-    this.streams.clear();
-    // Streams are long-lived: cancel them rather than wait for proxies to hang up.
-    this.server.forceShutdown();
+    for (const end of [...this.open]) end(SHUTTING_DOWN);
+    this.open.clear();
+    await shutDown(this.server);
     this.provider?.close();
-    await Promise.resolve();
   }
 
   private serve<Req extends { readonly invalid?: string }>(
@@ -168,15 +171,19 @@ export class RdsServer {
       },
     };
     const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer });
-    this.streams.add(stream);
     let idle: TimerHandle | undefined;
     const end = () => {
       if (idle) this.clock.clearTimeout(idle);
       idle = undefined;
       admitted.release();
       stream.close();
-      this.streams.delete(stream);
+      this.open.delete(shutdown);
     };
+    const shutdown = (status: EndStatus) => {
+      end();
+      call.emit('error', status);
+    };
+    this.open.add(shutdown);
     const idleMs = this.limits.idleStreamTimeoutMs;
     if (idleMs > 0) {
       idle = this.clock.setTimeout(() => {

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
-import { serveDuplex } from '../../util/grpc-duplex.ts';
+import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import type { RegistryServiceEntry } from '../types.ts';
 import { adsServiceDefinition } from './service.ts';
@@ -53,6 +53,8 @@ export class ServiceEntryMcpServer {
   private readonly protos: McpProtos = loadMcpProtos();
   private readonly server: grpc.Server;
   private readonly streams = new Set<McpStream>();
+  /** Ends each open call with a status (graceful stop). */
+  private readonly open = new Set<(status: EndStatus) => void>();
   private readonly log: Logger;
   /** Undefined until the first update(). */
   private snapshot: McpSnapshot | undefined;
@@ -85,7 +87,7 @@ export class ServiceEntryMcpServer {
       : grpc.ServerCredentials.createInsecure();
     const address = `${host.includes(':') ? `[${host}]` : host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
-      this.server.bindAsync(address, creds, (err, p) => (err ? reject(err) : resolve(p)));
+      this.server.bindAsync(address, creds, (err, p) => (err ? reject(bindFailure(err)) : resolve(p)));
     });
     this.log.info('mcp-server: listening', { address, port, tls: tls !== undefined });
     return port;
@@ -105,11 +107,15 @@ export class ServiceEntryMcpServer {
     return this.snapshot?.version;
   }
 
-  /** Ends every stream and stops. */
+  /**
+   * Graceful stop: ends every open stream with UNAVAILABLE "server shutting down" (istiod reconnects), then closes
+   * the listener and the connections, cutting off what is left after a grace period (shutDown). Idempotent.
+   */
   async stop(): Promise<void> {
+    for (const end of [...this.open]) end(SHUTTING_DOWN);
+    this.open.clear();
     this.streams.clear();
-    this.server.forceShutdown();
-    await Promise.resolve();
+    await shutDown(this.server);
   }
 
   private snapshotFor(typeUrl: string): McpSnapshot | undefined {
@@ -149,8 +155,14 @@ export class ServiceEntryMcpServer {
       if (!open) return;
       open = false;
       this.streams.delete(stream);
+      this.open.delete(shutdown);
       this.counters.streams--;
     };
+    const shutdown = (status: EndStatus): void => {
+      end();
+      call.emit('error', status);
+    };
+    this.open.add(shutdown);
     serveDuplex(call, {
       request: (req: McpRequest) => stream.handle(req),
       end,
