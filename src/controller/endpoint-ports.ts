@@ -69,7 +69,10 @@ export class EndpointPortIndex {
     }
     const now = new Map<string, readonly number[]>();
     for (const name of [...byName.keys()].sort(compareStrings)) {
-      now.set(name, [...byName.get(name)!].sort((a, b) => a - b));
+      now.set(
+        name,
+        [...byName.get(name)!].sort((a, b) => a - b),
+      );
     }
     const before = this.ports.get(serviceKey) ?? EMPTY;
     if (sameMap(before, now)) return false;
@@ -79,7 +82,10 @@ export class EndpointPortIndex {
   }
 }
 
-function sameMap(a: ReadonlyMap<string, readonly number[]>, b: ReadonlyMap<string, readonly number[]>): boolean {
+function sameMap(
+  a: ReadonlyMap<string, readonly number[]>,
+  b: ReadonlyMap<string, readonly number[]>,
+): boolean {
   if (a.size !== b.size) return false;
   for (const [name, list] of a) {
     const other = b.get(name);

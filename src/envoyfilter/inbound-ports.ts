@@ -41,7 +41,9 @@ export function inboundPortsOf(view: ConfigView, se: ServiceEntry, port: Service
 
 function selectsWorkloads(se: ServiceEntry): boolean {
   const labels = se.spec.workloadSelector?.labels;
-  return (labels !== undefined && Object.keys(labels).length > 0) || 'workloadSelector' in se.metadata.annotations;
+  return (
+    (labels !== undefined && Object.keys(labels).length > 0) || 'workloadSelector' in se.metadata.annotations
+  );
 }
 
 /**
@@ -53,7 +55,8 @@ export function unresolvedTargetPortWarning(view: ConfigView, ctx: SidecarContex
   const { serviceEntry: se, port, portIndex } = ctx;
   if (port.targetPortName === undefined || !selectsWorkloads(se)) return undefined;
   const service = kubeServiceOf(se);
-  if (service !== undefined && view.endpointPorts(se.metadata.namespace, service) !== undefined) return undefined;
+  if (service !== undefined && view.endpointPorts(se.metadata.namespace, service) !== undefined)
+    return undefined;
   return warning(
     refOf(se),
     `spec.ports[${portIndex}].targetPort`,

@@ -9,12 +9,7 @@
  * pairs, with no pairs when it has no endpoints: addresses, pods and nodes are never held. RBAC: endpointslices
  * `list, watch` (manifests/rbac.yaml).
  */
-import {
-  DiscoveryV1Api,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { DiscoveryV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { BackoffOptions } from '../../util/backoff.ts';
 import type { Clock } from '../../util/clock.ts';
 import { ResilientInformer } from '../../util/informer.ts';
@@ -97,10 +92,7 @@ export function endpointSliceInformer(o: EndpointSliceOptions): ResilientInforme
   return new ResilientInformer({
     kc: o.kc,
     path: ENDPOINT_SLICES_PATH,
-    list: async () =>
-      (await api.listEndpointSliceForAllNamespaces({
-        labelSelector,
-      })) as KubernetesListObject<KubernetesObject>,
+    list: () => api.listEndpointSliceForAllNamespaces({ labelSelector }),
     labelSelector,
     transform: reduceSlice,
     handlers: {

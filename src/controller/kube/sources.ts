@@ -138,7 +138,8 @@ export class KubeSource {
     if (this.o.services ?? false) this.informers.push(this.serviceInformer());
     if (this.o.aeraki ?? true) this.informers.push(this.meshInformer(), this.secretInformer());
     const { endpointPorts: target, kc, backoff, minWatchIntervalMs, clock, logger } = this.o;
-    if (target) this.informers.push(endpointSliceInformer({ kc, target, backoff, minWatchIntervalMs, clock, logger }));
+    if (target)
+      this.informers.push(endpointSliceInformer({ kc, target, backoff, minWatchIntervalMs, clock, logger }));
     for (const i of this.informers) i.start();
   }
 

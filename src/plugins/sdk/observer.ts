@@ -28,9 +28,7 @@ export function observerDrafts(ctx: SidecarContext, filter: ObserverFilter): Res
     return fail([issue(refOf(se), 'spec.hosts', `has no host; ${filter.filterName} needs hosts[0]`)]);
   }
   const port = ctx.port.number;
-  const inbound = inboundDraft(ctx, (workloadPort) =>
-    insertBefore(filter, inboundClusterName(workloadPort)),
-  );
+  const inbound = inboundDraft(ctx, (workloadPort) => insertBefore(filter, inboundClusterName(workloadPort)));
   if (!inbound.ok) return inbound;
   const drafts = outboundDrafts(
     se,
