@@ -38,6 +38,7 @@ import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
+import './e2e/inbound-target-port.test.ts';
 import './e2e/metrics-replicas.test.ts';
 import './e2e/registries.test.ts';
 import './e2e/registry-mcp.test.ts';
