@@ -50,6 +50,8 @@ export class ConfigSources {
       rootNamespace: o.rootNamespace,
       istio: o.configSource === 'kube' ? o.istioApiVersion : false,
       services: o.configSource === 'kube',
+      // Both modes: over MCP, istiod's synthetic ServiceEntries carry no targetPort (D16).
+      endpointPorts: store,
       clusterDomain: o.clusterDomain,
       revision: o.revision,
       ...(backoff ? { backoff } : {}),

@@ -39,6 +39,7 @@ import type { RejectedObject } from '../model/parse-objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
+import { EndpointPortIndex, type SlicePorts } from './endpoint-ports.ts';
 import { applyKeyChanges, type KeyChange } from './store-changes.ts';
 import {
   compareByName,
@@ -82,6 +83,8 @@ export class ConfigStore implements ConfigView {
   private readonly owners = new Map<string, string>();
   /** Per kind, how many owned keys were released (applyOwned removals). */
   private readonly released = new Map<string, number>();
+  /** The EndpointSlices' ports, once a source reads them (readsEndpointPorts); undefined: not read here. */
+  private endpointIndex: EndpointPortIndex | undefined;
 
   /** Stamps every event's `at` (convergence metrics); without it events carry no time. */
   private readonly now: (() => number) | undefined;
@@ -255,6 +258,25 @@ export class ConfigStore implements ConfigView {
   }
 
   /**
+   * Declares that a source reads EndpointSlices: from now on endpointPorts answers (empty until slices arrive)
+   * instead of undefined. Called once by that source before its first slice.
+   */
+  readsEndpointPorts(): void {
+    this.endpointIndex ??= new EndpointPortIndex();
+  }
+
+  /**
+   * Records what EndpointSlice `namespace/slice` contributes (undefined: deleted); emits `updated` (kind
+   * EndpointPorts, per Service) for each Service whose endpointPorts changed.
+   */
+  setSlicePorts(namespace: string, slice: string, value: SlicePorts | undefined): void {
+    this.readsEndpointPorts();
+    for (const service of this.endpointIndex!.set(namespace, slice, value)) {
+      this.emit({ type: 'updated', kind: 'EndpointPorts', namespace, name: service });
+    }
+  }
+
+  /**
    * Records that an object exists at the source but is invalid, with the hosts and Gateways it binds as written
    * (model/bound-hosts.ts). The stored valid version (if any) stays in effect and no event is emitted for it.
    * Without a valid version, a MetaRouter, VirtualService or DestinationRule holds its hosts (a MetaRouter its
@@ -314,6 +336,10 @@ export class ConfigStore implements ConfigView {
 
   mesh(): MeshConfig {
     return this.meshConfig;
+  }
+
+  endpointPorts(namespace: string, service: string): ReadonlyMap<string, readonly number[]> | undefined {
+    return this.endpointIndex?.get(namespace, service);
   }
 
   list<K extends ConfigKind>(kind: K): readonly ObjectOf<K>[] {

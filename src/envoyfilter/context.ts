@@ -2,8 +2,9 @@
  * Context resolution for generators (spec aeraki-core.md 6.4, with deviations D4 and D6): the VirtualService,
  * DestinationRule and MetaRouter of a ServiceEntry are looked up through the view's FQDN-normalised host indexes
  * on `hosts[0]` in the ServiceEntry's namespace; native Dubbo ports also get the DubboAuthorizationPolicies of
- * that namespace and of the root namespace (D15); gateway contexts pair each MetaProtocol server of a Gateway with
- * the oldest bound MetaRouter routing to that server's port.
+ * that namespace and of the root namespace (D15); every port gets the ports its workloads receive it on (D16);
+ * gateway contexts pair each MetaProtocol server of a Gateway with the oldest bound MetaRouter routing to that
+ * server's port.
  */
 import type { GatewayContext, SidecarContext } from '../model/generator.ts';
 import { gatewayPortClaims } from '../model/gateway-routers.ts';
@@ -12,6 +13,7 @@ import { compareByName } from '../model/order.ts';
 import { detectProtocol } from '../model/protocol.ts';
 import type { RedisContext } from '../model/redis-context.ts';
 import type { ConfigView } from '../model/view.ts';
+import { inboundPortsOf } from './inbound-ports.ts';
 
 /** The Redis inputs of `se` (fixtures README, "Redis"): all in its namespace, hosts compared exactly. */
 export function redisContext(view: ConfigView, se: ServiceEntry): RedisContext {
@@ -58,6 +60,7 @@ export function sidecarContexts(view: ConfigView, se: ServiceEntry, host: string
       serviceEntry: se,
       port,
       portIndex,
+      inboundPorts: inboundPortsOf(view, se, port),
       protocol,
       virtualService,
       destinationRule,

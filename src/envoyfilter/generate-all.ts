@@ -7,8 +7,9 @@
  * Gateway (ConfigView.isGatewayHeld: an invalid MetaRouter without a valid version binds it) renders nothing and
  * keeps its output the same way. Pure: no I/O, no logging, no clock; never throws on input.
  *
- * Warnings (they never fail a source): a ServiceEntry without addresses gets inbound filters only; ports whose
- * protocol nothing handles are listed apart (unhandledPorts), so `serve` can count them instead of logging them;
+ * Warnings (they never fail a source): a named targetPort that cannot be resolved here (D16); a ServiceEntry without
+ * addresses gets inbound filters only; ports whose protocol nothing handles are listed apart (unhandledPorts), so
+ * `serve` can count them instead of logging them;
  * conflicts (model/conflicts.ts: MetaRouters, ApplicationProtocols, VirtualServices, DestinationRules, Gateway ports)
  * come last.
  */
@@ -33,6 +34,7 @@ import {
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
+import { unresolvedTargetPortWarning } from './inbound-ports.ts';
 import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations } from './placement.ts';
 
 export interface GenerateOptions {
@@ -134,6 +136,8 @@ function generateServiceEntry(
   for (const ctx of contexts) {
     const generator = byProtocol.get(ctx.protocol);
     if (!generator) continue;
+    const unresolved = unresolvedTargetPortWarning(view, ctx);
+    if (unresolved) issues.push(unresolved);
     const result = guarded(ref, generator, () => generator.generateSidecar(ctx));
     issues.push(...result.issues);
     if (result.ok) drafts.push(...result.value);

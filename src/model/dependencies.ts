@@ -6,8 +6,8 @@
  * Keys: `obj:<kind>/<ns>/<name>` (get), `kind:<kind>` (list), `host:<normalised host>` (configForHost, isHostHeld:
  * the VirtualServices, DestinationRules and MetaRouters of a host and whether it is held), `gw:<ns>/<name>`
  * (metaRoutersForGateway), `exact:<kind>|<ns>|<host>` (exactHostObjects), `codec:<protocol>`, `dap:<ns>`,
- * `first:<normalised host>` (whether a ServiceEntry has that first host), `gwheld:<ns>/<name>` (isGatewayHeld) and
- * `mesh`.
+ * `first:<normalised host>` (whether a ServiceEntry has that first host), `gwheld:<ns>/<name>` (isGatewayHeld),
+ * `eps:<ns>/<service>` (endpointPorts) and `mesh`.
  */
 import { bindsHosts } from './bound-hosts.ts';
 import { normalizeHost } from './names.ts';
@@ -51,6 +51,10 @@ export function gatewayHeldDepKey(gateway: string): string {
   return `gwheld:${gateway}`;
 }
 
+export function endpointPortsDepKey(namespace: string, service: string): string {
+  return `eps:${namespace}/${service}`;
+}
+
 export function firstHostDepKey(normalisedHost: string): string {
   return `first:${normalisedHost}`;
 }
@@ -76,6 +80,7 @@ export function recordingView(view: TrackedView, deps: Set<string>): ConfigView 
     dubboAuthorizationPolicies: (ns) => (deps.add(`dap:${ns}`), view.dubboAuthorizationPolicies(ns)),
     isHostHeld: (h, ns) => (host(h, ns), view.isHostHeld(h, ns)),
     isGatewayHeld: (ns, name) => (deps.add(gatewayHeldDepKey(`${ns}/${name}`)), view.isGatewayHeld(ns, name)),
+    endpointPorts: (ns, svc) => (deps.add(endpointPortsDepKey(ns, svc)), view.endpointPorts(ns, svc)),
   };
 }
 
@@ -122,6 +127,7 @@ function objectKeys(o: ConfigObject, clusterDomain: string, out: Set<string>): v
 export function eventKeys(e: ConfigEvent, clusterDomain: string): Set<string> {
   const out = new Set<string>();
   if (e.kind === 'MeshConfig') return out.add(MESH_KEY);
+  if (e.kind === 'EndpointPorts') return out.add(endpointPortsDepKey(e.namespace, e.name));
   out.add(objectDepKey(e.kind, e.namespace, e.name)).add(`kind:${e.kind}`);
   for (const o of [e.old, e.object]) {
     if (o !== undefined && 'metadata' in o) objectKeys(o, clusterDomain, out);

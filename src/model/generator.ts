@@ -24,6 +24,12 @@ export interface SidecarContext {
   readonly port: ServicePort;
   /** Index of `port` in `serviceEntry.spec.ports`, for issue paths (`spec.ports[<i>].name`). */
   readonly portIndex: number;
+  /**
+   * The ports the workloads receive `port` on (D16; src/envoyfilter/inbound-ports.ts), sorted, distinct, at least
+   * one: the inbound filter has one patch per port, matching it and routing to its `inbound|<port>||` cluster.
+   * Absent: `port.number`.
+   */
+  readonly inboundPorts?: readonly number[];
   readonly protocol: Protocol;
   readonly virtualService: VirtualService | undefined;
   readonly destinationRule: DestinationRule | undefined;

@@ -47,7 +47,13 @@ export interface ServicePort {
   readonly number: number;
   readonly protocol?: string;
   readonly name: string;
+  /** The port the workloads receive on (inbound filters match it, D16); absent: `number`. */
   readonly targetPort?: number;
+  /**
+   * A Kubernetes Service's named `targetPort` (a container port's name; src/model/service.ts), which only the
+   * Service's EndpointSlices resolve. Never set on a ServiceEntry (whose targetPort is a number).
+   */
+  readonly targetPortName?: string;
 }
 
 export interface WorkloadSelector {

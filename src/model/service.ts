@@ -6,7 +6,8 @@
  * - host `<name>.<namespace>.svc.<cluster domain>`;
  * - addresses: `spec.clusterIPs` when it holds more than one address (dual stack), else `spec.clusterIP`; none for
  *   a headless Service (`None`), a Service without a cluster IP, or an `ExternalName` Service;
- * - ports: name (`''` when not given), number, Kubernetes protocol (default `TCP`), a numeric `targetPort`;
+ * - ports: name (`''` when not given), number, Kubernetes protocol (default `TCP`), a numeric `targetPort` (a named
+ *   one as `targetPortName`: inbound filters match the port the workloads receive on, D16);
  * - `spec.selector` → `workloadSelector.labels` (none when empty: such a Service has only outbound filters);
  * - resolution `NONE` for headless, `DNS` for ExternalName, else `STATIC`; location `MESH_EXTERNAL` for
  *   ExternalName, else `MESH_INTERNAL`; the `networking.istio.io/exportTo` annotation → `exportTo`.
@@ -87,8 +88,9 @@ function convertPort(p: KubeServicePort): ServicePort {
     number: p.port,
     name: p.name,
     protocol: p.protocol,
-    // A named target port is resolved per pod; a ServiceEntry port can only carry a number.
+    // A named target port is resolved per pod (from the EndpointSlices where they are read, D16).
     ...(typeof p.targetPort === 'number' ? { targetPort: p.targetPort } : {}),
+    ...(typeof p.targetPort === 'string' ? { targetPortName: p.targetPort } : {}),
   };
 }
 

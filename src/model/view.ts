@@ -68,6 +68,13 @@ export interface ConfigView {
    * VirtualServices are neither rewritten nor deleted), as for a held host.
    */
   isGatewayHeld(namespace: string, name: string): boolean;
+  /**
+   * Where the controller reads EndpointSlices (`serve` with Kubernetes access): the ports the endpoints of the
+   * Kubernetes Service `namespace/service` receive on, by the Service port's name, each list sorted and distinct;
+   * empty when it has no slice with endpoints. undefined where EndpointSlices are not read (render, validate, the
+   * directory source). The map must not be mutated.
+   */
+  endpointPorts(namespace: string, service: string): ReadonlyMap<string, readonly number[]> | undefined;
 }
 
 /** The kinds ConfigView.exactHostObjects indexes. */
@@ -86,10 +93,12 @@ export type ConfigEventType = 'added' | 'updated' | 'deleted' | 'held';
  * Emitted by the store after it changed. `old` is set for updated and deleted, `object` for added and updated.
  * `held`: the hosts held by the rejected object `kind namespace/name` changed (it was rejected without a valid
  * version, or such a rejection was cleared); neither `old` nor `object` is set.
+ * Kind `EndpointPorts` (type `updated`, neither `old` nor `object`): ConfigView.endpointPorts of the Service
+ * `namespace/name` changed.
  */
 export interface ConfigEvent {
   readonly type: ConfigEventType;
-  readonly kind: ConfigKind | 'MeshConfig';
+  readonly kind: ConfigKind | 'MeshConfig' | 'EndpointPorts';
   readonly namespace: string;
   readonly name: string;
   readonly old?: ConfigObject | MeshConfig;

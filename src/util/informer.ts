@@ -30,11 +30,20 @@ export interface ResilientInformerOptions {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly handlers: InformerHandlers;
+  /**
+   * Reduces each listed or watched object (ADDED, MODIFIED, DELETED) before the informer caches it and hands it
+   * to the handlers, so that only the fields used are held. Must keep metadata name, namespace and
+   * resourceVersion. Default: objects as read.
+   */
+  readonly transform?: (obj: KubernetesObject) => KubernetesObject;
   readonly backoff?: BackoffOptions;
   readonly minWatchIntervalMs?: number;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
+
+/** Watch event types whose object is a resource (the others: BOOKMARK, ERROR). */
+const WATCHED_OBJECT_PHASES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 /** The subset of client-node's Watch that ListWatch uses. */
 type WatchLike = Pick<Watch, 'watch'>;
@@ -63,7 +72,8 @@ export class ResilientInformer {
       const list = await this.o.list();
       this.lists++;
       this.backoff.reset();
-      return list;
+      const transform = this.o.transform;
+      return transform ? { ...list, items: list.items.map((o) => transform(o)) } : list;
     };
     this.lw = new ListWatch(
       options.path,
@@ -153,7 +163,9 @@ export class ResilientInformer {
           query,
           (phase, obj, watchObj) => {
             this.backoff.reset();
-            callback(phase, obj, watchObj);
+            const transform = this.o.transform;
+            const reduce = transform && WATCHED_OBJECT_PHASES.has(phase);
+            callback(phase, reduce ? transform(obj as KubernetesObject) : obj, watchObj);
           },
           done,
         );

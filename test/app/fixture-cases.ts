@@ -1,5 +1,5 @@
 // Reads the `aeraki render` acceptance cases from ../shared/fixtures/render and ../shared/fixtures/render-periphery
-// (in place, never copied) and compares an output with a case's expectations as the fixtures README ("How output
+// (in place, never copied) and the project's own from test/fixtures/render and compares an output with a case's expectations as the fixtures README ("How output
 // is compared") says.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -10,6 +10,8 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/render');
 /** Cases 36 onward: Redis, Kafka, ZooKeeper and Dubbo authorization. */
 export const peripheryDir = path.resolve(repoRoot, '../shared/fixtures/render-periphery');
+/** The project's own cases, in the same layout: deviations decided after the shared fixtures (D16 onward). */
+export const projectFixturesDir = path.resolve(repoRoot, 'test/fixtures/render');
 
 export interface FixtureCase {
   readonly name: string;
@@ -26,9 +28,9 @@ function readOptional(file: string): string | undefined {
   return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
 }
 
-/** Every case of both folders, sorted by name (case names are unique across the two). */
+/** Every case of the three folders, sorted by name (case names are unique across them). */
 export function loadCases(): FixtureCase[] {
-  return [fixturesDir, peripheryDir]
+  return [fixturesDir, peripheryDir, projectFixturesDir]
     .filter((folder) => existsSync(folder))
     .flatMap((folder) =>
       readdirSync(folder, { withFileTypes: true })

@@ -266,7 +266,9 @@ describe('manifests', () => {
         (r: Record<string, string[]>) =>
           r.apiGroups!.includes(group) && r.resources!.includes(plural) && r.verbs!.includes(verb),
       );
-    const read = [...AERAKI_RESOURCES, ...istioResources('v1'), SERVICE_RESOURCE];
+    // EndpointSlices: the ports Services' pods receive on (D16; src/controller/kube/endpoint-slices.ts).
+    const slices = { group: 'discovery.k8s.io', plural: 'endpointslices' };
+    const read = [...AERAKI_RESOURCES, ...istioResources('v1'), SERVICE_RESOURCE, slices];
     for (const r of read) {
       for (const verb of ['list', 'watch']) assert.ok(grants(r.group, r.plural, verb), `${verb} ${r.plural}`);
     }

@@ -44,7 +44,7 @@ describe('Kubernetes Service → ServiceEntry', () => {
       addresses: ['10.96.0.20'],
       ports: [
         { number: 20880, name: 'tcp-metaprotocol-dubbo', protocol: 'TCP', targetPort: 20881 },
-        { number: 8080, name: 'http-admin', protocol: 'TCP' },
+        { number: 8080, name: 'http-admin', protocol: 'TCP', targetPortName: 'admin' },
         { number: 9125, name: 'udp-stats', protocol: 'UDP' },
       ],
       location: 'MESH_INTERNAL',
@@ -65,7 +65,9 @@ spec:
 `);
     assert.deepEqual(s.spec.addresses, []);
     assert.equal(s.spec.resolution, 'NONE');
-    assert.deepEqual(s.spec.ports, [{ number: 2181, name: 'tcp-zookeeper-client', protocol: 'TCP' }]);
+    assert.deepEqual(s.spec.ports, [
+      { number: 2181, name: 'tcp-zookeeper-client', protocol: 'TCP', targetPortName: 'client' },
+    ]);
     assert.deepEqual(s.spec.workloadSelector, { labels: { app: 'zookeeper' } });
   });
 

@@ -35,6 +35,7 @@ import { systemClock, type Clock } from '../../util/clock.ts';
 import { isPlainObject } from '../../util/json.ts';
 import { ResilientInformer } from '../../util/informer.ts';
 import type { KeyedWrites } from '../store-changes.ts';
+import { endpointSliceInformer, type EndpointPortsTarget } from './endpoint-slices.ts';
 import {
   AERAKI_RESOURCES,
   detectIstioApiVersion,
@@ -64,6 +65,8 @@ export interface KubeSourceOptions {
   readonly istio?: IstioApiVersion | 'auto' | false;
   /** Kubernetes Services, converted into ServiceEntries (default false: MCP serves istiod's own conversion). */
   readonly services?: boolean;
+  /** Where the EndpointSlices' ports go (endpoint-slices.ts, D16); undefined: slices are not read. */
+  readonly endpointPorts?: EndpointPortsTarget;
   /** Domain of Kubernetes Service hosts (`--cluster-domain`, default cluster.local). */
   readonly clusterDomain?: string;
   readonly meshConfigMapName?: string;
@@ -134,6 +137,9 @@ export class KubeSource {
     for (const r of resources) this.informers.push(this.crdInformer(r));
     if (this.o.services ?? false) this.informers.push(this.serviceInformer());
     if (this.o.aeraki ?? true) this.informers.push(this.meshInformer(), this.secretInformer());
+    const { endpointPorts: target, kc, backoff, minWatchIntervalMs, clock, logger } = this.o;
+    if (target)
+      this.informers.push(endpointSliceInformer({ kc, target, backoff, minWatchIntervalMs, clock, logger }));
     for (const i of this.informers) i.start();
   }
 

@@ -1,7 +1,8 @@
 /**
  * Sidecar filters of one `tcp-dubbo` port (Aeraki internal/plugin/dubbo/generator.go, dubboproxy.go), with this
  * port's own number (D4): outbound dubbo_proxy filters (one per address) routing by the VirtualService, and an
- * inbound one (when the ServiceEntry selects workloads, D2) with interface `*` routing to `inbound|<port>||`, behind
+ * inbound one (when the ServiceEntry selects workloads, D2) with interface `*` routing to `inbound|<port>||` (the
+ * port the workloads receive on, D16), behind
  * the RBAC filters of the DubboAuthorizationPolicies that apply (rbac.ts).
  */
 import { DUBBO_PROXY_FILTER, DUBBO_PROXY_TYPE } from '../../model/constants.ts';
@@ -60,14 +61,16 @@ export function generateDubboSidecar(
 
   const extra = options.inboundFilters ? options.inboundFilters(ctx) : policyFilters(ctx);
   if (!extra.ok) return fail([...routes.issues, ...extra.issues]);
-  const inboundCluster = inboundClusterName(port);
-  const inbound = dubboProxy(
-    inboundCluster,
-    { name: inboundCluster, interface: ANY_INTERFACE, routes: [defaultRoute(inboundCluster)] },
-    [...extra.value, ROUTER],
-  );
+  const inbound = (workloadPort: number) => {
+    const inboundCluster = inboundClusterName(workloadPort);
+    return dubboProxy(
+      inboundCluster,
+      { name: inboundCluster, interface: ANY_INTERFACE, routes: [defaultRoute(inboundCluster)] },
+      [...extra.value, ROUTER],
+    );
+  };
 
-  const inboundFilter = inboundDraft(se, ctx.port, networkFilter(inbound));
+  const inboundFilter = inboundDraft(ctx, (p) => networkFilter(inbound(p)));
   const issues = [...routes.issues, ...extra.issues, ...inboundFilter.issues];
   if (!inboundFilter.ok) return fail(issues);
   const drafts: FilterDraft[] = outboundDrafts(se, ctx.port, networkFilter(outbound));

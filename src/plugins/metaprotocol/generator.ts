@@ -55,8 +55,9 @@ export function generateSidecar(ctx: SidecarContext): Result<readonly FilterDraf
 
   const port = ctx.port.number;
   const outbound = metaProtocolNetworkFilter(outboundProxy(host, port, basics.value, common));
-  const inbound = metaProtocolNetworkFilter(inboundProxy(port, basics.value, filters.value));
-  const inboundResult = inboundDraft(se, ctx.port, inbound);
+  const inboundResult = inboundDraft(ctx, (workloadPort) =>
+    metaProtocolNetworkFilter(inboundProxy(workloadPort, basics.value, filters.value)),
+  );
   if (!inboundResult.ok) return inboundResult;
   const drafts = outboundDrafts(se, ctx.port, outbound);
   if (inboundResult.value) drafts.push(inboundResult.value);

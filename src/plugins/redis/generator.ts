@@ -78,7 +78,7 @@ export function generateRedisSidecar(ctx: SidecarContext): Result<readonly Filte
     ];
     drafts.push(...outboundDrafts(se, ctx.port, networkFilter(outboundConfig(ctx, redis, issues)), patches));
   }
-  const inbound = inboundDraft(se, ctx.port, networkFilter(inboundProxy(ctx.port.number)));
+  const inbound = inboundDraft(ctx, (workloadPort) => networkFilter(inboundProxy(workloadPort)));
   issues.push(...inbound.issues);
   if (!inbound.ok) return fail(issues);
   if (inbound.value) drafts.push(inbound.value);

@@ -2,7 +2,8 @@
  * Observe-only network filters (Aeraki internal/plugin/kafka, internal/plugin/zookeeper): inserted before
  * tcp_proxy, which still forwards the traffic; the filter only decodes the protocol and counts. Its config is only
  * the stat prefix: `outbound|<port>||<hosts[0]>` outbound (one filter per address) and `inbound|<port>||` inbound
- * (when the ServiceEntry selects workloads, D2), with the port's own number (D4).
+ * (when the ServiceEntry selects workloads, D2; the port the workloads receive on, D16), with the port's own number
+ * (D4).
  */
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
@@ -27,7 +28,7 @@ export function observerDrafts(ctx: SidecarContext, filter: ObserverFilter): Res
     return fail([issue(refOf(se), 'spec.hosts', `has no host; ${filter.filterName} needs hosts[0]`)]);
   }
   const port = ctx.port.number;
-  const inbound = inboundDraft(se, ctx.port, insertBefore(filter, inboundClusterName(port)));
+  const inbound = inboundDraft(ctx, (workloadPort) => insertBefore(filter, inboundClusterName(workloadPort)));
   if (!inbound.ok) return inbound;
   const drafts = outboundDrafts(
     se,

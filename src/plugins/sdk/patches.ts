@@ -1,10 +1,11 @@
 /**
  * The EnvoyFilter patch shapes every protocol plugin shares (Aeraki envoyfilter/network_filter.go): a REPLACE
- * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>`, or on `virtualInbound` for the
- * service port, with the proxy config wrapped in a udpa TypedStruct.
+ * (or INSERT_BEFORE) of tcp_proxy on an outbound listener `<address>_<port>` (the service port), or on
+ * `virtualInbound` for each port the workloads receive the service port on (D16), with the proxy config wrapped in a
+ * udpa TypedStruct.
  */
 import { TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../../model/constants.ts';
-import type { FilterDraft, GatewayDraft } from '../../model/generator.ts';
+import type { FilterDraft, GatewayDraft, SidecarContext } from '../../model/generator.ts';
 import { gatewayFilterName, inboundFilterName, outboundFilterName } from '../../model/names.ts';
 import type { EnvoyFilterPatch, Gateway, ServiceEntry, ServicePort } from '../../model/objects.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
@@ -55,6 +56,7 @@ export function outboundPatch(address: string, port: number, filter: NetworkFilt
   return outboundNetworkFilterPatch(address, port, filterPatch(filter));
 }
 
+/** Filter-chain match of `virtualInbound` on `port`, the port the workload receives on (D16). */
 export function inboundPatch(port: number, filter: NetworkFilter): EnvoyFilterPatch {
   const filterChain = { destinationPort: port, filter: TCP_PROXY_MATCH };
   return networkFilterPatch({ name: 'virtualInbound', filterChain }, filterPatch(filter));
@@ -116,20 +118,26 @@ export function workloadSelectorOf(se: ServiceEntry): Result<Readonly<Record<str
   ]);
 }
 
-/** The inbound filter of a port, or undefined when the ServiceEntry selects no workloads (D2). */
+/**
+ * The inbound filter of `ctx.port`, or undefined when the ServiceEntry selects no workloads (D2). Named after the
+ * service port (`aeraki-inbound-<host>-<port>`), with one patch per port the workloads receive it on
+ * (`ctx.inboundPorts`, D16; ascending), each carrying `filterFor(that port)`: the inbound cluster
+ * `inbound|<port>||` a sidecar builds is named after that port too.
+ */
 export function inboundDraft(
-  se: ServiceEntry,
-  port: ServicePort,
-  filter: NetworkFilter,
+  ctx: SidecarContext,
+  filterFor: (workloadPort: number) => NetworkFilter,
 ): Result<FilterDraft | undefined> {
+  const se = ctx.serviceEntry;
   const selector = workloadSelectorOf(se);
   if (!selector.ok) return selector;
   if (selector.value === undefined) return ok(undefined);
+  const ports = ctx.inboundPorts ?? [ctx.port.number];
   return ok({
-    name: inboundFilterName(se.spec.hosts[0] ?? '', port.number),
+    name: inboundFilterName(se.spec.hosts[0] ?? '', ctx.port.number),
     spec: {
       workloadSelector: { labels: selector.value },
-      configPatches: [inboundPatch(port.number, filter)],
+      configPatches: ports.map((p) => inboundPatch(p, filterFor(p))),
     },
   });
 }

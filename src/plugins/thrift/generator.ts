@@ -38,10 +38,12 @@ export function generateThriftSidecar(ctx: SidecarContext): Result<readonly Filt
 
   const routes = outboundRoutes(ctx.virtualService, host, port);
   const outbound = networkFilter({ name: outboundClusterName(port, undefined, host), routes: routes.routes });
-  const inboundCluster = inboundClusterName(port);
-  const inbound = networkFilter({ name: inboundCluster, routes: [defaultRoute(inboundCluster)] });
+  const inbound = (workloadPort: number) => {
+    const inboundCluster = inboundClusterName(workloadPort);
+    return networkFilter({ name: inboundCluster, routes: [defaultRoute(inboundCluster)] });
+  };
 
-  const inboundFilter = inboundDraft(se, ctx.port, inbound);
+  const inboundFilter = inboundDraft(ctx, inbound);
   const issues = [...routes.issues, ...inboundFilter.issues];
   if (!inboundFilter.ok) return fail(issues);
   const drafts: FilterDraft[] = outboundDrafts(se, ctx.port, outbound);

@@ -39,6 +39,13 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   { group: '', versions: ['v1'], kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'] },
   { group: 'coordination.k8s.io', versions: ['v1'], kind: 'Lease', plural: 'leases', namespaced: true },
   {
+    group: 'discovery.k8s.io',
+    versions: ['v1'],
+    kind: 'EndpointSlice',
+    plural: 'endpointslices',
+    namespaced: true,
+  },
+  {
     group: 'events.k8s.io',
     versions: ['v1'],
     kind: 'Event',

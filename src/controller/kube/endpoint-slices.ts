@@ -1,0 +1,107 @@
+/**
+ * EndpointSlices (discovery.k8s.io/v1) of every namespace, read for one thing: the port each Kubernetes Service's
+ * endpoints receive a Service port on (`ports[].name` is the Service port's name, `ports[].port` the resolved
+ * target port), so that inbound filters match the port the workload receives on (deviation D16), a named
+ * `targetPort` included, and over MCP, where istiod's synthetic ServiceEntries carry no targetPort at all.
+ *
+ * Least privilege: only slices labelled with their Service (`kubernetes.io/service-name`) are listed, and each is
+ * reduced before the informer caches it to its name, namespace, resourceVersion, Service and (port name, number)
+ * pairs, with no pairs when it has no endpoints: addresses, pods and nodes are never held. RBAC: endpointslices
+ * `list, watch` (manifests/rbac.yaml).
+ */
+import { DiscoveryV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { BackoffOptions } from '../../util/backoff.ts';
+import type { Clock } from '../../util/clock.ts';
+import { ResilientInformer } from '../../util/informer.ts';
+import { isPlainObject } from '../../util/json.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { SlicePorts } from '../endpoint-ports.ts';
+
+/** The label an EndpointSlice names its Service with. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+export const ENDPOINT_SLICES_PATH = '/apis/discovery.k8s.io/v1/endpointslices';
+
+/** Where slices go: the ConfigStore (readsEndpointPorts, setSlicePorts). */
+export interface EndpointPortsTarget {
+  /** Called once before the first slice: endpointPorts answers from now on. */
+  readsEndpointPorts(): void;
+  /** What slice `namespace/slice` contributes; undefined when it was deleted. */
+  setSlicePorts(namespace: string, slice: string, value: SlicePorts | undefined): void;
+}
+
+export interface EndpointSliceOptions {
+  readonly kc: KubeConfig;
+  readonly target: EndpointPortsTarget;
+  readonly backoff?: BackoffOptions;
+  readonly minWatchIntervalMs?: number;
+  readonly clock?: Clock;
+  readonly logger: Logger;
+}
+
+/** The reduced slice the informer caches: what `slicePortsOf` reads, nothing else. */
+interface ReducedSlice extends KubernetesObject {
+  readonly ports: readonly { readonly name: string; readonly port: number }[];
+}
+
+function portsOf(raw: Record<string, unknown>): { name: string; port: number }[] {
+  const endpoints = raw['endpoints'];
+  const ports = raw['ports'];
+  // A slice without endpoints (a Service with no pods) says nothing about where pods receive.
+  if (!Array.isArray(endpoints) || endpoints.length === 0 || !Array.isArray(ports)) return [];
+  const out: { name: string; port: number }[] = [];
+  for (const p of ports as unknown[]) {
+    if (!isPlainObject(p) || typeof p['port'] !== 'number') continue;
+    if (p['protocol'] !== undefined && p['protocol'] !== 'TCP') continue;
+    out.push({ name: typeof p['name'] === 'string' ? p['name'] : '', port: p['port'] });
+  }
+  return out;
+}
+
+/** Reduces an EndpointSlice to the fields used (ResilientInformer `transform`). */
+export function reduceSlice(obj: KubernetesObject): ReducedSlice {
+  const raw: Record<string, unknown> = isPlainObject(obj) ? obj : {};
+  const md = obj.metadata ?? {};
+  const service = md.labels?.[SERVICE_NAME_LABEL];
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: {
+      name: md.name ?? '',
+      namespace: md.namespace ?? '',
+      ...(md.resourceVersion !== undefined ? { resourceVersion: md.resourceVersion } : {}),
+      labels: service !== undefined ? { [SERVICE_NAME_LABEL]: service } : {},
+    },
+    ports: portsOf(raw),
+  };
+}
+
+/** What a reduced slice contributes; undefined for a slice of no Service. */
+export function slicePortsOf(obj: KubernetesObject): SlicePorts | undefined {
+  const service = obj.metadata?.labels?.[SERVICE_NAME_LABEL];
+  if (service === undefined || service === '') return undefined;
+  const ports = (obj as Partial<ReducedSlice>).ports;
+  return { service, ports: Array.isArray(ports) ? ports : portsOf(obj as Record<string, unknown>) };
+}
+
+/** The informer of the EndpointSlices of every namespace, writing into `o.target`. Not started. */
+export function endpointSliceInformer(o: EndpointSliceOptions): ResilientInformer {
+  const api = o.kc.makeApiClient(DiscoveryV1Api);
+  const labelSelector = SERVICE_NAME_LABEL;
+  o.target.readsEndpointPorts();
+  const key = (obj: KubernetesObject) => [obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''] as const;
+  return new ResilientInformer({
+    kc: o.kc,
+    path: ENDPOINT_SLICES_PATH,
+    list: () => api.listEndpointSliceForAllNamespaces({ labelSelector }),
+    labelSelector,
+    transform: reduceSlice,
+    handlers: {
+      upsert: (obj) => o.target.setSlicePorts(...key(obj), slicePortsOf(obj)),
+      delete: (obj) => o.target.setSlicePorts(...key(obj), undefined),
+    },
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+    ...(o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: o.minWatchIntervalMs } : {}),
+    ...(o.clock ? { clock: o.clock } : {}),
+    logger: o.logger,
+  });
+}
