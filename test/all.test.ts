@@ -37,6 +37,7 @@ import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
+import './e2e/kinds-not-served.test.ts';
 import './e2e/registries.test.ts';
 import './e2e/registry-mcp.test.ts';
 import './e2e/serve-istio-ca.test.ts';

@@ -29,6 +29,7 @@ import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { AerakiMetrics } from '../ops/metrics.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
+import type { KindDiscoveryOptions } from '../util/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
@@ -49,6 +50,8 @@ export interface ServeDeps {
   readonly kubeConfig?: KubeConfig;
   /** Retry backoff of informers, the MCP client and writes (tests shorten it). */
   readonly backoff?: BackoffOptions;
+  /** Rediscovery period of kinds whose CRD is not installed, backoff after 403 (default 30 s; 5 s to 60 s). */
+  readonly discovery?: KindDiscoveryOptions;
   /** Builds the registry watchers (default: REGISTRY_WATCHERS of registries.ts by type). */
   readonly registryWatcher?: RegistryWatcherFactory;
 }
@@ -129,6 +132,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   }
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
+  /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
+  let onKindChange = (): void => {};
   const sources = new ConfigSources(
     o,
     store,
@@ -136,6 +141,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     logger,
     deps.backoff,
     mcpIdentity && (() => mcpIdentity.current()),
+    deps.discovery,
+    () => onKindChange(),
   );
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kubeApiQps, burst: o.kubeApiBurst, clock: systemClock });
@@ -216,6 +223,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     now: () => systemClock.now(),
     logger,
   });
+  let wasSynced = false;
+  onKindChange = () => {
+    // Events were not routed while a kind was forbidden: rebuild once every source is synced again.
+    const now = sources.synced;
+    if (now && !wasSynced) routes.rebuild();
+    wasSynced = now;
+    reconciler.trigger();
+  };
   store.subscribe((e) => {
     // Before the first sync, the time from an event to its write would measure the sync, not a change.
     if (sources.synced) reconciler.changed(e);
@@ -230,6 +245,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rds: () => rds.metrics,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
+    unavailableKinds: () => sources.unavailableKinds(),
     rejectedObjects: () => store.rejected().length,
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
@@ -241,13 +257,13 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     limits: httpLimits,
     metrics,
     readiness: {
-      config: () =>
-        allSynced()
-          ? true
-          : {
-              ready: false,
-              reason: `waiting for ${[...sources.pending(), ...(registries?.pending() ?? [])].join(', ')}`,
-            },
+      config: () => {
+        // Kinds not installed are listed while ready; forbidden ones also name the source waiting for them.
+        const details = sources.unavailableKinds().map((k) => `${k.kind}: ${k.message}`);
+        if (allSynced()) return { ready: true, details };
+        const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
+        return { ready: false, reason: `waiting for ${waiting}`, details };
+      },
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
