@@ -40,7 +40,8 @@ import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
-import { ConfigSources } from './sources.ts';
+import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
+import type { ReadinessStatus } from '../ops/readiness.ts';
 import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
 
 export interface ServeDeps {
@@ -211,6 +212,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       protocols: generators.flatMap((g) => g.protocols),
       serverIdentity: identity.serverIdentity,
       ...(managedCache ? { managedCache } : {}),
+      ...(deps.discovery ? { discovery: deps.discovery } : {}),
       apply: limitedApply(limiter),
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       logger,
@@ -245,7 +247,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rds: () => rds.metrics,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
-    unavailableKinds: () => sources.unavailableKinds(),
+    unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
     rejectedObjects: () => store.rejected().length,
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
@@ -259,12 +261,13 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     readiness: {
       config: () => {
         // Kinds not installed are listed while ready; forbidden ones also name the source waiting for them.
-        const details = sources.unavailableKinds().map((k) => `${k.kind}: ${k.message}`);
+        const details = sources.unavailableKinds().map(describeUnavailable);
         if (allSynced()) return { ready: true, details };
         const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
         return { ready: false, reason: `waiting for ${waiting}`, details };
       },
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
+      ...(kubeOut ? { output: () => outputReadiness(kubeOut?.unavailableKinds() ?? []) } : {}),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
     logger,
@@ -371,6 +374,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
+}
+
+/** The EnvoyFilter writer's kinds: a CRD not installed or a 403 keeps the replica unready, naming why. */
+function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
+  if (kinds.length === 0) return { ready: true };
+  return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
 }
 
 /** Starts an admin listener; a bind failure names the flag to change. */

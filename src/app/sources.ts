@@ -26,6 +26,11 @@ export interface UnavailableKind {
   readonly message: string;
 }
 
+/** One line for `/readyz`: `RedisService not installed (CRD ...): read as empty`, `MetaRouter forbidden: list ...`. */
+export function describeUnavailable(k: UnavailableKind): string {
+  return k.reason === 'forbidden' ? `${k.kind} ${k.message}` : k.message;
+}
+
 export class ConfigSources {
   readonly mcp: McpClient | undefined;
   readonly kube: KubeSource | undefined;
@@ -122,7 +127,7 @@ export class ConfigSources {
     if (this.dir && !this.dir.synced) out.push('directory');
     if (this.kube && !this.kube.synced) {
       const forbidden = this.unavailableKinds().filter((k) => k.reason === 'forbidden');
-      const why = forbidden.map((k) => `${k.kind} ${k.message}`).join('; ');
+      const why = forbidden.map(describeUnavailable).join('; ');
       out.push(why === '' ? 'kubernetes' : `kubernetes: ${why}`);
     }
     if (this.mcp && !this.mcp.synced) out.push('istiod (MCP)');

@@ -116,9 +116,9 @@ describe('aeraki serve: kinds the API server does not serve', () => {
     const r = await readyz(running);
     assert.equal(r.status, 200);
     assert.deepEqual(r.config.details, [
-      'DubboAuthorizationPolicy: DubboAuthorizationPolicy not installed (CRD dubboauthorizationpolicies.dubbo.aeraki.io): read as empty',
-      'RedisService: RedisService not installed (CRD redisservices.redis.aeraki.io): read as empty',
-      'RedisDestination: RedisDestination not installed (CRD redisdestinations.redis.aeraki.io): read as empty',
+      'DubboAuthorizationPolicy not installed (CRD dubboauthorizationpolicies.dubbo.aeraki.io): read as empty',
+      'RedisService not installed (CRD redisservices.redis.aeraki.io): read as empty',
+      'RedisDestination not installed (CRD redisdestinations.redis.aeraki.io): read as empty',
     ]);
     const metrics = (await httpGet(`http://${running.adminAddress}/metrics`)).body;
     assert.match(
@@ -145,7 +145,7 @@ describe('aeraki serve: kinds the API server does not serve', () => {
       'the RedisService in the Redis filter',
     );
     const r = await readyz(running);
-    assert.ok(!r.config.details?.some((d) => d.startsWith('RedisService:')), JSON.stringify(r.config));
+    assert.ok(!r.config.details?.some((d) => d.startsWith('RedisService ')), JSON.stringify(r.config));
     assert.equal(records.filter((l) => /^RedisService is served now/.test(l.message)).length, 1);
   });
 
@@ -153,7 +153,7 @@ describe('aeraki serve: kinds the API server does not serve', () => {
     api.uninstallCrd(MR);
     await waitFor(() => !/canary/.test(routeJson(running)), 'the MetaRouter route gone');
     await waitFor(
-      async () => (await readyz(running)).config.details?.some((d) => d.startsWith('MetaRouter:')) === true,
+      async () => (await readyz(running)).config.details?.some((d) => d.startsWith('MetaRouter ')) === true,
       'MetaRouter listed as not installed',
     );
     assert.equal((await readyz(running)).status, 200);
@@ -183,7 +183,7 @@ describe('aeraki serve: a kind forbidden by RBAC', () => {
       const r = await readyz(running);
       assert.equal(r.status, 503);
       assert.equal(r.config.reason, `waiting for kubernetes: MetaRouter ${rule}`);
-      assert.deepEqual(r.config.details, [`MetaRouter: ${rule}`]);
+      assert.deepEqual(r.config.details, [`MetaRouter ${rule}`]);
       await running.reconciler.runNow();
       assert.equal(api.writes({ resource: 'envoyfilters' }).length, 0);
       const metrics = (await httpGet(`http://${running.adminAddress}/metrics`)).body;
@@ -205,6 +205,49 @@ describe('aeraki serve: a kind forbidden by RBAC', () => {
     }
   });
 });
+
+describe('aeraki serve: without the EnvoyFilter CRD', () => {
+  it('is not ready and says the CRD is required, then writes once it is installed', async () => {
+    const api = await startFakeKubeApiServer({ omitResources: [EF] });
+    api.seed([serviceEntry('orders', ORDERS, 20880, 'tcp-metaprotocol-dubbo'), metaRouter]);
+    const records: LogRecord[] = [];
+    const running = await startServe(kubeServe(), {
+      logger: recordingLogger(records),
+      kubeConfig: fakeKubeConfig(api),
+      backoff: BACKOFF,
+      discovery: { rediscoverMs: 100 },
+    });
+    try {
+      await running.synced;
+      const message =
+        "EnvoyFilter not installed (CRD envoyfilters.networking.istio.io): required, nothing can be written until Istio's CRDs are installed";
+      await waitFor(
+        async () => (await readyzOutput(running)).reason === message,
+        'the output check naming the CRD',
+      );
+      assert.equal((await httpGet(`http://${running.adminAddress}/readyz`)).status, 503);
+      assert.equal(
+        records.filter((l) => l.level === 'error' && l.message.startsWith('EnvoyFilter not installed'))
+          .length,
+        1,
+      );
+      api.installCrd(EF);
+      await waitFor(
+        () => filtersOf(api, 'ServiceEntry/shop/orders').length > 0,
+        'filters once the CRD is installed',
+      );
+      await waitFor(async () => (await readyzOutput(running)).ready, 'ready once the CRD is installed');
+    } finally {
+      await running.stop();
+      await api.close();
+    }
+  });
+});
+
+async function readyzOutput(running: RunningServe): Promise<{ ready: boolean; reason?: string }> {
+  const r = await httpGet(`http://${running.adminAddress}/readyz`);
+  return (JSON.parse(r.body) as Readyz).checks.find((c) => c.name === 'output')!;
+}
 
 describe('aeraki serve: API discovery failing transiently', () => {
   it('never reads a served kind as empty because discovery failed', async () => {
