@@ -53,6 +53,11 @@ export interface KindInformerOptions
   readonly optional?: boolean;
   /** Called whenever `status()` or `synced` may have changed. */
   readonly onStateChange?: () => void;
+  /**
+   * False: "not installed", "forbidden" and their recoveries are logged at debug, because another informer of the
+   * same kind says so already (default true).
+   */
+  readonly announce?: boolean;
 }
 
 /** `forbidden: list metarouters.metaprotocol.aeraki.io (grant verbs list, watch on group ... resource ...)`. */
@@ -134,6 +139,11 @@ export class KindInformer {
     await this.informer?.stop();
   }
 
+  /** A change of state, at `level` (debug when another informer announces it). */
+  private note(level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void {
+    this.log[this.o.announce === false ? 'debug' : level](message, fields);
+  }
+
   private changed(): void {
     if (this.synced) for (const w of this.waiters.splice(0)) w();
     this.o.onStateChange?.();
@@ -191,7 +201,7 @@ export class KindInformer {
 
   private startInformer(): void {
     if (this.phase === 'not-installed') {
-      this.log.info(`${this.o.kind} is served now: reading it`, {
+      this.note('info', `${this.o.kind} is served now: reading it`, {
         resource: qualifiedResource(this.o.resource),
       });
     }
@@ -208,7 +218,7 @@ export class KindInformer {
 
   private onListed(): void {
     if (this.phase === 'forbidden') {
-      this.log.info(`access to ${qualifiedResource(this.o.resource)} granted: reading ${this.o.kind}`);
+      this.note('info', `access to ${qualifiedResource(this.o.resource)} granted: reading ${this.o.kind}`);
     }
     this.phase = 'served';
     this.forbiddenVerb = undefined;
@@ -220,7 +230,7 @@ export class KindInformer {
   private onFailure(informer: ResilientInformer, f: InformerFailure): FailureDecision | undefined {
     if (f.code === 403) {
       if (this.phase !== 'forbidden' || this.forbiddenVerb !== f.op) {
-        this.log.warn(forbiddenMessage(f.op, this.o.resource), {
+        this.note('warn', forbiddenMessage(f.op, this.o.resource), {
           verb: f.op,
           group: this.o.resource.group,
           resource: this.o.resource.plural,
@@ -262,11 +272,15 @@ export class KindInformer {
     this.phase = 'not-installed';
     const resource = qualifiedResource(this.o.resource);
     if (this.optional) {
-      this.log.warn(`${notInstalledMessage(this.o.kind, this.o.resource)}: read as empty until installed`, {
-        resource,
-      });
+      this.note(
+        'warn',
+        `${notInstalledMessage(this.o.kind, this.o.resource)}: read as empty until installed`,
+        {
+          resource,
+        },
+      );
     } else {
-      this.log.error(`${notInstalledMessage(this.o.kind, this.o.resource)}: required, install it`, {
+      this.note('error', `${notInstalledMessage(this.o.kind, this.o.resource)}: required, install it`, {
         resource,
       });
     }
