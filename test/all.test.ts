@@ -42,6 +42,7 @@ import './controller/strict-last-known-good.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
 import './e2e/inbound-target-port.test.ts';
+import './e2e/kinds-not-served.test.ts';
 import './e2e/metrics-replicas.test.ts';
 import './e2e/registries.test.ts';
 import './e2e/registry-mcp.test.ts';

@@ -25,6 +25,8 @@ import type { Logger } from '../util/logger.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { ServeOptions } from './options.ts';
+import type { UnavailableKind } from './sources.ts';
+import { forbiddenMessage, notInstalledMessage, type KindDiscoveryOptions } from '../util/kind-informer.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
 import { VipAllocator } from '../vip/controller.ts';
@@ -54,6 +56,8 @@ export interface KubeOutputHooks {
   readonly managedCache?: ManagedCache;
   /** How every writer here applies its writes (paced by the shared write limit); default applyWrites. */
   readonly apply?: ApplyWrites;
+  /** Rediscovery of the EnvoyFilter CRD when not installed, backoff after 403. */
+  readonly discovery?: KindDiscoveryOptions;
 }
 
 export class KubeOutput {
@@ -94,6 +98,7 @@ export class KubeOutput {
       onChange: hooks.onChange,
       ...(hooks.managedCache ? { cache: hooks.managedCache } : {}),
       ...(backoff ? { backoff } : {}),
+      ...(hooks.discovery ? { discovery: hooks.discovery } : {}),
       logger,
     });
     this.statusTargets = new StatusTargetCache({
@@ -141,6 +146,19 @@ export class KubeOutput {
 
   isLeader(): boolean {
     return this.elector ? this.elector.isLeader() : true;
+  }
+
+  /** The kinds written that keep the controller from writing: CRD not installed (required) or forbidden. */
+  unavailableKinds(): UnavailableKind[] {
+    return this.drift.unavailable().map((k) =>
+      k.phase === 'forbidden'
+        ? { kind: k.kind, reason: 'forbidden', message: forbiddenMessage(k.verb ?? 'list', k.resource) }
+        : {
+            kind: k.kind,
+            reason: 'not_installed',
+            message: `${notInstalledMessage(k.kind, k.resource)}: required, nothing can be written until Istio's CRDs are installed`,
+          },
+    );
   }
 
   start(): void {

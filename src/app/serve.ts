@@ -30,6 +30,7 @@ import { AerakiMetrics } from '../ops/metrics.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { routeGrpcLogs } from '../util/grpc-logging.ts';
+import type { KindDiscoveryOptions } from '../util/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
@@ -40,7 +41,8 @@ import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
-import { ConfigSources } from './sources.ts';
+import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
+import type { ReadinessStatus } from '../ops/readiness.ts';
 import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
 
 export interface ServeDeps {
@@ -50,6 +52,8 @@ export interface ServeDeps {
   readonly kubeConfig?: KubeConfig;
   /** Retry backoff of informers, the MCP client and writes (tests shorten it). */
   readonly backoff?: BackoffOptions;
+  /** Rediscovery period of kinds whose CRD is not installed, backoff after 403 (default 30 s; 5 s to 60 s). */
+  readonly discovery?: KindDiscoveryOptions;
   /** Builds the registry watchers (default: REGISTRY_WATCHERS of registries.ts by type). */
   readonly registryWatcher?: RegistryWatcherFactory;
 }
@@ -131,6 +135,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   }
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
+  /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
+  let onKindChange = (): void => {};
   const sources = new ConfigSources(
     o,
     store,
@@ -138,6 +144,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     logger,
     deps.backoff,
     mcpIdentity && (() => mcpIdentity.current()),
+    deps.discovery,
+    () => onKindChange(),
   );
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kubeApiQps, burst: o.kubeApiBurst, clock: systemClock });
@@ -206,6 +214,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       protocols: generators.flatMap((g) => g.protocols),
       serverIdentity: identity.serverIdentity,
       ...(managedCache ? { managedCache } : {}),
+      ...(deps.discovery ? { discovery: deps.discovery } : {}),
       apply: limitedApply(limiter),
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       logger,
@@ -218,6 +227,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     now: () => systemClock.now(),
     logger,
   });
+  let wasSynced = false;
+  onKindChange = () => {
+    // Events were not routed while a kind was forbidden: rebuild once every source is synced again.
+    const now = sources.synced;
+    if (now && !wasSynced) routes.rebuild();
+    wasSynced = now;
+    reconciler.trigger();
+  };
   store.subscribe((e) => {
     // Before the first sync, the time from an event to its write would measure the sync, not a change.
     if (sources.synced) reconciler.changed(e);
@@ -232,6 +249,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     rds: () => rds.metrics,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
+    unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
     rejectedObjects: () => {
       const counts: Record<string, number> = Object.fromEntries(CONFIG_KINDS.map((k) => [k, 0]));
       for (const r of store.rejected()) counts[r.ref.kind] = (counts[r.ref.kind] ?? 0) + 1;
@@ -251,14 +269,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     limits: httpLimits,
     metrics,
     readiness: {
-      config: () =>
-        allSynced()
-          ? true
-          : {
-              ready: false,
-              reason: `waiting for ${[...sources.pending(), ...(registries?.pending() ?? [])].join(', ')}`,
-            },
+      config: () => {
+        // Kinds not installed are listed while ready; forbidden ones also name the source waiting for them.
+        const details = sources.unavailableKinds().map(describeUnavailable);
+        if (allSynced()) return { ready: true, details };
+        const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
+        return { ready: false, reason: `waiting for ${waiting}`, details };
+      },
       rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
+      ...(kubeOut ? { output: () => outputReadiness(kubeOut?.unavailableKinds() ?? []) } : {}),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
     logger,
@@ -365,6 +384,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
+}
+
+/** The EnvoyFilter writer's kinds: a CRD not installed or a 403 keeps the replica unready, naming why. */
+function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
+  if (kinds.length === 0) return { ready: true };
+  return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
 }
 
 /** Starts an admin listener; a bind failure names the flag to change. */

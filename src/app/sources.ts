@@ -5,7 +5,8 @@
  * - `kube`: everything from the Kubernetes API, Kubernetes Services included (converted into ServiceEntries as
  *   istiod converts them; with `mcp` istiod sends those itself, so Services are not read from the API then);
  * - `dir`: everything from a watched directory, Services included.
- * `synced` is true once every source has delivered one complete state; it never turns false again.
+ * `synced` is true once every source has delivered one complete state; it turns false again only while a kind
+ * of the Kubernetes API is forbidden by RBAC (a kind whose CRD is not installed is empty, and synced).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeSource } from '../controller/kube/sources.ts';
@@ -13,9 +14,22 @@ import { firstHostIp, McpClient } from '../controller/mcp/index.ts';
 import type { ConfigStore } from '../controller/store.ts';
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
+import { forbiddenMessage, notInstalledMessage, type KindDiscoveryOptions } from '../util/kind-informer.ts';
 import type { KeyPair } from '../util/key-pair.ts';
 import { DirSource } from '../controller/dir-source.ts';
 import type { ServeOptions } from './options.ts';
+
+/** A kind not read now, with the line `/readyz` shows for it. */
+export interface UnavailableKind {
+  readonly kind: string;
+  readonly reason: 'not_installed' | 'forbidden';
+  readonly message: string;
+}
+
+/** One line for `/readyz`: `RedisService not installed (CRD ...): read as empty`, `MetaRouter forbidden: list ...`. */
+export function describeUnavailable(k: UnavailableKind): string {
+  return k.reason === 'forbidden' ? `${k.kind} ${k.message}` : k.message;
+}
 
 export class ConfigSources {
   readonly mcp: McpClient | undefined;
@@ -31,6 +45,10 @@ export class ConfigSources {
     backoff?: BackoffOptions,
     /** The controller's certificate, presented to istiod over TLS (`--cert-provider istiod`). */
     clientIdentity?: () => KeyPair | undefined,
+    /** Rediscovery of kinds not installed and the backoff after 403 (tests shorten them). */
+    discovery?: KindDiscoveryOptions,
+    /** Called when a kind of the Kubernetes API changes state (installed, deleted, forbidden, granted). */
+    onKindChange?: () => void,
   ) {
     this.log = logger.child({ component: 'sources' });
     if (o.configSource === 'dir') {
@@ -55,6 +73,8 @@ export class ConfigSources {
       clusterDomain: o.clusterDomain,
       revision: o.revision,
       ...(backoff ? { backoff } : {}),
+      ...(discovery ? { discovery } : {}),
+      ...(onKindChange ? { onKindChange } : {}),
       logger,
     });
     if (o.configSource === 'mcp') {
@@ -85,11 +105,33 @@ export class ConfigSources {
     return (this.kube?.synced ?? true) && (this.mcp?.synced ?? true);
   }
 
-  /** Readiness detail: which source has not synced yet. */
+  /** Kinds of the Kubernetes API not read now: not installed (read as empty) or forbidden (not synced). */
+  unavailableKinds(): UnavailableKind[] {
+    const out: UnavailableKind[] = [];
+    for (const k of this.kube?.kinds() ?? []) {
+      if (k.phase === 'not-installed') {
+        const message = `${notInstalledMessage(k.kind, k.resource)}: read as empty`;
+        out.push({ kind: k.kind, reason: 'not_installed', message });
+      } else if (k.phase === 'forbidden') {
+        out.push({
+          kind: k.kind,
+          reason: 'forbidden',
+          message: forbiddenMessage(k.verb ?? 'list', k.resource),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Readiness detail: which source has not synced yet (the forbidden kinds with the RBAC rule they need). */
   pending(): string[] {
     const out: string[] = [];
     if (this.dir && !this.dir.synced) out.push('directory');
-    if (this.kube && !this.kube.synced) out.push('kubernetes');
+    if (this.kube && !this.kube.synced) {
+      const forbidden = this.unavailableKinds().filter((k) => k.reason === 'forbidden');
+      const why = forbidden.map(describeUnavailable).join('; ');
+      out.push(why === '' ? 'kubernetes' : `kubernetes: ${why}`);
+    }
     if (this.mcp && !this.mcp.synced) out.push('istiod (MCP)');
     return out;
   }

@@ -68,6 +68,7 @@ export class AerakiMetrics {
   readonly writes: Counter<'verb' | 'result'>;
   readonly managedEnvoyFilters: Gauge;
   readonly configObjects: Gauge<'kind'>;
+  readonly kindsUnavailable: Gauge<'kind' | 'reason'>;
   readonly rejectedObjects: Gauge<'kind'>;
   readonly heldHosts: Gauge;
   readonly mcpConnectionState: Gauge<'state'>;
@@ -148,6 +149,7 @@ export class AerakiMetrics {
     });
     const status = createStatusMetrics(registers, read);
     this.configObjects = status.configObjects;
+    this.kindsUnavailable = status.kindsUnavailable;
     this.rejectedObjects = status.rejectedObjects;
     this.heldHosts = status.heldHosts;
     this.mcpConnectionState = status.mcpConnectionState;

@@ -7,6 +7,8 @@ export interface ReadinessStatus {
   readonly ready: boolean;
   /** Why not ready (shown in the `/readyz` body). */
   readonly reason?: string;
+  /** What a ready or unready check wants operators to know (e.g. kinds not installed), one line each. */
+  readonly details?: readonly string[];
 }
 
 export type ReadinessCheck = () => boolean | ReadinessStatus | Promise<boolean | ReadinessStatus>;
@@ -15,6 +17,7 @@ export interface CheckResult {
   readonly name: string;
   readonly ready: boolean;
   readonly reason?: string;
+  readonly details?: readonly string[];
 }
 
 /** Runs every check concurrently; results sorted by name. Never rejects. */
@@ -45,7 +48,8 @@ async function runOne(
     const status: ReadinessStatus = typeof answer === 'boolean' ? { ready: answer } : answer;
     const ready = status.ready === true;
     const reason = status.reason ?? (ready ? undefined : 'not ready');
-    return reason === undefined ? { name, ready } : { name, ready, reason };
+    const details = status.details && status.details.length > 0 ? { details: status.details } : {};
+    return reason === undefined ? { name, ready, ...details } : { name, ready, reason, ...details };
   } catch (err) {
     return { name, ready: false, reason: err instanceof Error ? err.message : String(err) };
   } finally {

@@ -35,6 +35,18 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
       for (const kind of Object.keys(counts).sort()) configObjects.set({ kind }, counts[kind] ?? 0);
     },
   });
+  const kindsUnavailable = new Gauge({
+    name: 'aeraki_config_kind_unavailable',
+    help: 'Kinds read from the Kubernetes API that are not read now: 1 per kind, by reason (not_installed: its CRD is not installed, read as empty; forbidden: RBAC denies list or watch, nothing is written).',
+    labelNames: ['kind', 'reason'],
+    registers,
+    collect: () => {
+      const kinds = read((p) => p.unavailableKinds?.());
+      if (kinds === undefined) return;
+      kindsUnavailable.reset();
+      for (const k of kinds) kindsUnavailable.set({ kind: k.kind, reason: k.reason }, 1);
+    },
+  });
   const rejectedObjects = new Gauge({
     name: 'aeraki_config_rejected_objects',
     help: 'Configuration objects currently rejected as invalid, by kind.',
@@ -151,6 +163,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     rdsInvalidRequests,
     rdsRefused,
     configObjects,
+    kindsUnavailable,
     rejectedObjects,
     heldHosts,
     mcpConnectionState,

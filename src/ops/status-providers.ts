@@ -51,6 +51,11 @@ export interface StatusProviders {
   readonly leader?: () => boolean;
   /** Valid objects held in the store by kind (`ServiceEntry` → 12); kinds are the store's, a bounded set. */
   readonly configObjects?: () => Readonly<Record<string, number>>;
+  /** Kinds read from the Kubernetes API that are not served (CRD not installed) or forbidden by RBAC now. */
+  readonly unavailableKinds?: () => readonly {
+    readonly kind: string;
+    readonly reason: 'not_installed' | 'forbidden';
+  }[];
   /** Objects currently rejected by the store (invalid input), by kind (every kind of configObjects, 0 or more). */
   readonly rejectedObjects?: () => Readonly<Record<string, number>>;
   /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */

@@ -5,6 +5,9 @@
  * With a `cache`, every event is recorded there (the reconciler plans against it instead of listing) and
  * `onChange` is called only for events that changed it and are not a write of the controller in flight: the
  * reconciler's own writes (recorded from their answers) come back here without causing another run.
+ * The kinds written are required, not optional: a cluster without the EnvoyFilter CRD is not "no EnvoyFilters", it
+ * is a cluster the controller cannot write to. `unavailable()` says so (for `/readyz`, which stays 503), as it
+ * names an RBAC rule missing; the CRD installed later is picked up (util/kind-informer.ts).
  */
 import {
   CustomObjectsApi,
@@ -16,7 +19,8 @@ import { ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ResilientInformer } from '../util/informer.ts';
+import { ApiDiscovery } from '../util/discovery.ts';
+import { KindInformer, type KindDiscoveryOptions, type KindStatus } from '../util/kind-informer.ts';
 import type { ManagedKind } from './diff.ts';
 import { toExisting } from './kube-sink.ts';
 import type { ManagedCache } from './managed-cache.ts';
@@ -34,15 +38,18 @@ export interface ManagedWatchOptions {
   /** Kept up to date from the watch; marked synced once every plural was listed. */
   readonly cache?: ManagedCache;
   readonly backoff?: BackoffOptions;
+  /** Rediscovery of a CRD not installed and the backoff after 403. */
+  readonly discovery?: KindDiscoveryOptions;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
 
 export class ManagedObjectsWatch {
-  private readonly informers: ResilientInformer[];
+  private readonly informers: KindInformer[];
 
   constructor(o: ManagedWatchOptions) {
     const api = o.kc.makeApiClient(CustomObjectsApi);
+    const discovery = new ApiDiscovery(o.kc);
     const labelSelector = `${MANAGER_LABEL}=${MANAGER_VALUE}`;
     this.informers = (o.plurals ?? ['envoyfilters', 'virtualservices']).map((plural) => {
       const r = { group: ISTIO_GROUP, version: 'v1alpha3', plural };
@@ -65,8 +72,12 @@ export class ManagedObjectsWatch {
         )
           changed();
       };
-      const informer: ResilientInformer = new ResilientInformer({
+      const informer: KindInformer = new KindInformer({
         kc: o.kc,
+        kind,
+        resource: r,
+        discovery,
+        optional: false,
         path: `/apis/${r.group}/${r.version}/${plural}`,
         labelSelector,
         list: async () =>
@@ -76,6 +87,7 @@ export class ManagedObjectsWatch {
           })) as KubernetesListObject<KubernetesObject>,
         handlers: { upsert, delete: remove },
         ...(o.backoff ? { backoff: o.backoff } : {}),
+        ...o.discovery,
         ...(o.clock ? { clock: o.clock } : {}),
         logger: o.logger.child({ component: 'managed-watch' }),
       });
@@ -89,6 +101,13 @@ export class ManagedObjectsWatch {
 
   start(): void {
     for (const i of this.informers) i.start();
+  }
+
+  /** The kinds that keep the controller from writing: CRD not installed, or forbidden by RBAC. */
+  unavailable(): KindStatus[] {
+    return this.informers
+      .map((i) => i.status())
+      .filter((k) => k.phase === 'not-installed' || k.phase === 'forbidden');
   }
 
   whenSynced(): Promise<void> {

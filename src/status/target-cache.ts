@@ -3,13 +3,13 @@
  * informer (list+watch, 410 relist, backoff) per CRD, so a status run plans without listing. The answers to the
  * controller's own status patches are recorded too (`record`), so the next run does not write them again.
  *
- * A CRD that is not installed lists nothing: its list answers 404, the informer retries with backoff (the CRD may
- * be installed later) and the cache holds no object of it. Watch events and write answers race: an older
- * resourceVersion never replaces a newer one (util/resource-version.ts). `ready` turns true once every resource
- * was listed (or found not installed); until then the port lists for real.
+ * A CRD that is not installed holds nothing: as for the config sources (util/kind-informer.ts), discovery and the
+ * list both say so, discovery asks again periodically and the informer starts once the CRD is installed. Watch
+ * events and write answers race: an older resourceVersion never replaces a newer one (util/resource-version.ts).
+ * `ready` is true while every resource is listed (or not installed) and none is forbidden; until then the port
+ * lists for real.
  */
 import {
-  ApiException,
   CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
@@ -17,7 +17,8 @@ import {
 } from '@kubernetes/client-node';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ResilientInformer } from '../util/informer.ts';
+import { ApiDiscovery } from '../util/discovery.ts';
+import { KindInformer, type KindDiscoveryOptions } from '../util/kind-informer.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
 import { olderVersion, replacesVersion } from '../util/resource-version.ts';
@@ -32,6 +33,8 @@ export interface StatusTargetCacheOptions {
   readonly onChange?: () => void;
   readonly backoff?: BackoffOptions;
   readonly minWatchIntervalMs?: number;
+  /** Rediscovery of CRDs not installed, backoff after 403. */
+  readonly discovery?: KindDiscoveryOptions;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
@@ -57,21 +60,20 @@ export class StatusTargetCache {
   private readonly o: StatusTargetCacheOptions;
   /** kind → namespace/name → entry. */
   private readonly byKind = new Map<string, Map<string, Entry>>();
-  /** Kinds whose last list answered 404 (CRD not installed). */
-  private readonly absent = new Set<string>();
-  private readonly informers = new Map<string, ResilientInformer>();
+  private readonly informers = new Map<string, KindInformer>();
 
   constructor(options: StatusTargetCacheOptions) {
     this.o = options;
+    const discovery = new ApiDiscovery(options.kc);
     for (const r of options.resources) {
       this.byKind.set(r.kind, new Map());
-      this.informers.set(r.kind, this.informer(r));
+      this.informers.set(r.kind, this.informer(r, discovery));
     }
   }
 
-  /** True once every resource was listed, or found not installed. */
+  /** True while every resource is listed or not installed, and none is forbidden. */
   get ready(): boolean {
-    return [...this.informers].every(([kind, i]) => i.synced || this.absent.has(kind));
+    return [...this.informers.values()].every((i) => i.synced);
   }
 
   /** Every cached target, in resource order, then by namespace and name. */
@@ -120,38 +122,36 @@ export class StatusTargetCache {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 
-  private informer(r: StatusResource): ResilientInformer {
+  private informer(r: StatusResource, discovery: ApiDiscovery): KindInformer {
     const api = this.o.kc.makeApiClient(CustomObjectsApi);
     const changed = (did: boolean) => {
       if (did && informer.synced) this.o.onChange?.();
     };
-    const list = async () => {
-      try {
-        const answer: unknown = await api.listClusterCustomObject({
-          group: r.group,
-          version: r.version,
-          plural: r.plural,
-        });
-        this.absent.delete(r.kind);
-        return answer as KubernetesListObject<KubernetesObject>;
-      } catch (err) {
-        if (err instanceof ApiException && err.code === 404) {
-          this.absent.add(r.kind); // CRD not installed (or removed): nothing of it
-          this.byKind.get(r.kind)?.clear();
-        }
-        throw err;
-      }
-    };
-    const informer: ResilientInformer = new ResilientInformer({
+    const list = async () =>
+      (await api.listClusterCustomObject({
+        group: r.group,
+        version: r.version,
+        plural: r.plural,
+      })) as KubernetesListObject<KubernetesObject>;
+    const informer: KindInformer = new KindInformer({
       kc: this.o.kc,
+      kind: r.kind,
+      resource: r,
+      discovery,
+      announce: false, // the config source reads the same kinds and says so
       path: `/apis/${r.group}/${r.version}/${r.plural}`,
       list,
       handlers: {
         upsert: (obj) => changed(this.record(r.kind, obj)),
         delete: (obj) => changed(this.remove(r.kind, obj)),
       },
+      // CRD deleted: nothing of it (patch answers included).
+      onStateChange: () => {
+        if (informer.status().phase === 'not-installed') this.byKind.get(r.kind)?.clear();
+      },
       ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
       ...(this.o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: this.o.minWatchIntervalMs } : {}),
+      ...this.o.discovery,
       ...(this.o.clock ? { clock: this.o.clock } : {}),
       logger: this.o.logger.child({ component: 'status-targets' }),
     });

@@ -3,6 +3,7 @@
  * a 410 (watch ERROR event or HTTP 410) re-lists by itself and reports vanished objects as deletes; any other
  * error emits `error` and stops the informer for good, so it is restarted here with capped, jittered backoff;
  * a watch that ends normally is re-opened at once, so re-opens are spaced by at least `minWatchIntervalMs`.
+ * An owner may decide what a failure means (`onFailure`: e.g. 404 or 403, see util/kind-informer.ts).
  */
 import {
   ListWatch,
@@ -22,6 +23,31 @@ export interface InformerHandlers {
   delete(obj: KubernetesObject): void;
 }
 
+/** A failed list or watch: which call, and the HTTP status when the API server answered one. */
+export interface InformerFailure {
+  readonly op: 'list' | 'watch';
+  readonly code: number | undefined;
+  readonly error: unknown;
+}
+
+/** What to do after a failure (undefined from `onFailure`: restart after the backoff's delay, logged at warn). */
+export interface FailureDecision {
+  /** Do not restart: the owner takes over (and stops or replaces this informer). */
+  readonly stop?: boolean;
+  /** Restart after this delay instead of the backoff's. */
+  readonly delayMs?: number;
+  /** The owner has said what there is to say: no warn line for this failure. */
+  readonly quiet?: boolean;
+}
+
+/** The HTTP status of a client-node error: ApiException's `code`, or the Watch error's `statusCode`. */
+export function statusCodeOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (typeof e.code === 'number') return e.code;
+  return typeof e.statusCode === 'number' ? e.statusCode : undefined;
+}
+
 export interface ResilientInformerOptions {
   readonly kc: KubeConfig;
   /** Watch path, e.g. `/apis/metaprotocol.aeraki.io/v1alpha1/metarouters`. */
@@ -38,6 +64,10 @@ export interface ResilientInformerOptions {
   readonly transform?: (obj: KubernetesObject) => KubernetesObject;
   readonly backoff?: BackoffOptions;
   readonly minWatchIntervalMs?: number;
+  /** Called after each start or restart whose list was applied and whose watch opened without a failure. */
+  readonly onListed?: () => void;
+  /** Called on every failure, before the restart is scheduled; see FailureDecision. */
+  readonly onFailure?: (failure: InformerFailure) => FailureDecision | undefined;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
@@ -57,6 +87,8 @@ export class ResilientInformer {
   private restartTimer: TimerHandle | undefined;
   private stopped = true;
   private syncedOnce = false;
+  private listFailed = false;
+  private failures = 0;
   private readonly syncWaiters: (() => void)[] = [];
   /** Number of restarts after errors (for tests and metrics). */
   restarts = 0;
@@ -69,7 +101,13 @@ export class ResilientInformer {
     this.log = options.logger.child({ component: 'informer', path: options.path });
     this.backoff = new Backoff({ initialMs: 500, maxMs: 30_000, ...options.backoff });
     const listFn = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-      const list = await this.o.list();
+      let list: KubernetesListObject<KubernetesObject>;
+      try {
+        list = await this.o.list();
+      } catch (err) {
+        this.listFailed = true;
+        throw err;
+      }
       this.lists++;
       this.backoff.reset();
       const transform = this.o.transform;
@@ -102,6 +140,11 @@ export class ResilientInformer {
     return this.syncedOnce;
   }
 
+  /** The objects as last listed and watched (copies are not made: do not change them). */
+  objects(): readonly KubernetesObject[] {
+    return this.lw.list();
+  }
+
   whenSynced(): Promise<void> {
     if (this.syncedOnce) return Promise.resolve();
     return new Promise((resolve) => this.syncWaiters.push(resolve));
@@ -122,6 +165,7 @@ export class ResilientInformer {
 
   private async startOnce(): Promise<void> {
     const listsBefore = this.lists;
+    const failuresBefore = this.failures;
     try {
       await this.lw.start();
     } catch (err) {
@@ -131,13 +175,23 @@ export class ResilientInformer {
       this.syncedOnce = true;
       for (const w of this.syncWaiters.splice(0)) w();
     }
+    if (this.lists > listsBefore && this.failures === failuresBefore && !this.stopped) this.o.onListed?.();
   }
 
   private onError(err: unknown): void {
     if (this.stopped || this.restartTimer) return;
-    const delay = this.backoff.next();
+    this.failures++;
+    const op = this.listFailed ? 'list' : 'watch';
+    this.listFailed = false;
+    const decision = this.o.onFailure?.({ op, code: statusCodeOf(err), error: err }) ?? {};
+    if (decision.stop) {
+      void this.stop();
+      return;
+    }
+    const delay = decision.delayMs ?? this.backoff.next();
     this.restarts++;
-    this.log.warn('informer stopped, restarting', { delayMs: delay, ...errorFields(err) });
+    if (!decision.quiet)
+      this.log.warn('informer stopped, restarting', { delayMs: delay, ...errorFields(err) });
     this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = undefined;
       if (!this.stopped) void this.startOnce();

@@ -10,11 +10,8 @@
  * `list, watch` (manifests/rbac.yaml).
  */
 import { DiscoveryV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { BackoffOptions } from '../../util/backoff.ts';
-import type { Clock } from '../../util/clock.ts';
-import { ResilientInformer } from '../../util/informer.ts';
+import type { ResilientInformerOptions } from '../../util/informer.ts';
 import { isPlainObject } from '../../util/json.ts';
-import type { Logger } from '../../util/logger.ts';
 import type { SlicePorts } from '../endpoint-ports.ts';
 
 /** The label an EndpointSlice names its Service with. */
@@ -32,11 +29,12 @@ export interface EndpointPortsTarget {
 export interface EndpointSliceOptions {
   readonly kc: KubeConfig;
   readonly target: EndpointPortsTarget;
-  readonly backoff?: BackoffOptions;
-  readonly minWatchIntervalMs?: number;
-  readonly clock?: Clock;
-  readonly logger: Logger;
 }
+
+export type EndpointSliceReads = Pick<
+  ResilientInformerOptions,
+  'path' | 'list' | 'labelSelector' | 'transform' | 'handlers'
+>;
 
 /** The reduced slice the informer caches: what `slicePortsOf` reads, nothing else. */
 interface ReducedSlice extends KubernetesObject {
@@ -83,14 +81,21 @@ export function slicePortsOf(obj: KubernetesObject): SlicePorts | undefined {
   return { service, ports: Array.isArray(ports) ? ports : portsOf(obj as Record<string, unknown>) };
 }
 
-/** The informer of the EndpointSlices of every namespace, writing into `o.target`. Not started. */
-export function endpointSliceInformer(o: EndpointSliceOptions): ResilientInformer {
+/** The resource read: a kind the API server may not serve (Kubernetes before 1.21) or RBAC may forbid. */
+export const ENDPOINT_SLICE_RESOURCE = {
+  kind: 'EndpointSlice',
+  group: 'discovery.k8s.io',
+  version: 'v1',
+  plural: 'endpointslices',
+} as const;
+
+/** What an informer of the EndpointSlices of every namespace needs, writing into `o.target`. */
+export function endpointSliceReads(o: EndpointSliceOptions): EndpointSliceReads {
   const api = o.kc.makeApiClient(DiscoveryV1Api);
   const labelSelector = SERVICE_NAME_LABEL;
   o.target.readsEndpointPorts();
   const key = (obj: KubernetesObject) => [obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''] as const;
-  return new ResilientInformer({
-    kc: o.kc,
+  return {
     path: ENDPOINT_SLICES_PATH,
     list: () => api.listEndpointSliceForAllNamespaces({ labelSelector }),
     labelSelector,
@@ -99,9 +104,5 @@ export function endpointSliceInformer(o: EndpointSliceOptions): ResilientInforme
       upsert: (obj) => o.target.setSlicePorts(...key(obj), slicePortsOf(obj)),
       delete: (obj) => o.target.setSlicePorts(...key(obj), undefined),
     },
-    ...(o.backoff ? { backoff: o.backoff } : {}),
-    ...(o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: o.minWatchIntervalMs } : {}),
-    ...(o.clock ? { clock: o.clock } : {}),
-    logger: o.logger,
-  });
+  };
 }

@@ -8,7 +8,10 @@
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
  *   synthesise for them (src/model/service.ts). Over MCP istiod sends those itself.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
- * and the hosts they bind) without touching any other object or the object's own last valid version. `synced` turns true once every informer has listed once.
+ * and the hosts they bind) without touching any other object or the object's own last valid version.
+ * Every kind is read through a KindInformer (util/kind-informer.ts): a kind whose CRD is not installed is empty and
+ * picked up when installed; a forbidden one (403) keeps `synced` false and names the RBAC rule in `kinds()`.
+ * `synced` is true while every kind has listed once (or is not installed) and none is forbidden.
  */
 import {
   CoreV1Api,
@@ -32,10 +35,16 @@ import {
 import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
+import { ApiDiscovery, type ResourceId } from '../../util/discovery.ts';
 import { isPlainObject } from '../../util/json.ts';
-import { ResilientInformer } from '../../util/informer.ts';
+import {
+  KindInformer,
+  type KindDiscoveryOptions,
+  type KindInformerOptions,
+  type KindStatus,
+} from '../../util/kind-informer.ts';
 import type { KeyedWrites } from '../store-changes.ts';
-import { endpointSliceInformer, type EndpointPortsTarget } from './endpoint-slices.ts';
+import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';
 import {
   AERAKI_RESOURCES,
   detectIstioApiVersion,
@@ -74,6 +83,10 @@ export interface KubeSourceOptions {
   readonly revision?: string;
   readonly backoff?: BackoffOptions;
   readonly minWatchIntervalMs?: number;
+  /** Rediscovery period of kinds not installed and the backoff after 403 (defaults: 30 s; 5 s to 60 s). */
+  readonly discovery?: KindDiscoveryOptions;
+  /** Called when a kind's status (kinds()) or `synced` may have changed. */
+  readonly onKindChange?: () => void;
   readonly clock?: Clock;
   readonly logger: Logger;
 }
@@ -84,7 +97,8 @@ export class KubeSource {
   private readonly o: KubeSourceOptions;
   private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly informers: ResilientInformer[] = [];
+  private readonly informers: KindInformer[] = [];
+  private readonly apiDiscovery: ApiDiscovery;
   private readonly parseOptions: ParseOptions;
   private stopped = false;
   private started: Promise<void> | undefined;
@@ -95,6 +109,7 @@ export class KubeSource {
     this.o = options;
     this.log = options.logger.child({ component: 'kube-source' });
     this.clock = options.clock ?? systemClock;
+    this.apiDiscovery = new ApiDiscovery(options.kc);
     this.parseOptions =
       options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : DEFAULT_PARSE_OPTIONS;
   }
@@ -119,6 +134,11 @@ export class KubeSource {
     await Promise.all(this.informers.map((i) => i.stop()));
   }
 
+  /** Every kind read, in start order, with where it stands (served, not installed, forbidden, ...). */
+  kinds(): KindStatus[] {
+    return this.informers.map((i) => i.status());
+  }
+
   /** Informer restarts after errors, summed (tests, metrics). */
   get restarts(): number {
     return this.informers.reduce((n, i) => n + i.restarts, 0);
@@ -137,9 +157,11 @@ export class KubeSource {
     for (const r of resources) this.informers.push(this.crdInformer(r));
     if (this.o.services ?? false) this.informers.push(this.serviceInformer());
     if (this.o.aeraki ?? true) this.informers.push(this.meshInformer(), this.secretInformer());
-    const { endpointPorts: target, kc, backoff, minWatchIntervalMs, clock, logger } = this.o;
-    if (target)
-      this.informers.push(endpointSliceInformer({ kc, target, backoff, minWatchIntervalMs, clock, logger }));
+    const target = this.o.endpointPorts;
+    if (target) {
+      const { path, list, handlers, ...reads } = endpointSliceReads({ kc: this.o.kc, target });
+      this.informers.push(this.informer(ENDPOINT_SLICE_RESOURCE, path, list, handlers, undefined, reads));
+    }
     for (const i of this.informers) i.start();
   }
 
@@ -158,25 +180,33 @@ export class KubeSource {
   }
 
   private informer(
+    r: ResourceId & { readonly kind: string },
     path: string,
     list: () => Promise<KubernetesListObject<KubernetesObject>>,
     handlers: { upsert(o: KubernetesObject): void; delete(o: KubernetesObject): void },
     fieldSelector?: string,
-  ): ResilientInformer {
-    return new ResilientInformer({
+    reads: Pick<KindInformerOptions, 'labelSelector' | 'transform'> = {},
+  ): KindInformer {
+    return new KindInformer({
+      ...reads,
       kc: this.o.kc,
+      kind: r.kind,
+      resource: { group: r.group, version: r.version, plural: r.plural },
+      discovery: this.apiDiscovery,
       path,
       list,
       handlers,
       ...(fieldSelector !== undefined ? { fieldSelector } : {}),
       ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
       ...(this.o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: this.o.minWatchIntervalMs } : {}),
+      ...this.o.discovery,
+      ...(this.o.onKindChange ? { onStateChange: this.o.onKindChange } : {}),
       clock: this.clock,
       logger: this.log,
     });
   }
 
-  private crdInformer(r: KindResource): ResilientInformer {
+  private crdInformer(r: KindResource): KindInformer {
     const api = this.o.kc.makeApiClient(CustomObjectsApi);
     const apiVersion = `${r.group}/${r.version}`;
     const list = async () =>
@@ -190,7 +220,7 @@ export class KubeSource {
       this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
     };
     const revision = r.group === ISTIO_GROUP ? (this.o.revision ?? '') : undefined;
-    return this.informer(resourcePath(r), list, {
+    return this.informer(r, resourcePath(r), list, {
       upsert: (obj) => {
         // Another revision's object is treated as absent (as the MCP client does; istio ObjectInRevision).
         const rev = obj.metadata?.labels?.[REVISION_LABEL];
@@ -202,12 +232,12 @@ export class KubeSource {
   }
 
   /** Services of every namespace (no revision filter: istiod converts every Service whatever its labels). */
-  private serviceInformer(): ResilientInformer {
+  private serviceInformer(): KindInformer {
     const core = this.o.kc.makeApiClient(CoreV1Api);
     const r = SERVICE_RESOURCE;
     const list = async () =>
       (await core.listServiceForAllNamespaces()) as KubernetesListObject<KubernetesObject>;
-    return this.informer(resourcePath(r), list, {
+    return this.informer(r, resourcePath(r), list, {
       upsert: (obj) => this.applyObject(withTypeMeta(obj, r.version, r.kind)),
       delete: (obj) => this.o.store.delete(r.kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''),
     });
@@ -231,12 +261,13 @@ export class KubeSource {
   }
 
   /** Opaque Secrets of all namespaces (Redis auth; see SECRET_FIELD_SELECTOR). */
-  private secretInformer(): ResilientInformer {
+  private secretInformer(): KindInformer {
     const core = this.o.kc.makeApiClient(CoreV1Api);
     const fieldSelector = SECRET_FIELD_SELECTOR;
     const list = async () =>
       (await core.listSecretForAllNamespaces({ fieldSelector })) as KubernetesListObject<KubernetesObject>;
     return this.informer(
+      { kind: 'Secret', group: '', version: 'v1', plural: 'secrets' },
       '/api/v1/secrets',
       list,
       {
@@ -249,7 +280,7 @@ export class KubeSource {
     );
   }
 
-  private meshInformer(): ResilientInformer {
+  private meshInformer(): KindInformer {
     const core = this.o.kc.makeApiClient(CoreV1Api);
     const ns = this.o.rootNamespace;
     const name = this.o.meshConfigMapName ?? 'istio';
@@ -272,6 +303,7 @@ export class KubeSource {
       }
     };
     return this.informer(
+      { kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps' },
       `/api/v1/namespaces/${ns}/configmaps`,
       list,
       {

@@ -23,6 +23,8 @@ export interface FaultSpec extends FaultMatch {
   reason?: string;
   message?: string;
   retryAfterSeconds?: number;
+  /** Answer 403 as RBAC's authorizer does (status.ts rbacForbidden: user, verb, resource, scope). */
+  forbid?: boolean;
   /** Destroy the connection without an answer (the client sees a reset / socket hang up). */
   drop?: boolean;
   /** Wait this long before handling (alone: pure latency; with status/drop: before failing). */
@@ -108,7 +110,7 @@ export class Faults {
     let fault: FaultSpec | undefined;
     for (const f of [...this.list]) {
       if (f.remaining <= 0 || !matches(f.spec, r)) continue;
-      const decisive = f.spec.status !== undefined || f.spec.drop === true;
+      const decisive = f.spec.status !== undefined || f.spec.drop === true || f.spec.forbid === true;
       if (decisive && fault) continue;
       f.hits++;
       f.remaining--;

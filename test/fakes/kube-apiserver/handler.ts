@@ -8,7 +8,7 @@ import { deleteObject, getObject, listObjects } from './reads.ts';
 import type { Registry } from './registry.ts';
 import { route, verbOf, type Route } from './router.ts';
 import { parseFieldSelector, parseLabelSelector, type Selector } from './selectors.ts';
-import { ApiError, failure, statusForCode, type StatusObject } from './status.ts';
+import { ApiError, failure, rbacForbidden, statusForCode, type StatusObject } from './status.ts';
 import type { ObjectStore } from './store.ts';
 import type { RequestRecord } from './types.ts';
 import type { WatchHub } from './watch.ts';
@@ -63,8 +63,19 @@ function describe(r: RequestRecord, rt: Route): void {
       subresource: rt.subresource,
       verb: verbOf(r.method, rt.name !== undefined, rt.watchPath || flag(r.query.watch)),
     });
-  } else if (rt.kind === 'unknown')
-    Object.assign(r, { group: rt.group, version: rt.version, resource: rt.plural });
+  } else if (rt.kind === 'unknown') {
+    // The authorizer sees these attributes before routing (an RBAC rule may forbid a resource not served).
+    const verb =
+      rt.plural === undefined ? undefined : verbOf(r.method, rt.name !== undefined, flag(r.query.watch));
+    Object.assign(r, {
+      group: rt.group,
+      version: rt.version,
+      resource: rt.plural,
+      namespace: rt.namespace,
+      name: rt.name,
+      verb,
+    });
+  }
 }
 
 /** Go's strconv.ParseBool, which the real server uses for query flags (python sends `watch=True`). */
@@ -123,6 +134,11 @@ export async function handle(ctx: HandlerContext, req: IncomingMessage, res: Ser
     if (f?.drop) {
       once({ ...r, status: 0, injected: true });
       req.socket.destroy();
+      return;
+    }
+    if (f?.forbid) {
+      r.injected = true;
+      send(res, 403, rbacForbidden(r));
       return;
     }
     if (f?.status !== undefined) {

@@ -134,6 +134,13 @@ export class Registry {
     return copy;
   }
 
+  /** Stops serving group/plural; returns the type that was registered. */
+  unregister(group: string, plural: string): ResourceType | undefined {
+    const rt = this.byKey.get(`${group}/${plural}`);
+    this.byKey.delete(`${group}/${plural}`);
+    return rt;
+  }
+
   all(): ResourceType[] {
     return [...this.byKey.values()].sort((a, b) =>
       a.group === b.group ? a.plural.localeCompare(b.plural) : a.group.localeCompare(b.group),

@@ -18,7 +18,7 @@ export type Route =
       /** Old-style `/watch/` path prefix. */
       watchPath: boolean;
     }
-  | { kind: 'unknown'; group?: string; version?: string; plural?: string };
+  | { kind: 'unknown'; group?: string; version?: string; plural?: string; namespace?: string; name?: string };
 
 function resourceRoute(registry: Registry, group: string, version: string, rest: string[]): Route {
   let watchPath = false;
@@ -34,7 +34,8 @@ function resourceRoute(registry: Registry, group: string, version: string, rest:
   }
   const [plural, name, subresource, ...extra] = parts;
   const rt = plural === undefined ? undefined : registry.find(group, plural, version);
-  if (!rt || extra.length > 0) return { kind: 'unknown', group, version, plural };
+  if (!rt) return unknownResource(group, version, rest);
+  if (extra.length > 0) return { kind: 'unknown', group, version, plural };
   if (namespace !== undefined && !rt.namespaced) return { kind: 'unknown', group, version, plural };
   if (name !== undefined && rt.namespaced && namespace === undefined)
     return { kind: 'unknown', group, version, plural };
@@ -42,6 +43,16 @@ function resourceRoute(registry: Registry, group: string, version: string, rest:
     return { kind: 'unknown', group, version, plural };
   }
   return { kind: 'resource', rt, group, version, plural: rt.plural, namespace, name, subresource, watchPath };
+}
+
+/** A resource path nothing serves, with the attributes the authorizer would see (namespace, plural, name). */
+function unknownResource(group: string, version: string, rest: string[]): Route {
+  const namespaced = rest[0] === 'namespaces' && rest.length >= 3;
+  const [plural, name] = namespaced ? rest.slice(2) : rest;
+  const out: Extract<Route, { kind: 'unknown' }> = { kind: 'unknown', group, version, plural };
+  if (namespaced) out.namespace = rest[1];
+  if (name !== undefined) out.name = name;
+  return out;
 }
 
 export function route(registry: Registry, pathname: string): Route {

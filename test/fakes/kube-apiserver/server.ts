@@ -2,7 +2,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { Faults, type FaultMatch } from './faults.ts';
+import { CRD_RESOURCE, crdOf, followCrds, uninstall } from './crds.ts';
+import { Faults, type Fault, type FaultMatch } from './faults.ts';
 import { handle, type HandlerContext } from './handler.ts';
 import { present } from './objects.ts';
 import { deleteObject } from './reads.ts';
@@ -32,6 +33,8 @@ export interface FakeKubeApiServerOptions {
   requireNamespaces?: boolean;
   /** Extra resource types besides DEFAULT_RESOURCES. */
   resources?: ResourceType[];
+  /** Default resources not to serve, as `plural.group` (a cluster without those CRDs; installCrd adds them). */
+  omitResources?: string[];
   /** The server's clock for creationTimestamp/managedFields times. */
   now?: () => Date;
 }
@@ -59,9 +62,13 @@ export class FakeKubeApiServer {
 
   constructor(opts: FakeKubeApiServerOptions = {}) {
     this.now = opts.now ?? (() => new Date());
-    for (const rt of [...DEFAULT_RESOURCES, ...(opts.resources ?? [])]) this.registry.register(rt);
+    const omit = new Set(opts.omitResources ?? []);
+    for (const rt of [...DEFAULT_RESOURCES, CRD_RESOURCE, ...(opts.resources ?? [])]) {
+      if (!omit.has(`${rt.plural}.${rt.group}`)) this.registry.register(rt);
+    }
     this.store = new ObjectStore(opts.eventWindow ?? 10_000);
     this.hub = new WatchHub(this.store, opts.bookmarkIntervalMs ?? 0);
+    followCrds(this.registry, this.store, this.hub);
     this.writeCtx = {
       store: this.store,
       now: this.now,
@@ -126,12 +133,51 @@ export class FakeKubeApiServer {
     return this.registry.register(rt);
   }
 
+  /**
+   * Installs a CRD for `ref` (a default resource, served or omitted, or any ResourceType): stores its
+   * CustomResourceDefinition, which makes discovery list it and its paths answer. Returns the stored CRD.
+   */
+  installCrd(ref: RefLike | ResourceType): KubeObject {
+    const rt = typeof ref !== 'string' && 'kind' in ref ? ref : this.knownType(ref);
+    return this.seed(crdOf(rt))[0]!;
+  }
+
+  /**
+   * Uninstalls a resource as deleting its CRD does: its objects are deleted (watch events), its watches end and
+   * it is no longer served (discovery and its paths answer 404). False when it was not served.
+   */
+  uninstallCrd(ref: RefLike): boolean {
+    const rt = this.knownType(ref);
+    if (!this.registry.find(rt.group, rt.plural)) return false;
+    const crdName = `${rt.plural}.${rt.group}`;
+    if (this.get(CRD_RESOURCE_REF, undefined, crdName)) this.delete(CRD_RESOURCE_REF, undefined, crdName);
+    else
+      uninstall(
+        this.registry,
+        this.store,
+        this.hub,
+        this.registry.ref({ group: rt.group, resource: rt.plural }),
+      );
+    return true;
+  }
+
+  /** RBAC forbids the matching requests (403 with the authorizer's Status) until the returned fault is removed. */
+  forbid(match: FaultMatch): Fault {
+    return this.faults.inject({ ...match, forbid: true, times: Infinity });
+  }
+
+  /** A registered type, or a default one (also when omitted or uninstalled). */
+  private knownType(ref: RefLike): ResourceType {
+    const { group, resource } = typeof ref === 'string' ? splitRef(ref) : ref;
+    const rt =
+      this.registry.find(group, resource) ??
+      DEFAULT_RESOURCES.find((d) => d.group === group && d.plural === resource);
+    if (!rt) throw new Error(`fake kube-apiserver: unknown resource ${resource}.${group}`);
+    return rt;
+  }
+
   resourceType(ref: RefLike): ResourceType {
-    if (typeof ref !== 'string') return this.registry.ref(ref);
-    const dot = ref.indexOf('.');
-    return this.registry.ref(
-      dot < 0 ? { group: '', resource: ref } : { group: ref.slice(dot + 1), resource: ref.slice(0, dot) },
-    );
+    return this.registry.ref(typeof ref === 'string' ? splitRef(ref) : ref);
   }
 
   private typeOf(obj: KubeObject): { rt: ResourceType; version: string } {
@@ -241,6 +287,14 @@ export class FakeKubeApiServer {
     this.hub.closeAll();
     for (const s of this.sockets) s.destroy();
   }
+}
+
+const CRD_RESOURCE_REF: ResourceRef = { group: CRD_RESOURCE.group, resource: CRD_RESOURCE.plural };
+
+/** `envoyfilters.networking.istio.io` → group and plural; `configmaps` → the core group. */
+function splitRef(ref: string): ResourceRef {
+  const dot = ref.indexOf('.');
+  return dot < 0 ? { group: '', resource: ref } : { group: ref.slice(dot + 1), resource: ref.slice(0, dot) };
 }
 
 /** Starts a fake server on 127.0.0.1 (ephemeral port unless `port` is given). Close it with `close()`. */

@@ -121,3 +121,30 @@ export function statusForCode(code: number, reason?: string, message?: string): 
   const r = reason ?? REASONS[code] ?? 'Unknown';
   return failure(code, r, message ?? `injected fault: ${code} ${r}`);
 }
+
+/**
+ * What RBAC's authorizer answers (before routing, so also for resources that are not served), e.g.
+ * `metarouters.metaprotocol.aeraki.io is forbidden: User "aeraki" cannot list resource "metarouters" in API group
+ * "metaprotocol.aeraki.io" at the cluster scope`.
+ */
+export function rbacForbidden(r: {
+  verb?: string;
+  group?: string;
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  token?: string;
+}): StatusObject {
+  const group = r.group ?? '';
+  const resource = r.resource ?? '';
+  const qualified = group ? `${resource}.${group}` : resource;
+  const subject = r.name === undefined ? qualified : `${qualified} "${r.name}"`;
+  const user = r.token ?? 'system:anonymous';
+  const scope = r.namespace === undefined ? 'at the cluster scope' : `in the namespace "${r.namespace}"`;
+  const message =
+    `${subject} is forbidden: User "${user}" cannot ${r.verb ?? 'get'} resource "${resource}" ` +
+    `in API group "${group}" ${scope}`;
+  const details: NonNullable<StatusObject['details']> = { group, kind: resource };
+  if (r.name !== undefined) details.name = r.name;
+  return failure(403, 'Forbidden', message, details);
+}

@@ -19,6 +19,7 @@ export interface WatchRequest {
 }
 
 interface Stream {
+  rt: ResourceType;
   res: ServerResponse;
   stop: () => void;
   bookmark: () => void;
@@ -72,6 +73,7 @@ export class WatchHub {
     });
     const timers: NodeJS.Timeout[] = [];
     const stream: Stream = {
+      rt,
       res,
       stop: () => {
         unsubscribe();
@@ -118,7 +120,13 @@ export class WatchHub {
 
   /** Ends every stream normally (clients see the response end, as when the server's timeout hits). */
   closeAll(): void {
+    this.closeWhere(() => true);
+  }
+
+  /** Ends the streams watching resource types that match (a CRD deleted ends its watches). */
+  closeWhere(pred: (rt: ResourceType) => boolean): void {
     for (const s of [...this.streams]) {
+      if (!pred(s.rt)) continue;
       s.stop();
       s.res.end();
     }
