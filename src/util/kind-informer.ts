@@ -66,8 +66,12 @@ export function forbiddenMessage(verb: string, r: ResourceId): string {
   return `forbidden: ${verb} ${qualifiedResource(r)} (grant verbs list, watch on group ${group} resource ${r.plural})`;
 }
 
-/** `RedisService not installed (CRD redisservices.redis.aeraki.io)`. */
+/**
+ * `RedisService not installed (CRD redisservices.redis.aeraki.io)`; a built-in kind (a `*.k8s.io` group, such as
+ * EndpointSlice before Kubernetes 1.21) is `EndpointSlice not served (endpointslices.discovery.k8s.io)`.
+ */
 export function notInstalledMessage(kind: string, r: ResourceId): string {
+  if (r.group === '' || r.group.endsWith('.k8s.io')) return `${kind} not served (${qualifiedResource(r)})`;
   return `${kind} not installed (CRD ${qualifiedResource(r)})`;
 }
 

@@ -19,7 +19,13 @@ import { httpGet, waitFor } from './support.ts';
 const EF = 'envoyfilters.networking.istio.io';
 const RS = 'redisservices.redis.aeraki.io';
 const MR = 'metarouters.metaprotocol.aeraki.io';
-const NOT_INSTALLED = [RS, 'redisdestinations.redis.aeraki.io', 'dubboauthorizationpolicies.dubbo.aeraki.io'];
+const NOT_INSTALLED = [
+  RS,
+  'redisdestinations.redis.aeraki.io',
+  'dubboauthorizationpolicies.dubbo.aeraki.io',
+  // A cluster older than Kubernetes 1.21: no discovery.k8s.io/v1.
+  'endpointslices.discovery.k8s.io',
+];
 const BACKOFF = { initialMs: 50, maxMs: 200 };
 const ORDERS = 'orders.shop.svc.cluster.local';
 const REDIS = 'cache.shop.svc.cluster.local';
@@ -119,6 +125,7 @@ describe('aeraki serve: kinds the API server does not serve', () => {
       'DubboAuthorizationPolicy not installed (CRD dubboauthorizationpolicies.dubbo.aeraki.io): read as empty',
       'RedisService not installed (CRD redisservices.redis.aeraki.io): read as empty',
       'RedisDestination not installed (CRD redisdestinations.redis.aeraki.io): read as empty',
+      'EndpointSlice not served (endpointslices.discovery.k8s.io): read as empty',
     ]);
     const metrics = (await httpGet(`http://${running.adminAddress}/metrics`)).body;
     assert.match(
