@@ -56,6 +56,7 @@ import './fuzz/mcp.test.ts';
 import './fuzz/rds-server.test.ts';
 import './fuzz/rds-streams.test.ts';
 import './identity/files.test.ts';
+import './identity/istiod-expiry.test.ts';
 import './identity/istiod.test.ts';
 import './identity/rds-rotation.test.ts';
 import './leader/leader-election.test.ts';
