@@ -38,7 +38,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
-import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
+import { handshakeLimits, needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
 
@@ -101,7 +101,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const cache = new SnapshotCache();
   const rdsHost = rdsListen.host === '' ? '0.0.0.0' : rdsListen.host;
   const rds = new RdsServer(
-    { host: rdsHost, port: rdsListen.port, tls, logger, peers: rdsPeers(o), limits: rdsLimits(o) },
+    {
+      host: rdsHost,
+      port: rdsListen.port,
+      tls,
+      logger,
+      peers: rdsPeers(o),
+      limits: rdsLimits(o),
+      handshake: handshakeLimits(o),
+    },
     cache,
   );
   let rdsPort: number;
@@ -150,6 +158,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       backoff: deps.backoff,
       logger,
       isLeader: () => kubeOut?.isLeader() ?? true,
+      mcpTls: identity.mcpTls,
     });
   } catch (err) {
     await rds.stop();
