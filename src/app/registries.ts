@@ -27,6 +27,7 @@ import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
+import type { HandshakeStats } from '../util/handshake-guard.ts';
 import { handshakeLimits, mcpPeers, type ServeOptions } from './options.ts';
 import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './registry-kube.ts';
 
@@ -87,6 +88,10 @@ export class Registries {
   readonly vips = new RegistryVips();
   /** The MCP server's bound port once started (`--registry-output mcp`). */
   mcpPort: number | undefined;
+  /** The MCP server's handshake guard (`--registry-output mcp`). */
+  get mcpHandshakes(): HandshakeStats | undefined {
+    return this.o.mcpServer?.handshakes.stats();
+  }
   readonly kubeOutput: RegistryKubeOutput | undefined;
   private readonly o: RegistriesOptions;
   private readonly log: Logger;

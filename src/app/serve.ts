@@ -250,6 +250,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
+    handshakes: () => [
+      rds.handshakes.stats(),
+      ...(registries?.mcpHandshakes ? [registries.mcpHandshakes] : []),
+      ...(webhook ? [webhook.server.handshakes.stats()] : []),
+    ],
   });
   const httpLimits = { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs };
   const admin = new AdminServer({
