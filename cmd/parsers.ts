@@ -30,6 +30,16 @@ export function parseDomain(raw: string): string {
   return raw;
 }
 
+/** A SPIFFE id of Istio's form: `spiffe://<trust domain>/ns/<namespace>/sa/<service account>`. */
+export function parseSpiffeId(raw: string): string {
+  if (!/^spiffe:\/\/[^/\s]+\/ns\/[^/\s]+\/sa\/[^/\s]+$/.test(raw)) {
+    throw new InvalidArgumentError(
+      `"${raw}" is not of the form spiffe://<trust domain>/ns/<namespace>/sa/<name>`,
+    );
+  }
+  return raw;
+}
+
 export function oneOf<T extends string>(...values: T[]): (raw: string) => T {
   return (raw) => {
     const found = values.find((v) => v === raw);

@@ -1,5 +1,6 @@
 /** `aeraki serve` options of who may read routes, the debug endpoints and the limits against bad clients. */
 import { DEFAULT_RDS_LIMITS } from '../src/xds-rds/limits.ts';
+import { DEFAULT_HANDSHAKE_LIMITS } from '../src/util/handshake-guard.ts';
 import { DEFAULT_HTTP_LIMITS } from '../src/util/http-limits.ts';
 import {
   parseBoolean,
@@ -102,6 +103,22 @@ export const SECURITY_ROWS = {
     default: L.idleStreamTimeoutMs,
     description: 'an RDS stream that sends no request for this long after opening is ended (0: never)',
     parse: parseDurationMs,
+  },
+  tlsHandshakeTimeoutMs: {
+    flag: '--tls-handshake-timeout <duration>',
+    env: 'AERAKI_TLS_HANDSHAKE_TIMEOUT',
+    default: DEFAULT_HANDSHAKE_LIMITS.timeoutMs,
+    description:
+      'RDS, MCP server and webhook: a connection must finish its handshake within this time (0: no limit)',
+    parse: parseDurationMs,
+  },
+  tlsMaxPendingHandshakes: {
+    flag: '--tls-max-pending-handshakes <n>',
+    env: 'AERAKI_TLS_MAX_PENDING_HANDSHAKES',
+    default: DEFAULT_HANDSHAKE_LIMITS.maxPending,
+    description:
+      'RDS, MCP server and webhook: connections in their handshake at once, per listener (0: no cap)',
+    parse: parseCount,
   },
   httpHeadersTimeoutMs: {
     flag: '--http-headers-timeout <duration>',

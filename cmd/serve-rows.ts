@@ -13,8 +13,10 @@ import {
   parseDurationMs,
   parseNamespace,
   parseRegistries,
+  parseSpiffeId,
   parseTls,
   showAddress,
+  splitList,
   text,
 } from './parsers.ts';
 import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
@@ -207,6 +209,22 @@ const REGISTRY_ROWS = {
     description: 'ServiceEntry MCP server listen address (--registry-output mcp)',
     parse: parseAddress,
     format: showAddress,
+  },
+  mcpServerInsecure: {
+    flag: '--mcp-server-insecure [bool]',
+    env: 'AERAKI_MCP_SERVER_INSECURE',
+    default: false,
+    description:
+      'serve the MCP server in plaintext without verifying clients (stock istiod reads xds:// sources so)',
+    parse: parseBoolean,
+  },
+  mcpServerAllowedIdentities: {
+    flag: '--mcp-server-allowed-identities <ids>',
+    env: 'AERAKI_MCP_SERVER_ALLOWED_IDENTITIES',
+    default: [],
+    description:
+      "comma-separated SPIFFE ids that may read the MCP server (default: istiod's, spiffe://<trust domain>/ns/<root namespace>/sa/istiod[-<revision>])",
+    parse: splitList(parseSpiffeId),
   },
 } satisfies Partial<RowTable<ServeFlags>>;
 

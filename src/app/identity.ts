@@ -16,9 +16,11 @@ import type { RdsServerOptions } from '../xds-rds/server.ts';
 import { certProviderOf, type ServeOptions } from './options.ts';
 
 export interface ServeIdentity {
-  /** Undefined with `--rds-insecure` and no `--cert-provider`. */
+  /** Undefined with `--rds-insecure` (and no TLS MCP server) and no `--cert-provider`. */
   readonly provider: IdentityProvider | undefined;
   readonly tls: RdsServerOptions['tls'];
+  /** The MCP server's credentials: the same provider as RDS, or plaintext with `--mcp-server-insecure`. */
+  readonly mcpTls: { readonly provider: IdentityProvider } | { readonly insecure: true };
   readonly devCerts: { readonly paths: DevCertPaths; readonly generated: boolean } | undefined;
   /** The SPIFFE identity sidecars verify the RDS server by (istiod only). */
   readonly serverIdentity: string | undefined;
@@ -89,6 +91,7 @@ export async function startIdentity(
   return {
     provider,
     tls: o.rdsInsecure || !provider ? { insecure: true } : { provider },
+    mcpTls: o.mcpServerInsecure || !provider ? { insecure: true } : { provider },
     devCerts,
     serverIdentity: provider?.status().identity,
     readiness: () => (provider ? identityReadiness(provider.status(), Date.now()) : { ready: true }),

@@ -8,7 +8,8 @@ import type { CertProviderKind } from '../identity/types.ts';
 import type { ListenAddress } from '../util/address.ts';
 import type { LogFormat, LogLevel } from '../util/logging.ts';
 import type { RdsLimits } from '../xds-rds/limits.ts';
-import type { PeerPolicy } from '../xds-rds/peer-policy.ts';
+import type { HandshakeLimits } from '../util/handshake-guard.ts';
+import type { PeerPolicy } from '../util/peer-policy.ts';
 
 export type ConfigSourceKind = 'mcp' | 'kube' | 'dir';
 export type OutputKind = 'kube' | 'dir';
@@ -102,6 +103,14 @@ export interface ServeOptions {
   readonly registryOutput: RegistryOutputKind;
   /** Listen address of the ServiceEntry MCP server (`--registry-output mcp`). */
   readonly mcpServerAddress: ListenAddress;
+  /** Serve the MCP server in plaintext, without verifying clients (stock istiod dials `xds://` sources so). */
+  readonly mcpServerInsecure: boolean;
+  /** SPIFFE ids that may read the MCP server; empty = istiod's (mcpPeers). */
+  readonly mcpServerAllowedIdentities: readonly string[];
+  /** RDS, MCP server and webhook: a connection must finish its handshake within this long (0: no limit). */
+  readonly tlsHandshakeTimeoutMs: number;
+  /** RDS, MCP server and webhook: connections in their handshake at once, per listener (0: no cap). */
+  readonly tlsMaxPendingHandshakes: number;
   /** Client-side limit of writes to the API server, shared by every writer: tokens per second and bucket size. */
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
@@ -141,17 +150,45 @@ export function needsKube(
   return o.configSource !== 'dir' || o.output === 'kube' || registriesToKube;
 }
 
+/** Whether the ServiceEntry MCP server runs and serves TLS. */
+export function mcpServerTls(
+  o: Partial<Pick<ServeOptions, 'registries' | 'registryOutput' | 'mcpServerInsecure'>>,
+): boolean {
+  return (o.registries?.length ?? 0) > 0 && o.registryOutput === 'mcp' && o.mcpServerInsecure !== true;
+}
+
 /**
  * The certificate provider in use: `--cert-provider` when given, else `files` with `--tls-cert-file`, `dev` with
- * `--dev-certs`, none with `--rds-insecure` (nothing needs a certificate), `istiod` otherwise.
+ * `--dev-certs`, none with `--rds-insecure` unless the MCP server serves TLS (nothing needs a certificate),
+ * `istiod` otherwise.
  */
 export function certProviderOf(
-  o: Pick<ServeOptions, 'certProvider' | 'tlsCertFile' | 'devCertsDir' | 'rdsInsecure'>,
+  o: Pick<ServeOptions, 'certProvider' | 'tlsCertFile' | 'devCertsDir' | 'rdsInsecure'> &
+    Partial<Pick<ServeOptions, 'registries' | 'registryOutput' | 'mcpServerInsecure'>>,
 ): CertProviderKind | undefined {
   if (o.certProvider) return o.certProvider;
   if (o.tlsCertFile !== '') return 'files';
   if (o.devCertsDir !== '') return 'dev';
-  return o.rdsInsecure ? undefined : 'istiod';
+  return o.rdsInsecure && !mcpServerTls(o) ? undefined : 'istiod';
+}
+
+/**
+ * Who may read the MCP server (`--mcp-server-allowed-identities`, default istiod's service account in the root
+ * namespace: `istiod`, or `istiod-<revision>` with `--revision`, as Istio's charts name it), in the trust domain.
+ */
+export function mcpPeers(o: ServeOptions): PeerPolicy {
+  const istiod = `spiffe://${o.trustDomain}/ns/${o.rootNamespace}/sa/istiod${o.revision ? `-${o.revision}` : ''}`;
+  return {
+    trustDomain: o.trustDomain,
+    trustDomainAliases: o.trustDomainAliases,
+    allowedNamespaces: [],
+    allowedIdentities: o.mcpServerAllowedIdentities.length > 0 ? o.mcpServerAllowedIdentities : [istiod],
+  };
+}
+
+/** `--tls-handshake-timeout`, `--tls-max-pending-handshakes`: every TLS listener's. */
+export function handshakeLimits(o: ServeOptions): HandshakeLimits {
+  return { timeoutMs: o.tlsHandshakeTimeoutMs, maxPending: o.tlsMaxPendingHandshakes };
 }
 
 /** Who may read routes (`--trust-domain`, `--trust-domain-aliases`, `--rds-allowed-namespaces`). */

@@ -18,7 +18,7 @@ import type { ApplyWrites } from '../model/write.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
 import { RegistryVips } from '../registry/vips.ts';
-import { ServiceEntryMcpServer } from '../registry/mcp/server.ts';
+import { ServiceEntryMcpServer, type ServiceEntryMcpServerOptions } from '../registry/mcp/server.ts';
 import { EtcdWatcher } from '../registry/etcd/watcher.ts';
 import { NacosWatcher } from '../registry/nacos/watcher.ts';
 import { ZooKeeperWatcher } from '../registry/zookeeper/watcher.ts';
@@ -27,7 +27,8 @@ import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../util/informer.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
-import type { ServeOptions } from './options.ts';
+import type { HandshakeStats } from '../util/handshake-guard.ts';
+import { handshakeLimits, mcpPeers, type ServeOptions } from './options.ts';
 import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './registry-kube.ts';
 
 /** Builds the watcher of one registry. */
@@ -87,6 +88,10 @@ export class Registries {
   readonly vips = new RegistryVips();
   /** The MCP server's bound port once started (`--registry-output mcp`). */
   mcpPort: number | undefined;
+  /** The MCP server's handshake guard (`--registry-output mcp`). */
+  get mcpHandshakes(): HandshakeStats | undefined {
+    return this.o.mcpServer?.handshakes.stats();
+  }
   readonly kubeOutput: RegistryKubeOutput | undefined;
   private readonly o: RegistriesOptions;
   private readonly log: Logger;
@@ -259,6 +264,8 @@ export interface RegistriesDeps {
   readonly backoff: BackoffOptions | undefined;
   readonly logger: Logger;
   readonly isLeader: () => boolean;
+  /** The MCP server's credentials (serve's identity, or plaintext with `--mcp-server-insecure`). */
+  readonly mcpTls: ServiceEntryMcpServerOptions['tls'];
 }
 
 /** The registry bridges of `--registry`, or undefined without any; throws for a registry type nothing watches. */
@@ -282,6 +289,9 @@ export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registr
             host: o.mcpServerAddress.host || '0.0.0.0',
             port: o.mcpServerAddress.port,
             logger: deps.logger,
+            tls: deps.mcpTls,
+            peers: mcpPeers(o),
+            handshake: handshakeLimits(o),
           }),
         }
       : {}),

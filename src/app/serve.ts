@@ -40,7 +40,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
-import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
+import { handshakeLimits, needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
 import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
@@ -107,7 +107,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const cache = new SnapshotCache();
   const rdsHost = rdsListen.host === '' ? '0.0.0.0' : rdsListen.host;
   const rds = new RdsServer(
-    { host: rdsHost, port: rdsListen.port, tls, logger, peers: rdsPeers(o), limits: rdsLimits(o) },
+    {
+      host: rdsHost,
+      port: rdsListen.port,
+      tls,
+      logger,
+      peers: rdsPeers(o),
+      limits: rdsLimits(o),
+      handshake: handshakeLimits(o),
+    },
     cache,
   );
   let rdsPort: number;
@@ -160,6 +168,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       backoff: deps.backoff,
       logger,
       isLeader: () => kubeOut?.isLeader() ?? true,
+      mcpTls: identity.mcpTls,
     });
   } catch (err) {
     await rds.stop();
@@ -261,6 +270,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
+    handshakes: () => [
+      rds.handshakes.stats(),
+      ...(registries?.mcpHandshakes ? [registries.mcpHandshakes] : []),
+      ...(webhook ? [webhook.server.handshakes.stats()] : []),
+    ],
   });
   const httpLimits = { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs };
   const admin = new AdminServer({

@@ -11,7 +11,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { formatAddress } from '../util/address.ts';
 import type { Logger } from '../util/logger.ts';
 import { WebhookServer } from '../webhook/server.ts';
-import type { ServeOptions } from './options.ts';
+import { handshakeLimits, type ServeOptions } from './options.ts';
 import { generationCheck, storeObjects } from './validate.ts';
 
 export interface RunningWebhook {
@@ -49,6 +49,7 @@ export async function startWebhook(
       }).issues,
     logger,
     limits: { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs },
+    handshake: handshakeLimits(o),
     ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
   });
   try {

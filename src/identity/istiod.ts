@@ -3,7 +3,10 @@
  * a key pair, sends a CSR for `spiffe://<trust domain>/ns/<namespace>/sa/<service account>` to Istio's CA
  * (ca-client.ts) and serves the returned chain. Renewal is scheduled at 80% of the certificate's lifetime minus
  * up to 10% jitter, counted from when it arrived; a failed attempt is retried with capped, jittered backoff while
- * the current certificate keeps being served. The root that RDS clients must chain to is read from a file,
+ * the current certificate keeps being served. Without a usable certificate (none yet, expired, or within
+ * URGENT_WINDOW_MS of expiry) the retries are at most URGENT_RETRY_MAX_MS apart, so the controller is ready again
+ * within that long of the CA's return; a backoff delay never runs past the start of that window. Each failure is
+ * one warn line naming the cause (no stack trace) and saying when the certificate in use expires or expired. The root that RDS clients must chain to is read from a file,
  * watched, and applied to new handshakes when it changes.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
@@ -13,7 +16,7 @@ import { CertificateMaterial } from '../util/cert-material.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { watchFiles } from '../util/file-watch.ts';
 import type { KeyPair } from '../util/key-pair.ts';
-import { errorFields, type Logger } from '../util/logger.ts';
+import type { Logger } from '../util/logger.ts';
 import { createCertificate, type CaClientOptions } from './ca-client.ts';
 import { newCertificateRequest } from './csr.ts';
 import type { IdentityProvider, IdentityStatus } from './types.ts';
@@ -35,6 +38,31 @@ export interface IstiodIdentityOptions {
   readonly random?: () => number;
   readonly keyBits?: number;
   readonly logger: Logger;
+}
+
+/** How close to expiry a certificate counts as unusable for the retry delay. */
+export const URGENT_WINDOW_MS = 60_000;
+/** The longest retry delay while no usable certificate is held. */
+export const URGENT_RETRY_MAX_MS = 5_000;
+
+/** The delay before the next attempt after a failure: the backoff's, shortened while no usable certificate is held. */
+export function retryDelay(backoffMs: number, now: number, expiresAt: number | undefined): number {
+  if (expiresAt === undefined) return Math.min(backoffMs, URGENT_RETRY_MAX_MS);
+  const urgentFrom = expiresAt - URGENT_WINDOW_MS;
+  if (now >= urgentFrom) return Math.min(backoffMs, URGENT_RETRY_MAX_MS);
+  return Math.min(backoffMs, Math.max(urgentFrom - now, 0));
+}
+
+/** An error and its causes in one line: `outer: inner: innermost`. */
+function causeLine(err: unknown): string {
+  const parts: string[] = [];
+  let e: unknown = err;
+  while (e instanceof Error && parts.length < 5) {
+    parts.push(e.message);
+    e = e.cause;
+  }
+  if (parts.length === 0) parts.push(typeof err === 'string' ? err : JSON.stringify(err));
+  return parts.join(': ');
 }
 
 /** When to renew a certificate of `lifetimeMs`, counted from its arrival: 80% minus up to 10% jitter. */
@@ -163,16 +191,26 @@ export class IstiodIdentityProvider extends CertificateMaterial implements Ident
     } catch (err) {
       if (this.state !== 'running') return;
       this.counts.failure++;
-      this.lastError = `${this.o.ca.address}: ${(err as Error).message}`;
-      const retryMs = this.backoff.next();
-      this.log.warn(
-        this.currentIdentity
-          ? 'certificate renewal failed, serving the current certificate'
-          : 'cannot obtain a certificate yet',
-        { ...errorFields(err), ca: this.o.ca.address, retryMs },
-      );
+      const cause = causeLine(err);
+      this.lastError = `${this.o.ca.address}: ${cause}`;
+      const now = this.clock.now();
+      const retryMs = retryDelay(this.backoff.next(), now, this.current() ? this.expiresAt : undefined);
+      this.log.warn(`${this.failureSummary(now)}: ${cause}; retrying in ${retryMs} ms`, {
+        error: cause,
+        ca: this.o.ca.address,
+        retryMs,
+        ...(this.expiresAt !== undefined ? { expiresAt: new Date(this.expiresAt).toISOString() } : {}),
+      });
       this.schedule(retryMs);
     }
+  }
+
+  /** What a failed attempt means for the certificate in use. */
+  private failureSummary(now: number): string {
+    if (!this.currentIdentity || this.expiresAt === undefined) return 'cannot obtain a certificate yet';
+    const at = new Date(this.expiresAt).toISOString();
+    if (now >= this.expiresAt) return `certificate renewal failed, the current certificate expired at ${at}`;
+    return `certificate renewal failed, serving the current certificate (expires at ${at})`;
   }
 
   private issued(pair: Issued): void {

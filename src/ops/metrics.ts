@@ -12,6 +12,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createCertMetrics } from './cert-metrics.ts';
+import { createHandshakeMetrics } from './handshake-metrics.ts';
 import { createStatusMetrics } from './status-metrics.ts';
 import type { StatusProviders } from './status-providers.ts';
 
@@ -194,6 +195,7 @@ export class AerakiMetrics {
       registers,
     });
     ({ certExpiry: this.certExpiry, certRenewals: this.certRenewals } = createCertMetrics(registers, read));
+    createHandshakeMetrics(registers, read);
     const convergenceBuckets = [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 5, 10, 15, 30, 60, 120];
     this.configToWrite = new Histogram({
       name: 'aeraki_config_to_write_seconds',

@@ -44,6 +44,14 @@ export interface CertificateStatusLike {
   readonly renewals: { readonly success: number; readonly failure: number };
 }
 
+/** One listener's handshake guard (src/util/handshake-guard.ts HandshakeStats). */
+export interface HandshakeStatsLike {
+  readonly listener: string;
+  readonly pending: number;
+  /** Cumulative, by result (a small fixed set). */
+  readonly results: Readonly<Record<string, number>>;
+}
+
 export interface StatusProviders {
   readonly mcp?: () => McpStatusLike;
   readonly rds?: () => RdsCountersLike;
@@ -67,6 +75,8 @@ export interface StatusProviders {
   readonly managedEnvoyFilters?: () => number | undefined;
   /** The certificate the RDS server presents. */
   readonly certificate?: () => CertificateStatusLike;
+  /** The handshake guards of the TLS listeners (RDS, MCP server, webhook) that run. */
+  readonly handshakes?: () => readonly HandshakeStatsLike[];
 }
 
 /** The MCP states, all exported on every scrape (1 for the current one) so a state change never leaves gaps. */

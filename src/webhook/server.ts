@@ -3,7 +3,9 @@
  * AdmissionReview (v1 or v1beta1) and answer it (admission.ts). As Aeraki's server: an empty body is 400, a
  * Content-Type other than `application/json` is 415; a body that is not an AdmissionReview is 400, other paths
  * 404, other methods 405. Bodies over 3 MiB (the API server's own request limit) are 413, and the connection is
- * closed without reading the rest. Slow or oversized clients are dropped (util/http-limits.ts); errors answer
+ * closed without reading the rest. Slow or oversized clients are dropped (util/http-limits.ts), and so are
+ * connections that do not finish their TLS handshake in time or exceed the cap of pending ones
+ * (util/handshake-guard.ts); errors answer
  * a message, never a stack trace. The certificate is reloaded when its files change (serving-cert.ts), without a
  * restart.
  */
@@ -12,6 +14,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { httpServerOptions, type HttpLimits } from '../util/http-limits.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { DEFAULT_HANDSHAKE_LIMITS, HandshakeGuard, type HandshakeLimits } from '../util/handshake-guard.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { answerReview, type ObjectValidator } from './admission.ts';
 import { ServingCertificate } from './serving-cert.ts';
@@ -26,12 +30,18 @@ export interface WebhookServerOptions {
   /** How often the certificate files are polled (default 1000 ms). */
   readonly pollIntervalMs?: number;
   readonly limits?: Partial<HttpLimits>;
+  /** Handshake timeout and cap of connections in their TLS handshake (default DEFAULT_HANDSHAKE_LIMITS). */
+  readonly handshake?: HandshakeLimits;
+  /** Times handshakes (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 const MAX_BODY = 3 * 1024 * 1024;
 const JSON_TYPE = 'application/json';
 
 export class WebhookServer {
+  /** Connections in their TLS handshake (aeraki_tls_handshakes_total{listener="webhook"}). */
+  readonly handshakes: HandshakeGuard;
   private readonly server: Server;
   private readonly cert: ServingCertificate;
   private readonly log: Logger;
@@ -47,6 +57,9 @@ export class WebhookServer {
         if (!res.headersSent) send(res, 500, { error: 'internal error' });
       });
     });
+    const handshake = options.handshake ?? DEFAULT_HANDSHAKE_LIMITS;
+    this.handshakes = new HandshakeGuard('webhook', handshake, this.log, options.clock ?? systemClock);
+    this.handshakes.attachTls(this.server);
   }
 
   /** Binds, starts watching the certificate files, and resolves with the bound address. */
@@ -76,6 +89,7 @@ export class WebhookServer {
   /** Stops watching, closes every connection and resolves when the server is closed. */
   async stop(): Promise<void> {
     this.cert.close();
+    this.handshakes.close();
     if (!this.server.listening) return;
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());

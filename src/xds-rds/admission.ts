@@ -1,7 +1,8 @@
 import type { Logger } from '../util/logger.ts';
 import type { RdsLimits } from './limits.ts';
 import type { RdsMetrics } from './metrics.ts';
-import { checkPeer, type PeerCertificateLike, type PeerPolicy, type RefusalReason } from './peer-policy.ts';
+import { checkPeer, type PeerCertificateLike, type PeerPolicy } from '../util/peer-policy.ts';
+import type { RefusalReason } from './peer-policy.ts';
 
 /** gRPC status codes of refusals. */
 export const STATUS_PERMISSION_DENIED = 7;

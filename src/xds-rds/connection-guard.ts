@@ -2,6 +2,7 @@ import { constants, type Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import type * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../util/clock.ts';
+import { grpcHttp2Servers } from '../util/handshake-guard.ts';
 import type { RdsLimits } from './limits.ts';
 
 type GuardLimits = Pick<
@@ -28,7 +29,7 @@ function connectionKey(remote: { remoteAddress?: string; remotePort?: number }):
  *   requests pays a reconnect (and its backoff) instead of a cheap new stream each time.
  *
  * grpc-js (1.14) accepts the ping option names but does not enforce them on servers, and exposes no session
- * hook, so `attach` reads the HTTP/2 servers a bound grpc-js Server keeps (`http2Servers`, internal). If that
+ * hook, so `attach` reads the HTTP/2 servers a bound grpc-js Server keeps (grpcHttp2Servers). If that
  * field ever disappears, `attach` returns false and RdsServer's start fails loudly; the ping flood test in
  * test/xds-rds/hardening.test.ts covers it.
  */
@@ -43,9 +44,9 @@ export class ConnectionGuard {
 
   /** Hooks the sessions of a bound grpc-js server; false when its internals are not as expected. */
   attach(server: grpc.Server): boolean {
-    const servers = (server as unknown as { http2Servers?: Map<NodeJS.EventEmitter, unknown> }).http2Servers;
-    if (!(servers instanceof Map) || servers.size === 0) return false;
-    for (const http2Server of servers.keys()) {
+    const servers = grpcHttp2Servers(server);
+    if (!servers) return false;
+    for (const http2Server of servers) {
       http2Server.on('session', (session: Http2Session) => this.track(session));
     }
     return true;

@@ -6,7 +6,7 @@ import { RdsAdmission } from './admission.ts';
 import { DeltaStream } from './delta-stream.ts';
 import { DEFAULT_RDS_LIMITS, type RdsLimits } from './limits.ts';
 import { RdsMetrics } from './metrics.ts';
-import type { PeerPolicy } from './peer-policy.ts';
+import type { PeerPolicy } from '../util/peer-policy.ts';
 import { ConnectionGuard, sessionPeerCertificate } from './connection-guard.ts';
 import { rdsServiceDefinition } from './service.ts';
 import type { SnapshotCache } from './snapshot.ts';
@@ -19,6 +19,12 @@ import {
 } from './stream-types.ts';
 import { FileCertificateProvider, type TlsFiles } from '../util/file-certificates.ts';
 import { peerIdentity } from './tls.ts';
+import {
+  DEFAULT_HANDSHAKE_LIMITS,
+  grpcHttp2Servers,
+  HandshakeGuard,
+  type HandshakeLimits,
+} from '../util/handshake-guard.ts';
 
 export interface RdsServerOptions {
   /** Address to bind, e.g. `0.0.0.0` or `127.0.0.1`. */
@@ -37,7 +43,9 @@ export interface RdsServerOptions {
   readonly peers?: PeerPolicy;
   /** Limits against bad clients; unset fields take DEFAULT_RDS_LIMITS. */
   readonly limits?: Partial<RdsLimits>;
-  /** Times idle streams and ping intervals (default: the system clock). */
+  /** Handshake timeout and cap of connections in their handshake (default DEFAULT_HANDSHAKE_LIMITS). */
+  readonly handshake?: HandshakeLimits;
+  /** Times idle streams, ping intervals and handshakes (default: the system clock). */
   readonly clock?: Clock;
   readonly logger: Logger;
 }
@@ -61,6 +69,8 @@ type Call<Req> = grpc.ServerDuplexStream<Req, Buffer>;
  */
 export class RdsServer {
   readonly metrics = new RdsMetrics();
+  /** Connections in their handshake (aeraki_tls_handshakes_total{listener="rds"}). */
+  readonly handshakes: HandshakeGuard;
   private readonly server: grpc.Server;
   private readonly limits: RdsLimits;
   private readonly admission: RdsAdmission;
@@ -76,6 +86,8 @@ export class RdsServer {
   ) {
     this.limits = { ...DEFAULT_RDS_LIMITS, ...options.limits };
     this.clock = options.clock ?? systemClock;
+    const handshake = options.handshake ?? DEFAULT_HANDSHAKE_LIMITS;
+    this.handshakes = new HandshakeGuard('rds', handshake, options.logger, this.clock);
     const secure = !('insecure' in options.tls);
     const policy = secure ? (options.peers ?? DEFAULT_PEERS) : undefined;
     this.admission = new RdsAdmission(policy, this.limits, this.metrics, options.logger);
@@ -121,6 +133,7 @@ export class RdsServer {
     if (!this.guard.attach(this.server)) {
       throw new Error('rds: cannot enforce the connection limits on this grpc-js version');
     }
+    for (const http2Server of grpcHttp2Servers(this.server) ?? []) this.handshakes.attachHttp2(http2Server);
     logger.info('rds: listening', { address, port, tls: !('insecure' in tls), limits: this.limits });
     return port;
   }
@@ -138,6 +151,7 @@ export class RdsServer {
   async stop(): Promise<void> {
     for (const end of [...this.open]) end(SHUTTING_DOWN);
     this.open.clear();
+    this.handshakes.close();
     await shutDown(this.server);
     this.provider?.close();
   }

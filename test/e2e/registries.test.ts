@@ -33,6 +33,7 @@ describe('aeraki serve with a registry', () => {
         namespaceBootstrap: false,
         registries: [spec.value],
         registryOutput: 'mcp',
+        mcpServerInsecure: true,
         debugEndpoints: true,
       }),
       {

@@ -51,6 +51,7 @@ describe('registry → MCP server → a second controller', () => {
         namespaceBootstrap: false,
         registries: [spec.value],
         registryOutput: 'mcp',
+        mcpServerInsecure: true, // the consumer dials it as istiod does: plaintext
       }),
       { logger: silentLogger },
     );

@@ -218,6 +218,17 @@ describe('manifests', () => {
     assert.equal(pdb.metadata.namespace, deploy.metadata.namespace);
   });
 
+  it('the MCP server (--registry-output mcp) has its container port and a Service port, as the README addresses it', () => {
+    const deploy = objects.find((o) => o.kind === 'Deployment')!;
+    const service = objects.find((o) => o.kind === 'Service')!;
+    const mcpServer = SERVE_ROWS.mcpServerAddress.default as { port: number };
+    const container = deploy.spec.template.spec.containers[0].ports.find((p: { name: string }) => p.name === 'grpc-mcp');
+    assert.equal(container?.containerPort, mcpServer.port);
+    const port = service.spec.ports.find((p: { name: string }) => p.name === 'grpc-mcp');
+    assert.deepEqual(port, { name: 'grpc-mcp', port: 15011, targetPort: 'grpc-mcp', protocol: 'TCP', appProtocol: 'grpc' });
+    assert.match(readFileSync(resolve(ROOT, 'README.md'), 'utf8'), /xds:\/\/aeraki\.istio-system:15011/);
+  });
+
   it('the network-policy component admits each listening port from where it is needed only', () => {
     const built = withComponents('network-policy');
     const policy = built.find((o) => o.kind === 'NetworkPolicy')!;
@@ -228,7 +239,7 @@ describe('manifests', () => {
     for (const rule of policy.spec.ingress) for (const p of rule.ports) admitted.set(p.port, rule.from);
     const containerPorts = deploy.spec.template.spec.containers[0].ports.map((p: { containerPort: number }) => p.containerPort);
     const mcpServer = SERVE_ROWS.mcpServerAddress.default as { port: number };
-    assert.deepEqual([...admitted.keys()].sort(), [...containerPorts, mcpServer.port].sort());
+    assert.deepEqual([...admitted.keys()].sort(), [...new Set([...containerPorts, mcpServer.port])].sort());
     assert.deepEqual(admitted.get(15010), [{ namespaceSelector: {} }], 'RDS from every namespace');
     assert.equal(admitted.get(15017), undefined, 'the webhook from the API server, which no selector names');
     const istiod = admitted.get(mcpServer.port) as Record<string, any>[];

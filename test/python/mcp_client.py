@@ -5,8 +5,9 @@ istio.mcp.v1alpha1.Resource and istio.networking.v1alpha3.ServiceEntry (field nu
 mcp/v1alpha1/resource.proto, metadata.proto, networking/v1alpha3/service_entry.proto, workload_entry.proto),
 built from a FileDescriptorProto constructed here (no protoc).
 
-  mcp_client.py subscribe PORT TYPE_URL COUNT   subscribe, print each response as one JSON line with its
-                                                ServiceEntries decoded, ACK it; exit after COUNT responses
+  mcp_client.py subscribe PORT TYPE_URL COUNT [CA CERT KEY]
+      subscribe, print each response as one JSON line with its ServiceEntries decoded, ACK it; exit after COUNT
+      responses; with CA, CERT and KEY (PEM files) over mTLS, verifying the server for `localhost`
 """
 import json
 import queue
@@ -117,11 +118,22 @@ def requests(q):
         yield item
 
 
-def subscribe(port, type_url, count):
+def open_channel(port, tls):
+    if not tls:
+        return grpc.insecure_channel("127.0.0.1:%d" % port)
+    read = lambda p: open(p, "rb").read()
+    ca, cert, key = tls
+    creds = grpc.ssl_channel_credentials(root_certificates=read(ca), private_key=read(key),
+                                         certificate_chain=read(cert))
+    return grpc.secure_channel("127.0.0.1:%d" % port, creds,
+                               options=[("grpc.ssl_target_name_override", "localhost")])
+
+
+def subscribe(port, type_url, count, tls=None):
     q = queue.Queue()
     q.put(M_["DiscoveryRequest"](node={"id": "sidecar~10.0.0.9~istiod-py.istio-system~istio-system.svc.cluster.local"},
                                  type_url=type_url))
-    ch = grpc.insecure_channel("127.0.0.1:%d" % port)
+    ch = open_channel(port, tls)
     call = ch.stream_stream(
         "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
         request_serializer=lambda m: m.SerializeToString(),
@@ -143,6 +155,6 @@ def subscribe(port, type_url, count):
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "subscribe":
-        subscribe(int(args[0]), args[1], int(args[2]))
+        subscribe(int(args[0]), args[1], int(args[2]), args[3:6] if len(args) >= 6 else None)
         sys.exit(0)
     sys.exit(2)

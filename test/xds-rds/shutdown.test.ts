@@ -68,7 +68,12 @@ describe('graceful stop', () => {
   });
 
   it('ends open MCP streams with UNAVAILABLE "server shutting down"', async () => {
-    const server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
+    const server = new ServiceEntryMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      tls: { insecure: true },
+      logger: silentLogger,
+    });
     server.update([registryEntry('org.example.Demo', [endpoint('10.1.0.1')])]);
     const port = await server.start();
     const { DiscoveryRequest } = loadMcpProtos();

@@ -1,7 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
 import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../../util/grpc-duplex.ts';
+import { systemClock, type Clock } from '../../util/clock.ts';
+import {
+  DEFAULT_HANDSHAKE_LIMITS,
+  grpcHttp2Servers,
+  HandshakeGuard,
+  type HandshakeLimits,
+} from '../../util/handshake-guard.ts';
 import { errorFields, type Logger } from '../../util/logger.ts';
+import { checkPeer, type PeerPolicy } from '../../util/peer-policy.ts';
 import type { RegistryServiceEntry } from '../types.ts';
 import { adsServiceDefinition } from './service.ts';
 import {
@@ -19,9 +27,29 @@ export interface ServiceEntryMcpServerOptions {
   /** 0 picks a free port (see `start()`'s result). */
   readonly port: number;
   readonly logger: Logger;
-  /** Serve TLS with this key pair; with `ca`, clients must present a certificate it signed. Plaintext when absent. */
-  readonly tls?: { readonly key: Buffer; readonly cert: Buffer; readonly ca?: Buffer };
+  /**
+   * mTLS from a CertificateProvider owned by the caller (its key pair is served, its root verifies clients, which
+   * must present a certificate), or plaintext with `insecure: true` (`--mcp-server-insecure`, logged at warn).
+   */
+  readonly tls: { readonly provider: grpc.experimental.CertificateProvider } | { readonly insecure: true };
+  /** Who may read, with TLS (default: `spiffe://cluster.local/ns/istio-system/sa/istiod`). */
+  readonly peers?: PeerPolicy;
+  /** Handshake timeout and cap of connections in their handshake (default DEFAULT_HANDSHAKE_LIMITS). */
+  readonly handshake?: HandshakeLimits;
+  /** Times handshakes (default: the system clock). */
+  readonly clock?: Clock;
 }
+
+/** istiod's identity in the default root namespace: who may read by default. */
+export const DEFAULT_MCP_PEERS: PeerPolicy = {
+  trustDomain: 'cluster.local',
+  trustDomainAliases: [],
+  allowedNamespaces: [],
+  allowedIdentities: ['spiffe://cluster.local/ns/istio-system/sa/istiod'],
+};
+
+/** Identities whose refusal is logged at warn (once each); later refusals and any beyond go to debug. */
+const WARNED_IDENTITIES = 100;
 
 type Call = grpc.ServerDuplexStream<McpRequest, Buffer>;
 
@@ -41,7 +69,13 @@ const CONTROL_PLANE = '{"Component":"aeraki","Info":"registry ServiceEntries"}';
  * istiod counts a config source as synced only once it answered, so the caller should make the first `update()`
  * when the registries synced, or after a startup grace period with what it has.
  *
- * istiod reads it as a config source (Istio >= 1.24 asks for the v1 type URL, older releases for v1alpha3):
+ * With TLS every stream is checked before it reads anything: the client certificate must chain to the provider's
+ * root and carry an allowed SPIFFE identity (`peers`), else the stream ends with PERMISSION_DENIED. A client
+ * without a certificate, or speaking plaintext, fails the handshake (UNAVAILABLE on its side). Connections in
+ * their handshake are bounded (HandshakeGuard, listener `mcp`).
+ *
+ * istiod reads it as a config source (Istio >= 1.24 asks for the v1 type URL, older releases for v1alpha3); stock
+ * istiod dials `xds://` sources in plaintext (see the README), which needs `insecure`:
  *
  *     meshConfig:
  *       configSources:
@@ -50,6 +84,11 @@ const CONTROL_PLANE = '{"Component":"aeraki","Info":"registry ServiceEntries"}';
  */
 export class ServiceEntryMcpServer {
   readonly counters: McpServerCounters = { streams: 0, responses: 0, acks: 0, nacks: 0 };
+  /** Streams refused by the peer policy, by reason. */
+  readonly refused = new Map<string, number>();
+  /** Connections in their handshake (aeraki_tls_handshakes_total{listener="mcp"}). */
+  readonly handshakes: HandshakeGuard;
+  private readonly warned = new Set<string>();
   private readonly protos: McpProtos = loadMcpProtos();
   private readonly server: grpc.Server;
   private readonly streams = new Set<McpStream>();
@@ -63,6 +102,8 @@ export class ServiceEntryMcpServer {
 
   constructor(private readonly options: ServiceEntryMcpServerOptions) {
     this.log = options.logger.child({ component: 'mcp-server' });
+    const handshake = options.handshake ?? DEFAULT_HANDSHAKE_LIMITS;
+    this.handshakes = new HandshakeGuard('mcp', handshake, this.log, options.clock ?? systemClock);
     this.server = new grpc.Server({
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
@@ -78,18 +119,28 @@ export class ServiceEntryMcpServer {
   /** Binds and serves; resolves with the bound port. Rejects when binding fails. */
   async start(): Promise<number> {
     const { host, tls } = this.options;
-    const creds = tls
-      ? grpc.ServerCredentials.createSsl(
-          tls.ca ?? null,
-          [{ private_key: tls.key, cert_chain: tls.cert }],
-          tls.ca !== undefined,
-        )
+    const secure = 'provider' in tls;
+    if (!secure) {
+      this.log.warn(
+        'mcp-server: serving WITHOUT TLS (--mcp-server-insecure); any client that reaches the port reads every registry ServiceEntry',
+      );
+    }
+    // grpc-js passes its first argument on as the identity provider; ours serves both roles.
+    const creds = secure
+      ? grpc.experimental.createCertificateProviderServerCredentials(tls.provider, tls.provider, true)
       : grpc.ServerCredentials.createInsecure();
     const address = `${host.includes(':') ? `[${host}]` : host}:${this.options.port}`;
     const port = await new Promise<number>((resolve, reject) => {
       this.server.bindAsync(address, creds, (err, p) => (err ? reject(bindFailure(err)) : resolve(p)));
     });
-    this.log.info('mcp-server: listening', { address, port, tls: tls !== undefined });
+    for (const http2Server of grpcHttp2Servers(this.server) ?? []) this.handshakes.attachHttp2(http2Server);
+    const peers = secure ? (this.options.peers ?? DEFAULT_MCP_PEERS) : undefined;
+    this.log.info('mcp-server: listening', {
+      address,
+      port,
+      tls: secure,
+      ...(peers ? { allowedIdentities: peers.allowedIdentities ?? [] } : {}),
+    });
     return port;
   }
 
@@ -115,6 +166,7 @@ export class ServiceEntryMcpServer {
     for (const end of [...this.open]) end(SHUTTING_DOWN);
     this.open.clear();
     this.streams.clear();
+    this.handshakes.close();
     await shutDown(this.server);
   }
 
@@ -136,7 +188,26 @@ export class ServiceEntryMcpServer {
     return Buffer.concat([header, snapshot.resources]);
   }
 
+  /** With TLS, whether the client may read; refuses the call with PERMISSION_DENIED when not. */
+  private admit(call: Call): boolean {
+    if (!('provider' in this.options.tls)) return true;
+    const verdict = checkPeer(
+      call.getAuthContext().sslPeerCertificate,
+      this.options.peers ?? DEFAULT_MCP_PEERS,
+    );
+    if (verdict.ok) return true;
+    this.refused.set(verdict.reason, (this.refused.get(verdict.reason) ?? 0) + 1);
+    const fields = { identity: verdict.identity, reason: verdict.reason, peer: call.getPeer() };
+    const first = !this.warned.has(verdict.identity) && this.warned.size < WARNED_IDENTITIES;
+    if (first) this.warned.add(verdict.identity);
+    this.log[first ? 'warn' : 'debug'](`mcp-server: refused a client: ${verdict.message}`, fields);
+    call.on('error', () => {});
+    call.emit('error', { code: grpc.status.PERMISSION_DENIED, details: verdict.message });
+    return false;
+  }
+
   private serve(call: Call): void {
+    if (!this.admit(call)) return;
     const id = this.nextStream++;
     const stream = new McpStream({
       id,

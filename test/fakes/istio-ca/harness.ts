@@ -6,7 +6,7 @@ import path from 'node:path';
 import { IstiodIdentityProvider } from '../../../src/identity/istiod.ts';
 import { spiffeId } from '../../../src/identity/types.ts';
 import { ManualClock } from '../../../src/util/clock.ts';
-import { silentLogger } from '../../../src/util/logger.ts';
+import { silentLogger, type Logger } from '../../../src/util/logger.ts';
 import type { FakeIstioCa } from './server.ts';
 import { serviceAccountToken, type TokenClaims } from './token.ts';
 
@@ -47,7 +47,7 @@ export function caFiles(ca: FakeIstioCa): CaFiles {
 export function istiodProvider(
   ca: FakeIstioCa,
   files: CaFiles,
-  o: { random?: () => number; clientRootFile?: string; serverName?: string } = {},
+  o: { random?: () => number; clientRootFile?: string; serverName?: string; logger?: Logger } = {},
 ): { provider: IstiodIdentityProvider; clock: ManualClock } {
   const clock = new ManualClock(Date.now());
   const provider = new IstiodIdentityProvider({
@@ -65,7 +65,7 @@ export function istiodProvider(
     backoff: { initialMs: 1000, multiplier: 2, jitter: 0 },
     random: o.random ?? (() => 0),
     keyBits: 1024,
-    logger: silentLogger,
+    logger: o.logger ?? silentLogger,
   });
   return { provider, clock };
 }

@@ -6,6 +6,7 @@ import { ServiceEntryMcpServer } from '../../../src/registry/mcp/server.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
 import { hasPythonGrpc, pythonScript, runPython, waitFor } from '../../support/python.ts';
 import { endpoint, registryEntry } from './entries.ts';
+import { clientFiles, ISTIOD, meshTls } from './tls.ts';
 
 interface PyEntry {
   name: string;
@@ -40,9 +41,16 @@ describe(
   () => {
     let server: ServiceEntryMcpServer;
     let port: number;
+    // Over mTLS with istiod's identity, as the server runs by default.
+    const files = clientFiles(ISTIOD);
 
     before(async () => {
-      server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
+      server = new ServiceEntryMcpServer({
+        host: '127.0.0.1',
+        port: 0,
+        logger: silentLogger,
+        tls: meshTls(),
+      });
       server.update([
         registryEntry('org.apache.dubbo.samples.DemoService', [
           endpoint('10.1.0.1', '1.0.0', { locality: 'region1/zone1', serviceAccount: 'demo', weight: 2 }),
@@ -51,7 +59,10 @@ describe(
       port = await server.start();
     });
 
-    after(() => server.stop());
+    after(async () => {
+      await server.stop();
+      files.remove();
+    });
 
     for (const typeUrl of [
       'networking.istio.io/v1/ServiceEntry',
@@ -59,18 +70,22 @@ describe(
     ]) {
       it(`subscribes to ${typeUrl}, decodes the ServiceEntries with their endpoints, ACKs, receives an update`, async () => {
         const acks = server.counters.acks;
-        const res = await runPython<PyLine>(SCRIPT, ['subscribe', String(port), typeUrl, '2'], (line) => {
-          if (line.entries.length === 1)
-            void waitFor(() => server.counters.acks > acks).then(() =>
-              server.update([
-                registryEntry('org.apache.dubbo.samples.DemoService', [
-                  endpoint('10.1.0.1'),
-                  endpoint('10.1.0.2', '2.0.0'),
+        const res = await runPython<PyLine>(
+          SCRIPT,
+          ['subscribe', String(port), typeUrl, '2', files.ca, files.cert, files.key],
+          (line) => {
+            if (line.entries.length === 1)
+              void waitFor(() => server.counters.acks > acks).then(() =>
+                server.update([
+                  registryEntry('org.apache.dubbo.samples.DemoService', [
+                    endpoint('10.1.0.1'),
+                    endpoint('10.1.0.2', '2.0.0'),
+                  ]),
+                  registryEntry('org.apache.dubbo.samples.GreetingService', [endpoint('10.2.0.1')], 'shop'),
                 ]),
-                registryEntry('org.apache.dubbo.samples.GreetingService', [endpoint('10.2.0.1')], 'shop'),
-              ]),
-            );
-        });
+              );
+          },
+        );
         assert.equal(res.code, 0, res.stderr);
         const [first, second] = res.lines;
         assert.equal(first?.typeUrl, typeUrl);

@@ -10,8 +10,11 @@ import { ADS_METHOD, loadMcpProtos } from '../../../src/model/mcp-protos.ts';
 import { ServiceEntryMcpServer } from '../../../src/registry/mcp/server.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
 import { waitForStatus } from '../../fakes/istiod/harness.ts';
-import { testCa, writeCertDir, type CertDir } from '../../fakes/test-ca.ts';
+import { meshClient, testCa, writeCertDir, type CertDir } from '../../fakes/test-ca.ts';
 import { endpoint, registryEntry } from './entries.ts';
+import { INSECURE, ISTIOD, meshTls } from './tls.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
+import type { PeerPolicy } from '../../../src/util/peer-policy.ts';
 
 const protos = loadMcpProtos();
 const SE_V1 = 'networking.istio.io/v1/ServiceEntry';
@@ -100,7 +103,7 @@ describe('ServiceEntryMcpServer', () => {
   };
 
   before(async () => {
-    server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
+    server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger, tls: INSECURE });
     server.update([
       registryEntry('org.apache.dubbo.samples.DemoService', [
         endpoint('10.1.0.1'),
@@ -207,7 +210,12 @@ describe('ServiceEntryMcpServer', () => {
 
 describe('ServiceEntryMcpServer before its first update', () => {
   it('holds ServiceEntry requests (no empty answer), answers other types, and answers once the set is known', async () => {
-    const server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
+    const server = new ServiceEntryMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: INSECURE,
+    });
     const port = await server.start();
     const s = new RawStream(port);
     try {
@@ -230,7 +238,12 @@ describe('ServiceEntryMcpServer before its first update', () => {
 
 describe('ServiceEntryMcpServer with the project MCP client', () => {
   it('fills the client store with the ServiceEntries and follows updates', async () => {
-    const server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger: silentLogger });
+    const server = new ServiceEntryMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: INSECURE,
+    });
     server.update([registryEntry('org.apache.dubbo.samples.DemoService', [endpoint('10.1.0.1')])]);
     const port = await server.start();
     const store = new ConfigStore({ rootNamespace: 'istio-system' });
@@ -278,24 +291,104 @@ describe('ServiceEntryMcpServer with the project MCP client', () => {
   });
 });
 
-describe('ServiceEntryMcpServer over TLS', () => {
+/** One ADS call over TLS with this client certificate (none with ''), or plaintext: 'answered' or the gRPC status. */
+function tlsCall(port: number, identity: string, typeUrl = SE_V1): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const pems = testCa();
+    const c = identity && identity !== 'plaintext' ? meshClient([identity]) : undefined;
+    const creds =
+      identity === 'plaintext'
+        ? grpc.credentials.createInsecure()
+        : grpc.credentials.createSsl(
+            Buffer.from(pems.ca),
+            c ? Buffer.from(c.key) : null,
+            c ? Buffer.from(c.cert) : null,
+          );
+    const client = new grpc.Client(`127.0.0.1:${port}`, creds, {
+      'grpc.ssl_target_name_override': 'localhost',
+    });
+    const { DiscoveryRequest } = protos;
+    const stream = client.makeBidiStreamRequest(
+      ADS_METHOD,
+      (r: Record<string, unknown>) =>
+        Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
+      (b: Buffer) => b,
+    );
+    stream.on('data', () => {
+      stream.cancel();
+      client.close();
+      resolve('answered');
+    });
+    stream.on('error', (err: grpc.ServiceError) => {
+      client.close();
+      resolve(grpc.status[err.code]);
+    });
+    stream.write({ typeUrl, node: NODE });
+  });
+}
+
+describe('ServiceEntryMcpServer over mTLS', () => {
   let certs: CertDir;
   before(() => {
     certs = writeCertDir();
   });
   after(() => certs.remove());
 
-  it('serves the project MCP client over TLS verified with the mesh root certificate', async () => {
-    const pems = testCa();
+  const start = async (peers?: PeerPolicy) => {
+    const logger = recordingLogger();
     const server = new ServiceEntryMcpServer({
       host: '127.0.0.1',
       port: 0,
-      logger: silentLogger,
-      tls: { key: Buffer.from(pems.serverKey), cert: Buffer.from(pems.serverCert) },
+      logger,
+      tls: meshTls(),
+      ...(peers ? { peers } : {}),
     });
     server.update([registryEntry('org.apache.dubbo.samples.DemoService', [endpoint('10.1.0.1')])]);
-    const port = await server.start();
+    return { server, port: await server.start(), logger };
+  };
+
+  it("by default only istiod's identity reads; other identities PERMISSION_DENIED, no certificate or plaintext UNAVAILABLE", async () => {
+    const { server, port, logger } = await start();
+    try {
+      assert.equal(await tlsCall(port, ISTIOD), 'answered');
+      assert.equal(await tlsCall(port, 'spiffe://cluster.local/ns/shop/sa/orders'), 'PERMISSION_DENIED');
+      assert.equal(
+        await tlsCall(port, 'spiffe://other.domain/ns/istio-system/sa/istiod'),
+        'PERMISSION_DENIED',
+      );
+      assert.equal(await tlsCall(port, ''), 'UNAVAILABLE', 'the handshake needs a client certificate');
+      assert.equal(await tlsCall(port, 'plaintext'), 'UNAVAILABLE');
+      assert.deepEqual(Object.fromEntries(server.refused), { identity: 1, trust_domain: 1 });
+      const refusal = logger.records.find((r) => r.level === 'warn' && /refused/.test(r.message));
+      assert.match(
+        refusal?.message ?? '',
+        /ns\/shop\/sa\/orders" may not read \(allowed: spiffe:\/\/cluster\.local\/ns\/istio-system\/sa\/istiod\)/,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('a wider list admits its identities (and an alias trust domain counts as the trust domain)', async () => {
+    const { server, port } = await start({
+      trustDomain: 'cluster.local',
+      trustDomainAliases: ['old.local'],
+      allowedNamespaces: [],
+      allowedIdentities: [ISTIOD, 'spiffe://cluster.local/ns/tools/sa/mcp-debug'],
+    });
+    try {
+      assert.equal(await tlsCall(port, 'spiffe://cluster.local/ns/tools/sa/mcp-debug'), 'answered');
+      assert.equal(await tlsCall(port, 'spiffe://old.local/ns/istio-system/sa/istiod'), 'answered');
+      assert.equal(await tlsCall(port, 'spiffe://cluster.local/ns/tools/sa/other'), 'PERMISSION_DENIED');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('serves the project MCP client presenting an allowed certificate, verified with the mesh root', async () => {
+    const { server, port } = await start();
     const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const c = meshClient([ISTIOD]);
     const client = new McpClient(
       {
         address: `127.0.0.1:${port}`,
@@ -305,6 +398,7 @@ describe('ServiceEntryMcpServer over TLS', () => {
         apiVersion: 'v1',
         revision: '',
         node: { podName: 'aeraki-0', namespace: 'istio-system', podIp: '10.0.0.2' },
+        clientIdentity: () => ({ cert: Buffer.from(c.cert), key: Buffer.from(c.key) }),
       },
       { store, logger: silentLogger },
     );
@@ -321,47 +415,15 @@ describe('ServiceEntryMcpServer over TLS', () => {
     }
   });
 
-  it('requires a client certificate signed by `ca` when one is given', async () => {
-    const pems = testCa();
-    const server = new ServiceEntryMcpServer({
-      host: '127.0.0.1',
-      port: 0,
-      logger: silentLogger,
-      tls: { key: Buffer.from(pems.serverKey), cert: Buffer.from(pems.serverCert), ca: Buffer.from(pems.ca) },
-    });
+  it('--mcp-server-insecure: plaintext, logged at warn at start', async () => {
+    const logger = recordingLogger();
+    const server = new ServiceEntryMcpServer({ host: '127.0.0.1', port: 0, logger, tls: INSECURE });
     server.update([]);
     const port = await server.start();
-    const call = (withCert: boolean) =>
-      new Promise<string>((resolve) => {
-        const creds = grpc.credentials.createSsl(
-          Buffer.from(pems.ca),
-          withCert ? Buffer.from(pems.clientKey) : null,
-          withCert ? Buffer.from(pems.clientCert) : null,
-        );
-        const client = new grpc.Client(`127.0.0.1:${port}`, creds, {
-          'grpc.ssl_target_name_override': 'localhost',
-        });
-        const { DiscoveryRequest } = protos;
-        const stream = client.makeBidiStreamRequest(
-          ADS_METHOD,
-          (r: Record<string, unknown>) =>
-            Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(r)).finish()),
-          (b: Buffer) => b,
-        );
-        stream.on('data', () => {
-          stream.cancel();
-          client.close();
-          resolve('answered');
-        });
-        stream.on('error', (err: grpc.ServiceError) => {
-          client.close();
-          resolve(grpc.status[err.code]);
-        });
-        stream.write({ typeUrl: SE_V1, node: NODE });
-      });
     try {
-      assert.equal(await call(false), 'UNAVAILABLE');
-      assert.equal(await call(true), 'answered');
+      assert.equal(await tlsCall(port, 'plaintext'), 'answered');
+      const warn = logger.records.find((r) => r.level === 'warn');
+      assert.match(warn?.message ?? '', /WITHOUT TLS \(--mcp-server-insecure\)/);
     } finally {
       await server.stop();
     }
