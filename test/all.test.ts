@@ -35,6 +35,7 @@ import './controller/mcp/state.test.ts';
 import './controller/mcp/transport.test.ts';
 import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
+import './e2e/dir-file-errors.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
 import './e2e/registries.test.ts';

@@ -176,6 +176,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       return desired;
     },
     heldSources: () => heldSourceKeys(store.rejected()),
+    holdDeletes: () => sources.partial,
     isSynced: allSynced,
     isLeader: () => kubeOut?.isLeader() ?? true,
     quietMs: o.debounceAfterMs,
@@ -209,6 +210,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       logger,
     });
   }
+  sources.dir?.onProblemsChanged(() => reconciler.trigger());
   const routes = new RouteSource(store, cache, {
     quietMs: o.rdsDebounceAfterMs,
     maxWaitMs: o.rdsDebounceMaxMs,
@@ -231,6 +233,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
     rejectedObjects: () => store.rejected().length,
+    ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
   });
@@ -259,7 +262,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         paths: 'debug',
         limits: httpLimits,
         debug: {
-          config: () => configDocument(store, sources.synced),
+          config: () => configDocument(store, sources.synced, sources.dir),
           envoyfilters: () =>
             envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
           routes: () => routesDocument(cache),

@@ -5,7 +5,8 @@
  * - `kube`: everything from the Kubernetes API, Kubernetes Services included (converted into ServiceEntries as
  *   istiod converts them; with `mcp` istiod sends those itself, so Services are not read from the API then);
  * - `dir`: everything from a watched directory, Services included.
- * `synced` is true once every source has delivered one complete state; it never turns false again.
+ * `synced` is true once every source has delivered one complete state; it never turns false again. `partial` is
+ * true while the directory holds a file never read well (the reconciler holds deletions meanwhile).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeSource } from '../controller/kube/sources.ts';
@@ -14,6 +15,7 @@ import type { ConfigStore } from '../controller/store.ts';
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { KeyPair } from '../util/key-pair.ts';
+import { fileLimitsOf } from '../controller/config-file.ts';
 import { DirSource } from '../controller/dir-source.ts';
 import type { ServeOptions } from './options.ts';
 
@@ -39,6 +41,7 @@ export class ConfigSources {
         store,
         rootNamespace: o.rootNamespace,
         debounceMs: o.watchDebounceMs,
+        limits: fileLimitsOf(o),
         logger,
       });
       return;
@@ -81,6 +84,11 @@ export class ConfigSources {
   get synced(): boolean {
     if (this.dir) return this.dir.synced;
     return (this.kube?.synced ?? true) && (this.mcp?.synced ?? true);
+  }
+
+  /** A source knows only part of its content right now (a file of the directory never read well). */
+  get partial(): boolean {
+    return this.dir?.partial ?? false;
   }
 
   /** Readiness detail: which source has not synced yet. */

@@ -13,18 +13,27 @@ import yaml from 'js-yaml';
 /** What one file may cost. Defaults (DEFAULT_FILE_LIMITS) are far above any real config. */
 export interface FileLimits {
   /** Largest file, in bytes. */
-  readonly maxBytes: number;
+  readonly maxFileBytes: number;
   /** Most documents (`---`-separated) in one file. */
-  readonly maxDocuments: number;
+  readonly maxFileDocuments: number;
   /** Most nodes that YAML aliases may add to one file once expanded (a node used twice adds its size once). */
-  readonly maxAliasNodes: number;
+  readonly maxYamlAliasNodes: number;
 }
 
 export const DEFAULT_FILE_LIMITS: FileLimits = Object.freeze({
-  maxBytes: 64 * 1024 * 1024,
-  maxDocuments: 100_000,
-  maxAliasNodes: 100_000,
+  maxFileBytes: 64 * 1024 * 1024,
+  maxFileDocuments: 100_000,
+  maxYamlAliasNodes: 100_000,
 });
+
+/** `o`'s limits, each defaulted from DEFAULT_FILE_LIMITS. */
+export function fileLimitsOf(o: Partial<FileLimits>): FileLimits {
+  return {
+    maxFileBytes: o.maxFileBytes ?? DEFAULT_FILE_LIMITS.maxFileBytes,
+    maxFileDocuments: o.maxFileDocuments ?? DEFAULT_FILE_LIMITS.maxFileDocuments,
+    maxYamlAliasNodes: o.maxYamlAliasNodes ?? DEFAULT_FILE_LIMITS.maxYamlAliasNodes,
+  };
+}
 
 /** Why a file could not be used: `line` and `column` (1-based) where the parser names a position. */
 export interface FileError {
@@ -44,16 +53,25 @@ export function describeFileError(e: FileError): string {
 
 /** Reads, decodes and parses one file (empty documents dropped). */
 export function readConfigFile(path: string, limits: FileLimits = DEFAULT_FILE_LIMITS): FileRead {
+  const read = readConfigBytes(path, limits);
+  return read.ok ? parseConfigText(path, read.bytes, limits) : read;
+}
+
+/** The bytes of one file, within the size limit (checked before reading, and again on what was read). */
+export function readConfigBytes(
+  path: string,
+  limits: FileLimits,
+): { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly error: FileError } {
   let bytes: Buffer;
   try {
     const size = statSync(path).size;
-    if (size > limits.maxBytes) return fail(path, tooBig(size, limits.maxBytes));
+    if (size > limits.maxFileBytes) return fail(path, tooBig(size, limits.maxFileBytes));
     bytes = readFileSync(path);
   } catch (err) {
     return fail(path, `cannot read: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (bytes.length > limits.maxBytes) return fail(path, tooBig(bytes.length, limits.maxBytes));
-  return parseConfigText(path, bytes, limits);
+  if (bytes.length > limits.maxFileBytes) return fail(path, tooBig(bytes.length, limits.maxFileBytes));
+  return { ok: true, bytes };
 }
 
 /** Decodes (strict UTF-8) and parses a file's bytes or text; see readConfigFile. */
@@ -74,22 +92,22 @@ export function parseConfigText(path: string, input: Buffer | string, limits: Fi
   } catch (err) {
     return { ok: false, error: parserError(path, err) };
   }
-  if (documents.length > limits.maxDocuments)
+  if (documents.length > limits.maxFileDocuments)
     return fail(
       path,
-      `${documents.length} documents, more than the limit of ${limits.maxDocuments} (--max-file-documents)`,
+      `${documents.length} documents, more than the limit of ${limits.maxFileDocuments} (--max-file-documents)`,
     );
   const out: unknown[] = [];
   // Aliases are written `*name` after a space, `[`, `{`, `,`, `:` or `-`; without one, no node is shared.
   const mayAlias = /[\s[{,:-]\*/.test(text);
-  let budget = limits.maxAliasNodes;
+  let budget = limits.maxYamlAliasNodes;
   for (const doc of documents) {
     if (doc === null || doc === undefined) continue;
     if (!mayAlias) {
       out.push(doc);
       continue;
     }
-    const expanded = expandAliases(doc, budget, limits.maxAliasNodes);
+    const expanded = expandAliases(doc, budget, limits.maxYamlAliasNodes);
     if (typeof expanded === 'string') return fail(path, expanded);
     budget -= expanded.added;
     out.push(expanded.value);
@@ -97,7 +115,7 @@ export function parseConfigText(path: string, input: Buffer | string, limits: Fi
   return { ok: true, documents: out };
 }
 
-function fail(path: string, message: string): FileRead {
+function fail(path: string, message: string): { readonly ok: false; readonly error: FileError } {
   return { ok: false, error: { path, message } };
 }
 

@@ -80,10 +80,14 @@ export type FileObjects =
 
 export function readFileObjects(file: string, limits: FileLimits = DEFAULT_FILE_LIMITS): FileObjects {
   const read = readConfigFile(file, limits);
-  if (!read.ok) return read;
+  return read.ok ? objectsOf(file, read.documents) : read;
+}
+
+/** The objects of a file's documents (`kind: List` flattened); a document that is no object is an issue. */
+export function objectsOf(file: string, documents: readonly unknown[]): FileObjects & { ok: true } {
   const raws: unknown[] = [];
   const issues: ConfigIssue[] = [];
-  read.documents.forEach((doc, i) => flatten(doc, file, `documents[${i}]`, issues, raws));
+  documents.forEach((doc, i) => flatten(doc, file, `documents[${i}]`, issues, raws));
   return { ok: true, raws, issues };
 }
 

@@ -44,6 +44,15 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
       if (v !== undefined) rejectedObjects.set(v);
     },
   });
+  const configFileErrors = new Gauge({
+    name: 'aeraki_config_file_errors',
+    help: 'Config files (directory source) that cannot be read, decoded or parsed right now; their last good objects stay in effect.',
+    registers,
+    collect: () => {
+      const v = read((p) => p.configFileErrors?.());
+      if (v !== undefined) configFileErrors.set(v);
+    },
+  });
   const heldHosts = new Gauge({
     name: 'aeraki_held_hosts',
     help: 'ServiceEntry hosts whose output is kept as it was because an object they depend on is rejected.',
@@ -149,6 +158,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     rdsRefused,
     configObjects,
     rejectedObjects,
+    configFileErrors,
     heldHosts,
     mcpConnectionState,
     mcpSynced,

@@ -53,6 +53,8 @@ export interface StatusProviders {
   readonly configObjects?: () => Readonly<Record<string, number>>;
   /** Objects currently rejected by the store (invalid input). */
   readonly rejectedObjects?: () => number;
+  /** Config files that cannot be read, decoded or parsed right now (the directory source). */
+  readonly configFileErrors?: () => number;
   /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */
   readonly heldHosts?: () => number;
   /** EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now. */
