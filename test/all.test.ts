@@ -10,6 +10,7 @@ import './app/render-warnings.test.ts';
 import './app/validate-fixtures.test.ts';
 import './bootstrap/controller.test.ts';
 import './cmd/certs.test.ts';
+import './cmd/hostile-files.test.ts';
 import './cmd/lazy-load.test.ts';
 import './cmd/render-cli.test.ts';
 import './cmd/serve-config.test.ts';

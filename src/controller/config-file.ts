@@ -14,7 +14,7 @@ import yaml from 'js-yaml';
 export interface FileLimits {
   /** Largest file, in bytes. */
   readonly maxFileBytes: number;
-  /** Most documents (`---`-separated) in one file. */
+  /** Most documents (`---`-separated, empty ones not counted) in one file. */
   readonly maxFileDocuments: number;
   /** Most nodes that YAML aliases may add to one file once expanded (a node used twice adds its size once). */
   readonly maxYamlAliasNodes: number;
@@ -92,21 +92,17 @@ export function parseConfigText(path: string, input: Buffer | string, limits: Fi
   } catch (err) {
     return { ok: false, error: parserError(path, err) };
   }
-  if (documents.length > limits.maxFileDocuments)
+  const present = documents.filter((d) => d !== null && d !== undefined);
+  if (present.length > limits.maxFileDocuments)
     return fail(
       path,
-      `${documents.length} documents, more than the limit of ${limits.maxFileDocuments} (--max-file-documents)`,
+      `${present.length} documents, more than the limit of ${limits.maxFileDocuments} (--max-file-documents)`,
     );
-  const out: unknown[] = [];
   // Aliases are written `*name` after a space, `[`, `{`, `,`, `:` or `-`; without one, no node is shared.
-  const mayAlias = /[\s[{,:-]\*/.test(text);
+  if (!/[\s[{,:-]\*/.test(text)) return { ok: true, documents: present };
+  const out: unknown[] = [];
   let budget = limits.maxYamlAliasNodes;
-  for (const doc of documents) {
-    if (doc === null || doc === undefined) continue;
-    if (!mayAlias) {
-      out.push(doc);
-      continue;
-    }
+  for (const doc of present) {
     const expanded = expandAliases(doc, budget, limits.maxYamlAliasNodes);
     if (typeof expanded === 'string') return fail(path, expanded);
     budget -= expanded.added;
