@@ -129,6 +129,7 @@ import './util/json.test.ts';
 import './util/logging.test.ts';
 import './util/rate-limit.test.ts';
 import './util/sorted-array.test.ts';
+import './util/yaml-text.test.ts';
 import './vip/controller.test.ts';
 import './vip/plan.test.ts';
 import './webhook/admission.test.ts';

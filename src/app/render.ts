@@ -2,7 +2,6 @@
  * The offline path of `aeraki render`: files → ConfigStore → generateAll (or the MetaProtocol route builder) → one sorted, deterministic
  * document. Identical input gives byte-identical output.
  */
-import { stringify as toYaml } from 'yaml';
 import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fillStore, loadConfigFiles } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
@@ -10,6 +9,7 @@ import { generateAll } from '../envoyfilter/generate-all.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
+import { yamlText } from '../util/yaml-text.ts';
 import { buildRouteConfigurations } from '../xds-rds/routes.ts';
 
 export type OutputFormat = 'yaml' | 'json';
@@ -69,7 +69,6 @@ export function render(options: RenderOptions): RenderResult {
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
   }
   const sorted = sortKeys(document);
-  const stdout =
-    options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : toYaml(sorted, { lineWidth: 0 });
+  const stdout = options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : yamlText(sorted);
   return { stdout, issues: dedupeIssues(issues) };
 }
