@@ -1,10 +1,12 @@
 // CLI start-up benchmark: wall time of the compiled CLI (`node bin/aeraki.js`, after `npm run build`) for
 // `version` and `render -f examples/`, as ratios to a bare `node -e 0` measured in the same rounds (each round
 // runs the three once, in turn; medians over the rounds). Targets: version <= 4x a bare start, render of the
-// examples <= 6x. CLI_ROUNDS sets the number of rounds (odd, 3 to 101; 15 by default).
+// examples <= 6x. CLI_ROUNDS sets the number of rounds (odd, 3 to 101; 15 by default). Then `render` of 10,000
+// services against a bare js-yaml parse of them (cli-render.ts; target <= 4x).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { benchCliRender } from './cli-render.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(repoRoot, 'bin/aeraki.js');
@@ -62,5 +64,5 @@ export function benchCli(): Promise<Record<string, unknown>> {
     `cli: node -e 0 ${result.bareMs} ms; version ${result.versionMs} ms (${result.versionOverBare}x); ` +
       `render -f examples/ ${result.renderMs} ms (${result.renderOverBare}x); medians of ${n} rounds`,
   );
-  return Promise.resolve(result);
+  return Promise.resolve({ ...result, render10k: benchCliRender() });
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
 import type { RenderOptions } from '../src/app/render.ts';
+import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
 import { appendPath, parseBoolean, parseNamespace, parseOutputFormat } from './parsers.ts';
 import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
 
@@ -33,6 +34,7 @@ export const RENDER_ROWS: RowTable<RenderOptions> = {
     parse: parseNamespace,
   },
   clusterDomain: CLUSTER_DOMAIN_ROW,
+  ...FILE_LIMIT_ROWS,
   namespaceScope: {
     flag: '--namespace-scope',
     env: 'AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE',

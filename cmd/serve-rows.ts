@@ -19,6 +19,7 @@ import {
   splitList,
   text,
 } from './parsers.ts';
+import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
 import { CLUSTER_DOMAIN_ROW, type RowTable } from './rows.ts';
 import { CERT_ROWS } from './serve-rows-cert.ts';
 import type { ServeFlags } from './serve-flags.ts';
@@ -89,6 +90,7 @@ const SOURCE_ROWS = {
     description: 'quiet period before re-reading a changed --config-dir',
     parse: parseDurationMs,
   },
+  ...FILE_LIMIT_ROWS,
   output: {
     flag: '--output <sink>',
     env: 'AERAKI_OUTPUT',

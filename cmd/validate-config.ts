@@ -1,6 +1,7 @@
 /** The options of `aeraki validate`: render's input rows (files, root namespace, scope, domain) and `--strict`. */
 import type { Command } from 'commander';
 import type { ValidateFilesOptions } from '../src/app/validate.ts';
+import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
 import { parseBoolean } from './parsers.ts';
 import { RENDER_ROWS } from './render-config.ts';
 import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
@@ -15,6 +16,7 @@ export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
   rootNamespace: RENDER_ROWS.rootNamespace,
   clusterDomain: CLUSTER_DOMAIN_ROW,
   namespaceScope: RENDER_ROWS.namespaceScope,
+  ...FILE_LIMIT_ROWS,
   strict: {
     flag: '--strict',
     default: false,

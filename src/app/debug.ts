@@ -2,6 +2,7 @@
  * The documents of the admin server's `/debug/*` endpoints. Each is built on request from the live components;
  * none of them writes anything.
  */
+import type { FileProblem } from '../controller/dir-files.ts';
 import type { ConfigStore } from '../controller/store.ts';
 import { diff } from '../reconcile/diff.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
@@ -22,9 +23,14 @@ function redacted(secret: Secret): unknown {
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
  * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them: their EnvoyFilters
- * are kept and their RDS routes withheld).
+ * are kept and their RDS routes withheld); with the directory source, the files that cannot be used (`files.errors`:
+ * path, message, line, column, lastGood) and `files.partial` (a file never read well: deletions are held).
  */
-export function configDocument(store: ConfigStore, synced: boolean): unknown {
+export function configDocument(
+  store: ConfigStore,
+  synced: boolean,
+  files?: { readonly partial: boolean; problems(): readonly FileProblem[] },
+): unknown {
   const objects: Record<string, unknown> = {};
   for (const kind of CONFIG_KINDS) objects[kind] = store.list(kind);
   objects['Secret'] = store.list('Secret').map(redacted);
@@ -36,6 +42,7 @@ export function configDocument(store: ConfigStore, synced: boolean): unknown {
     rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatIssue) })),
     held: store.heldHosts(),
     heldGateways: store.heldGateways(),
+    ...(files ? { files: { partial: files.partial, errors: files.problems() } } : {}),
   };
 }
 

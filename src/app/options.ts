@@ -33,6 +33,10 @@ export interface ServeOptions {
   readonly configDir: string;
   /** Debounce of the directory watch (quiet period, ms). */
   readonly watchDebounceMs: number;
+  /** What one file of the directory may cost (default DEFAULT_FILE_LIMITS, src/controller/config-file.ts). */
+  readonly maxFileBytes?: number;
+  readonly maxFileDocuments?: number;
+  readonly maxYamlAliasNodes?: number;
 
   readonly output: OutputKind;
   readonly outputDir: string;

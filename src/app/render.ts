@@ -2,18 +2,20 @@
  * The offline path of `aeraki render`: files → ConfigStore → generateAll (or the MetaProtocol route builder) → one sorted, deterministic
  * document. Identical input gives byte-identical output.
  */
-import { stringify as toYaml } from 'yaml';
+import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fillStore, loadConfigFiles } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
+import { yamlText } from '../util/yaml-text.ts';
 import { buildRouteConfigurations } from '../xds-rds/routes.ts';
 
 export type OutputFormat = 'yaml' | 'json';
 
-export interface RenderOptions {
+/** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
+export interface RenderOptions extends Partial<FileLimits> {
   readonly files: readonly string[];
   readonly output: OutputFormat;
   /** Render the MetaProtocol RDS RouteConfigurations instead of the EnvoyFilters. */
@@ -40,16 +42,22 @@ export function loadStore(
   files: readonly string[],
   rootNamespace: string,
   clusterDomain?: string,
+  limits?: FileLimits,
 ): { store: ConfigStore; issues: ConfigIssue[] } {
   const domain = clusterDomain !== undefined ? { clusterDomain } : {};
-  const loaded = loadConfigFiles(files, { rootNamespace, ...domain });
+  const loaded = loadConfigFiles(files, { rootNamespace, ...domain, ...(limits ? { limits } : {}) });
   const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh, ...domain });
   fillStore(store, loaded);
   return { store, issues: [...loaded.issues] };
 }
 
 export function render(options: RenderOptions): RenderResult {
-  const { store, issues } = loadStore(options.files, options.rootNamespace, options.clusterDomain);
+  const { store, issues } = loadStore(
+    options.files,
+    options.rootNamespace,
+    options.clusterDomain,
+    fileLimitsOf(options),
+  );
   let document: unknown;
   if (options.routes) {
     const built = buildRouteConfigurations(store);
@@ -61,7 +69,6 @@ export function render(options: RenderOptions): RenderResult {
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
   }
   const sorted = sortKeys(document);
-  const stdout =
-    options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : toYaml(sorted, { lineWidth: 0 });
+  const stdout = options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : yamlText(sorted);
   return { stdout, issues: dedupeIssues(issues) };
 }

@@ -195,6 +195,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       return desired;
     },
     heldSources: () => heldSourceKeys(store.rejected()),
+    holdDeletes: () => sources.partial,
     isSynced: allSynced,
     isLeader: () => kubeOut?.isLeader() ?? true,
     quietMs: o.debounceAfterMs,
@@ -229,6 +230,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       logger,
     });
   }
+  sources.dir?.onProblemsChanged(() => reconciler.trigger());
   const routes = new RouteSource(store, cache, {
     quietMs: o.rdsDebounceAfterMs,
     maxWaitMs: o.rdsDebounceMaxMs,
@@ -268,6 +270,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(managedCache
       ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
       : {}),
+    ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
     handshakes: () => [
@@ -302,7 +305,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         paths: 'debug',
         limits: httpLimits,
         debug: {
-          config: () => configDocument(store, sources.synced),
+          config: () => configDocument(store, sources.synced, sources.dir),
           envoyfilters: () =>
             envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
           routes: () => routesDocument(cache),

@@ -6,7 +6,8 @@
  *   istiod converts them; with `mcp` istiod sends those itself, so Services are not read from the API then);
  * - `dir`: everything from a watched directory, Services included.
  * `synced` is true once every source has delivered one complete state; it turns false again only while a kind
- * of the Kubernetes API is forbidden by RBAC (a kind whose CRD is not installed is empty, and synced).
+ * of the Kubernetes API is forbidden by RBAC (a kind whose CRD is not installed is empty, and synced). `partial`
+ * is true while the directory holds a file never read well (the reconciler holds deletions meanwhile).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeSource } from '../controller/kube/sources.ts';
@@ -16,6 +17,7 @@ import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { forbiddenMessage, notInstalledMessage, type KindDiscoveryOptions } from '../util/kind-informer.ts';
 import type { KeyPair } from '../util/key-pair.ts';
+import { fileLimitsOf } from '../controller/config-file.ts';
 import { DirSource } from '../controller/dir-source.ts';
 import type { ServeOptions } from './options.ts';
 
@@ -57,6 +59,7 @@ export class ConfigSources {
         store,
         rootNamespace: o.rootNamespace,
         debounceMs: o.watchDebounceMs,
+        limits: fileLimitsOf(o),
         logger,
       });
       return;
@@ -121,6 +124,11 @@ export class ConfigSources {
       }
     }
     return out;
+  }
+
+  /** A source knows only part of its content right now (a file of the directory never read well). */
+  get partial(): boolean {
+    return this.dir?.partial ?? false;
   }
 
   /** Readiness detail: which source has not synced yet (the forbidden kinds with the RBAC rule they need). */

@@ -3,6 +3,7 @@
  * render` (generateAll over a store of the parsed objects, then the ports nothing handles), so a file set reports
  * exactly the issues render reports for it.
  */
+import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fillStore, readRawObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
@@ -13,7 +14,8 @@ import type { ConfigIssue } from '../model/result.ts';
 import { validateObjects, type GenerationCheck } from '../model/validate.ts';
 import { createGenerators } from '../plugins/registry.ts';
 
-export interface ValidateFilesOptions {
+/** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
+export interface ValidateFilesOptions extends Partial<FileLimits> {
   readonly files: readonly string[];
   readonly rootNamespace: string;
   readonly namespaceScope: boolean;
@@ -38,7 +40,7 @@ export function generationCheck(
 /** Every issue of the files, in render's order and format (unreadable files and YAML errors first). */
 export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(o.files, issues);
+  const raws = readRawObjects(o.files, issues, fileLimitsOf(o));
   return validateObjects(raws, {
     rootNamespace: o.rootNamespace,
     ...(o.clusterDomain !== undefined ? { parseOptions: { clusterDomain: o.clusterDomain } } : {}),

@@ -1,13 +1,18 @@
 /**
  * The directory config source of `aeraki serve --config-source dir`: loads every file under a directory into the
  * store (full replacement, src/controller/file-source.ts fillStore) at start, then re-loads after every change,
- * debounced. Changes are noticed by fs.watch (recursive) and, as a safety net for file systems where watch
+ * debounced. Each file keeps its last good read (dir-files.ts): a file that cannot be read, decoded or parsed keeps
+ * its objects in effect and is reported (error log once per change, `problems()` for /debug/config and the
+ * metric); a file failing since start makes the source `partial` (the reconciler holds deletions meanwhile). Changes are noticed by fs.watch (recursive) and, as a safety net for file systems where watch
  * events are lost, by polling a cheap signature (paths, sizes, mtimes) every `pollMs`. The store emits events
  * only for objects that really changed, so a spurious reload costs nothing downstream.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { statSync } from 'node:fs';
-import { fillStore, listConfigFiles, loadConfigFiles } from './file-source.ts';
+import { DEFAULT_FILE_LIMITS, describeFileError, type FileLimits } from './config-file.ts';
+import { DirFiles, type FileProblem } from './dir-files.ts';
+import { fileIssue, fillStore, listConfigFiles } from './file-source.ts';
+import { parseRawObjects } from '../model/parse-objects.ts';
 import type { ConfigStore } from './store.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { formatIssue, type ConfigIssue } from '../model/result.ts';
@@ -21,6 +26,8 @@ export interface DirSourceOptions {
   readonly debounceMs: number;
   /** Signature poll interval (ms; 0 disables polling). Default: 4 × debounceMs, at least 500. */
   readonly pollMs?: number;
+  /** What one file may cost (default DEFAULT_FILE_LIMITS). */
+  readonly limits?: FileLimits;
   readonly logger: Logger;
 }
 
@@ -31,13 +38,17 @@ export class DirSource {
   private poller: NodeJS.Timeout | undefined;
   private signature = '';
   private lastIssues = new Set<string>();
+  private readonly files: DirFiles;
+  private lastProblems = new Map<string, string>();
+  private readonly listeners = new Set<() => void>();
   private loadedOnce = false;
   /** Number of loads so far. */
   loads = 0;
 
   constructor(private readonly o: DirSourceOptions) {
     this.log = o.logger.child({ component: 'dir-source', dir: o.dir });
-    this.debouncer = createDebouncer(() => this.load(), {
+    this.files = new DirFiles(o.dir, o.limits ?? DEFAULT_FILE_LIMITS);
+    this.debouncer = createDebouncer(() => this.reload(), {
       quietMs: o.debounceMs,
       maxWaitMs: Math.max(o.debounceMs * 10, 1000),
     });
@@ -45,6 +56,22 @@ export class DirSource {
 
   get synced(): boolean {
     return this.loadedOnce;
+  }
+
+  /** True while a file fails with no last good read since start: deletions must wait (partial knowledge). */
+  get partial(): boolean {
+    return this.files.partial;
+  }
+
+  /** The files that cannot be used right now (path, parser position, whether last good objects stay). */
+  problems(): FileProblem[] {
+    return this.files.problems();
+  }
+
+  /** Calls `listener` after each load that changed the set of failing files (or `partial`). */
+  onProblemsChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Loads once (synchronously) and starts watching. */
@@ -78,22 +105,60 @@ export class DirSource {
     return Promise.resolve();
   }
 
+  /** load() for the watch: a bug while loading is logged, never thrown into the timer (the process stays up). */
+  private reload(): void {
+    try {
+      this.load();
+    } catch (err) {
+      this.log.error('cannot re-read the config directory', errorFields(err));
+    }
+  }
+
   /** Re-reads the directory now and replaces the store's content. */
   load(): void {
     this.signature = this.currentSignature();
-    const loaded = loadConfigFiles([this.o.dir], {
-      rootNamespace: this.o.rootNamespace,
+    const content = this.files.read();
+    const loaded = parseRawObjects(content.raws, this.o.rootNamespace, content.issues, {
       clusterDomain: this.o.store.clusterDomain,
     });
     fillStore(this.o.store, loaded);
     this.loads++;
-    this.reportIssues(loaded.issues);
+    this.reportProblems();
+    const fileErrors = new Set(this.problems().map((p) => formatIssue(fileIssue(p))));
+    this.reportIssues(loaded.issues.filter((i) => !fileErrors.has(formatIssue(i))));
     const counts: Record<string, number> = {};
     for (const obj of loaded.objects) counts[obj.kind] = (counts[obj.kind] ?? 0) + 1;
     const fields = { objects: loaded.objects.length, rejected: loaded.rejected.length, byKind: counts };
     if (this.loadedOnce) this.log.info('config directory re-read', fields);
     else this.log.info('config directory loaded', fields);
     this.loadedOnce = true;
+  }
+
+  /** Logs each file that starts failing (or fails differently) at error, each that recovers at info. */
+  private reportProblems(): void {
+    const now = new Map(this.problems().map((p) => [p.path, p]));
+    const texts = new Map([...now].map(([path, p]) => [path, `${describeFileError(p)}/${p.lastGood}`]));
+    for (const [path, p] of now) {
+      if (this.lastProblems.get(path) === texts.get(path)) continue;
+      const fields = {
+        file: path,
+        error: p.message,
+        ...(p.line !== undefined ? { line: p.line, column: p.column } : {}),
+      };
+      if (p.lastGood)
+        this.log.error('config file cannot be used; its last good objects stay in effect', fields);
+      else
+        this.log.error(
+          'config file cannot be used and was never read well: its objects are unknown, deletions are held until it is fixed or removed',
+          fields,
+        );
+    }
+    for (const path of this.lastProblems.keys()) {
+      if (!now.has(path)) this.log.info('config file readable again', { file: path });
+    }
+    const changed = [...texts].join('\n') !== [...this.lastProblems].join('\n');
+    this.lastProblems = texts;
+    if (changed) for (const l of this.listeners) l();
   }
 
   private reportIssues(issues: readonly ConfigIssue[]): void {
@@ -108,7 +173,7 @@ export class DirSource {
       .map((f) => {
         try {
           const s = statSync(f);
-          return `${f}:${s.size}:${s.mtimeMs}`;
+          return `${f}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
         } catch {
           return `${f}:gone`;
         }

@@ -1,12 +1,20 @@
 /**
  * The directory/file config source: reads `-f` files and directories (recursively, `*.yaml`, `*.yml`, `*.json`,
  * sorted by path), multi-document YAML, JSON and `kind: List` items; parses every object it recognises and the
- * mesh ConfigMap of the root namespace. Problems are returned as issues (a YAML syntax error names the file);
- * nothing throws on bad input. Objects defined more than once: the last definition wins.
+ * mesh ConfigMap of the root namespace. Problems are returned as issues: a file that cannot be read, decoded or
+ * parsed, or that is over a limit (config-file.ts), is one issue naming the file (and the parser's line and column)
+ * and contributes no object; nothing throws on bad input. Objects defined more than once: the last definition wins.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import {
+  DEFAULT_FILE_LIMITS,
+  describeFileError,
+  parseConfigText,
+  readConfigFile,
+  type FileError,
+  type FileLimits,
+} from './config-file.ts';
 import { compareStrings } from '../model/order.ts';
 import { parseRawObjects, type ParsedObjects } from '../model/parse-objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
@@ -49,21 +57,38 @@ export function listConfigFiles(paths: readonly string[], issues: ConfigIssue[])
   return out;
 }
 
-/** Parses the documents of one file's text into plain JS values (issues for syntax errors name the file). */
+/** The issue of a file that cannot be used: `File <path>: line 3, column 5: invalid YAML: ...`. */
+export function fileIssue(e: FileError): ConfigIssue {
+  return issue(fileRef(e.path), '', describeFileError(e));
+}
+
+/** Parses the documents of one file's text into plain JS values (a file error is one issue naming the file). */
 export function parseDocuments(path: string, text: string, issues: ConfigIssue[]): unknown[] {
-  const docs: unknown[] = [];
-  const all = parseAllDocuments(text, { prettyErrors: false });
-  const list = Array.isArray(all) ? all : [all];
-  list.forEach((doc, i) => {
-    if (doc.errors.length > 0) {
-      for (const e of doc.errors)
-        issues.push(issue(fileRef(path), `documents[${i}]`, `invalid YAML: ${e.message}`));
-      return;
-    }
-    const value: unknown = doc.toJS({ maxAliasCount: 1000 });
-    if (value !== null && value !== undefined) docs.push(value);
-  });
-  return docs;
+  const read = parseConfigText(path, text, DEFAULT_FILE_LIMITS);
+  if (read.ok) return read.documents;
+  issues.push(fileIssue(read.error));
+  return [];
+}
+
+/**
+ * One file's decoded objects (`kind: List` flattened) and the issues of its documents, or why the file cannot be
+ * used at all.
+ */
+export type FileObjects =
+  | { readonly ok: true; readonly raws: unknown[]; readonly issues: ConfigIssue[] }
+  | { readonly ok: false; readonly error: FileError };
+
+export function readFileObjects(file: string, limits: FileLimits = DEFAULT_FILE_LIMITS): FileObjects {
+  const read = readConfigFile(file, limits);
+  return read.ok ? objectsOf(file, read.documents) : read;
+}
+
+/** The objects of a file's documents (`kind: List` flattened); a document that is no object is an issue. */
+export function objectsOf(file: string, documents: readonly unknown[]): FileObjects & { ok: true } {
+  const raws: unknown[] = [];
+  const issues: ConfigIssue[] = [];
+  documents.forEach((doc, i) => flatten(doc, file, `documents[${i}]`, issues, raws));
+  return { ok: true, raws, issues };
 }
 
 /** Flattens `kind: List` objects into their items. */
@@ -86,19 +111,20 @@ function flatten(value: unknown, path: string, where: string, issues: ConfigIssu
 }
 
 /** Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`. */
-export function readRawObjects(paths: readonly string[], issues: ConfigIssue[]): unknown[] {
+export function readRawObjects(
+  paths: readonly string[],
+  issues: ConfigIssue[],
+  limits: FileLimits = DEFAULT_FILE_LIMITS,
+): unknown[] {
   const raws: unknown[] = [];
   for (const file of listConfigFiles(paths, issues)) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      issues.push(issue(fileRef(file), '', `cannot read: ${errMessage(err)}`));
+    const read = readFileObjects(file, limits);
+    if (!read.ok) {
+      issues.push(fileIssue(read.error));
       continue;
     }
-    parseDocuments(file, text, issues).forEach((doc, i) =>
-      flatten(doc, file, `documents[${i}]`, issues, raws),
-    );
+    issues.push(...read.issues);
+    for (const raw of read.raws) raws.push(raw);
   }
   return raws;
 }
@@ -106,10 +132,10 @@ export function readRawObjects(paths: readonly string[], issues: ConfigIssue[]):
 /** Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local). */
 export function loadConfigFiles(
   paths: readonly string[],
-  opts: { rootNamespace: string; clusterDomain?: string },
+  opts: { rootNamespace: string; clusterDomain?: string; limits?: FileLimits },
 ): FileSourceResult {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(paths, issues);
+  const raws = readRawObjects(paths, issues, opts.limits);
   const parseOptions = opts.clusterDomain !== undefined ? { clusterDomain: opts.clusterDomain } : undefined;
   return parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
 }

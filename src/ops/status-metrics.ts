@@ -59,6 +59,15 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
       for (const kind of Object.keys(counts).sort()) rejectedObjects.set({ kind }, counts[kind] ?? 0);
     },
   });
+  const configFileErrors = new Gauge({
+    name: 'aeraki_config_file_errors',
+    help: 'Config files (directory source) that cannot be read, decoded or parsed right now; their last good objects stay in effect.',
+    registers,
+    collect: () => {
+      const v = read((p) => p.configFileErrors?.());
+      if (v !== undefined) configFileErrors.set(v);
+    },
+  });
   const heldHosts = new Gauge({
     name: 'aeraki_held_hosts',
     help: 'ServiceEntry hosts whose output is kept as it was because an object they depend on is rejected.',
@@ -165,6 +174,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     configObjects,
     kindsUnavailable,
     rejectedObjects,
+    configFileErrors,
     heldHosts,
     mcpConnectionState,
     mcpSynced,

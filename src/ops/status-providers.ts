@@ -66,6 +66,8 @@ export interface StatusProviders {
   }[];
   /** Objects currently rejected by the store (invalid input), by kind (every kind of configObjects, 0 or more). */
   readonly rejectedObjects?: () => Readonly<Record<string, number>>;
+  /** Config files that cannot be read, decoded or parsed right now (the directory source). */
+  readonly configFileErrors?: () => number;
   /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */
   readonly heldHosts?: () => number;
   /**

@@ -18,7 +18,7 @@
  * Safety: nothing is written before `isSynced()`; nothing is written unless `isLeader()` right before the write;
  * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
  * soon after the gate opens (calling trigger() then is still useful: it skips the wait);
- * the output of a failed or currently invalid source is kept (diff.ts). Transient write failures are retried
+ * the output of a failed or currently invalid source is kept (diff.ts); while `holdDeletes()` nothing is deleted. Transient write failures are retried
  * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change. The timing is the
  * ControllerLoop's (util/controller-loop.ts).
  */
@@ -172,7 +172,8 @@ export class Reconciler {
       this.convergence.restore(changes);
       return this.failedRun(err);
     }
-    const { plan, repairs } = planned;
+    const { repairs } = planned;
+    const plan = this.holdingDeletes(planned.plan);
     this.reportIssues(desired.issues);
     const result = await this.apply(plan, changes);
     if (result.failures.length > 0 || result.interrupted) this.reader.listNext();
@@ -227,6 +228,16 @@ export class Reconciler {
     const repairs = read.repairs;
     if (repairs !== undefined) this.reportRepairs(repairs);
     return { plan, listed: read.listed, incremental: false, ...(repairs !== undefined ? { repairs } : {}) };
+  }
+
+  /** The plan with its deletes kept while `holdDeletes()`; the next run then plans everything (lists). */
+  private holdingDeletes(plan: Plan): Plan {
+    if (plan.deletes.length === 0 || !this.opts.holdDeletes?.()) return plan;
+    this.log.warn('deletes held: a config source knows only part of its content', {
+      held: plan.deletes.length,
+    });
+    this.lastChanges = undefined;
+    return { ...plan, deletes: [], kept: [...plan.kept, ...plan.deletes] };
   }
 
   private diffOptions(failed: ReadonlySet<string>): DiffOptions {

@@ -34,6 +34,11 @@ export interface ReconcilerOptions {
   readonly desired: () => DesiredSet;
   /** Source keys (`ServiceEntry/<ns>/<name>`) that are invalid right now (store rejections): output kept. */
   readonly heldSources?: () => Iterable<string>;
+  /**
+   * True while a source knows only part of its content (a config file never read well): planned deletes are kept
+   * instead, and once it turns false a run (triggered by the caller) plans everything again.
+   */
+  readonly holdDeletes?: () => boolean;
   /** Every source has synced once (re-checked every quietMs while false). */
   readonly isSynced: () => boolean;
   /** Leadership, checked before each write (default: always leader; re-checked every quietMs while false). */

@@ -46,6 +46,9 @@ describe('render configuration (cmd/render-config.ts)', () => {
       routes: false,
       rootNamespace: 'istio-system',
       clusterDomain: 'cluster.local',
+      maxFileBytes: 64 * 1024 * 1024,
+      maxFileDocuments: 100_000,
+      maxYamlAliasNodes: 100_000,
       namespaceScope: false,
     });
   });
@@ -63,6 +66,12 @@ describe('render configuration (cmd/render-config.ts)', () => {
         '--root-namespace',
         'mesh-root',
         '--namespace-scope',
+        '--max-file-size',
+        '1Mi',
+        '--max-file-documents',
+        '10',
+        '--max-yaml-alias-nodes',
+        '0',
       ],
       { AERAKI_NAMESPACE: 'from-env', AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE: 'false' },
     );
@@ -72,6 +81,9 @@ describe('render configuration (cmd/render-config.ts)', () => {
       routes: true,
       rootNamespace: 'mesh-root',
       clusterDomain: 'cluster.local',
+      maxFileBytes: 1024 * 1024,
+      maxFileDocuments: 10,
+      maxYamlAliasNodes: 0,
       namespaceScope: true,
     });
     assert.equal(configOf(['-f', 'a', '--cluster-domain', 'corp.example']).clusterDomain, 'corp.example');

@@ -65,7 +65,7 @@ describe('file source', () => {
     assert.equal(store.mesh().accessLogFile, '/dev/stdout');
   });
 
-  it('YAML syntax errors name the file; invalid objects are rejected and reported; the rest loads', () => {
+  it('YAML syntax errors name the file, line and column; invalid objects are rejected and reported; the rest loads', () => {
     const bad = path.join(dir, 'bad');
     mkdirSync(bad);
     writeFileSync(path.join(bad, '1-syntax.yaml'), 'kind: [unclosed\n');
@@ -77,7 +77,10 @@ describe('file source', () => {
     const messages = r.issues.map(formatIssue);
     assert.equal(messages.length, 4, messages.join('\n'));
     assert.match(messages[0]!, /^File .*missing\.yaml: cannot read/);
-    assert.match(messages[1]!, /^File .*1-syntax\.yaml: documents\[0\]: invalid YAML/);
+    assert.equal(
+      messages[1],
+      `File ${path.join(bad, '1-syntax.yaml')}: line 2, column 1: invalid YAML: unexpected end of the stream within a flow collection`,
+    );
     assert.equal(
       messages[2],
       `File ${path.join(bad, '2-invalid.yaml')}: documents[2]: expected a Kubernetes object`,

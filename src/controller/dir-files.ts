@@ -1,0 +1,96 @@
+/**
+ * The files of the directory source, each with its last good read (DESIGN habit 13: a file that cannot be read,
+ * decoded or parsed is partial knowledge, not absence). `read()` lists the directory and re-reads every file; a
+ * file whose bytes did not change keeps its parse; a file that now fails keeps the objects of its last good read
+ * in effect and is reported; a file that is gone (or that the listing no longer names while the listing itself
+ * succeeded) contributes nothing, so its objects are deleted. Files stay in listing order (a later definition of an
+ * object wins). A file failing since the process started has no last
+ * good read: `partial` is true until it is fixed or removed.
+ */
+import { createHash } from 'node:crypto';
+import type { ConfigIssue } from '../model/result.ts';
+import { parseConfigText, readConfigBytes, type FileError, type FileLimits } from './config-file.ts';
+import { fileIssue, listConfigFiles, objectsOf } from './file-source.ts';
+
+/** One file's decoded objects and the issues of its documents. */
+interface GoodRead {
+  readonly hash: string;
+  readonly raws: readonly unknown[];
+  readonly issues: readonly ConfigIssue[];
+}
+
+interface FileState {
+  /** The last good read (undefined: the file never read well since the process started). */
+  readonly good: GoodRead | undefined;
+  /** Why the last read failed (undefined: it succeeded). */
+  readonly error: FileError | undefined;
+}
+
+/** A file that cannot be used right now, as /debug/config and the log show it. */
+export interface FileProblem extends FileError {
+  /** True when the objects of an earlier good read stay in effect; false: none is known (deletions are held). */
+  readonly lastGood: boolean;
+}
+
+/** What the files hold now: raw objects in path order (last good reads included), and every issue. */
+export interface DirContent {
+  readonly raws: unknown[];
+  readonly issues: ConfigIssue[];
+}
+
+export class DirFiles {
+  private files = new Map<string, FileState>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly limits: FileLimits,
+  ) {}
+
+  /** Re-reads the directory; returns the content to load. */
+  read(): DirContent {
+    const listIssues: ConfigIssue[] = [];
+    const listed = listConfigFiles([this.dir], listIssues);
+    const next = new Map<string, FileState>();
+    for (const path of listed) next.set(path, this.readFile(path, this.files.get(path)));
+    // A listing that failed somewhere may have missed files: what it did not name is kept, not deleted.
+    if (listIssues.length > 0) {
+      for (const [path, state] of this.files) if (!next.has(path)) next.set(path, state);
+    }
+    this.files = next;
+    const raws: unknown[] = [];
+    const issues: ConfigIssue[] = [...listIssues];
+    for (const state of this.files.values()) {
+      if (state.error) issues.push(fileIssue(state.error));
+      if (!state.good) continue;
+      for (const raw of state.good.raws) raws.push(raw);
+      issues.push(...state.good.issues);
+    }
+    return { raws, issues };
+  }
+
+  /** The files that cannot be used right now, by path. */
+  problems(): FileProblem[] {
+    const out: FileProblem[] = [];
+    for (const state of this.files.values()) {
+      if (state.error) out.push({ ...state.error, lastGood: state.good !== undefined });
+    }
+    return out;
+  }
+
+  /** True while a file fails with no last good read: what it holds is unknown, so nothing may be deleted. */
+  get partial(): boolean {
+    for (const state of this.files.values()) if (state.error && !state.good) return true;
+    return false;
+  }
+
+  private readFile(path: string, before: FileState | undefined): FileState {
+    const bytes = readConfigBytes(path, this.limits);
+    if (!bytes.ok) return { good: before?.good, error: bytes.error };
+    const hash = createHash('sha256').update(bytes.bytes).digest('hex');
+    if (before?.good?.hash === hash) return { good: before.good, error: undefined };
+    const parsed = parseConfigText(path, bytes.bytes, this.limits);
+    if (!parsed.ok) return { good: before?.good, error: parsed.error };
+    const { raws, issues } = objectsOf(path, parsed.documents);
+    return { good: { hash, raws, issues }, error: undefined };
+  }
+}
