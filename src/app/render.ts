@@ -68,7 +68,10 @@ export function render(options: RenderOptions): RenderResult {
     issues.push(...generated.issues, ...generated.unhandledPorts.map((p) => p.warning));
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
   }
-  const sorted = sortKeys(document);
-  const stdout = options.output === 'json' ? `${JSON.stringify(sorted, null, 2)}\n` : yamlText(sorted);
+  // Keys sorted: identical input always gives byte-identical output.
+  const stdout =
+    options.output === 'json'
+      ? `${JSON.stringify(sortKeys(document), null, 2)}\n`
+      : yamlText(document, { sorted: true });
   return { stdout, issues: dedupeIssues(issues) };
 }

@@ -7,6 +7,7 @@
  * to the library whole. test/util/yaml-text.test.ts compares both on the fixtures and on generated values.
  */
 import { stringify } from 'yaml';
+import { sortedKeys, sortKeys } from './json.ts';
 
 const OPTIONS = { lineWidth: 0 } as const;
 /** Plain in YAML 1.2 core and not a keyword: starts with a letter, no space, colon, `#` or flow indicator. */
@@ -15,14 +16,18 @@ const KEYWORD = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
 
 class Unsupported extends Error {}
 
-/** `stringify(value, { lineWidth: 0 })` of the `yaml` library, for JSON values (plain objects, arrays, scalars). */
-export function yamlText(value: unknown): string {
-  if (!isMap(value) || Object.keys(value).length === 0) return stringify(value, OPTIONS);
-  const writer = new Writer();
+/**
+ * `stringify(value, { lineWidth: 0 })` of the `yaml` library, for JSON values (plain objects, arrays, scalars);
+ * with `sorted`, of `sortKeys(value)` (util/json.ts), without making that sorted copy.
+ */
+export function yamlText(value: unknown, options: { readonly sorted?: boolean } = {}): string {
+  const sorted = options.sorted === true;
+  if (!isMap(value) || isEmpty(value)) return stringify(sorted ? sortKeys(value) : value, OPTIONS);
+  const writer = new Writer(sorted);
   try {
     writer.map(value, 0, false);
   } catch (err) {
-    if (err instanceof Unsupported) return stringify(value, OPTIONS);
+    if (err instanceof Unsupported) return stringify(sorted ? sortKeys(value) : value, OPTIONS);
     throw err;
   }
   return writer.text();
@@ -32,8 +37,18 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** An empty sequence, or a map without a defined member (written `{}`, as sortKeys leaves undefined out). */
 function isEmpty(v: unknown): boolean {
-  return Array.isArray(v) ? v.length === 0 : isMap(v) && Object.keys(v).length === 0;
+  if (Array.isArray(v)) return v.length === 0;
+  if (!isMap(v)) return false;
+  for (const k in v) if (v[k] !== undefined) return false;
+  return true;
+}
+
+/** `indent` spaces, made once per width. */
+const PADS: string[] = [];
+function pad(indent: number): string {
+  return (PADS[indent] ??= ' '.repeat(indent));
 }
 
 class Writer {
@@ -41,18 +56,21 @@ class Writer {
   private readonly scalars = new Map<string, string>();
   private readonly keys = new Map<string, string>();
 
+  /** `sorted`: maps are written in sortedKeys order. */
+  constructor(private readonly sorted: boolean) {}
+
   text(): string {
     return this.out;
   }
 
   /** A non-empty map at `indent`; `inline`: its first pair continues the current line (after `- `). */
   map(m: Record<string, unknown>, indent: number, inline: boolean): void {
-    const pad = ' '.repeat(indent);
+    const spaces = pad(indent);
     let first = inline;
-    for (const k of Object.keys(m)) {
+    for (const k of this.sorted ? sortedKeys(m) : Object.keys(m)) {
       const v = m[k];
       if (v === undefined) continue;
-      this.out += `${first ? '' : pad}${this.key(k)}:`;
+      this.out += `${first ? '' : spaces}${this.key(k)}:`;
       first = false;
       this.value(v, indent, true);
     }
@@ -60,10 +78,10 @@ class Writer {
 
   /** A non-empty sequence at `indent` (its `- ` at that column); `inline` as for map. */
   seq(items: readonly unknown[], indent: number, inline: boolean): void {
-    const pad = ' '.repeat(indent);
+    const spaces = pad(indent);
     let first = inline;
     for (const item of items) {
-      this.out += first ? '- ' : `${pad}- `;
+      this.out += first ? '- ' : `${spaces}- `;
       first = false;
       this.value(item === undefined ? null : item, indent, false);
     }
@@ -79,11 +97,11 @@ class Writer {
     }
     const text = this.scalar(v);
     // A block scalar's lines are written for a key at column 0 (scalar()): shifted to this one's column.
-    const pad = ' '.repeat(indent);
+    const spaces = pad(indent);
     const lines = text.includes('\n')
       ? text
           .split('\n')
-          .map((l, i) => (i === 0 || l === '' ? l : pad + l))
+          .map((l, i) => (i === 0 || l === '' ? l : spaces + l))
           .join('\n')
       : text;
     this.out += inMap ? ` ${lines}\n` : `${lines}\n`;
