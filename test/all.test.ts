@@ -117,6 +117,7 @@ import './registry/spec.test.ts';
 import './registry/vips.test.ts';
 import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
+import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
 import './status/target-cache.test.ts';
