@@ -10,6 +10,7 @@ import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import type { Secret } from '../model/objects.ts';
+import { heldIssue, holdersOf } from '../model/held.ts';
 import { formatIssue, refOf } from '../model/result.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
@@ -22,7 +23,8 @@ function redacted(secret: Secret): unknown {
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
  * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them: their EnvoyFilters
- * are kept and their RDS routes withheld).
+ * are kept and their RDS routes withheld), and the `held:` warning of each ServiceEntry and Gateway held
+ * (model/held.ts), as `render` prints it.
  */
 export function configDocument(store: ConfigStore, synced: boolean): unknown {
   const objects: Record<string, unknown> = {};
@@ -36,7 +38,18 @@ export function configDocument(store: ConfigStore, synced: boolean): unknown {
     rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatIssue) })),
     held: store.heldHosts(),
     heldGateways: store.heldGateways(),
+    heldObjects: heldObjects(store),
   };
+}
+
+/** The `held:` warning of each held ServiceEntry and Gateway (none when nothing is rejected). */
+function heldObjects(store: ConfigStore): string[] {
+  if (store.rejected().length === 0) return [];
+  const sources = [...store.serviceEntries(), ...store.gateways()];
+  return sources.flatMap((source) => {
+    const holders = holdersOf(store, source);
+    return holders.length > 0 ? [formatIssue(heldIssue(source, holders))] : [];
+  });
 }
 
 const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
