@@ -20,20 +20,21 @@ export function holdersOf(view: ConfigView, source: ServiceEntry | Gateway): Obj
 }
 
 /**
- * `ServiceEntry shop/orders: held: MetaRouter shop/orders-route is invalid: ...`: the warning of a source left out
- * of the output because `holders` are invalid.
+ * `ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/orders-route is invalid: ...`: the warning of a
+ * source left out of the output because `holders` are invalid, at the field that binds it to them (a
+ * ServiceEntry's hosts; a Gateway's servers, which MetaRouters bind by the Gateway's name).
  */
 export function heldIssue(source: ServiceEntry | Gateway, holders: readonly ObjectRef[]): ConfigIssue {
   const names = holders.map(refString).join(', ');
   const verb = holders.length === 1 ? 'is' : 'are';
   return warning(
     refOf(source),
-    '',
+    source.kind === 'Gateway' ? 'spec.servers' : 'spec.hosts',
     `held: ${names} ${verb} invalid: not rendered until fixed (what was written before stays)`,
   );
 }
 
 /** True when `i` is a held warning (heldIssue). */
 export function isHeldIssue(i: ConfigIssue): boolean {
-  return i.path === '' && i.message.startsWith('held: ');
+  return i.message.startsWith('held: ');
 }

@@ -276,7 +276,7 @@ describe('rules that stay errors: render and validate both refuse', () => {
 
 describe('what is held is named', () => {
   const HELD =
-    'ServiceEntry shop/orders: held: MetaRouter shop/orders-route is invalid: not rendered until fixed ' +
+    'ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/orders-route is invalid: not rendered until fixed ' +
     '(what was written before stays)';
   const objects = [SERVICE, metaRouter({ routes: [{ route: split(0, 0) }] })];
 

@@ -68,7 +68,7 @@ describe('status: admission would refuse, held objects', () => {
           'svc',
           'Held',
           'uid-svc',
-          'held: MetaRouter shop/r is invalid: not rendered until fixed (what was written before stays)',
+          'spec.hosts: held: MetaRouter shop/r is invalid: not rendered until fixed (what was written before stays)',
         ],
       ],
     );
