@@ -1,5 +1,6 @@
 // The one test entry: every suite is imported here so the whole suite runs in one process.
 // Keep one line per suite file; keep them sorted.
+import './app/admission-tolerance.test.ts';
 import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
@@ -130,6 +131,7 @@ import './registry/vips.test.ts';
 import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
 import './security/handshakes.test.ts';
+import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
 import './status/target-cache.test.ts';

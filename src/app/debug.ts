@@ -11,6 +11,7 @@ import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import type { Secret } from '../model/objects.ts';
+import { heldIssue, holdersOf } from '../model/held.ts';
 import { formatIssue, refOf } from '../model/result.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
@@ -23,8 +24,10 @@ function redacted(secret: Secret): unknown {
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
  * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them: their EnvoyFilters
- * are kept and their RDS routes withheld); with the directory source, the files that cannot be used (`files.errors`:
- * path, message, line, column, lastGood) and `files.partial` (a file never read well: deletions are held).
+ * are kept and their RDS routes withheld), the `held:` warning of each ServiceEntry and Gateway held
+ * (model/held.ts), as `render` prints it; with the directory source, the files that cannot be used
+ * (`files.errors`: path, message, line, column, lastGood) and `files.partial` (a file never read well:
+ * deletions are held).
  */
 export function configDocument(
   store: ConfigStore,
@@ -42,8 +45,19 @@ export function configDocument(
     rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatIssue) })),
     held: store.heldHosts(),
     heldGateways: store.heldGateways(),
+    heldObjects: heldObjects(store),
     ...(files ? { files: { partial: files.partial, errors: files.problems() } } : {}),
   };
+}
+
+/** The `held:` warning of each held ServiceEntry and Gateway (none when nothing is rejected). */
+function heldObjects(store: ConfigStore): string[] {
+  if (store.rejected().length === 0) return [];
+  const sources = [...store.serviceEntries(), ...store.gateways()];
+  return sources.flatMap((source) => {
+    const holders = holdersOf(store, source);
+    return holders.length > 0 ? [formatIssue(heldIssue(source, holders))] : [];
+  });
 }
 
 const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;

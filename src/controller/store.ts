@@ -410,6 +410,16 @@ export class ConfigStore implements ConfigView {
     return this.heldIndex().gateways.has(`${namespace}/${name}`);
   }
 
+  hostHolders(host: string, namespace: string): readonly ObjectRef[] {
+    if (this.rejects.size === 0) return NO_REFS;
+    return this.heldIndex().hosts.get(normalizeHost(host, namespace, this.clusterDomain)) ?? NO_REFS;
+  }
+
+  gatewayHolders(namespace: string, name: string): readonly ObjectRef[] {
+    if (this.rejects.size === 0) return NO_REFS;
+    return this.heldIndex().gateways.get(`${namespace}/${name}`) ?? NO_REFS;
+  }
+
   // ------------------------------------------------------------------ held hosts
 
   /** Drops a rejection; returns true when it was holding hosts. */
@@ -578,6 +588,8 @@ function fingerprint(obj: ConfigObject): string {
   }
   return f;
 }
+
+const NO_REFS: readonly ObjectRef[] = Object.freeze([]);
 
 /** What rejections hold: normalised hosts and Gateways (`<namespace>/<name>`), each with the rejections holding it. */
 interface HeldIndex {

@@ -5,7 +5,8 @@
  * before); so does a ServiceEntry with a held host (ConfigView.isHostHeld: an invalid MetaRouter, VirtualService
  * or DestinationRule without a valid version binds it), which renders nothing; then gateway mode, where a held
  * Gateway (ConfigView.isGatewayHeld: an invalid MetaRouter without a valid version binds it) renders nothing and
- * keeps its output the same way. Pure: no I/O, no logging, no clock; never throws on input.
+ * keeps its output the same way; each held source that would have output gets a warning naming the invalid
+ * objects holding it (model/held.ts). Pure: no I/O, no logging, no clock; never throws on input.
  *
  * Warnings (they never fail a source): a named targetPort that cannot be resolved here (D16); a ServiceEntry without
  * addresses gets inbound filters only; ports whose protocol nothing handles are listed apart (unhandledPorts), so
@@ -16,6 +17,7 @@
 import { resolveClaims, type LostClaim, type SourceClaims } from '../model/claims.ts';
 import { configConflicts } from '../model/conflicts.ts';
 import type { FilterDraft, Generator } from '../model/generator.ts';
+import { heldIssue, holdersOf } from '../model/held.ts';
 import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
@@ -226,6 +228,12 @@ export function generatorSet(generators: readonly Generator[]): GeneratorSet {
   return { byProtocol, handled, gateway: metaprotocol?.generateGateway ? metaprotocol : undefined };
 }
 
+/** True when the protocol a port name asks for has a generator. */
+function hasGenerator(set: GeneratorSet, portName: string): boolean {
+  const protocol = detectProtocol(portName);
+  return protocol !== undefined && set.byProtocol.has(protocol);
+}
+
 /** What one source generated. */
 export interface SourceOutput {
   /** Undefined when the source failed or is held: whoever wrote its output before keeps it. */
@@ -244,13 +252,19 @@ export function generateSource(
   const issues: ConfigIssue[] = [];
   if (source.kind === 'Gateway') {
     if (view.isGatewayHeld(source.metadata.namespace, source.metadata.name)) {
+      if (set.gateway) issues.push(heldIssue(source, holdersOf(view, source)));
       return { objects: undefined, issues, unhandledPorts: [] };
     }
     const objects = set.gateway ? generateGateway(view, set.gateway, source, issues) : [];
     return { objects, issues, unhandledPorts: [] };
   }
   const unhandledPorts = unhandledPortsOf(source, set.byProtocol, set.handled);
-  if (isHeld(view, source)) return { objects: undefined, issues, unhandledPorts };
+  if (isHeld(view, source)) {
+    if (source.spec.ports.some((p) => hasGenerator(set, p.name))) {
+      issues.push(heldIssue(source, holdersOf(view, source)));
+    }
+    return { objects: undefined, issues, unhandledPorts };
+  }
   const objects = generateServiceEntry(view, set.byProtocol, options, source, issues);
   return { objects, issues, unhandledPorts };
 }

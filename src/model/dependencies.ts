@@ -12,16 +12,17 @@
 import { bindsHosts } from './bound-hosts.ts';
 import { normalizeHost } from './names.ts';
 import type { ConfigObject } from './objects.ts';
+import type { ObjectRef } from './result.ts';
 import type { ConfigEvent, ConfigView } from './view.ts';
 
 /** A ConfigView that tells about its changes: what incremental generation runs over (the ConfigStore is one). */
 export interface TrackedView extends ConfigView {
   /** The domain short hosts are completed with, as the view's host indexes normalise them. */
   readonly clusterDomain: string;
-  /** The held hosts, normalised (ConfigView.isHostHeld). */
-  heldHosts(): readonly { readonly host: string }[];
-  /** The held Gateways, `<ns>/<name>` (ConfigView.isGatewayHeld). */
-  heldGateways(): readonly { readonly gateway: string }[];
+  /** The held hosts, normalised (ConfigView.isHostHeld), each with the rejected objects holding it. */
+  heldHosts(): readonly { readonly host: string; readonly by: readonly ObjectRef[] }[];
+  /** The held Gateways, `<ns>/<name>` (ConfigView.isGatewayHeld), each with the rejected MetaRouters holding it. */
+  heldGateways(): readonly { readonly gateway: string; readonly by: readonly ObjectRef[] }[];
   /** Events arrive synchronously after each change; returns the unsubscribe function. */
   subscribe(listener: (e: ConfigEvent) => void): () => void;
 }
@@ -81,6 +82,11 @@ export function recordingView(view: TrackedView, deps: Set<string>): ConfigView 
     isHostHeld: (h, ns) => (host(h, ns), view.isHostHeld(h, ns)),
     isGatewayHeld: (ns, name) => (deps.add(gatewayHeldDepKey(`${ns}/${name}`)), view.isGatewayHeld(ns, name)),
     endpointPorts: (ns, svc) => (deps.add(endpointPortsDepKey(ns, svc)), view.endpointPorts(ns, svc)),
+    hostHolders: (h, ns) => (host(h, ns), view.hostHolders(h, ns)),
+    gatewayHolders: (ns, name) => (
+      deps.add(gatewayHeldDepKey(`${ns}/${name}`)),
+      view.gatewayHolders(ns, name)
+    ),
   };
 }
 
@@ -135,6 +141,11 @@ export function eventKeys(e: ConfigEvent, clusterDomain: string): Set<string> {
   return out;
 }
 
+/** A held host or Gateway with its holders, as one string. */
+function heldKey(what: string, by: readonly ObjectRef[]): string {
+  return `${what} ${by.map((r) => `${r.kind}/${r.namespace}/${r.name}`).join(' ')}`;
+}
+
 /**
  * Collects the keys changed by the store's events since the last `drain`, including the hosts and Gateways whose
  * held state changed (compared before and after: a rejection's hosts and Gateways are not in its event). Also counts
@@ -143,8 +154,9 @@ export function eventKeys(e: ConfigEvent, clusterDomain: string): Set<string> {
 export class ChangeTracker {
   private dirty = new Set<string>();
   private heldChanged = true;
-  private held = new Set<string>();
-  private heldGateways = new Set<string>();
+  /** heldKey → held host (Gateway), as of the last drain. */
+  private held = new Map<string, string>();
+  private heldGateways = new Map<string, string>();
   private readonly firstHosts = new Map<string, number>();
   private readonly unsubscribe: () => void;
 
@@ -159,13 +171,14 @@ export class ChangeTracker {
     this.dirty = new Set();
     if (this.heldChanged) {
       this.heldChanged = false;
-      const now = new Set(this.view.heldHosts().map((h) => h.host));
-      for (const h of now) if (!this.held.has(h)) out.add(hostDepKey(h));
-      for (const h of this.held) if (!now.has(h)) out.add(hostDepKey(h));
+      // Keyed by what is held and by whom: a change of holders changes the held warning (model/held.ts).
+      const now = new Map(this.view.heldHosts().map((h) => [heldKey(h.host, h.by), h.host]));
+      for (const [k, h] of now) if (!this.held.has(k)) out.add(hostDepKey(h));
+      for (const [k, h] of this.held) if (!now.has(k)) out.add(hostDepKey(h));
       this.held = now;
-      const gateways = new Set(this.view.heldGateways().map((g) => g.gateway));
-      for (const g of gateways) if (!this.heldGateways.has(g)) out.add(gatewayHeldDepKey(g));
-      for (const g of this.heldGateways) if (!gateways.has(g)) out.add(gatewayHeldDepKey(g));
+      const gateways = new Map(this.view.heldGateways().map((g) => [heldKey(g.gateway, g.by), g.gateway]));
+      for (const [k, g] of gateways) if (!this.heldGateways.has(k)) out.add(gatewayHeldDepKey(g));
+      for (const [k, g] of this.heldGateways) if (!gateways.has(k)) out.add(gatewayHeldDepKey(g));
       this.heldGateways = gateways;
     }
     return out;

@@ -103,7 +103,9 @@ function readRoute(f: Fields, o: Raw, path: string): MetaRoute {
   const mirror = mirrorObj ? readDestination(f, mirrorObj, `${path}.mirror`) : undefined;
   const mp = f.object(o, 'mirrorPercentage', `${path}.mirrorPercentage`);
   const mpValue = mp ? f.number(mp, 'value', `${path}.mirrorPercentage.value`) : undefined;
-  if (mpValue !== undefined && !(mpValue >= 0 && mpValue <= 100)) {
+  // Negative: Aeraki's controller converts it to an unsigned number of its own choosing; 0 and above 100: admission
+  // only (validate-metarouter.ts).
+  if (mpValue !== undefined && mpValue < 0) {
     f.error(`${path}.mirrorPercentage.value`, `must be between 0 and 100, got ${mpValue}`);
   }
   if (mirror && mirror.host === '') f.error(`${path}.mirror.host`, 'a mirror host is required');
@@ -225,7 +227,6 @@ export function readApplicationProtocolSpec(f: Fields, spec: Raw): ApplicationPr
   rejectUnknownFields(f, spec, FIELDS.ApplicationProtocol, 'spec');
   const protocol = f.requiredString(spec, 'protocol', 'spec.protocol') ?? '';
   const codec = f.requiredString(spec, 'codec', 'spec.codec') ?? '';
-  if (spec['protocol'] === '') f.error('spec.protocol', 'must not be empty');
   if (spec['codec'] === '') f.error('spec.codec', 'must not be empty');
   const out: ApplicationProtocolSpec = { protocol, codec };
   if (!hasErrors(f.issues)) f.issues.push(...applicationProtocolIssues(out, f.ref));

@@ -25,9 +25,18 @@ export function refOf(o: {
  */
 export type Severity = 'error' | 'warning';
 
+/**
+ * One issue has two severities (DESIGN habit 12): `severity`, the controller's (`serve`, `render`: an error
+ * rejects the object, last known good applies), and `admission`, the one `aeraki validate` and the webhook give it
+ * ("would admission accept this?"). They differ only for a rule of admission hygiene: the object breaks a rule
+ * of Aeraki's (or Istio's) webhook, yet Aeraki's controller renders it and the proxy accepts the result, so the
+ * controller renders it as Aeraki does, with a warning (`hygiene`), while admission refuses it.
+ */
 export interface ConfigIssue {
-  /** Absent means `error`. */
+  /** The controller's severity. Absent means `error`. */
   readonly severity?: Severity;
+  /** The severity admission gives the issue. Absent means the same as `severity`. */
+  readonly admission?: Severity;
   readonly ref: ObjectRef;
   /** Dotted field path inside the object, e.g. `spec.ports[1].name`; empty when the whole object is meant. */
   readonly path: string;
@@ -62,8 +71,39 @@ export function warning(ref: ObjectRef, path: string, message: string): ConfigIs
   return { severity: 'warning', ref, path, message };
 }
 
+/**
+ * A rule of admission hygiene broken: a warning where the object is rendered (`serve`, `render`: as Aeraki's
+ * controller renders it), an error for `aeraki validate` and the webhook.
+ */
+export function hygiene(ref: ObjectRef, path: string, message: string): ConfigIssue {
+  return { severity: 'warning', admission: 'error', ref, path, message };
+}
+
+/** The controller's severity (`serve`, `render`). */
 export function severityOf(i: ConfigIssue): Severity {
   return i.severity ?? 'error';
+}
+
+/** The severity admission (`aeraki validate`, the webhook) gives the issue. */
+export function admissionSeverityOf(i: ConfigIssue): Severity {
+  return i.admission ?? severityOf(i);
+}
+
+/** True when admission refuses what the controller renders with a warning (a hygiene issue). */
+export function admissionOnly(i: ConfigIssue): boolean {
+  return admissionSeverityOf(i) === 'error' && severityOf(i) === 'warning';
+}
+
+/**
+ * The issues as admission sees them: each with the severity admission gives it (and no second one), so that
+ * `aeraki validate` and the webhook print and count them as they print and count any other issue.
+ */
+export function asAdmission(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  return issues.map((i) => {
+    if (i.admission === undefined) return i;
+    const { admission, ...rest } = i;
+    return { ...rest, severity: admission };
+  });
 }
 
 /** True when any issue is an error (not a warning). */

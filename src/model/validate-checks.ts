@@ -7,7 +7,7 @@
 import { labelKeyProblem, labelValueProblem } from './addresses.ts';
 import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from './dns.ts';
 import type { Destination } from './objects.ts';
-import { issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
+import { hygiene, issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
 import { LastVerdict, Verdicts } from './verdicts.ts';
 
 /**
@@ -53,9 +53,20 @@ export function warn(c: Checks, path: string, message: string): void {
   c.issues.push(warning(c.ref, path, message));
 }
 
+/** A rule of admission hygiene (result.ts hygiene): admission refuses, the controller renders with a warning. */
+export function refuse(c: Checks, path: string, message: string): void {
+  c.issues.push(hygiene(c.ref, path, message));
+}
+
 /**
  * A route destination at `pathOf(i, j)`: host valid (an FQDN, or with `wildcard` a wildcard domain other than `*`,
  * as Istio's validateDestination), subset a DNS-1123 label, port 1..65535.
+ *
+ * The subset and port rules are admission only: the cluster `outbound|<port>|<subset>|<host>` is named as written
+ * (istiod names the cluster of a DestinationRule subset the same way), and port 0 means the service's port. The
+ * host of a MetaRouter destination (`wildcard` false) names the cluster, so a bad one is an error; a VirtualService
+ * destination (`wildcard` true) is read for its subset and weight only (the Dubbo and Thrift routes go to the
+ * service's own host, as in Aeraki), so its host rule is admission only too.
  */
 export function checkDestination(
   c: Checks,
@@ -71,18 +82,25 @@ export function checkDestination(
       : wildcard
         ? wildcardHostProblem(d.host)
         : hostProblem(d.host);
-  if (problem) error(c, `${pathOf(i, j)}.host`, problem);
+  if (problem && wildcard) refuse(c, `${pathOf(i, j)}.host`, problem);
+  else if (problem) error(c, `${pathOf(i, j)}.host`, problem);
   if (d.subset !== undefined && !isDns1123Label(d.subset)) {
-    error(
+    refuse(
       c,
       `${pathOf(i, j)}.subset`,
       `"${d.subset}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63): ` +
-        'it cannot name a DestinationRule subset',
+        'Istio refuses such a DestinationRule subset name',
     );
   }
   if (d.port !== undefined) {
     const n = d.port.number ?? 0;
-    if (n < 1 || n > 65535) error(c, `${pathOf(i, j)}.port.number`, `must be between 1 and 65535, got ${n}`);
+    if (n < 1 || n > 65535) {
+      refuse(
+        c,
+        `${pathOf(i, j)}.port.number`,
+        `must be between 1 and 65535, got ${n}: the service's port is used`,
+      );
+    }
   }
 }
 
@@ -111,17 +129,22 @@ export function durationProblem(value: string, positive: boolean): string | unde
   return positive && zero ? 'must be at least 1ms' : undefined;
 }
 
-/** Label keys and values (a subset's labels, a workload selector) at `pathOf(i, -1)`. */
+/**
+ * Label keys and values (a subset's labels, a workload selector) at `pathOf(i, -1)`; with `admissionOnly` the
+ * problems are admission only (labels no output of this controller carries).
+ */
 export function checkLabels(
   c: Checks,
   labels: Readonly<Record<string, string>>,
   pathOf: PathOf,
   i: number,
+  admissionOnly = false,
 ): void {
+  const report = admissionOnly ? refuse : error;
   for (const key in labels) {
     const keyProblem = labelKeyVerdicts.problem(key);
-    if (keyProblem) error(c, `${pathOf(i, -1)}.${key}`, keyProblem);
+    if (keyProblem) report(c, `${pathOf(i, -1)}.${key}`, keyProblem);
     const valueProblem = labelValueProblem(labels[key] as string);
-    if (valueProblem) error(c, `${pathOf(i, -1)}.${key}`, valueProblem);
+    if (valueProblem) report(c, `${pathOf(i, -1)}.${key}`, valueProblem);
   }
 }

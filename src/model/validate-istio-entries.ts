@@ -1,6 +1,15 @@
 /**
  * Istio's rules (istio.io/istio pkg/config/validation) for the DestinationRule and ServiceEntry fields this
  * controller reads, applied to a spec that parsed without errors; errors and warnings as in validate-istio.ts.
+ *
+ * Admission only (`refuse`; DESIGN habit 12) where neither Aeraki's controller nor this one reads the field, or
+ * reads it so that the output is still what Aeraki's controller writes: a DestinationRule's load balancer other
+ * than consistentHash.httpHeaderName, connection pool, outlier detection, subset names and labels; a ServiceEntry's
+ * endpoints, location, targetPort, duplicate port names and malformed addresses (a filter for a listener that does
+ * not exist, as Aeraki writes it). Errors everywhere: hosts whose meaning is ambiguous, two subsets of one name, a
+ * port 0 (a listener match on port 0 matches every port) or a port number twice (two filters for one listener),
+ * an unknown resolution (it decides whether the service gets an address), and a workload selector with labels the
+ * EnvoyFilter that carries them cannot have.
  */
 import { ipOrCidrProblem } from './addresses.ts';
 import { isDns1123Label } from './dns.ts';
@@ -16,6 +25,7 @@ import {
   checksOf,
   error,
   hostProblem,
+  refuse,
   warn,
   wildcardHostProblem,
   type Checks,
@@ -46,9 +56,15 @@ function enumProblem(value: string | undefined, values: readonly string[]): stri
   return `unknown value "${value}" (expected one of ${values.join(', ')})`;
 }
 
-function checkEnum(c: Checks, value: string | undefined, values: readonly string[], path: string): void {
+function checkEnum(
+  c: Checks,
+  value: string | undefined,
+  values: readonly string[],
+  path: string,
+  report: typeof error,
+): void {
   const problem = enumProblem(value, values);
-  if (problem) error(c, path, problem);
+  if (problem) report(c, path, problem);
 }
 
 /** True when a subset before `i` is named `name`. */
@@ -67,7 +83,7 @@ export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef)
   for (let i = 0; i < subsets.length; i++) {
     const s = subsets[i] as (typeof subsets)[number];
     if (!isDns1123Label(s.name)) {
-      error(
+      refuse(
         c,
         `spec.subsets[${i}].name`,
         `"${s.name}" is not a DNS-1123 label (lower-case letters, digits and "-", at most 63)`,
@@ -76,7 +92,7 @@ export function destinationRuleIssues(spec: DestinationRuleSpec, ref: ObjectRef)
     if (namedBefore(subsets, i, s.name)) {
       error(c, `spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
     }
-    checkLabels(c, s.labels, subsetLabelsPath, i);
+    checkLabels(c, s.labels, subsetLabelsPath, i, true);
     if (s.trafficPolicy) checkTrafficPolicy(c, s.trafficPolicy, i);
   }
   if (spec.exportTo) checkExportTo(c, spec.exportTo, false);
@@ -94,9 +110,13 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void 
   if (lb) {
     if (lb.simple !== undefined) {
       const problem = enumProblem(lb.simple, SIMPLE_LB);
-      if (problem) error(c, `${policyPath(subset)}.loadBalancer.simple`, problem);
+      if (problem) refuse(c, `${policyPath(subset)}.loadBalancer.simple`, problem);
       if (lb.consistentHash) {
-        error(c, `${policyPath(subset)}.loadBalancer`, 'only one of simple and consistentHash may be set');
+        refuse(
+          c,
+          `${policyPath(subset)}.loadBalancer`,
+          'only one of simple and consistentHash may be set: the consistent hash is used',
+        );
       }
     }
     if (lb.consistentHash) checkConsistentHash(c, lb.consistentHash, subset);
@@ -117,7 +137,7 @@ function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): v
     (ch.httpQueryParameterName !== undefined ? 1 : 0);
   if (count > 1) {
     const keys = HASH_KEYS.filter((k) => ch[k] !== undefined);
-    error(c, consistentHashPath(subset), `only one hash key may be set, got ${keys.join(', ')}`);
+    refuse(c, consistentHashPath(subset), `only one hash key may be set, got ${keys.join(', ')}`);
   } else if (count === 0) {
     warn(
       c,
@@ -126,9 +146,9 @@ function checkConsistentHash(c: Checks, ch: ConsistentHashLB, subset: number): v
     );
   }
   const cookie = ch.httpCookie;
-  if (cookie?.name === '') error(c, `${consistentHashPath(subset)}.httpCookie.name`, 'must not be empty');
+  if (cookie?.name === '') refuse(c, `${consistentHashPath(subset)}.httpCookie.name`, 'must not be empty');
   const ttlProblem = cookie?.ttl === undefined ? undefined : durationProblem(cookie.ttl, false);
-  if (ttlProblem) error(c, `${consistentHashPath(subset)}.httpCookie.ttl`, ttlProblem);
+  if (ttlProblem) refuse(c, `${consistentHashPath(subset)}.httpCookie.ttl`, ttlProblem);
 }
 
 /** The numbers and durations of `connectionPool` or `outlierDetection` (`key`). */
@@ -140,15 +160,15 @@ function checkSettings(
 ): void {
   for (const field in settings.numbers) {
     const n = settings.numbers[field] as number;
-    if (n < 0) error(c, `${policyPath(subset)}.${key}.${field}`, `must not be negative, got ${n}`);
+    if (n < 0) refuse(c, `${policyPath(subset)}.${key}.${field}`, `must not be negative, got ${n}`);
     else if (n > 100 && PERCENTAGES.has(field)) {
-      error(c, `${policyPath(subset)}.${key}.${field}`, `must be at most 100, got ${n}`);
+      refuse(c, `${policyPath(subset)}.${key}.${field}`, `must be at most 100, got ${n}`);
     }
   }
   for (const field in settings.durations) {
     const d = settings.durations[field] as string;
     const problem = durationProblem(d, POSITIVE_DURATIONS.has(field));
-    if (problem) error(c, `${policyPath(subset)}.${key}.${field}`, problem);
+    if (problem) refuse(c, `${policyPath(subset)}.${key}.${field}`, problem);
   }
 }
 
@@ -164,15 +184,15 @@ export function serviceEntryIssues(spec: ServiceEntrySpec, ref: ObjectRef): Conf
   }
   for (let i = 0; i < spec.addresses.length; i++) {
     const problem = ipOrCidrProblem(spec.addresses[i] as string);
-    if (problem) error(c, `spec.addresses[${i}]`, problem);
+    if (problem) refuse(c, `spec.addresses[${i}]`, problem);
   }
   checkPorts(c, spec);
-  checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution');
-  checkEnum(c, spec.location, LOCATIONS, 'spec.location');
+  checkEnum(c, spec.resolution, RESOLUTIONS, 'spec.resolution', error);
+  checkEnum(c, spec.location, LOCATIONS, 'spec.location', refuse);
   if (spec.workloadSelector) {
     checkLabels(c, spec.workloadSelector.labels, selectorLabelsPath, -1);
     if (spec.endpoints && spec.endpoints.length > 0) {
-      error(c, 'spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
+      refuse(c, 'spec.workloadSelector', 'only one of workloadSelector and endpoints may be set');
     }
   }
   const endpoints = spec.endpoints ?? [];
@@ -188,31 +208,34 @@ function checkPorts(c: Checks, spec: ServiceEntrySpec): void {
   for (let i = 0; i < ports.length; i++) {
     const p = ports[i] as (typeof ports)[number];
     if (p.number === 0) error(c, `spec.ports[${i}].number`, 'must be between 1 and 65535, got 0');
-    if (p.targetPort === 0) error(c, `spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
+    if (p.targetPort === 0) refuse(c, `spec.ports[${i}].targetPort`, 'must be between 1 and 65535, got 0');
     for (let j = 0; j < i; j++) {
       const q = ports[j] as (typeof ports)[number];
       if (q.number === p.number) {
         error(c, `spec.ports[${i}].number`, `port ${p.number} is already defined by spec.ports[${j}]`);
       }
       if (q.name === p.name) {
-        error(c, `spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
+        refuse(c, `spec.ports[${i}].name`, `port name "${p.name}" is already used by spec.ports[${j}]`);
       }
     }
   }
 }
 
-/** An endpoint address: an IP (or a Unix socket) for STATIC resolution, a domain name or an IP for DNS. */
+/**
+ * An endpoint address: an IP (or a Unix socket) for STATIC resolution, a domain name or an IP for DNS. Admission
+ * only: endpoints are istiod's business.
+ */
 function checkEndpoint(c: Checks, address: string, resolution: string | undefined, i: number): void {
   const path = `spec.endpoints[${i}].address`;
   if (address === '') {
-    error(c, path, 'required field is missing');
+    refuse(c, path, 'required field is missing');
     return;
   }
   if (address.startsWith('unix://') || isIP(address) !== 0) return;
   if (resolution === 'STATIC' || resolution === undefined || resolution === 'NONE') {
-    error(c, path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
+    refuse(c, path, `"${address}" is not an IP address: STATIC resolution needs IP endpoints`);
   } else {
     const problem = hostProblem(address);
-    if (problem) error(c, path, problem);
+    if (problem) refuse(c, path, problem);
   }
 }

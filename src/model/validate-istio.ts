@@ -7,6 +7,12 @@
  * Where Istio is more lenient than the user probably meant, a warning instead of an error: weights of a split
  * that do not add up to 100 (Istio and the proxies split in proportion; only a total of 0 is rejected), a
  * mirrorPercentage without a mirror.
+ *
+ * Admission is strict, the controller tolerant (DESIGN habit 12): what this controller (like Aeraki's) never reads
+ * is admission only (`refuse`): the destination host and port, mirror, timeout and retries of an HTTP route (the
+ * Dubbo and Thrift routes use the match, subset and weight), the TCP and TLS routes, and exportTo. Errors
+ * everywhere: hosts whose meaning is ambiguous, and what the Dubbo proxy would refuse (an empty header name, a
+ * regex that is empty or not RE2, an HTTP split whose weights add up to 0).
  */
 import { isIP } from 'node:net';
 import { isDns1123Label } from './dns.ts';
@@ -24,6 +30,7 @@ import { re2Problem } from './re2.ts';
 import {
   checksOf,
   error,
+  refuse,
   warn,
   wildcardHostProblem,
   type Checks,
@@ -61,7 +68,9 @@ export function virtualServiceIssues(spec: VirtualServiceSpec, ref: ObjectRef): 
 }
 
 function checkVirtualServiceHosts(c: Checks, spec: VirtualServiceSpec): void {
-  if (spec.hosts.length === 0) error(c, 'spec.hosts', 'a VirtualService needs at least one host');
+  if (spec.hosts.length === 0) {
+    refuse(c, 'spec.hosts', 'a VirtualService needs at least one host: this one applies to no service');
+  }
   const mesh = spec.gateways.length === 0 || spec.gateways.includes('mesh');
   for (let i = 0; i < spec.hosts.length; i++) {
     const host = spec.hosts[i] as string;
@@ -113,7 +122,7 @@ function checkHttpRoute(c: Checks, r: HTTPRoute, i: number): void {
   if (r.mirrorPercentage) {
     const value = r.mirrorPercentage.value ?? 0;
     if (value < 0 || value > 100) {
-      error(c, `${routePath('http', i)}.mirrorPercentage.value`, `must be between 0 and 100, got ${value}`);
+      refuse(c, `${routePath('http', i)}.mirrorPercentage.value`, `must be between 0 and 100, got ${value}`);
     }
     if (!r.mirror) {
       warn(
@@ -124,22 +133,22 @@ function checkHttpRoute(c: Checks, r: HTTPRoute, i: number): void {
     }
   }
   const timeoutProblem = r.timeout === undefined ? undefined : durationProblem(r.timeout, false);
-  if (timeoutProblem) error(c, `${routePath('http', i)}.timeout`, timeoutProblem);
+  if (timeoutProblem) refuse(c, `${routePath('http', i)}.timeout`, timeoutProblem);
   const retries = r.retries;
   if (retries) {
     if (retries.attempts !== undefined && retries.attempts < 0) {
-      error(c, `${routePath('http', i)}.retries.attempts`, `must not be negative, got ${retries.attempts}`);
+      refuse(c, `${routePath('http', i)}.retries.attempts`, `must not be negative, got ${retries.attempts}`);
     }
     const perTry = retries.perTryTimeout;
     const perTryProblem = perTry === undefined ? undefined : durationProblem(perTry, true);
-    if (perTryProblem) error(c, `${routePath('http', i)}.retries.perTryTimeout`, perTryProblem);
+    if (perTryProblem) refuse(c, `${routePath('http', i)}.retries.perTryTimeout`, perTryProblem);
   }
 }
 
 /** A TCP or TLS route: at least one destination, each valid, and a split with a positive total. */
 function checkL4Route(c: Checks, r: TCPRoute | TLSRoute, section: 'tcp' | 'tls', i: number): void {
   if (r.route.length === 0) {
-    error(
+    refuse(
       c,
       `${routePath(section, i)}.route`,
       `a ${section.toUpperCase()} route needs at least one destination`,
@@ -151,14 +160,14 @@ function checkL4Route(c: Checks, r: TCPRoute | TLSRoute, section: 'tcp' | 'tls',
 /** A TLS route: every match names SNI hosts (Istio requires them), then as a TCP route. */
 function checkTlsRoute(c: Checks, r: TLSRoute, i: number): void {
   const path = routePath('tls', i);
-  if (r.match.length === 0) error(c, `${path}.match`, 'a TLS route needs at least one match with sniHosts');
+  if (r.match.length === 0) refuse(c, `${path}.match`, 'a TLS route needs at least one match with sniHosts');
   for (let k = 0; k < r.match.length; k++) {
     const m = r.match[k] as (typeof r.match)[number];
     if (m.sniHosts.length === 0)
-      error(c, `${path}.match[${k}].sniHosts`, 'at least one SNI host is required');
+      refuse(c, `${path}.match[${k}].sniHosts`, 'at least one SNI host is required');
     for (let n = 0; n < m.sniHosts.length; n++) {
       const problem = wildcardHostProblem(m.sniHosts[n] as string);
-      if (problem) error(c, `${path}.match[${k}].sniHosts[${n}]`, problem);
+      if (problem) refuse(c, `${path}.match[${k}].sniHosts[${n}]`, problem);
     }
   }
   checkL4Route(c, r, 'tls', i);
@@ -177,7 +186,8 @@ function checkDestinations(c: Checks, route: readonly RouteDestination[], sectio
   }
   if (route.length < 2 || total === 100) return;
   if (total === 0) {
-    error(
+    // Only HTTP routes become Dubbo and Thrift routes; a TCP or TLS route is read by no generator.
+    (section === 'http' ? error : refuse)(
       c,
       `${routePath(section, i)}.route`,
       'the weights of several destinations add up to 0: no destination gets traffic',
@@ -193,21 +203,23 @@ function checkDestinations(c: Checks, route: readonly RouteDestination[], sectio
 
 /**
  * Istio's exportTo rules (VirtualService, DestinationRule, ServiceEntry): entries `.`, `*`, `~` or a namespace
- * name, no duplicates (`.` is the own namespace), `*` alone, and `~` alone (only a ServiceEntry may use `~`).
+ * name, no duplicates (`.` is the own namespace), `*` alone, and `~` alone (only a ServiceEntry may use `~`). All
+ * admission only: the exportTo of an Istio object is istiod's business; neither Aeraki's controller nor this one
+ * reads it.
  */
 export function checkExportTo(c: Checks, exportTo: readonly string[], serviceEntry: boolean): void {
   const seen = new Set<string>();
   exportTo.forEach((e, i) => {
     const key = e === '.' ? c.ref.namespace : e;
-    if (seen.has(key)) error(c, `spec.exportTo[${i}]`, `duplicate entry "${e}"`);
+    if (seen.has(key)) refuse(c, `spec.exportTo[${i}]`, `duplicate entry "${e}"`);
     seen.add(key);
     if (e === '~' && !serviceEntry) {
-      error(c, `spec.exportTo[${i}]`, '"~" (export to no namespace) is only allowed in a ServiceEntry');
+      refuse(c, `spec.exportTo[${i}]`, '"~" (export to no namespace) is only allowed in a ServiceEntry');
     } else if (e !== '.' && e !== '*' && e !== '~' && !isDns1123Label(e)) {
-      error(c, `spec.exportTo[${i}]`, `"${e}" is neither ".", "*", "~" nor a namespace name`);
+      refuse(c, `spec.exportTo[${i}]`, `"${e}" is neither ".", "*", "~" nor a namespace name`);
     }
   });
   if (exportTo.length > 1 && (seen.has('*') || seen.has('~'))) {
-    error(c, 'spec.exportTo', '"*" and "~" cannot be combined with other entries');
+    refuse(c, 'spec.exportTo', '"*" and "~" cannot be combined with other entries');
   }
 }

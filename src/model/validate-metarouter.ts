@@ -3,10 +3,18 @@
  * spec that parsed without errors. Each problem is a ConfigIssue naming the field path; an error rejects the
  * object like a parse error, a warning is reported and the object is used as it is.
  *
- * Relaxed where the acceptance fixtures (fixtures/render/README.md) accept what Aeraki's webhook refuses:
- * - `regex: "*"` is a presence match (case 12), not an RE2 error;
- * - `exportTo` may list `*` (the root namespace here) beside namespaces (case 24): a warning, not an error;
- * - `globalRateLimit.requestTimeout` is optional (D8), as in §7.3.
+ * Admission is strict, the controller tolerant (DESIGN habit 12): every §7.3 rule is an error for `aeraki
+ * validate` and the webhook, but where Aeraki's controller renders the object anyway and the proxy accepts the
+ * result (`refuse`: weights that do not add up to 100, a null attribute match, an empty mutation value, ...), the
+ * controller renders it as Aeraki's does, with a warning. A rule stays an error everywhere (`error`) only where the
+ * output would be NACKed by the MetaProtocol proxy (its protos' `validate.rules`: an empty header name, regex,
+ * mutation key, rate-limit domain or descriptor; maxTokens 0), would misroute (a destination host no cluster has,
+ * a split whose weights add up to 0), or where the meaning is ambiguous (an exportTo entry that names no
+ * namespace).
+ *
+ * The acceptance fixtures (fixtures/render/README.md) render what Aeraki's webhook refuses and its controller
+ * renders: `regex: "*"` is a presence match (case 12), `exportTo` may list `*` beside namespaces (case 24); both are
+ * admission only. `globalRateLimit.requestTimeout` is optional (D8), as in §7.3.
  * Stricter than Aeraki, where Aeraki would write what cannot work: `~` in exportTo (no namespace `~` exists), and
  * every route after one that matches every request is reported unreachable (Aeraki flags only match-less ones).
  * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
@@ -24,9 +32,17 @@ import type {
   TokenBucket,
 } from './objects.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
-import { checksOf, error, hostProblem, warn, type Checks, checkDestination } from './validate-checks.ts';
+import {
+  checksOf,
+  error,
+  hostProblem,
+  refuse,
+  warn,
+  type Checks,
+  checkDestination,
+} from './validate-checks.ts';
 
-/** The regex Aeraki turns into a presence match (internal/xds/utils.go), accepted here as fixture 12 does. */
+/** The regex Aeraki's controller turns into a presence match (internal/xds/utils.go), rendered as in fixture 12. */
 const PRESENT_REGEX = '*';
 
 /**
@@ -37,7 +53,12 @@ export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIs
   const c = checksOf(ref);
   checkHosts(c, spec.hosts);
   if (spec.routes.length === 0 && !spec.globalRateLimit && !spec.localRateLimit) {
-    error(c, 'spec', 'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit');
+    refuse(
+      c,
+      'spec',
+      'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit: this one changes nothing ' +
+        '(the default route is served)',
+    );
   }
   const routes = spec.routes;
   for (let i = 0; i < routes.length; i++) checkRoute(c, routes[i] as MetaRoute, i);
@@ -48,10 +69,15 @@ export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIs
   return c.issues;
 }
 
-/** §7.3 (ApplicationProtocol): protocol and codec non-empty; plus a protocol no port name can carry is a warning. */
+/**
+ * §7.3 (ApplicationProtocol): protocol and codec non-empty; plus a protocol no port name can carry is a warning. An
+ * empty protocol is selected by no port (nothing is rendered for it, as in Aeraki); an empty codec would be
+ * written into the proxy config of every port that selects it, so it is an error.
+ */
 export function applicationProtocolIssues(spec: ApplicationProtocolSpec, ref: ObjectRef): ConfigIssue[] {
   const c = checksOf(ref);
-  if (spec.protocol === '') error(c, 'spec.protocol', 'must not be empty');
+  if (spec.protocol === '')
+    refuse(c, 'spec.protocol', 'must not be empty: no port selects this ApplicationProtocol');
   else if (spec.protocol.includes('-')) {
     warn(
       c,
@@ -64,10 +90,16 @@ export function applicationProtocolIssues(spec: ApplicationProtocolSpec, ref: Ob
   return c.issues;
 }
 
-/** Rule 1: exactly one host, an FQDN. */
+/**
+ * Rule 1: exactly one host (admission only: like Aeraki's controller, the MetaRouter applies to the ServiceEntry of
+ * each host it lists, and to none without one), an FQDN (else its meaning is ambiguous: Istio completes short and
+ * mixed-case names, Aeraki compares them as written).
+ */
 function checkHosts(c: Checks, hosts: readonly string[]): void {
   if (hosts.length !== 1) {
-    error(c, 'spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}`);
+    const consequence =
+      hosts.length === 0 ? 'it applies to no service' : 'it applies to the ServiceEntry of each of them';
+    refuse(c, 'spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}: ${consequence}`);
   }
   const host = hosts[0];
   if (host === undefined) return;
@@ -80,16 +112,25 @@ function routePath(i: number): string {
   return `spec.routes[${i}]`;
 }
 
-/** Rules 3-7 for route `i`. */
+/**
+ * Rules 3-7 for route `i`. Admission only: mirrorPercentage without mirror (ignored) or outside (0, 100] (0 means
+ * 100 %, above 100 every request is mirrored, as Aeraki's controller writes it), destination port 0 (the service's
+ * port), a weight above 100 or weights that do not add up to 100 (the proxy splits in proportion to them). A split
+ * whose weights add up to 0 is an error: the proxy picks a destination by dividing by the total.
+ */
 function checkRoute(c: Checks, r: MetaRoute, i: number): void {
   if (r.match) checkMatch(c, r.match, i);
   checkMutations(c, r.requestMutation, i, 'requestMutation');
   checkMutations(c, r.responseMutation, i, 'responseMutation');
   if (r.mirrorPercentage) {
     const p = `${routePath(i)}.mirrorPercentage`;
-    if (!r.mirror) error(c, p, 'mirrorPercentage needs mirror: there is nothing to mirror to');
+    if (!r.mirror)
+      refuse(c, p, 'mirrorPercentage needs mirror: there is nothing to mirror to, so it is ignored');
     const value = r.mirrorPercentage.value ?? 0;
-    if (!(value > 0 && value <= 100)) error(c, `${p}.value`, `must be above 0 and at most 100, got ${value}`);
+    if (!(value > 0 && value <= 100)) {
+      const meaning = value > 100 ? 'every request is mirrored' : '0 means 100 %';
+      refuse(c, `${p}.value`, `must be above 0 and at most 100, got ${value}: ${meaning}`);
+    }
   }
   if (r.mirror) checkDestination(c, r.mirror, false, destinationPath, i, -1);
   let total = 0;
@@ -97,11 +138,21 @@ function checkRoute(c: Checks, r: MetaRoute, i: number): void {
     const d = r.route[j] as (typeof r.route)[number];
     checkDestination(c, d.destination, false, destinationPath, i, j);
     const weight = d.weight ?? 0;
-    if (weight > 100) error(c, `${routePath(i)}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
+    if (weight > 100) refuse(c, `${routePath(i)}.route[${j}].weight`, `must be at most 100, got ${d.weight}`);
     total += weight;
   }
-  if (r.route.length > 1 && total !== 100) {
-    error(c, `${routePath(i)}.route`, `the weights of several destinations must add up to 100, got ${total}`);
+  if (r.route.length > 1 && total === 0) {
+    error(
+      c,
+      `${routePath(i)}.route`,
+      'the weights of several destinations add up to 0: no destination gets traffic',
+    );
+  } else if (r.route.length > 1 && total !== 100) {
+    refuse(
+      c,
+      `${routePath(i)}.route`,
+      `the weights of several destinations must add up to 100, got ${total}: traffic is split in proportion to them`,
+    );
   }
 }
 
@@ -116,6 +167,7 @@ function attributePath(where: number | string, name: string): string {
 
 /**
  * Rule 3: attribute names non-empty, values non-null, regexes non-empty RE2; an empty match is ignored (warning).
+ * A null value is admission only: Aeraki's controller (and this one) make it a presence match.
  * `where`: the route's index, or the path of the match.
  */
 function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): void {
@@ -125,14 +177,20 @@ function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): v
     if (m === undefined) continue;
     if (name === '') error(c, attributePath(where, name), 'an attribute name must not be empty');
     if (m === null) {
-      error(
+      refuse(
         c,
         attributePath(where, name),
-        'an attribute match must not be null (for "present", write regex: "*")',
+        'an attribute match must not be null: it matches when the attribute is present (write regex: ".*")',
       );
     } else if (m.regex !== undefined) {
       if (m.regex === '') error(c, `${attributePath(where, name)}.regex`, 'a regex must not be empty');
-      else if (m.regex !== PRESENT_REGEX) {
+      else if (m.regex === PRESENT_REGEX) {
+        refuse(
+          c,
+          `${attributePath(where, name)}.regex`,
+          '"*" is not a valid RE2 regex: it matches when the attribute is present (write ".*")',
+        );
+      } else {
         const problem = re2Problem(m.regex);
         if (problem) error(c, `${attributePath(where, name)}.regex`, `not a valid RE2 regex (${problem})`);
       }
@@ -146,13 +204,17 @@ function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): v
   }
 }
 
-/** Rule 4: mutation keys and values non-empty (`field` of route `i`). */
+/** Rule 4: mutation keys and values non-empty (`field` of route `i`); an empty value is admission only. */
 function checkMutations(c: Checks, kvs: readonly KeyValue[], i: number, field: string): void {
   for (let k = 0; k < kvs.length; k++) {
     const kv = kvs[k] as KeyValue;
     if (kv.key === '') error(c, `${routePath(i)}.${field}[${k}].key`, 'a mutation key must not be empty');
     if (kv.value === '') {
-      error(c, `${routePath(i)}.${field}[${k}].value`, 'a mutation value must not be empty');
+      refuse(
+        c,
+        `${routePath(i)}.${field}[${k}].value`,
+        'a mutation value must not be empty: it is set to ""',
+      );
     }
   }
 }
@@ -194,7 +256,10 @@ function routeLabel(r: MetaRoute | undefined, i: number): string {
   return r?.name ? `#${i} "${r.name}"` : `#${i}`;
 }
 
-/** Rule 8: no duplicates (`.` is the own namespace), valid entries, `~` alone; `*` with others is a warning. */
+/**
+ * Rule 8: no duplicates (`.` is the own namespace) and `*` alone are admission only (each namespace gets one copy);
+ * an entry that names no namespace (`~` included: Aeraki would write filters into a namespace `~`) is an error.
+ */
 function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string): void {
   if (exportTo.length === 0) return;
   const seen = new Map<string, string>(); // namespace -> the entry that named it first
@@ -203,8 +268,8 @@ function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string
     const key = e === '.' ? namespace : e;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, e);
-    else if (first === e) error(c, p, `duplicate entry "${e}"`);
-    else error(c, p, `duplicate entry: "." is this namespace, ${namespace}`);
+    else if (first === e) refuse(c, p, `duplicate entry "${e}"`);
+    else refuse(c, p, `duplicate entry: "." is this namespace, ${namespace}`);
     if (e === '~') {
       error(
         c,
@@ -216,10 +281,10 @@ function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string
     }
   });
   if (exportTo.length > 1 && seen.has('*')) {
-    warn(
+    refuse(
       c,
       'spec.exportTo',
-      '"*" (the root namespace) beside other entries: Aeraki\'s webhook refuses this; each entry still gets a copy',
+      '"*" (the root namespace) cannot be combined with other entries: each entry gets a copy',
     );
   }
 }
@@ -239,7 +304,12 @@ function checkGlobalRateLimit(c: Checks, g: GlobalRateLimit, path: string): void
   }
 }
 
-/** Rule 11 (the fields of each token bucket are required by the parser, D8). */
+/**
+ * Rule 11 (the fields of each token bucket are required by the parser, D8). Admission only: tokensPerFill 0 (left
+ * out, so the proxy fills 1 token, as Aeraki's controller writes it), a condition without match (it matches every
+ * request) or without tokenBucket (dropped, as Aeraki's controller drops it). maxTokens 0 is an error: the proxy
+ * refuses it.
+ */
 function checkLocalRateLimit(c: Checks, l: LocalRateLimit, path: string): void {
   if (!l.tokenBucket && l.conditions.length === 0) {
     error(c, path, 'a local rate limit needs a tokenBucket or conditions');
@@ -249,9 +319,9 @@ function checkLocalRateLimit(c: Checks, l: LocalRateLimit, path: string): void {
     const cond = l.conditions[i] as (typeof l.conditions)[number];
     const p = `${path}.conditions[${i}]`;
     if (cond.match) checkMatch(c, cond.match, `${p}.match`);
-    else error(c, `${p}.match`, 'required field is missing (a condition needs match and tokenBucket)');
+    else refuse(c, `${p}.match`, 'required field is missing: this condition matches every request');
     if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, path, i);
-    else error(c, `${p}.tokenBucket`, 'required field is missing (a condition needs match and tokenBucket)');
+    else refuse(c, `${p}.tokenBucket`, 'required field is missing: this condition is dropped');
   }
 }
 
@@ -266,6 +336,10 @@ function checkTokenBucket(c: Checks, b: TokenBucket, path: string, i: number): v
     error(c, `${tokenBucketPath(path, i)}.maxTokens`, `must be at least 1, got ${b.maxTokens}`);
   }
   if (b.tokensPerFill < 1) {
-    error(c, `${tokenBucketPath(path, i)}.tokensPerFill`, `must be at least 1, got ${b.tokensPerFill}`);
+    refuse(
+      c,
+      `${tokenBucketPath(path, i)}.tokensPerFill`,
+      `must be at least 1, got ${b.tokensPerFill}: left out, so 1 token is added per fill`,
+    );
   }
 }

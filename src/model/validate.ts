@@ -1,6 +1,7 @@
 /**
  * The one validation entry point, shared by `aeraki validate` (files, offline), `aeraki render` (whose issues it
- * reproduces exactly) and the validating webhook (one object, against an empty or a given store):
+ * reproduces, each issue with the severity admission gives it) and the validating webhook (one object, against
+ * an empty or a given store):
  *
  * 1. every object is parsed as every source parses it (parse-objects.ts: wrong types, missing fields, and the
  *    rules of each kind, such as validate-metarouter.ts);
@@ -13,9 +14,8 @@
  */
 import type { ParseOptions } from './parse.ts';
 import { objectIdentity, parseRawObjects, type ParsedObjects } from './parse-objects.ts';
-import { dedupeIssues, issueLine, type ConfigIssue } from './result.ts';
+import { asAdmission, dedupeIssues, issueLine, type ConfigIssue } from './result.ts';
 
-/** A rule over one valid object: the issues it finds (errors and warnings), in field order. */
 /** The generation-time checks over a complete set of objects: exactly the issues `aeraki render` adds. */
 export type GenerationCheck = (objects: ParsedObjects) => readonly ConfigIssue[];
 
@@ -32,7 +32,10 @@ export interface ValidateOptions {
 }
 
 export interface ValidateResult {
-  /** Parse issues, then generation issues; without repeats. Any error means invalid. */
+  /**
+   * Parse issues, then generation issues; without repeats; each with the severity admission gives it (result.ts
+   * asAdmission), so a rule of admission hygiene, a warning in `render`, is an error here. Any error means invalid.
+   */
   readonly issues: ConfigIssue[];
 }
 
@@ -43,7 +46,7 @@ export function validateObjects(raws: readonly unknown[], options: ValidateOptio
     if (options.existing) issues.push(...addedIssues(options.check, options.existing, parsed));
     else issues.push(...options.check(parsed));
   }
-  return { issues: dedupeIssues(issues) };
+  return { issues: asAdmission(dedupeIssues(issues)) };
 }
 
 /** The generation issues of `existing` with `checked` laid over it that `existing` alone does not have. */

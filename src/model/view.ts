@@ -10,6 +10,7 @@ import type {
   ServiceEntry,
   VirtualService,
 } from './objects.ts';
+import type { ObjectRef } from './result.ts';
 
 /**
  * Read-only view of everything the controller knows, as generators and the route builder see it.
@@ -75,6 +76,10 @@ export interface ConfigView {
    * directory source). The map must not be mutated.
    */
   endpointPorts(namespace: string, service: string): ReadonlyMap<string, readonly number[]> | undefined;
+  /** The rejected objects holding `host` (see isHostHeld), in kind, namespace, name order; empty when not held. */
+  hostHolders(host: string, namespace: string): readonly ObjectRef[];
+  /** The rejected MetaRouters holding Gateway `<namespace>/<name>` (see isGatewayHeld); empty when not held. */
+  gatewayHolders(namespace: string, name: string): readonly ObjectRef[];
 }
 
 /** The kinds ConfigView.exactHostObjects indexes. */

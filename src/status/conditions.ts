@@ -1,17 +1,28 @@
 /**
  * The desired conditions of one Aeraki object (pure):
  * - `Accepted`: False (reason `Invalid`) when the object is rejected or generation found errors in it, the message
- *   naming each field (`spec.routes[0].match: ...`); True with reason `AcceptedWithWarnings` (message: the
- *   warnings) or `Accepted` otherwise;
+ *   naming each field (`spec.routes[0].match: ...`); True with reason `AdmissionWouldRefuse` when it breaks a rule
+ *   of admission hygiene (result.ts hygiene: the webhook and `aeraki validate` refuse it, the controller renders it
+ *   as Aeraki's controller does), `AcceptedWithWarnings` (message: the warnings) or `Accepted` otherwise. Accepted
+ *   stays True for such an object because it is in effect (what analyzers such as IST0171 read `Accepted` for); the
+ *   reason says that admission would refuse it;
  * - `Programmed` (MetaRouters only): True when its routes are served (it is the MetaRouter used for the first host
  *   of a ServiceEntry with a MetaProtocol port); False with `Held` (rejected, its last valid version still
- *   served), `Invalid` (rejected, nothing served), `Conflict` (another MetaRouter for its host is used),
+ *   served), `Invalid` (rejected, nothing served; the message names the ServiceEntries it holds), `Conflict`
+ *   (another MetaRouter for its host is used),
  *   `NoServiceEntry` or `NoMetaProtocolPort`; Unknown with `Pending` while the store has not read it.
  */
 import type { ConfigView } from '../model/view.ts';
 import type { MetaRouter } from '../model/objects.ts';
 import { detectProtocol } from '../model/protocol.ts';
-import { refOf, refString, severityOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import {
+  admissionOnly,
+  refOf,
+  refString,
+  severityOf,
+  type ConfigIssue,
+  type ObjectRef,
+} from '../model/result.ts';
 import type { ConditionStatus } from './types.ts';
 
 /** A condition without its transition time and generation (the planner adds them). */
@@ -44,6 +55,14 @@ export function acceptedCondition(
     return { type: 'Accepted', status: 'False', reason: 'Invalid', message: issuesMessage(errors) };
   }
   const warnings = issues.filter((i) => severityOf(i) === 'warning');
+  if (warnings.some(admissionOnly)) {
+    return {
+      type: 'Accepted',
+      status: 'True',
+      reason: 'AdmissionWouldRefuse',
+      message: `admission would refuse it; rendered as Aeraki's controller renders it: ${issuesMessage(warnings)}`,
+    };
+  }
   if (warnings.length > 0) {
     return {
       type: 'Accepted',
@@ -77,16 +96,18 @@ export function programmedCondition(
   view: ConfigView,
   served: ReadonlyMap<MetaRouter, boolean>,
   rejected: boolean,
+  holding: readonly ObjectRef[] = [],
 ): DesiredCondition {
   const mr = view.get('MetaRouter', ref.namespace, ref.name);
   if (rejected) {
+    const held = holding.length > 0 ? `: held ${holding.map(refString).join(', ')}` : '';
     return mr
       ? programmed('False', 'Held', 'the spec is invalid: the last valid version is still served')
       : programmed(
           'False',
           'Invalid',
           'the spec is invalid and no valid version is known: the hosts and Gateways it binds are held ' +
-            '(their routes withheld, their filters kept)',
+            `(their routes withheld, their filters kept)${held}`,
         );
   }
   if (!mr) return programmed('Unknown', 'Pending', 'not read by the controller yet');

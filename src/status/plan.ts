@@ -9,14 +9,19 @@
  *   written by someone else are kept;
  * - `lastTransitionTime` is kept from the current condition while its `status` stays, else it is `now`;
  * - a status equal to the current one is not written, so an unchanged config costs no write;
+ * - `Accepted` also weighs the rules of the object's valid version (model/rules.ts), so one that breaks a rule of
+ *   admission hygiene says that admission would refuse it;
  * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind), `Held` for a
- *   rejected object whose last valid version the store still serves, `Conflict` for each MetaRouter or
- *   ApplicationProtocol conflict warning. The controller creates only those it has not reported yet.
+ *   rejected object whose last valid version the store still serves and for each valid object held by an
+ *   invalid one (model/held.ts), `Conflict` for each MetaRouter or ApplicationProtocol conflict warning. The
+ *   controller creates only those it has not reported yet.
  */
 import { configConflicts } from '../model/conflicts.ts';
 import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
 import type { RejectedObject } from '../model/parse-objects.ts';
-import { issueLine, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { holdersOf, isHeldIssue } from '../model/held.ts';
+import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { ruleIssues } from '../model/rules.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import {
@@ -87,18 +92,44 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
   const rejected = new Map(input.rejected.map((r) => [refKey(r.ref), r]));
   const issues = byObject(input.issues);
   const served = servedMetaRouters(view);
+  const heldBy = heldSources(view, input.rejected);
   const patches: StatusPatch[] = [];
   for (const target of targets) {
     const key = refKey(target.ref);
     const r = rejected.get(key);
-    const conditions = [acceptedCondition(r?.issues, issues.get(key) ?? [])];
+    const own = r === undefined ? validRuleIssues(view, target.ref) : [];
+    const conditions = [acceptedCondition(r?.issues, [...own, ...(issues.get(key) ?? [])])];
     if (target.ref.kind === 'MetaRouter') {
-      conditions.push(programmedCondition(target.ref, view, served, r !== undefined));
+      const holding = r === undefined ? [] : (heldBy.get(key) ?? []);
+      conditions.push(programmedCondition(target.ref, view, served, r !== undefined, holding));
     }
     const status = desiredStatus(target, conditions, now);
     if (!sameStatus(target.status, status)) patches.push({ target, status });
   }
   return { patches, events: planEvents(input, new Map(targets.map((t) => [refKey(t.ref), t.uid]))) };
+}
+
+/** The issues the rules find in the valid version of `ref` (none when it has none). */
+function validRuleIssues(view: ConfigView, ref: ObjectRef): readonly ConfigIssue[] {
+  if (!KNOWN_KINDS.has(ref.kind)) return [];
+  const o = view.get(ref.kind as ConfigKind, ref.namespace, ref.name);
+  return o ? ruleIssues(o) : [];
+}
+
+/** For each rejected object that holds anything (refKey), the ServiceEntries and Gateways it holds. */
+function heldSources(view: ConfigView, rejected: readonly RejectedObject[]): Map<string, ObjectRef[]> {
+  const out = new Map<string, ObjectRef[]>();
+  if (rejected.length === 0) return out;
+  const sources = [...view.serviceEntries(), ...view.gateways()];
+  for (const source of sources) {
+    for (const holder of holdersOf(view, source)) {
+      const k = refKey(holder);
+      const list = out.get(k);
+      if (list) list.push(refOf(source));
+      else out.set(k, [refOf(source)]);
+    }
+  }
+  return out;
 }
 
 function hasValidVersion(view: ConfigView, ref: ObjectRef): boolean {
@@ -137,6 +168,11 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
   const seen = new Set<string>();
   for (const i of input.issues) {
     const line = issueLine(i);
+    if (isHeldIssue(i) && !seen.has(line)) {
+      seen.add(line);
+      add(i.ref, 'Held', issuesMessage([i]));
+      continue;
+    }
     if (!conflicts.has(line) || seen.has(line)) continue;
     seen.add(line);
     add(i.ref, 'Conflict', issuesMessage([i]));

@@ -21,6 +21,7 @@ import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import { SortedArray } from '../util/sorted-array.ts';
 import type { RouteConfigurationJson } from './route-json.ts';
+import { heldIssue, holdersOf } from '../model/held.ts';
 import { isRouteHeld, routesOfServiceEntry, type RouteBuildResult } from './routes.ts';
 
 interface ServiceRoutes {
@@ -128,7 +129,9 @@ export class IncrementalRoutes {
     if (source === undefined) return undefined;
     const issues: ConfigIssue[] = [];
     const routes = routesOfServiceEntry(view, source, issues);
-    return { source, routes, issues, held: isRouteHeld(view, source) };
+    const held = isRouteHeld(view, source);
+    if (held && routes.length > 0) issues.push(heldIssue(source, holdersOf(view, source)));
+    return { source, routes, issues, held };
   }
 
   private onChange(

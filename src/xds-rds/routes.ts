@@ -3,6 +3,7 @@
  * wire-formats.md 3.3). Pure: no I/O, no logging, no clock; same view, same output (byte for byte).
  */
 import type { DestinationRule, MetaRoute, ServiceEntry, ServicePort } from '../model/objects.ts';
+import { heldIssue, holdersOf } from '../model/held.ts';
 import { attributeMatchers } from '../model/matchers.ts';
 import { resolveClaims, type SourceClaims } from '../model/claims.ts';
 import { configConflicts } from '../model/conflicts.ts';
@@ -40,7 +41,8 @@ export interface RouteBuildResult {
  * (creationTimestamp, then namespace/name) wins, as in the D6 lookups. Conflicts between MetaRouters (two for
  * one host, one for a host no ServiceEntry has), ApplicationProtocols, VirtualServices, DestinationRules and
  * Gateway ports (model/conflicts.ts) are warnings after the rest.
- * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only.
+ * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only, with
+ * a warning naming the invalid objects holding it (model/held.ts).
  */
 export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const issues: ConfigIssue[] = [];
@@ -49,7 +51,10 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   for (const se of view.serviceEntries()) {
     const items = routesOfServiceEntry(view, se, issues);
     if (!isRouteHeld(view, se)) claims.push({ source: se, items });
-    else for (const r of items) held.add(r.name);
+    else {
+      for (const r of items) held.add(r.name);
+      if (items.length > 0) issues.push(heldIssue(se, holdersOf(view, se)));
+    }
   }
   const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
     compareStrings(a.name, b.name),

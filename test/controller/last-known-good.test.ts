@@ -95,7 +95,7 @@ describe('last known good', () => {
     });
   }
 
-  it('an object rejected by an Istio rule (a subset that is no DNS-1123 label) keeps its last valid version', () => {
+  it('an object rejected by an Istio rule (two subsets of one name) keeps its last valid version', () => {
     const { store, events } = storeWith(world(ALL_VALID));
     const before = { filters: generate(store).objects, routes: routesOf(store) };
     const valid = store.get('DestinationRule', 'shop', 'dr');
@@ -103,13 +103,13 @@ describe('last known good', () => {
     const spec = bad['spec'] as { subsets: Raw[] };
     fill(store, [
       ...world(ALL_VALID).filter((o) => o['kind'] !== 'DestinationRule'),
-      { ...bad, spec: { ...spec, subsets: [{ ...spec.subsets[0], name: 'Bad_Subset' }] } },
+      { ...bad, spec: { ...spec, subsets: [spec.subsets[0], spec.subsets[0]] } },
     ]);
     assert.equal(store.get('DestinationRule', 'shop', 'dr'), valid);
     assert.deepEqual(events, []);
     assert.deepEqual(
       store.rejected().flatMap((r) => r.issues.map((i) => `${i.ref.kind}/${i.ref.name} ${i.path}`)),
-      ['DestinationRule/dr spec.subsets[0].name'],
+      ['DestinationRule/dr spec.subsets[1].name'],
     );
     assert.deepEqual(generate(store).objects, before.filters);
     assert.deepEqual(routesOf(store), before.routes);

@@ -43,8 +43,12 @@ describe('parseConfigObject: MetaRouter', () => {
 `);
     assert.ok(r.ok, r.issues.map(formatIssue).join('; '));
     assert.deepEqual(
-      r.issues.map((i) => `${i.severity} ${i.path}`),
-      ['warning spec.routes[0].match.attributes.empty', 'warning spec.exportTo'],
+      r.issues.map((i) => `${i.admission ?? '-'} ${i.severity} ${i.path}`),
+      [
+        '- warning spec.routes[0].match.attributes.empty',
+        'error warning spec.routes[0].match.attributes.present.regex',
+        'error warning spec.exportTo',
+      ],
     );
     if (r.value.kind !== 'MetaRouter') return assert.fail('kind');
     const spec = r.value.spec;
@@ -157,12 +161,12 @@ describe('parseConfigObject: MetaRouter', () => {
   - name: hosts
     route: [{destination: {host: ""}}]
     mirror: {host: ""}
-    mirrorPercentage: {value: 150}
+    mirrorPercentage: {value: -5}
 `);
     assert.equal(r.ok, false);
     assert.deepEqual(r.issues.map(formatIssue), [
       'MetaRouter meta/mr: spec.routes[0].route: at least one destination is required',
-      'MetaRouter meta/mr: spec.routes[1].mirrorPercentage.value: must be between 0 and 100, got 150',
+      'MetaRouter meta/mr: spec.routes[1].mirrorPercentage.value: must be between 0 and 100, got -5',
       'MetaRouter meta/mr: spec.routes[1].mirror.host: a mirror host is required',
       'MetaRouter meta/mr: spec.routes[1].route[0].destination.host: a destination host is required',
     ]);
@@ -178,7 +182,6 @@ spec: {protocol: ""}
     assert.equal(r.ok, false);
     assert.deepEqual(r.issues.map(formatIssue), [
       'ApplicationProtocol trpc: spec.codec: required field is missing',
-      'ApplicationProtocol trpc: spec.protocol: must not be empty',
     ]);
   });
 });

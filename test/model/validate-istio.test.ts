@@ -1,10 +1,11 @@
 // Istio's rules for the VirtualService, DestinationRule and ServiceEntry fields the controller reads, through the
-// parse path: an error rejects the object (ok: false) naming object and field path; a warning leaves it usable.
+// parse path: an error rejects the object (ok: false) naming object and field path; a warning leaves it usable;
+// `admission` (a rule of admission hygiene) is an error for admission and a warning that leaves it usable here.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { parseConfigObject } from '../../src/model/parse.ts';
-import { formatIssue, severityOf, type Severity } from '../../src/model/result.ts';
+import { admissionSeverityOf, formatIssue, severityOf, type Severity } from '../../src/model/result.ts';
 
 const HOST = 'demo.shop.svc.cluster.local';
 type Kind = 'VirtualService' | 'DestinationRule' | 'ServiceEntry';
@@ -53,8 +54,12 @@ function parse(kind: Kind, patch: string) {
   return r;
 }
 
-/** Asserts exactly one issue besides none, at `path`, of `severity`, whose message has `fragment`. */
-function assertIssue(kind: Kind, patch: string, severity: Severity, path: string, fragment: string): void {
+/** Severity both ways, or `admission`: an error for admission, a warning for the controller. */
+type Expected = Severity | 'admission';
+
+/** Asserts exactly one issue besides none, at `path`, of `expected`, whose message has `fragment`. */
+function assertIssue(kind: Kind, patch: string, expected: Expected, path: string, fragment: string): void {
+  const severity: Severity = expected === 'admission' ? 'warning' : expected;
   const r = parse(kind, patch);
   const lines = r.issues.map(formatIssue).join('\n');
   assert.equal(r.issues.length, 1, lines);
@@ -63,6 +68,7 @@ function assertIssue(kind: Kind, patch: string, severity: Severity, path: string
   assert.deepEqual(i.ref, { kind, namespace: 'shop', name: 'obj' });
   assert.equal(i.path, path, lines);
   assert.equal(severityOf(i), severity, lines);
+  assert.equal(admissionSeverityOf(i), expected === 'admission' ? 'error' : severity, lines);
   assert.ok(i.message.includes(fragment), `${lines} has ${fragment}`);
   assert.equal(r.ok, severity === 'warning', 'an error rejects the object, a warning does not');
 }
@@ -73,9 +79,9 @@ http:
   ${extra}
 `;
 
-const CASES: readonly [Kind, string, string, Severity, string, string][] = [
+const CASES: readonly [Kind, string, string, Expected, string, string][] = [
   // VirtualService
-  ['VirtualService', 'no hosts', 'hosts: []', 'error', 'spec.hosts', 'at least one host'],
+  ['VirtualService', 'no hosts', 'hosts: []', 'admission', 'spec.hosts', 'at least one host'],
   ['VirtualService', 'host not a domain', 'hosts: [bad_host]', 'error', 'spec.hosts[0]', 'DNS-1123'],
   ['VirtualService', '"*" bound to the mesh', 'hosts: ["*"]', 'error', 'spec.hosts[0]', 'bound to the mesh'],
   ['VirtualService', 'wildcard in the middle', 'hosts: ["a.*.com"]', 'error', 'spec.hosts[0]', 'first label'],
@@ -83,7 +89,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'destination host "*"',
     'http: [{route: [{destination: {host: "*"}}]}]',
-    'error',
+    'admission',
     'spec.http[0].route[0].destination.host',
     'invalid destination host',
   ],
@@ -91,7 +97,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'subset not a label',
     'http: [{route: [{destination: {host: demo, subset: Bad_Subset}}]}]',
-    'error',
+    'admission',
     'spec.http[0].route[0].destination.subset',
     'DNS-1123 label',
   ],
@@ -99,7 +105,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'destination port 0',
     'tcp: [{route: [{destination: {host: demo, port: {number: 0}}}]}]',
-    'error',
+    'admission',
     'spec.tcp[0].route[0].destination.port.number',
     'between 1 and 65535',
   ],
@@ -155,7 +161,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'mirror percentage above 100',
     VS_ROUTE(`mirror: {host: ${HOST}}\n  mirrorPercentage: {value: 120}`),
-    'error',
+    'admission',
     'spec.http[0].mirrorPercentage.value',
     'between 0 and 100',
   ],
@@ -171,7 +177,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'mirror subset',
     VS_ROUTE('mirror: {host: demo, subset: V1}'),
-    'error',
+    'admission',
     'spec.http[0].mirror.subset',
     'DNS-1123 label',
   ],
@@ -179,7 +185,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'timeout below 1ms precision',
     VS_ROUTE('timeout: 1500us'),
-    'error',
+    'admission',
     'spec.http[0].timeout',
     'whole milliseconds',
   ],
@@ -195,7 +201,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'negative retry attempts',
     VS_ROUTE('retries: {attempts: -1}'),
-    'error',
+    'admission',
     'spec.http[0].retries.attempts',
     'must not be negative',
   ],
@@ -203,7 +209,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'zero per-try timeout',
     VS_ROUTE('retries: {attempts: 2, perTryTimeout: 0s}'),
-    'error',
+    'admission',
     'spec.http[0].retries.perTryTimeout',
     'at least 1ms',
   ],
@@ -211,7 +217,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'TCP route without destinations',
     'tcp: [{route: []}]',
-    'error',
+    'admission',
     'spec.tcp[0].route',
     'at least one destination',
   ],
@@ -219,7 +225,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'TLS match without SNI hosts',
     `tls: [{match: [{port: 443}], route: [{destination: {host: demo}}]}]`,
-    'error',
+    'admission',
     'spec.tls[0].match[0].sniHosts',
     'SNI host',
   ],
@@ -227,7 +233,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     'TLS destination subset',
     `tls: [{match: [{sniHosts: [demo.example.com]}], route: [{destination: {host: demo, subset: Bad}}]}]`,
-    'error',
+    'admission',
     'spec.tls[0].route[0].destination.subset',
     'DNS-1123 label',
   ],
@@ -235,7 +241,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     '"~" outside a ServiceEntry',
     'exportTo: ["~"]',
-    'error',
+    'admission',
     'spec.exportTo[0]',
     'only allowed in a ServiceEntry',
   ],
@@ -243,7 +249,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'VirtualService',
     '"." and its namespace',
     'exportTo: [".", shop]',
-    'error',
+    'admission',
     'spec.exportTo[1]',
     'duplicate entry',
   ],
@@ -253,7 +259,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'subset name not a label',
     'subsets: [{name: Bad_Subset}]',
-    'error',
+    'admission',
     'spec.subsets[0].name',
     'DNS-1123 label',
   ],
@@ -269,7 +275,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'label key',
     'subsets: [{name: v1, labels: {"-bad": x}}]',
-    'error',
+    'admission',
     'spec.subsets[0].labels.-bad',
     'not a label key',
   ],
@@ -277,7 +283,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'label value',
     'subsets: [{name: v1, labels: {version: "v 1"}}]',
-    'error',
+    'admission',
     'spec.subsets[0].labels.version',
     'not a label value',
   ],
@@ -285,7 +291,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'two hash keys',
     'trafficPolicy: {loadBalancer: {consistentHash: {httpHeaderName: x, useSourceIp: true}}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.loadBalancer.consistentHash',
     'only one hash key',
   ],
@@ -301,7 +307,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'simple and consistentHash',
     'trafficPolicy: {loadBalancer: {simple: RANDOM, consistentHash: {useSourceIp: true}}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.loadBalancer',
     'only one of simple and consistentHash',
   ],
@@ -309,7 +315,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'unknown simple policy',
     'trafficPolicy: {loadBalancer: {simple: FASTEST}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.loadBalancer.simple',
     'unknown value "FASTEST"',
   ],
@@ -317,7 +323,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'cookie without a name',
     'trafficPolicy: {loadBalancer: {consistentHash: {httpCookie: {name: "", ttl: 10s}}}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.loadBalancer.consistentHash.httpCookie.name',
     'must not be empty',
   ],
@@ -325,7 +331,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'negative connection pool number',
     'trafficPolicy: {connectionPool: {http: {maxRetries: -1}}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.connectionPool.http.maxRetries',
     'must not be negative',
   ],
@@ -333,7 +339,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'connect timeout 0',
     'trafficPolicy: {connectionPool: {tcp: {connectTimeout: 0s}}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.connectionPool.tcp.connectTimeout',
     'at least 1ms',
   ],
@@ -349,7 +355,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'ejection percentage above 100',
     'trafficPolicy: {outlierDetection: {maxEjectionPercent: 150}}',
-    'error',
+    'admission',
     'spec.trafficPolicy.outlierDetection.maxEjectionPercent',
     'at most 100',
   ],
@@ -357,7 +363,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     'a subset traffic policy',
     'subsets: [{name: v1, trafficPolicy: {outlierDetection: {baseEjectionTime: 0.0005s}}}]',
-    'error',
+    'admission',
     'spec.subsets[0].trafficPolicy.outlierDetection.baseEjectionTime',
     'whole milliseconds',
   ],
@@ -365,7 +371,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'DestinationRule',
     '"*" with others',
     'exportTo: ["*", other]',
-    'error',
+    'admission',
     'spec.exportTo',
     'cannot be combined',
   ],
@@ -377,7 +383,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'ServiceEntry',
     'address',
     'addresses: [10.0.0.256]',
-    'error',
+    'admission',
     'spec.addresses[0]',
     'neither an IP address nor a CIDR',
   ],
@@ -385,7 +391,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'ServiceEntry',
     'CIDR prefix',
     'addresses: [10.0.0.0/33]',
-    'error',
+    'admission',
     'spec.addresses[0]',
     'between 0 and 32',
   ],
@@ -401,7 +407,7 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'ServiceEntry',
     'duplicate port name',
     'ports: [{number: 80, name: http}, {number: 81, name: http}]',
-    'error',
+    'admission',
     'spec.ports[1].name',
     'already used by spec.ports[0]',
   ],
@@ -417,17 +423,17 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'ServiceEntry',
     'target port 0',
     'ports: [{number: 80, name: http, targetPort: 0}]',
-    'error',
+    'admission',
     'spec.ports[0].targetPort',
     'between 1 and 65535',
   ],
   ['ServiceEntry', 'resolution', 'resolution: DNS_FIRST', 'error', 'spec.resolution', 'unknown value'],
-  ['ServiceEntry', 'location', 'location: INTERNAL', 'error', 'spec.location', 'unknown value'],
+  ['ServiceEntry', 'location', 'location: INTERNAL', 'admission', 'spec.location', 'unknown value'],
   [
     'ServiceEntry',
     'workloadSelector and endpoints',
     'endpoints: [{address: 10.0.0.2}]',
-    'error',
+    'admission',
     'spec.workloadSelector',
     'only one of workloadSelector and endpoints',
   ],
@@ -443,11 +449,18 @@ const CASES: readonly [Kind, string, string, Severity, string, string][] = [
     'ServiceEntry',
     'STATIC endpoint not an IP',
     'workloadSelector: null\nendpoints: [{address: db.example.com}]',
-    'error',
+    'admission',
     'spec.endpoints[0].address',
     'STATIC resolution needs IP endpoints',
   ],
-  ['ServiceEntry', '"~" with others', 'exportTo: ["~", "."]', 'error', 'spec.exportTo', 'cannot be combined'],
+  [
+    'ServiceEntry',
+    '"~" with others',
+    'exportTo: ["~", "."]',
+    'admission',
+    'spec.exportTo',
+    'cannot be combined',
+  ],
 ];
 
 describe('Istio rules: VirtualService, DestinationRule, ServiceEntry', () => {

@@ -1,10 +1,11 @@
 // The MetaRouter and ApplicationProtocol rules of spec aeraki-periphery.md §7.3, through the parse path: an error
-// rejects the object (ok: false) with the field path, a warning leaves it usable.
+// rejects the object (ok: false) with the field path, a warning leaves it usable, and a rule of admission hygiene
+// (an error for admission, a warning for the controller) leaves it usable too.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { parseConfigObject } from '../../src/model/parse.ts';
-import { formatIssue, severityOf } from '../../src/model/result.ts';
+import { admissionOnly, formatIssue, severityOf, type ConfigIssue } from '../../src/model/result.ts';
 
 const HOST = 'demo.meta.svc.cluster.local';
 
@@ -57,10 +58,29 @@ function assertRejected(spec: unknown, expected: readonly [path: string, fragmen
   });
 }
 
+/** `warning`, `error`, or `admission` for a rule of admission hygiene. */
+function label(i: ConfigIssue): string {
+  return admissionOnly(i) ? 'admission' : severityOf(i);
+}
+
 function warningsOf(spec: unknown, namespace = 'meta'): string[] {
   const r = parseMetaRouter(spec, namespace);
   assert.ok(r.ok, r.issues.map(formatIssue).join('\n'));
-  return r.issues.map((i) => `${severityOf(i)} ${i.path}`);
+  return r.issues.map((i) => `${label(i)} ${i.path}`);
+}
+
+/** Asserts the object is kept (rendered) with exactly these admission-only issues (`path: message fragment`). */
+function assertAdmissionOnly(spec: unknown, expected: readonly [path: string, fragment: string][]): void {
+  const r = parseMetaRouter(spec);
+  const lines = r.issues.map(formatIssue).join('\n');
+  assert.ok(r.ok, lines);
+  const refused = r.issues.filter(admissionOnly);
+  assert.deepEqual(
+    refused.map((i) => i.path),
+    expected.map(([p]) => p),
+    lines,
+  );
+  refused.forEach((i, k) => assert.ok(i.message.includes(expected[k]?.[1] ?? ''), `${i.message}`));
 }
 
 describe('MetaRouter rules (§7.3)', () => {
@@ -68,11 +88,11 @@ describe('MetaRouter rules (§7.3)', () => {
     assert.deepEqual(warningsOf(validSpec()), []);
   });
 
-  it('1: exactly one host, an FQDN', () => {
-    assertRejected({ ...validSpec(), hosts: [HOST, 'other.meta.svc.cluster.local'] }, [
-      ['spec.hosts', 'exactly one host, got 2'],
+  it('1: exactly one host (admission only), an FQDN', () => {
+    assertAdmissionOnly({ ...validSpec(), hosts: [HOST, 'other.meta.svc.cluster.local'] }, [
+      ['spec.hosts', 'exactly one host, got 2: it applies to the ServiceEntry of each of them'],
     ]);
-    assertRejected({ ...validSpec(), hosts: [] }, [['spec.hosts', 'exactly one host, got 0']]);
+    assertAdmissionOnly({ ...validSpec(), hosts: [] }, [['spec.hosts', 'exactly one host, got 0']]);
     assertRejected({ ...validSpec(), hosts: ['Demo_Service.meta'] }, [
       ['spec.hosts[0]', 'label "Demo_Service"'],
     ]);
@@ -83,8 +103,8 @@ describe('MetaRouter rules (§7.3)', () => {
     );
   });
 
-  it('2: at least one of routes, globalRateLimit, localRateLimit', () => {
-    assertRejected({ hosts: [HOST] }, [
+  it('2: at least one of routes, globalRateLimit, localRateLimit (admission only)', () => {
+    assertAdmissionOnly({ hosts: [HOST] }, [
       ['spec', 'at least one of routes, globalRateLimit or localRateLimit'],
     ]);
   });
@@ -103,16 +123,18 @@ describe('MetaRouter rules (§7.3)', () => {
     assertRejected(withRoute('match: {attributes: {method: {regex: ""}}}'), [
       ['spec.routes[0].match.attributes.method.regex', 'must not be empty'],
     ]);
-    // Valid RE2 that JavaScript's RegExp refuses; and `*`, the presence match of fixture 12.
+    // Valid RE2 that JavaScript's RegExp refuses; and `*`, the presence match of fixture 12 (admission only).
     assert.deepEqual(warningsOf(withRoute('match: {attributes: {method: {regex: "(?P<m>say).*"}}}')), []);
-    assert.deepEqual(warningsOf(withRoute('match: {attributes: {method: {regex: "*"}}}')), []);
+    assertAdmissionOnly(withRoute('match: {attributes: {method: {regex: "*"}}}'), [
+      ['spec.routes[0].match.attributes.method.regex', 'present'],
+    ]);
   });
 
-  it('3: attribute names non-empty, values non-null', () => {
+  it('3: attribute names non-empty, values non-null (admission only)', () => {
     assertRejected(withRoute('match: {attributes: {"": {exact: x}}}'), [
       ['spec.routes[0].match.attributes[""]', 'name must not be empty'],
     ]);
-    assertRejected(withRoute('match: {attributes: {method: null}}'), [
+    assertAdmissionOnly(withRoute('match: {attributes: {method: null}}'), [
       ['spec.routes[0].match.attributes.method', 'must not be null'],
     ]);
   });
@@ -126,66 +148,75 @@ describe('MetaRouter rules (§7.3)', () => {
     assert.deepEqual(warningsOf(spec), ['warning spec.routes[1].match.attributes.tenant']);
   });
 
-  it('4: an empty mutation key or value is an error', () => {
+  it('4: an empty mutation key is an error, an empty value admission only', () => {
     assertRejected(withRoute('requestMutation: [{key: "", value: v}]'), [
       ['spec.routes[0].requestMutation[0].key', 'mutation key must not be empty'],
     ]);
-    assertRejected(withRoute('responseMutation: [{key: k, value: ""}]'), [
+    assertAdmissionOnly(withRoute('responseMutation: [{key: k, value: ""}]'), [
       ['spec.routes[0].responseMutation[0].value', 'mutation value must not be empty'],
     ]);
   });
 
-  it('5: mirrorPercentage needs mirror and a value above 0', () => {
-    assertRejected(withRoute('mirrorPercentage: {value: 50}'), [
+  it('5: mirrorPercentage needs mirror and a value above 0 (admission only; negative is an error)', () => {
+    assertAdmissionOnly(withRoute('mirrorPercentage: {value: 50}'), [
       ['spec.routes[0].mirrorPercentage', 'needs mirror'],
     ]);
-    assertRejected(withRoute(`{mirror: {host: ${HOST}}, mirrorPercentage: {value: 0}}`), [
-      ['spec.routes[0].mirrorPercentage.value', 'above 0'],
+    assertAdmissionOnly(withRoute(`{mirror: {host: ${HOST}}, mirrorPercentage: {value: 0}}`), [
+      ['spec.routes[0].mirrorPercentage.value', 'above 0 and at most 100, got 0: 0 means 100 %'],
+    ]);
+    assertAdmissionOnly(withRoute(`{mirror: {host: ${HOST}}, mirrorPercentage: {value: 150}}`), [
+      ['spec.routes[0].mirrorPercentage.value', 'every request is mirrored'],
+    ]);
+    assertRejected(withRoute(`{mirror: {host: ${HOST}}, mirrorPercentage: {value: -1}}`), [
+      ['spec.routes[0].mirrorPercentage.value', 'between 0 and 100, got -1'],
     ]);
   });
 
-  it('6: destination and mirror: FQDN host, DNS-1123 subset, port 1..65535', () => {
-    assertRejected(withRoute(`route: [{destination: {host: ${HOST}, subset: Bad_Subset}}]`), [
+  it('6: destination and mirror: FQDN host, DNS-1123 subset, port 1..65535 (subset and port admission only)', () => {
+    assertAdmissionOnly(withRoute(`route: [{destination: {host: ${HOST}, subset: Bad_Subset}}]`), [
       ['spec.routes[0].route[0].destination.subset', '"Bad_Subset" is not a DNS-1123 label'],
     ]);
-    assertRejected(withRoute(`route: [{destination: {host: ${HOST}, port: {number: 0}}}]`), [
+    assertAdmissionOnly(withRoute(`route: [{destination: {host: ${HOST}, port: {number: 0}}}]`), [
       ['spec.routes[0].route[0].destination.port.number', 'between 1 and 65535, got 0'],
     ]);
-    assertRejected(withRoute(`route: [{destination: {host: ${HOST}, port: {}}}]`), [
+    assertAdmissionOnly(withRoute(`route: [{destination: {host: ${HOST}, port: {}}}]`), [
       ['spec.routes[0].route[0].destination.port.number', 'got 0'],
     ]);
     assertRejected(withRoute('route: [{destination: {host: "bad host"}}]'), [
       ['spec.routes[0].route[0].destination.host', 'invalid'],
     ]);
-    assertRejected(withRoute(`mirror: {host: ${HOST}, subset: "v1.0", port: {number: 0}}`), [
+    assertAdmissionOnly(withRoute(`mirror: {host: ${HOST}, subset: "v1.0", port: {number: 0}}`), [
       ['spec.routes[0].mirror.subset', 'DNS-1123'],
       ['spec.routes[0].mirror.port.number', 'got 0'],
     ]);
   });
 
-  it('7: weights at most 100 each, adding up to 100 when several', () => {
+  it('7: weights at most 100 each, adding up to 100 when several (admission only; a total of 0 is an error)', () => {
     const split = (a: number, b: number) =>
       withRoute(
         `route: [{destination: {host: ${HOST}, subset: v1}, weight: ${a}}, {destination: {host: ${HOST}, subset: v2}, weight: ${b}}]`,
       );
-    assertRejected(split(90, 60), [['spec.routes[0].route', 'add up to 100, got 150']]);
-    assertRejected(split(10, 20), [['spec.routes[0].route', 'got 30']]);
-    assertRejected(withRoute(`route: [{destination: {host: ${HOST}}, weight: 101}]`), [
+    assertAdmissionOnly(split(90, 60), [['spec.routes[0].route', 'add up to 100, got 150']]);
+    assertAdmissionOnly(split(10, 20), [['spec.routes[0].route', 'got 30: traffic is split in proportion']]);
+    assertRejected(split(0, 0), [['spec.routes[0].route', 'add up to 0: no destination gets traffic']]);
+    assertAdmissionOnly(withRoute(`route: [{destination: {host: ${HOST}}, weight: 101}]`), [
       ['spec.routes[0].route[0].weight', 'at most 100, got 101'],
     ]);
     assert.deepEqual(warningsOf(split(20, 80)), []);
   });
 
-  it('8: exportTo: no duplicates, valid entries, ~ not supported; * with others is a warning (fixture 24)', () => {
-    assertRejected({ ...validSpec(), exportTo: ['a', 'a'] }, [['spec.exportTo[1]', 'duplicate entry "a"']]);
-    assertRejected({ ...validSpec(), exportTo: ['.', 'meta'] }, [
+  it('8: exportTo: valid entries, ~ not supported; duplicates and * with others admission only (fixture 24)', () => {
+    assertAdmissionOnly({ ...validSpec(), exportTo: ['a', 'a'] }, [
+      ['spec.exportTo[1]', 'duplicate entry "a"'],
+    ]);
+    assertAdmissionOnly({ ...validSpec(), exportTo: ['.', 'meta'] }, [
       ['spec.exportTo[1]', '"." is this namespace'],
     ]);
     assertRejected({ ...validSpec(), exportTo: ['Not_A_Namespace'] }, [['spec.exportTo[0]', 'neither']]);
     assertRejected({ ...validSpec(), exportTo: ['~'] }, [['spec.exportTo[0]', '"~"']]);
     assertRejected({ ...validSpec(), exportTo: ['~', 'a'] }, [['spec.exportTo[0]', '"~"']]);
-    assert.deepEqual(warningsOf({ ...validSpec(), exportTo: ['*', 'apps'] }), ['warning spec.exportTo']);
-    assert.deepEqual(warningsOf({ ...validSpec(), exportTo: ['.', '*'] }), ['warning spec.exportTo']);
+    assert.deepEqual(warningsOf({ ...validSpec(), exportTo: ['*', 'apps'] }), ['admission spec.exportTo']);
+    assert.deepEqual(warningsOf({ ...validSpec(), exportTo: ['.', '*'] }), ['admission spec.exportTo']);
     assert.deepEqual(warningsOf({ ...validSpec(), exportTo: ['.', 'apps'] }), []);
   });
 
@@ -234,15 +265,17 @@ describe('MetaRouter rules (§7.3)', () => {
     ]);
     assertRejected(lrl('{tokenBucket: {maxTokens: 0, tokensPerFill: 0, fillInterval: 1s}}'), [
       ['spec.localRateLimit.tokenBucket.maxTokens', 'at least 1, got 0'],
-      ['spec.localRateLimit.tokenBucket.tokensPerFill', 'at least 1, got 0'],
     ]);
-    assertRejected(
+    assertAdmissionOnly(lrl('{tokenBucket: {maxTokens: 1, tokensPerFill: 0, fillInterval: 1s}}'), [
+      ['spec.localRateLimit.tokenBucket.tokensPerFill', 'at least 1, got 0: left out'],
+    ]);
+    assertAdmissionOnly(
       lrl(
         '{conditions: [{tokenBucket: {maxTokens: 1, tokensPerFill: 1, fillInterval: 1s}}, {match: {attributes: {m: {exact: x}}}}]}',
       ),
       [
-        ['spec.localRateLimit.conditions[0].match', 'a condition needs match and tokenBucket'],
-        ['spec.localRateLimit.conditions[1].tokenBucket', 'a condition needs match and tokenBucket'],
+        ['spec.localRateLimit.conditions[0].match', 'this condition matches every request'],
+        ['spec.localRateLimit.conditions[1].tokenBucket', 'this condition is dropped'],
       ],
     );
   });
@@ -264,12 +297,18 @@ describe('ApplicationProtocol rules (§7.3)', () => {
     return r;
   };
 
-  it('protocol and codec must be non-empty', () => {
+  it('protocol and codec must be non-empty (an empty protocol admission only: no port selects it)', () => {
     const r = parseAp({ protocol: '', codec: '' });
     assert.equal(r.ok, false);
     assert.deepEqual(
-      r.issues.map((i) => i.path),
-      ['spec.protocol', 'spec.codec'],
+      r.issues.map((i) => `${label(i)} ${i.path}`),
+      ['error spec.codec'],
+    );
+    const p = parseAp({ protocol: '', codec: 'aeraki.meta_protocol.codec.x' });
+    assert.ok(p.ok);
+    assert.deepEqual(
+      p.issues.map((i) => `${label(i)} ${i.path}`),
+      ['admission spec.protocol'],
     );
   });
 

@@ -65,6 +65,7 @@ describe('validateObjects', () => {
       out.map((l) => l.split(': ').slice(0, 3).join(': ')),
       [
         'error: VirtualService rpc/vs: spec.http[0].match[0].method.regex',
+        'warning: ServiceEntry rpc/echo: spec.hosts',
         'warning: Gateway istio-system/a: spec.servers[0].port.number',
         'warning: Gateway istio-system/b: spec.servers[0].port.number',
       ],

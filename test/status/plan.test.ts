@@ -19,7 +19,15 @@ const target = (name: string, over: Partial<StatusTarget> = {}): StatusTarget =>
   ...over,
 });
 const router = (name: string, host = HOST, created = '2026-01-01T00:00:00Z') =>
-  metaRouter('shop', name, { hosts: [host] }, { creationTimestamp: created });
+  metaRouter(
+    'shop',
+    name,
+    {
+      hosts: [host],
+      routes: [{ route: [{ destination: { host } }], requestMutation: [], responseMutation: [] }],
+    },
+    { creationTimestamp: created },
+  );
 const se = (portName = 'tcp-metaprotocol-dubbo') =>
   serviceEntry('shop', 'svc', { hosts: [HOST], ports: [{ number: 20880, name: portName }] });
 

@@ -48,6 +48,30 @@ describe('answerReview', () => {
     );
   });
 
+  it('denies what breaks only a rule of admission hygiene (the controller would render it with a warning)', () => {
+    const host = 'thrift-sample-server.meta-thrift.svc.cluster.local';
+    const split = {
+      ...META_ROUTER,
+      spec: {
+        hosts: [host],
+        routes: [
+          {
+            route: [
+              { destination: { host, subset: 'v1' }, weight: 30 },
+              { destination: { host, subset: 'v2' }, weight: 60 },
+            ],
+          },
+        ],
+      },
+    };
+    const r = answer(reviewV1(split, 'uid-4')).response;
+    assert.equal(r.allowed, false);
+    assert.equal(
+      r.status?.message,
+      'configuration is invalid: MetaRouter meta-thrift/test-metaprotocol-route: spec.routes[0].route: the weights of several destinations must add up to 100, got 90: traffic is split in proportion to them',
+    );
+  });
+
   it('fills the namespace from the request', () => {
     const { metadata, ...rest } = META_ROUTER;
     const { namespace: _ns, ...noNamespace } = metadata;

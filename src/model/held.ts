@@ -1,0 +1,40 @@
+/**
+ * Say what is not rendered: a valid ServiceEntry (or Gateway) whose host (or Gateway) is held by an invalid object
+ * it depends on (ConfigView.hostHolders, gatewayHolders: a MetaRouter, VirtualService or DestinationRule rejected
+ * with no valid version) is left out of the output; the warning names it and each object holding it. `render`
+ * prints it, `serve` shows it in /debug/config, the status of the holding object and an Event on the held one.
+ */
+import { refOf, refString, warning, type ConfigIssue, type ObjectRef } from './result.ts';
+import type { Gateway, ServiceEntry } from './objects.ts';
+import type { ConfigView } from './view.ts';
+
+/** The rejected objects holding `source` (any of a ServiceEntry's hosts, or a Gateway), without repeats, sorted. */
+export function holdersOf(view: ConfigView, source: ServiceEntry | Gateway): ObjectRef[] {
+  const ns = source.metadata.namespace;
+  const refs =
+    source.kind === 'Gateway'
+      ? view.gatewayHolders(ns, source.metadata.name)
+      : source.spec.hosts.flatMap((h) => view.hostHolders(h, ns));
+  const byText = new Map(refs.map((r) => [refString(r), r]));
+  return [...byText.keys()].sort().map((k) => byText.get(k) as ObjectRef);
+}
+
+/**
+ * `ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/orders-route is invalid: ...`: the warning of a
+ * source left out of the output because `holders` are invalid, at the field that binds it to them (a
+ * ServiceEntry's hosts; a Gateway's servers, which MetaRouters bind by the Gateway's name).
+ */
+export function heldIssue(source: ServiceEntry | Gateway, holders: readonly ObjectRef[]): ConfigIssue {
+  const names = holders.map(refString).join(', ');
+  const verb = holders.length === 1 ? 'is' : 'are';
+  return warning(
+    refOf(source),
+    source.kind === 'Gateway' ? 'spec.servers' : 'spec.hosts',
+    `held: ${names} ${verb} invalid: not rendered until fixed (what was written before stays)`,
+  );
+}
+
+/** True when `i` is a held warning (heldIssue). */
+export function isHeldIssue(i: ConfigIssue): boolean {
+  return i.message.startsWith('held: ');
+}
