@@ -55,11 +55,18 @@ const renderCommand = addOptions(
     process.exitCode = 1;
     return;
   }
-  const { render } = await import('../src/app/render.ts');
-  const result = render(options);
-  process.stdout.write(result.stdout);
-  for (const i of result.issues) process.stderr.write(`${issueLine(i)}\n`);
-  process.exitCode = hasErrors(result.issues) ? 1 : 0;
+  const { renderTo } = await import('../src/app/render.ts');
+  // Written in pieces of about 64 KiB as it is made (synchronous for files and pipes).
+  let pending = '';
+  const issues = renderTo(options, (chunk) => {
+    pending += chunk;
+    if (pending.length < 65_536) return;
+    process.stdout.write(pending);
+    pending = '';
+  });
+  process.stdout.write(pending);
+  for (const i of issues) process.stderr.write(`${issueLine(i)}\n`);
+  process.exitCode = hasErrors(issues) ? 1 : 0;
 });
 
 const validateCommand = addOptions(

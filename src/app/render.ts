@@ -9,7 +9,7 @@ import { generateAll } from '../envoyfilter/generate-all.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
-import { yamlText } from '../util/yaml-text.ts';
+import { writeYaml } from '../util/yaml-text.ts';
 import { buildRouteConfigurations } from '../xds-rds/routes.ts';
 
 export type OutputFormat = 'yaml' | 'json';
@@ -52,6 +52,13 @@ export function loadStore(
 }
 
 export function render(options: RenderOptions): RenderResult {
+  const chunks: string[] = [];
+  const issues = renderTo(options, (chunk) => chunks.push(chunk));
+  return { stdout: chunks.join(''), issues };
+}
+
+/** render(), writing the document to `write` in pieces, in order (a large one never is one string); its issues. */
+export function renderTo(options: RenderOptions, write: (chunk: string) => void): ConfigIssue[] {
   const { store, issues } = loadStore(
     options.files,
     options.rootNamespace,
@@ -69,9 +76,7 @@ export function render(options: RenderOptions): RenderResult {
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
   }
   // Keys sorted: identical input always gives byte-identical output.
-  const stdout =
-    options.output === 'json'
-      ? `${JSON.stringify(sortKeys(document), null, 2)}\n`
-      : yamlText(document, { sorted: true });
-  return { stdout, issues: dedupeIssues(issues) };
+  if (options.output === 'json') write(`${JSON.stringify(sortKeys(document), null, 2)}\n`);
+  else writeYaml(document, write, { sorted: true });
+  return dedupeIssues(issues);
 }

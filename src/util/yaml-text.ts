@@ -14,23 +14,67 @@ const OPTIONS = { lineWidth: 0 } as const;
 const PLAIN = /^[A-Za-z][A-Za-z0-9_./-]*$/;
 const KEYWORD = /^(?:true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
 
+const MAX_IMPLICIT_KEY = 1024;
+
 class Unsupported extends Error {}
 
+export interface YamlOptions {
+  /** Write `sortKeys(value)` (util/json.ts), without making that sorted copy. */
+  readonly sorted?: boolean;
+}
+
+/** `stringify(value, { lineWidth: 0 })` of the `yaml` library, for JSON values (plain objects, arrays, scalars). */
+export function yamlText(value: unknown, options: YamlOptions = {}): string {
+  const chunks: string[] = [];
+  writeYaml(value, (chunk) => chunks.push(chunk), options);
+  return chunks.join('');
+}
+
 /**
- * `stringify(value, { lineWidth: 0 })` of the `yaml` library, for JSON values (plain objects, arrays, scalars);
- * with `sorted`, of `sortKeys(value)` (util/json.ts), without making that sorted copy.
+ * yamlText(value) in pieces, in order: a top-level list (a `kind: List`'s `items`) one item at a time, so a large
+ * document is written without ever being one string (its pieces die young). A piece this writer does not know is
+ * written by the library, alone: what it writes for one item does not depend on the others.
  */
-export function yamlText(value: unknown, options: { readonly sorted?: boolean } = {}): string {
+export function writeYaml(value: unknown, write: (chunk: string) => void, options: YamlOptions = {}): void {
   const sorted = options.sorted === true;
-  if (!isMap(value) || isEmpty(value)) return stringify(sorted ? sortKeys(value) : value, OPTIONS);
-  const writer = new Writer(sorted);
-  try {
-    writer.map(value, 0, false);
-  } catch (err) {
-    if (err instanceof Unsupported) return stringify(sorted ? sortKeys(value) : value, OPTIONS);
-    throw err;
+  const copy = (v: unknown): unknown => (sorted ? sortKeys(v) : v);
+  if (!isMap(value) || isEmpty(value)) {
+    write(stringify(copy(value), OPTIONS));
+    return;
   }
-  return writer.text();
+  const memo: Memo = { scalars: new Map(), keys: new Map() };
+  const piece = (draw: (w: Writer) => void, fallback: () => string): string => {
+    const writer = new Writer(sorted, memo);
+    try {
+      draw(writer);
+      return writer.text();
+    } catch (err) {
+      if (err instanceof Unsupported) return fallback();
+      throw err;
+    }
+  };
+  for (const k of sorted ? sortedKeys(value) : Object.keys(value)) {
+    const v = value[k];
+    if (v === undefined) continue;
+    const entry = () => stringify({ [k]: copy(v) }, OPTIONS);
+    if (!Array.isArray(v) || v.length === 0) {
+      write(piece((w) => w.map({ [k]: v }, 0, false), entry));
+      continue;
+    }
+    const head = piece(
+      (w) => w.map({ [k]: null }, 0, false),
+      () => '',
+    );
+    if (head === '') {
+      write(entry());
+      continue;
+    }
+    write(head.replace(/ null\n$/, '\n'));
+    for (const item of v) {
+      const alone = () => stringify({ [k]: [copy(item)] }, OPTIONS).replace(/^[^\n]*\n/, '');
+      write(piece((w) => w.seq([item], 2, false), alone));
+    }
+  }
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {
@@ -51,13 +95,20 @@ function pad(indent: number): string {
   return (PADS[indent] ??= ' '.repeat(indent));
 }
 
+/** The text of scalars and keys written by the library, shared by the writers of one document. */
+interface Memo {
+  readonly scalars: Map<string, string>;
+  readonly keys: Map<string, string>;
+}
+
 class Writer {
   private out = '';
-  private readonly scalars = new Map<string, string>();
-  private readonly keys = new Map<string, string>();
 
   /** `sorted`: maps are written in sortedKeys order. */
-  constructor(private readonly sorted: boolean) {}
+  constructor(
+    private readonly sorted: boolean,
+    private readonly memos: Memo,
+  ) {}
 
   text(): string {
     return this.out;
@@ -111,7 +162,7 @@ class Writer {
     if (typeof v === 'string') {
       if (PLAIN.test(v) && !KEYWORD.test(v)) return v;
       // As the value of a key at column 0 (a block scalar's indentation is relative to its parent).
-      return this.memo(this.scalars, v, () => stringify({ k: v }, OPTIONS).slice(3).replace(/\n$/, ''));
+      return this.memo(this.memos.scalars, v, () => stringify({ k: v }, OPTIONS).slice(3).replace(/\n$/, ''));
     }
     if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return String(v);
     if (typeof v === 'boolean') return v ? 'true' : 'false';
@@ -123,8 +174,9 @@ class Writer {
   }
 
   private key(k: string): string {
-    if (PLAIN.test(k) && !KEYWORD.test(k)) return k;
-    return this.memo(this.keys, k, () => {
+    // The library writes a key of more than 1024 characters in explicit `? ` form (YAML's implicit key limit).
+    if (k.length <= MAX_IMPLICIT_KEY && PLAIN.test(k) && !KEYWORD.test(k)) return k;
+    return this.memo(this.memos.keys, k, () => {
       const text = stringify({ [k]: 1 }, OPTIONS);
       if (!text.endsWith(': 1\n') || text.startsWith('? ') || text.slice(0, -4).includes('\n'))
         throw new Unsupported();

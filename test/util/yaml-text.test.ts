@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { stringify } from 'yaml';
 import { render } from '../../src/app/render.ts';
 import { sortKeys } from '../../src/util/json.ts';
-import { yamlText } from '../../src/util/yaml-text.ts';
+import { writeYaml, yamlText } from '../../src/util/yaml-text.ts';
 import { loadCases } from '../app/fixture-cases.ts';
 
 const library = (v: unknown) => stringify(v, { lineWidth: 0 });
@@ -70,5 +70,22 @@ describe('yamlText', () => {
     };
     assert.equal(yamlText(value), library(value));
     for (const top of [[], {}, 'x', 1, null, [1, 2]]) assert.equal(yamlText(top), library(top));
+  });
+
+  it('writes sorted what the library writes for sortKeys(value), a List one item a piece, odd items by the library alone', () => {
+    const odd = { ['k'.repeat(1100)]: 1, b: 'x' }; // a key the library writes in explicit `? ` form
+    const shared = { z: 1, a: { y: [2, 1], b: 'q' } };
+    const value = {
+      kind: 'List',
+      items: [shared, odd, { m: 'a\nb', a: [] }, shared],
+      apiVersion: 'v1',
+      empty: [],
+      ['? key'.repeat(300)]: [1],
+    };
+    const pieces: string[] = [];
+    writeYaml(value, (p) => pieces.push(p), { sorted: true });
+    assert.equal(pieces.join(''), library(sortKeys(value)));
+    assert.ok(pieces.length >= value.items.length + 2, 'one piece per item at least');
+    assert.equal(yamlText(value, { sorted: true }), library(sortKeys(value)));
   });
 });
