@@ -255,11 +255,11 @@ describe('manifests', () => {
     assert.deepEqual([...exposed].sort(), [...ports].sort());
   });
 
-  it('reads Secrets (Redis auth) without writing them, and runs non-root on a read-only root filesystem', () => {
+  it('gets Secrets (Redis auth) by name, never lists, watches or writes them, and runs non-root on a read-only root filesystem', () => {
     for (const o of objects.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
       for (const rule of o.rules) {
         assert.ok(!rule.resources.includes('*'));
-        if (rule.resources.includes('secrets')) assert.deepEqual(rule.verbs, ['get', 'list', 'watch']);
+        if (rule.resources.includes('secrets')) assert.deepEqual(rule.verbs, ['get']);
       }
     }
     const deploy = objects.find((o) => o.kind === 'Deployment')!;
