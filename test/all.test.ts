@@ -130,6 +130,7 @@ import './registry/vips.test.ts';
 import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
 import './security/handshakes.test.ts';
+import './security/rbac.test.ts';
 import './security/secrets.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
