@@ -109,6 +109,14 @@ export function parseDurationMs(raw: string): number {
 }
 parseDurationMs.format = formatDurationMs;
 
+/** A duration above 0 (a period: 0 would mean no pause at all). */
+export function parsePositiveDurationMs(raw: string): number {
+  const ms = parseDurationMs(raw);
+  if (ms <= 0) throw new InvalidArgumentError(`expected a duration above 0, got "${raw}"`);
+  return ms;
+}
+parsePositiveDurationMs.format = formatDurationMs;
+
 /**
  * A duration as users write it, in the largest unit that divides it (`200ms`, `15s`, `5m`, `24h`; `0` for 0).
  * parseDurationMs reads every value it prints.

@@ -11,6 +11,7 @@ import {
   parseAddress,
   parseBoolean,
   parseDurationMs,
+  parsePositiveDurationMs,
   parseNamespace,
   parseRegistries,
   parseSpiffeId,
@@ -91,6 +92,14 @@ const SOURCE_ROWS = {
     parse: parseDurationMs,
   },
   ...FILE_LIMIT_ROWS,
+  secretRefreshMs: {
+    flag: '--secret-refresh-interval <duration>',
+    env: 'AERAKI_SECRET_REFRESH_INTERVAL',
+    default: 60_000,
+    description:
+      'how often the Secrets Redis auth names are read again (a rotated password reaches the filters)',
+    parse: parsePositiveDurationMs,
+  },
   output: {
     flag: '--output <sink>',
     env: 'AERAKI_OUTPUT',

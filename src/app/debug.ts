@@ -15,10 +15,22 @@ import { heldIssue, holdersOf } from '../model/held.ts';
 import { formatIssue, refOf } from '../model/result.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
-/** A Secret as /debug/config shows it: its keys, never its values. */
+/** A Secret as /debug/config shows it: its name and the keys kept (secrets.ts), never their values. */
 function redacted(secret: Secret): unknown {
   const data = Object.fromEntries(Object.keys(secret.spec.data).map((k) => [k, '<redacted>']));
   return { ...secret, spec: { data } };
+}
+
+/** Redis credentials inside filter configs (authPassword, downstreamAuthPasswords, ...): written, never shown. */
+const CREDENTIAL_KEY = /^(downstream)?auth(password|username)s?$/i;
+
+/** `value` with every credential field's value replaced by `<redacted>` (a copy; `value` is not changed). */
+export function withoutCredentials(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutCredentials);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, CREDENTIAL_KEY.test(k) ? '<redacted>' : withoutCredentials(v)]),
+  );
 }
 
 /**
@@ -62,7 +74,10 @@ function heldObjects(store: ConfigStore): string[] {
 
 const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
 
-/** `/debug/envoyfilters`: the desired set now, and what the next reconcile would do against the sink. */
+/**
+ * `/debug/envoyfilters`: the desired set now (Redis credentials redacted: they reach the API server, not this page),
+ * and what the next reconcile would do against the sink.
+ */
 export async function envoyFiltersDocument(
   store: ConfigStore,
   generators: readonly Generator[],
@@ -75,7 +90,7 @@ export async function envoyFiltersDocument(
   for (const s of heldSourceKeys(store.rejected())) failed.add(s);
   const plan = diff(desired.objects, existing, { failedSources: failed });
   return {
-    desired: desired.objects,
+    desired: withoutCredentials(desired.objects),
     issues: desired.issues.map(formatIssue),
     unhandledPorts: desired.unhandledPorts.map((p) => formatIssue(p.warning)),
     failedSources: [...failed].sort(),

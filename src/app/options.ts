@@ -101,6 +101,8 @@ export interface ServeOptions {
   readonly rdsDebounceMaxMs: number;
   /** Periodic full reconcile (0 disables). */
   readonly resyncMs: number;
+  /** `--secret-refresh-interval`: how often the Secrets Redis auth names are read again. */
+  readonly secretRefreshMs: number;
   /** `--registry NAME=URL` (repeatable; `AERAKI_REGISTRIES`): the registries bridged into ServiceEntries. */
   readonly registries: readonly RegistrySpec[];
   /** `kube`: the leader writes them to the API server; `mcp`: served over MCP on `mcpServerAddress`. */

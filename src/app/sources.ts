@@ -75,6 +75,7 @@ export class ConfigSources {
       endpointPorts: store,
       clusterDomain: o.clusterDomain,
       revision: o.revision,
+      secretRefreshMs: o.secretRefreshMs,
       ...(backoff ? { backoff } : {}),
       ...(discovery ? { discovery } : {}),
       ...(onKindChange ? { onKindChange } : {}),

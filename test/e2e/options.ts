@@ -51,6 +51,7 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     rdsDebounceAfterMs: 20,
     rdsDebounceMaxMs: 200,
     resyncMs: 0,
+    secretRefreshMs: 60_000,
     registries: [],
     registryOutput: 'kube',
     mcpServerAddress: { host: '127.0.0.1', port: 0 },

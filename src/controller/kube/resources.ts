@@ -53,14 +53,6 @@ export const AERAKI_RESOURCES: readonly KindResource[] = [
   },
 ];
 
-/**
- * Secrets are read for Redis auth only: every `Opaque` Secret of every namespace (the field selector keeps
- * service-account tokens, TLS and Helm release Secrets out). RedisServices may name a Secret in any namespace
- * the controller watches, and watching only referenced names would mean one watch per name, recreated as
- * RedisServices change.
- */
-export const SECRET_FIELD_SELECTOR = 'type=Opaque';
-
 export type IstioApiVersion = 'v1' | 'v1alpha3';
 
 const ISTIO_PLURALS: readonly (readonly [ConfigKind, string])[] = [

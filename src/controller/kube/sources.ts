@@ -1,8 +1,8 @@
 /**
  * Config sources read from the Kubernetes API through resilient informers, into the store:
  * - the controller's own CRDs (MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
- *   RedisDestination), the mesh ConfigMap (`istio` in the root namespace, key `mesh`) and the Opaque Secrets
- *   Redis auth reads;
+ *   RedisDestination) and the mesh ConfigMap (`istio` in the root namespace, key `mesh`); the Secrets that
+ *   RedisServices and RedisDestinations name are read by name (secrets.ts), never listed or watched;
  * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
@@ -25,7 +25,7 @@ import { errorFields } from '../../util/logger.ts';
 import { boundGatewaysOf, boundHostsOf } from '../../model/bound-hosts.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
-import type { MeshConfig } from '../../model/objects.ts';
+import type { ConfigKind, MeshConfig } from '../../model/objects.ts';
 import {
   DEFAULT_PARSE_OPTIONS,
   meshConfigFromConfigMap,
@@ -44,6 +44,7 @@ import {
   type KindStatus,
 } from '../../util/kind-informer.ts';
 import type { KeyedWrites } from '../store-changes.ts';
+import { kubeSecretGetter, SECRET_OWNER_KINDS, SecretReader, type SecretGetter } from './secrets.ts';
 import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';
 import {
   AERAKI_RESOURCES,
@@ -51,7 +52,6 @@ import {
   istioResources,
   resourcePath,
   SERVICE_RESOURCE,
-  SECRET_FIELD_SELECTOR,
   type IstioApiVersion,
   type KindResource,
 } from './resources.ts';
@@ -85,6 +85,10 @@ export interface KubeSourceOptions {
   readonly minWatchIntervalMs?: number;
   /** Rediscovery period of kinds not installed and the backoff after 403 (defaults: 30 s; 5 s to 60 s). */
   readonly discovery?: KindDiscoveryOptions;
+  /** Period of the reads of the Secrets Redis objects name (`--secret-refresh-interval`, default 60 s). */
+  readonly secretRefreshMs?: number;
+  /** How a Secret is read (default: a GET by name over `kc`; tests inject one). */
+  readonly secretGetter?: SecretGetter;
   /** Called when a kind's status (kinds()) or `synced` may have changed. */
   readonly onKindChange?: () => void;
   readonly clock?: Clock;
@@ -100,6 +104,7 @@ export class KubeSource {
   private readonly informers: KindInformer[] = [];
   private readonly apiDiscovery: ApiDiscovery;
   private readonly parseOptions: ParseOptions;
+  private readonly secrets: SecretReader;
   private stopped = false;
   private started: Promise<void> | undefined;
   /** The Istio API version in use once detected. */
@@ -112,6 +117,15 @@ export class KubeSource {
     this.apiDiscovery = new ApiDiscovery(options.kc);
     this.parseOptions =
       options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : DEFAULT_PARSE_OPTIONS;
+    this.secrets = new SecretReader({
+      get: options.secretGetter ?? kubeSecretGetter(options.kc),
+      store: options.store,
+      ...(options.secretRefreshMs !== undefined ? { refreshMs: options.secretRefreshMs } : {}),
+      ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.onKindChange ? { onChange: options.onKindChange } : {}),
+      clock: this.clock,
+      logger: options.logger,
+    });
   }
 
   /** Starts every informer; resolves once they are started (not synced: see whenSynced). */
@@ -121,16 +135,19 @@ export class KubeSource {
   }
 
   get synced(): boolean {
-    return this.started !== undefined && this.informers.length > 0 && this.informers.every((i) => i.synced);
+    const informers = this.informers.length > 0 && this.informers.every((i) => i.synced);
+    return this.started !== undefined && informers && this.secrets.settled;
   }
 
   async whenSynced(): Promise<void> {
     await this.start();
     await Promise.all(this.informers.map((i) => i.whenSynced()));
+    await this.secrets.whenSettled();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.secrets.stop();
     await Promise.all(this.informers.map((i) => i.stop()));
   }
 
@@ -156,7 +173,10 @@ export class KubeSource {
     }
     for (const r of resources) this.informers.push(this.crdInformer(r));
     if (this.o.services ?? false) this.informers.push(this.serviceInformer());
-    if (this.o.aeraki ?? true) this.informers.push(this.meshInformer(), this.secretInformer());
+    if (this.o.aeraki ?? true) {
+      this.informers.push(this.meshInformer());
+      this.secrets.start();
+    }
     const target = this.o.endpointPorts;
     if (target) {
       const { path, list, handlers, ...reads } = endpointSliceReads({ kc: this.o.kc, target });
@@ -217,7 +237,8 @@ export class KubeSource {
       })) as KubernetesListObject<KubernetesObject>;
     const remove = (obj: KubernetesObject) => {
       const ns = r.clusterScoped ? '' : (obj.metadata?.namespace ?? '');
-      this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
+      if (SECRET_OWNER_KINDS.includes(r.kind)) this.secrets.delete(r.kind, ns, obj.metadata?.name ?? '');
+      else this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
     };
     const revision = r.group === ISTIO_GROUP ? (this.o.revision ?? '') : undefined;
     return this.informer(r, resourcePath(r), list, {
@@ -247,37 +268,20 @@ export class KubeSource {
     const res = parseConfigObject(raw, this.parseOptions);
     if (res === undefined) return;
     if (res.ok) {
-      this.o.store.upsert(res.value);
+      // An object naming Secrets is stored once they are read (secrets.ts).
+      if (SECRET_OWNER_KINDS.includes(res.value.kind)) this.secrets.offer(res.value);
+      else this.o.store.upsert(res.value);
       for (const i of res.issues) this.log.warn('config issue', { issue: formatIssue(i) });
     } else {
       const first = res.issues[0];
       // The last valid version (if any) stays in the store: it remains in effect until a valid one or a delete.
       if (first) {
+        if (SECRET_OWNER_KINDS.includes(first.ref.kind as ConfigKind)) this.secrets.invalid(first.ref);
         const gateways = boundGatewaysOf(raw, first.ref.namespace);
         this.o.store.reject(first.ref, res.issues, boundHostsOf(raw), gateways);
       }
       for (const i of res.issues) this.log.warn('invalid config', { issue: formatIssue(i) });
     }
-  }
-
-  /** Opaque Secrets of all namespaces (Redis auth; see SECRET_FIELD_SELECTOR). */
-  private secretInformer(): KindInformer {
-    const core = this.o.kc.makeApiClient(CoreV1Api);
-    const fieldSelector = SECRET_FIELD_SELECTOR;
-    const list = async () =>
-      (await core.listSecretForAllNamespaces({ fieldSelector })) as KubernetesListObject<KubernetesObject>;
-    return this.informer(
-      { kind: 'Secret', group: '', version: 'v1', plural: 'secrets' },
-      '/api/v1/secrets',
-      list,
-      {
-        upsert: (obj) => this.applyObject(withTypeMeta(obj, 'v1', 'Secret')),
-        delete: (obj) => {
-          this.o.store.delete('Secret', obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
-        },
-      },
-      fieldSelector,
-    );
   }
 
   private meshInformer(): KindInformer {

@@ -7,6 +7,7 @@
 import type { RedisAuth } from '../../model/redis.ts';
 import type { RedisContext } from '../../model/redis-context.ts';
 import { fail, issue, ok, type ObjectRef, type Result } from '../../model/result.ts';
+import { passwordKeyOf, usernameKeyOf } from '../../model/secret-refs.ts';
 
 /** Credentials; '' means "not set" (left out of the config). */
 export interface Credentials {
@@ -32,8 +33,8 @@ export function resolveAuth(
     return fail([issue(owner, `${path}.secret.name`, `Secret ${where} not found`)]);
   }
   const data = secret.spec.data;
-  const passwordKey = ref.passwordField ?? (Object.hasOwn(data, 'password') ? 'password' : 'token');
-  const usernameKey = ref.usernameField ?? 'username';
+  const passwordKey = passwordKeyOf(ref, data);
+  const usernameKey = usernameKeyOf(ref);
   const value = (key: string): string => (Object.hasOwn(data, key) ? (data[key] ?? '').trim() : '');
   return ok({ password: value(passwordKey), username: value(usernameKey) });
 }

@@ -230,13 +230,13 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     assert.ok(api.requests.some((q) => q.path === '/apis/networking.istio.io/v1alpha3/serviceentries'));
   });
 
-  it('reads RedisServices, RedisDestinations and Opaque Secrets (only those) into the store', async (t) => {
+  it('reads RedisServices and RedisDestinations, and the Secrets they name by name only (used keys only)', async (t) => {
     const secret = (name: string, type: string) => ({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { namespace: 'cache', name },
+      metadata: { namespace: 'cache', name, annotations: { note: 'kept out' } },
       type,
-      data: { password: Buffer.from('pw\n').toString('base64') },
+      data: { password: Buffer.from('pw\n').toString('base64'), other: Buffer.from('x').toString('base64') },
     });
     api.seed([
       {
@@ -255,6 +255,7 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
       secret('tls', 'kubernetes.io/tls'),
     ]);
     const store = new ConfigStore({ rootNamespace: ROOT });
+    api.clearRequests();
     const src = source(api, store);
     t.after(() => src.stop());
     await src.whenSynced();
@@ -264,12 +265,80 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
         .map((o) => o.metadata.name),
       ['rs'],
     );
+    const [kept] = store.list('Secret');
+    assert.deepEqual(kept?.spec.data, { password: 'pw\n' });
+    assert.deepEqual(kept?.metadata.annotations, {});
+    const secretCalls = api.requests.filter((q) => q.resource === 'secrets');
     assert.deepEqual(
-      store.list('Secret').map((o) => [o.metadata.name, o.spec.data['password']]),
-      [['auth', 'pw\n']],
+      secretCalls.map((q) => [q.verb, q.namespace, q.name]),
+      [['get', 'cache', 'auth']],
     );
     assert.ok(store.rejected().some((r) => r.ref.kind === 'RedisDestination' && r.ref.name === 'bad'));
-    api.delete('secrets', 'cache', 'auth');
-    await waitFor(() => store.list('Secret').length === 0, 'Secret deletion in the store');
+  });
+
+  it('a forbidden Secret rejects the object naming it; renaming the Secret drops the old one from the store', async (t) => {
+    const rs = (secret: string) => ({
+      apiVersion: 'redis.aeraki.io/v1alpha1',
+      kind: 'RedisService',
+      metadata: { namespace: 'vault', name: 'rs' },
+      spec: { host: ['v.vault.svc.cluster.local'], settings: { auth: { secret: { name: secret } } } },
+    });
+    const secret = (name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'vault', name },
+      data: { token: Buffer.from(name).toString('base64') },
+    });
+    api.seed([rs('one'), secret('one'), secret('two'), secret('locked')]);
+    const fault = api.faults.inject({
+      verb: 'get',
+      resource: 'secrets',
+      name: 'locked',
+      status: 403,
+      times: Infinity,
+    });
+    t.after(() => fault.remove());
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    const src = new KubeSource({
+      kc: fakeKubeConfig(api, { token: 'aeraki' }),
+      store,
+      rootNamespace: ROOT,
+      backoff: { initialMs: 50, maxMs: 300 },
+      minWatchIntervalMs: 20,
+      secretRefreshMs: 60_000,
+      clock: refClock,
+      logger: silentLogger,
+    });
+    t.after(() => src.stop());
+    await src.whenSynced();
+    const secrets = () => store.list('Secret').filter((o) => o.metadata.namespace === 'vault');
+    assert.deepEqual(
+      secrets().map((o) => [o.metadata.name, o.spec.data]),
+      [['one', { token: 'one' }]],
+    );
+    api.seed(rs('two'));
+    await waitFor(
+      () =>
+        secrets()
+          .map((o) => o.metadata.name)
+          .join() === 'two',
+      'the Secret renamed',
+    );
+    api.seed(rs('locked'));
+    const rejected = () =>
+      store.rejected().find((r) => r.ref.kind === 'RedisService' && r.ref.namespace === 'vault');
+    await waitFor(() => rejected() !== undefined, 'the RedisService rejected');
+    assert.match(
+      rejected()!.issues[0]!.message,
+      /^Secret vault\/locked forbidden: the controller may not get it \(grant verb get/,
+    );
+    assert.equal(rejected()!.issues[0]!.path, 'spec.settings.auth.secret.name');
+    // The last valid version (naming `two`) and its Secret stay in effect.
+    assert.equal(store.get('RedisService', 'vault', 'rs')?.spec.settings?.auth?.secret?.name, 'two');
+    assert.deepEqual(
+      secrets().map((o) => o.metadata.name),
+      ['two'],
+    );
+    assert.ok(src.synced);
   });
 });
