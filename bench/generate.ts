@@ -10,7 +10,7 @@ import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
 import type { Generator } from '../src/model/generator.ts';
 import { sourceKey } from '../src/model/names.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { refOf, type ConfigIssue, type ObjectRef } from '../src/model/result.ts';
 import { dubboAuthorizationPolicyIssues } from '../src/model/validate-dubbo.ts';
 import { destinationRuleIssues, serviceEntryIssues } from '../src/model/validate-istio-entries.ts';

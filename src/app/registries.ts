@@ -9,7 +9,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ConfigStore } from '../controller/store.ts';
 import type { ConfigObject } from '../model/objects.ts';
-import { parseConfigObject } from '../model/parse.ts';
+import { parseConfigObject } from '../model/parse/parse.ts';
 import type { RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts';
 import { formatIssue } from '../model/result.ts';
 import { registerRegistryMetrics } from '../ops/registry-metrics.ts';

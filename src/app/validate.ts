@@ -9,7 +9,7 @@ import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
-import type { ParsedObjects } from '../model/parse-objects.ts';
+import type { ParsedObjects } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import { validateObjects, type GenerationCheck } from '../model/validate.ts';
 import { createGenerators } from '../plugins/registry.ts';

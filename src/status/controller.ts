@@ -18,7 +18,7 @@
 import { systemClock, type Clock } from '../util/clock.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import {

@@ -18,7 +18,7 @@
  */
 import { configConflicts } from '../model/conflicts.ts';
 import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import { holdersOf, isHeldIssue } from '../model/held.ts';
 import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { ruleIssues } from '../model/rules.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toProtoDuration } from '../../src/model/duration.ts';
+import { toProtoDuration } from '../../src/model/parse/duration.ts';
 import { fail, issue, ok } from '../../src/model/result.ts';
 
 describe('toProtoDuration', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
-import { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from '../../src/model/parse.ts';
+import { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from '../../src/model/parse/parse.ts';
 import { formatIssue } from '../../src/model/result.ts';
 
 function mesh(yaml: string) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import type { RedisDestination, RedisService, Secret } from '../../src/model/objects.ts';
 import { formatIssue } from '../../src/model/result.ts';
 

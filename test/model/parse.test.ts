@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { ConfigObject } from '../../src/model/objects.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { formatIssue } from '../../src/model/result.ts';
 
 function parse(yaml: string): ConfigObject {

@@ -1,9 +1,9 @@
-// Kubernetes v1 Services → the ServiceEntry istiod synthesises (src/model/service.ts), through parseConfigObject.
+// Kubernetes v1 Services → the ServiceEntry istiod synthesises (src/model/parse/service.ts), through parseConfigObject.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import type { ConvertedService } from '../../src/model/objects.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { formatIssue } from '../../src/model/result.ts';
 
 function service(yaml: string, clusterDomain?: string): ConvertedService {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generationCheck } from '../../src/app/validate.ts';
-import { parseRawObjects } from '../../src/model/parse-objects.ts';
+import { parseRawObjects } from '../../src/model/parse/objects.ts';
 import { issueLine } from '../../src/model/result.ts';
 import { validateObjects } from '../../src/model/validate.ts';
 

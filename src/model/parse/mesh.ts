@@ -4,11 +4,11 @@
  * Reference: https://istio.io/latest/docs/reference/config/istio.mesh.v1alpha1/
  */
 import { parse as parseYaml } from 'yaml';
-import { isPlainObject } from '../util/json.ts';
-import { DEFAULT_MESH_CONFIG } from './mesh.ts';
-import type { MeshConfig } from './objects.ts';
-import { Fields } from './parse-fields.ts';
-import { fail, ok, warning, type ConfigIssue, type ObjectRef, type Result } from './result.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { DEFAULT_MESH_CONFIG } from '../mesh.ts';
+import type { MeshConfig } from '../objects.ts';
+import { Fields } from './fields.ts';
+import { fail, ok, warning, type ConfigIssue, type ObjectRef, type Result } from '../result.ts';
 
 export const MESH_CONFIGMAP_NAME = 'istio';
 export const MESH_CONFIGMAP_KEY = 'mesh';

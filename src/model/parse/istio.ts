@@ -19,25 +19,25 @@ import type {
   TCPRoute,
   TrafficPolicy,
   VirtualServiceSpec,
-} from './objects.ts';
+} from '../objects.ts';
 import {
   readDestinationField,
   readOptionalStringList,
   readStringMatchField,
   readStringMatchMap,
   readWorkloadSelector,
-} from './parse-common.ts';
-import type { Fields, Raw } from './parse-fields.ts';
+} from './common.ts';
+import type { Fields, Raw } from './fields.ts';
 import {
   readEndpoints,
   readHttpCookie,
   readHttpExtras,
   readPolicySettings,
   readTlsRoutes,
-} from './parse-istio-extras.ts';
-import { hasErrors } from './result.ts';
-import { destinationRuleIssues, serviceEntryIssues } from './validate-istio-entries.ts';
-import { virtualServiceIssues } from './validate-istio.ts';
+} from './istio-extras.ts';
+import { hasErrors } from '../result.ts';
+import { destinationRuleIssues, serviceEntryIssues } from '../validate-istio-entries.ts';
+import { virtualServiceIssues } from '../validate-istio.ts';
 
 function readServicePort(f: Fields, o: Raw, path: string): ServicePort | undefined {
   const number = f.port(o, 'number', `${path}.number`);

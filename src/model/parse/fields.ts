@@ -3,9 +3,9 @@
  * ConfigIssues (with the dotted field path) on the Fields collector and returns undefined (or a default);
  * none throws. Absent and `null` values count as "not given".
  */
-import { isPlainObject } from '../util/json.ts';
+import { isPlainObject } from '../../util/json.ts';
 import { toProtoDuration } from './duration.ts';
-import { issue, type ConfigIssue, type ObjectRef } from './result.ts';
+import { issue, type ConfigIssue, type ObjectRef } from '../result.ts';
 
 export type Raw = Record<string, unknown>;
 

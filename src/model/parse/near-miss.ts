@@ -6,10 +6,10 @@
  * metaprotocol.aeraki.io/v1alpha1?`); `aeraki validate --strict` fails on it. Any other document (another group,
  * such as the Gateway API's Gateway or a Knative Service, or a kind nobody reads) is not a near miss.
  */
-import { isPlainObject } from '../util/json.ts';
-import { describe } from './parse-fields.ts';
+import { isPlainObject } from '../../util/json.ts';
+import { describe } from './fields.ts';
 import { DEFAULT_NAMESPACE, readKinds } from './parse.ts';
-import { warning, type ConfigIssue, type ObjectRef } from './result.ts';
+import { warning, type ConfigIssue, type ObjectRef } from '../result.ts';
 
 type KnownKind = ReturnType<typeof readKinds>[number];
 

@@ -21,13 +21,13 @@ import type {
   RateLimitDescriptor,
   StringMatch,
   TokenBucket,
-} from './objects.ts';
-import { readDestination, readDestinationField, readStringMatch } from './parse-common.ts';
-import { describe, type Fields, type Raw } from './parse-fields.ts';
-import { rejectUnknownFields, rejectUnknownFieldsAt } from './parse-strict.ts';
-import { hasErrors } from './result.ts';
-import { applicationProtocolIssues, metaRouterIssues } from './validate-metarouter.ts';
-import { isPlainObject } from '../util/json.ts';
+} from '../objects.ts';
+import { readDestination, readDestinationField, readStringMatch } from './common.ts';
+import { describe, type Fields, type Raw } from './fields.ts';
+import { rejectUnknownFields, rejectUnknownFieldsAt } from './strict.ts';
+import { hasErrors } from '../result.ts';
+import { applicationProtocolIssues, metaRouterIssues } from '../validate-metarouter.ts';
+import { isPlainObject } from '../../util/json.ts';
 
 /**
  * The fields of each message, as Aeraki's API defines them (aeraki-mesh/api metaprotocol/v1alpha1:

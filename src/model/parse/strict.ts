@@ -4,8 +4,8 @@
  * the input is an error rather than silently ignored. An unknown field close to a known one (a typo, another case,
  * snake_case) names it: `spec.routes[0].mirrorPercentag: unknown field; did you mean mirrorPercentage?`.
  */
-import { isPlainObject } from '../util/json.ts';
-import type { Fields, Raw } from './parse-fields.ts';
+import { isPlainObject } from '../../util/json.ts';
+import type { Fields, Raw } from './fields.ts';
 
 /**
  * Records an issue at `<path>.<key>` for every key of `o` not in `known` (in sorted key order). `hint` may add a

@@ -4,30 +4,25 @@
  * (`spec.ports[1].name`); an object with any error is rejected as a whole (ok: false), one with only warnings
  * (MetaRouter rules, validate-metarouter.ts) is returned with them. Unknown fields are ignored, except by the
  * kinds read strictly (Aeraki's own: MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
- * RedisDestination; parse-strict.ts), where they are errors. Never throws on input.
+ * RedisDestination; parse/strict.ts), where they are errors. Never throws on input.
  */
-import { deepFreeze, isPlainObject } from '../util/json.ts';
-import type { ConfigKind, ConfigObject, ObjectMeta } from './objects.ts';
-import { readApplicationProtocolSpec, readMetaRouterSpec } from './parse-aeraki.ts';
-import { readDubboAuthorizationPolicySpec } from './parse-dubbo.ts';
-import { Fields, type Raw } from './parse-fields.ts';
+import { deepFreeze, isPlainObject } from '../../util/json.ts';
+import type { ConfigKind, ConfigObject, ObjectMeta } from '../objects.ts';
+import { readApplicationProtocolSpec, readMetaRouterSpec } from './aeraki.ts';
+import { readDubboAuthorizationPolicySpec } from './dubbo.ts';
+import { Fields, type Raw } from './fields.ts';
 import {
   readDestinationRuleSpec,
   readGatewaySpec,
   readServiceEntrySpec,
   readVirtualServiceSpec,
-} from './parse-istio.ts';
-import { readRedisDestinationSpec, readRedisServiceSpec, readSecretBody } from './parse-redis.ts';
-import { fail, hasErrors, ok, type ObjectRef, type Result } from './result.ts';
-import { CLUSTER_DOMAIN } from './constants.ts';
+} from './istio.ts';
+import { readRedisDestinationSpec, readRedisServiceSpec, readSecretBody } from './redis.ts';
+import { fail, hasErrors, ok, type ObjectRef, type Result } from '../result.ts';
+import { CLUSTER_DOMAIN } from '../constants.ts';
 import { convertServiceSpec, readKubeServiceSpec } from './service.ts';
 
-export {
-  isMeshConfigMap,
-  meshConfigFromConfigMap,
-  misplacedMeshConfigMap,
-  parseMeshConfig,
-} from './parse-mesh.ts';
+export { isMeshConfigMap, meshConfigFromConfigMap, misplacedMeshConfigMap, parseMeshConfig } from './mesh.ts';
 
 const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
   'networking.istio.io/v1alpha3',
@@ -89,7 +84,7 @@ export const DEFAULT_NAMESPACE = 'default';
 
 /**
  * The kinds this controller reads, each with the apiVersions it reads them in (the preferred one last) and whether
- * it is cluster-scoped (model/near-miss.ts names them for documents that almost match one).
+ * it is cluster-scoped (model/parse/near-miss.ts names them for documents that almost match one).
  */
 export function readKinds(): { kind: ConfigKind; versions: readonly string[]; clusterScoped: boolean }[] {
   return (Object.keys(KINDS) as ConfigKind[]).map((kind) => ({

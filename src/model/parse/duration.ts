@@ -3,7 +3,7 @@
  * `1.5s`, `1m30s`, and the proto3 JSON form `0.100s`), converted to proto3 JSON (`"60s"`, `"0.100s"`,
  * `"1.500s"`): whole seconds, then 0, 3, 6 or 9 fractional digits.
  */
-import { fail, issue, ok, type ObjectRef, type Result } from './result.ts';
+import { fail, issue, ok, type ObjectRef, type Result } from '../result.ts';
 
 const UNIT_NANOS: Readonly<Record<string, bigint>> = {
   ns: 1n,

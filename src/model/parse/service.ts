@@ -13,8 +13,8 @@
  *   ExternalName, else `MESH_INTERNAL`; the `networking.istio.io/exportTo` annotation → `exportTo`.
  * What istiod does and this does not is listed in the README ("Kubernetes Services").
  */
-import type { ObjectMeta, ServiceEntrySpec, ServicePort } from './objects.ts';
-import type { Fields, Raw } from './parse-fields.ts';
+import type { ObjectMeta, ServiceEntrySpec, ServicePort } from '../objects.ts';
+import type { Fields, Raw } from './fields.ts';
 
 /** The Kubernetes ServicePort fields the conversion reads. */
 export interface KubeServicePort {

@@ -6,8 +6,8 @@
  * file source, `aeraki validate` and the validating webhook, so every path reads objects the same way. Never
  * throws on input.
  */
-import { DEFAULT_MESH_CONFIG } from './mesh.ts';
-import type { ConfigKind, ConfigObject, MeshConfig } from './objects.ts';
+import { DEFAULT_MESH_CONFIG } from '../mesh.ts';
+import type { ConfigKind, ConfigObject, MeshConfig } from '../objects.ts';
 import {
   DEFAULT_PARSE_OPTIONS,
   meshConfigFromConfigMap,
@@ -16,8 +16,8 @@ import {
   recognisedKind,
   type ParseOptions,
 } from './parse.ts';
-import type { ConfigIssue, ObjectRef } from './result.ts';
-import { boundGatewaysOf, boundHostsOf } from './bound-hosts.ts';
+import type { ConfigIssue, ObjectRef } from '../result.ts';
+import { boundGatewaysOf, boundHostsOf } from '../bound-hosts.ts';
 import { nearMissIssue } from './near-miss.ts';
 
 /** An object a source saw but could not accept, with the reasons. */

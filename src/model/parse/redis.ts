@@ -5,8 +5,8 @@
  * without host) and a CLUSTER-mode discovery endpoint that is not `host`, `host:port` or `[ipv6]:port`.
  * Also v1 Secrets: `data` (base64) decoded, `stringData` merged over it.
  */
-import { describe, type Fields, type Raw } from './parse-fields.ts';
-import { readEnum, rejectUnknownFields, strictObject } from './parse-strict.ts';
+import { describe, type Fields, type Raw } from './fields.ts';
+import { readEnum, rejectUnknownFields, strictObject } from './strict.ts';
 import {
   FAULT_TYPES,
   READ_POLICIES,
@@ -23,7 +23,7 @@ import {
   type RedisSettings,
   type SecretSpec,
   type TcpKeepalive,
-} from './redis.ts';
+} from '../redis.ts';
 
 /** Drops the keys whose value is undefined (objects of the model leave absent fields out). */
 function defined<T extends object>(o: T): T {

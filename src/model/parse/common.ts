@@ -1,6 +1,6 @@
 /** Readers for the message types shared by Istio and Aeraki objects (StringMatch, Destination, ...). */
-import type { Destination, StringMatch, WorkloadSelector } from './objects.ts';
-import type { Fields, Raw } from './parse-fields.ts';
+import type { Destination, StringMatch, WorkloadSelector } from '../objects.ts';
+import type { Fields, Raw } from './fields.ts';
 
 const MATCH_KINDS = ['exact', 'prefix', 'regex'] as const;
 

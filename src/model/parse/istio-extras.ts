@@ -3,9 +3,9 @@
  * read with their types checked so the rules can name a bad value, and kept out of the model when absent.
  * Reference: https://istio.io/latest/docs/reference/config/networking/
  */
-import type { ConnectionPoolSettings, HTTPRetry, HTTPRoute, RouteDestination, TLSRoute } from './objects.ts';
-import { readDestination } from './parse-common.ts';
-import type { Fields, Raw } from './parse-fields.ts';
+import type { ConnectionPoolSettings, HTTPRetry, HTTPRoute, RouteDestination, TLSRoute } from '../objects.ts';
+import { readDestination } from './common.ts';
+import type { Fields, Raw } from './fields.ts';
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
