@@ -6,7 +6,7 @@
  */
 import type { ConfigStore } from '../controller/store.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
-import { validateObjects } from '../model/validate.ts';
+import { validateObjects } from '../model/validate/validate.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { formatAddress } from '../util/address.ts';
 import type { Logger } from '../util/logger.ts';

@@ -5,7 +5,7 @@
  * Besides types, the MetaRouter checks the rules whose
  * absence would crash or silently corrupt generation (D8: every token bucket needs fillInterval, tokensPerFill
  * and maxTokens; globalRateLimit needs domain and rateLimitService; requestTimeout is optional). A spec that reads
- * without errors then goes through the webhook rules of validate-metarouter.ts (spec aeraki-periphery.md §7.3),
+ * without errors then goes through the webhook rules of validate/metarouter.ts (spec aeraki-periphery.md §7.3),
  * whose errors reject the object and whose warnings travel with it.
  */
 import type {
@@ -26,7 +26,7 @@ import { readDestination, readDestinationField, readStringMatch } from './common
 import { describe, type Fields, type Raw } from './fields.ts';
 import { rejectUnknownFields, rejectUnknownFieldsAt } from './strict.ts';
 import { hasErrors } from '../result.ts';
-import { applicationProtocolIssues, metaRouterIssues } from '../validate-metarouter.ts';
+import { applicationProtocolIssues, metaRouterIssues } from '../validate/metarouter.ts';
 import { isPlainObject } from '../../util/json.ts';
 
 /**
@@ -104,7 +104,7 @@ function readRoute(f: Fields, o: Raw, path: string): MetaRoute {
   const mp = f.object(o, 'mirrorPercentage', `${path}.mirrorPercentage`);
   const mpValue = mp ? f.number(mp, 'value', `${path}.mirrorPercentage.value`) : undefined;
   // Negative: Aeraki's controller converts it to an unsigned number of its own choosing; 0 and above 100: admission
-  // only (validate-metarouter.ts).
+  // only (validate/metarouter.ts).
   if (mpValue !== undefined && mpValue < 0) {
     f.error(`${path}.mirrorPercentage.value`, `must be between 0 and 100, got ${mpValue}`);
   }

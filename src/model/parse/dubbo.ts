@@ -8,7 +8,7 @@ import type { DubboAuthorizationPolicySpec, DubboOperation, DubboRule, DubboSour
 import { describe, type Fields, type Raw } from './fields.ts';
 import { rejectUnknownFields } from './strict.ts';
 import { hasErrors } from '../result.ts';
-import { dubboAuthorizationPolicyIssues } from '../validate-dubbo.ts';
+import { dubboAuthorizationPolicyIssues } from '../validate/dubbo.ts';
 
 const SPEC_FIELDS: ReadonlySet<string> = new Set(['action', 'rules']);
 const RULE_FIELDS: ReadonlySet<string> = new Set(['from', 'to']);

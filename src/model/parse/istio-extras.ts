@@ -1,5 +1,5 @@
 /**
- * Fields of the networking.istio.io kinds that no generator uses but that Istio validates (validate-istio.ts):
+ * Fields of the networking.istio.io kinds that no generator uses but that Istio validates (validate/istio.ts):
  * read with their types checked so the rules can name a bad value, and kept out of the model when absent.
  * Reference: https://istio.io/latest/docs/reference/config/networking/
  */

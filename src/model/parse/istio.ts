@@ -36,8 +36,8 @@ import {
   readTlsRoutes,
 } from './istio-extras.ts';
 import { hasErrors } from '../result.ts';
-import { destinationRuleIssues, serviceEntryIssues } from '../validate-istio-entries.ts';
-import { virtualServiceIssues } from '../validate-istio.ts';
+import { destinationRuleIssues, serviceEntryIssues } from '../validate/istio-entries.ts';
+import { virtualServiceIssues } from '../validate/istio.ts';
 
 function readServicePort(f: Fields, o: Raw, path: string): ServicePort | undefined {
   const number = f.port(o, 'number', `${path}.number`);

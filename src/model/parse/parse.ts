@@ -2,7 +2,7 @@
  * Untrusted Kubernetes-style JSON ({apiVersion, kind, metadata, spec}) → the typed, frozen model of objects.ts.
  * Wrong types and missing required fields become ConfigIssues naming the object and the field path
  * (`spec.ports[1].name`); an object with any error is rejected as a whole (ok: false), one with only warnings
- * (MetaRouter rules, validate-metarouter.ts) is returned with them. Unknown fields are ignored, except by the
+ * (MetaRouter rules, validate/metarouter.ts) is returned with them. Unknown fields are ignored, except by the
  * kinds read strictly (Aeraki's own: MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
  * RedisDestination; parse/strict.ts), where they are errors. Never throws on input.
  */

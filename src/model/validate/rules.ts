@@ -3,12 +3,12 @@
  * what the status planner reports for an object the store holds, such as a rule of admission hygiene it breaks
  * (result.ts hygiene), without the store keeping the issues of every valid object.
  */
-import type { ConfigObject } from './objects.ts';
-import { refOf, type ConfigIssue } from './result.ts';
-import { dubboAuthorizationPolicyIssues } from './validate-dubbo.ts';
-import { destinationRuleIssues, serviceEntryIssues } from './validate-istio-entries.ts';
-import { virtualServiceIssues } from './validate-istio.ts';
-import { applicationProtocolIssues, metaRouterIssues } from './validate-metarouter.ts';
+import type { ConfigObject } from '../objects.ts';
+import { refOf, type ConfigIssue } from '../result.ts';
+import { dubboAuthorizationPolicyIssues } from './dubbo.ts';
+import { destinationRuleIssues, serviceEntryIssues } from './istio-entries.ts';
+import { virtualServiceIssues } from './istio.ts';
+import { applicationProtocolIssues, metaRouterIssues } from './metarouter.ts';
 
 /** The issues the rules of its kind find in `o` (a parsed, valid object): warnings only, in field order. */
 export function ruleIssues(o: ConfigObject): readonly ConfigIssue[] {

@@ -1,6 +1,6 @@
 /**
  * Istio's rules (istio.io/istio pkg/config/validation) for the DestinationRule and ServiceEntry fields this
- * controller reads, applied to a spec that parsed without errors; errors and warnings as in validate-istio.ts.
+ * controller reads, applied to a spec that parsed without errors; errors and warnings as in validate/istio.ts.
  *
  * Admission only (`refuse`; DESIGN habit 12) where neither Aeraki's controller nor this one reads the field, or
  * reads it so that the output is still what Aeraki's controller writes: a DestinationRule's load balancer other
@@ -12,15 +12,15 @@
  * EnvoyFilter that carries them cannot have.
  */
 import { ipOrCidrProblem } from './addresses.ts';
-import { isDns1123Label } from './dns.ts';
+import { isDns1123Label } from '../dns.ts';
 import type {
   ConnectionPoolSettings,
   ConsistentHashLB,
   DestinationRuleSpec,
   ServiceEntrySpec,
   TrafficPolicy,
-} from './objects.ts';
-import type { ConfigIssue, ObjectRef } from './result.ts';
+} from '../objects.ts';
+import type { ConfigIssue, ObjectRef } from '../result.ts';
 import {
   checksOf,
   error,
@@ -31,8 +31,8 @@ import {
   type Checks,
   checkLabels,
   durationProblem,
-} from './validate-checks.ts';
-import { checkExportTo } from './validate-istio.ts';
+} from './checks.ts';
+import { checkExportTo } from './istio.ts';
 import { isIP } from 'node:net';
 
 const SIMPLE_LB = ['UNSPECIFIED', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST', 'LEAST_CONN'];

@@ -1,13 +1,13 @@
 /**
- * What the per-object rules (validate-metarouter.ts, validate-istio.ts) share: the issue collector of one object,
+ * What the per-object rules (validate/metarouter.ts, validate/istio.ts) share: the issue collector of one object,
  * the verdicts on hosts and label syntax (bounded memos across objects: verdicts.ts), and the checks of the message
  * types several kinds use. Paths are built only for an issue (most objects have none), by a module-level function
  * of the indexes that locate the field, so no closure is made per object.
  */
 import { labelKeyProblem, labelValueProblem } from './addresses.ts';
-import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from './dns.ts';
-import type { Destination } from './objects.ts';
-import { hygiene, issue, warning, type ConfigIssue, type ObjectRef } from './result.ts';
+import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from '../dns.ts';
+import type { Destination } from '../objects.ts';
+import { hygiene, issue, warning, type ConfigIssue, type ObjectRef } from '../result.ts';
 import { LastVerdict, Verdicts } from './verdicts.ts';
 
 /**

@@ -4,7 +4,7 @@
  * an empty or a given store):
  *
  * 1. every object is parsed as every source parses it (parse/objects.ts: wrong types, missing fields, and the
- *    rules of each kind, such as validate-metarouter.ts);
+ *    rules of each kind, such as validate/metarouter.ts);
  * 2. the generation-time checks run over the parsed objects. They need the store and the generators, which this
  *    layer may not import, so the composition root passes them in as `options.check` (src/app/validate.ts).
  *
@@ -12,9 +12,9 @@
  * only the generation issues the checked objects add are reported: a problem that was already there is not
  * theirs. Pure: no I/O; never throws on input.
  */
-import type { ParseOptions } from './parse/parse.ts';
-import { objectIdentity, parseRawObjects, type ParsedObjects } from './parse/objects.ts';
-import { asAdmission, dedupeIssues, issueLine, type ConfigIssue } from './result.ts';
+import type { ParseOptions } from '../parse/parse.ts';
+import { objectIdentity, parseRawObjects, type ParsedObjects } from '../parse/objects.ts';
+import { asAdmission, dedupeIssues, issueLine, type ConfigIssue } from '../result.ts';
 
 /** The generation-time checks over a complete set of objects: exactly the issues `aeraki render` adds. */
 export type GenerationCheck = (objects: ParsedObjects) => readonly ConfigIssue[];

@@ -2,7 +2,7 @@
  * The rules Istio's own validation (istio.io/istio pkg/config/validation) applies to the VirtualService fields
  * this controller reads, applied to a spec that parsed without errors: an error where Istio would reject the
  * object or a proxy would refuse what comes of it, a warning where the object is legal but will not do what it
- * says. Each issue names the field path. DestinationRule and ServiceEntry rules: validate-istio-entries.ts.
+ * says. Each issue names the field path. DestinationRule and ServiceEntry rules: validate/istio-entries.ts.
  *
  * Where Istio is more lenient than the user probably meant, a warning instead of an error: weights of a split
  * that do not add up to 100 (Istio and the proxies split in proportion; only a total of 0 is rejected), a
@@ -15,7 +15,7 @@
  * regex that is empty or not RE2, an HTTP split whose weights add up to 0).
  */
 import { isIP } from 'node:net';
-import { isDns1123Label } from './dns.ts';
+import { isDns1123Label } from '../dns.ts';
 import type {
   HTTPMatchRequest,
   HTTPRoute,
@@ -24,8 +24,8 @@ import type {
   TLSRoute,
   TCPRoute,
   VirtualServiceSpec,
-} from './objects.ts';
-import type { ConfigIssue, ObjectRef } from './result.ts';
+} from '../objects.ts';
+import type { ConfigIssue, ObjectRef } from '../result.ts';
 import { re2Problem } from './re2.ts';
 import {
   checksOf,
@@ -37,7 +37,7 @@ import {
   checkDestination,
   durationProblem,
   type PathOf,
-} from './validate-checks.ts';
+} from './checks.ts';
 
 /** The route lists of a VirtualService. */
 type Section = 'http' | 'tcp' | 'tls';

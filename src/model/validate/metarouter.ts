@@ -19,7 +19,7 @@
  * every route after one that matches every request is reported unreachable (Aeraki flags only match-less ones).
  * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
  */
-import { isDns1123Label } from './dns.ts';
+import { isDns1123Label } from '../dns.ts';
 import { re2Problem } from './re2.ts';
 import type {
   ApplicationProtocolSpec,
@@ -30,17 +30,9 @@ import type {
   MetaRouteMatch,
   MetaRouterSpec,
   TokenBucket,
-} from './objects.ts';
-import type { ConfigIssue, ObjectRef } from './result.ts';
-import {
-  checksOf,
-  error,
-  hostProblem,
-  refuse,
-  warn,
-  type Checks,
-  checkDestination,
-} from './validate-checks.ts';
+} from '../objects.ts';
+import type { ConfigIssue, ObjectRef } from '../result.ts';
+import { checksOf, error, hostProblem, refuse, warn, type Checks, checkDestination } from './checks.ts';
 
 /** The regex Aeraki's controller turns into a presence match (internal/xds/utils.go), rendered as in fixture 12. */
 const PRESENT_REGEX = '*';

@@ -5,7 +5,7 @@
  * Scans of char codes, no regex per value: every label of every subset goes through here.
  */
 import { isIP } from 'node:net';
-import { isDns1123Subdomain } from '../util/names.ts';
+import { isDns1123Subdomain } from '../../util/names.ts';
 
 const MAX_LABEL_NAME = 63;
 
