@@ -15,8 +15,8 @@ import {
   destinationRuleConflictsOf,
   gatewayConflictsOf,
   virtualServiceConflictsOf,
-} from './host-conflicts.ts';
-import { applicationProtocolConflicts, metaRouterConflictsOf } from './metarouter-conflicts.ts';
+} from './conflicts/host.ts';
+import { applicationProtocolConflicts, metaRouterConflictsOf } from './conflicts/metarouter.ts';
 import { normalizeHost } from './names.ts';
 import type { MetaRouter } from './objects.ts';
 import { compareStrings } from './order.ts';

@@ -16,7 +16,7 @@
  *   invalid one (model/held.ts), `Conflict` for each MetaRouter or ApplicationProtocol conflict warning. The
  *   controller creates only those it has not reported yet.
  */
-import { configConflicts } from '../model/conflicts.ts';
+import { configConflicts } from '../model/conflicts/conflicts.ts';
 import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import { holdersOf, isHeldIssue } from '../model/held.ts';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { render } from '../../src/app/render.ts';
-import { metaProtocolConflicts } from '../../src/model/metarouter-conflicts.ts';
+import { metaProtocolConflicts } from '../../src/model/conflicts/metarouter.ts';
 import type { ApplicationProtocol, ApplicationProtocolSpec } from '../../src/model/objects.ts';
 import { issueLine } from '../../src/model/result.ts';
 import { meta, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';

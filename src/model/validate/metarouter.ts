@@ -17,7 +17,7 @@
  * admission only. `globalRateLimit.requestTimeout` is optional (D8), as in §7.3.
  * Stricter than Aeraki, where Aeraki would write what cannot work: `~` in exportTo (no namespace `~` exists), and
  * every route after one that matches every request is reported unreachable (Aeraki flags only match-less ones).
- * Conflicts between objects need the whole config: see metarouter-conflicts.ts.
+ * Conflicts between objects need the whole config: see conflicts/metarouter.ts.
  */
 import { isDns1123Label } from '../dns.ts';
 import { re2Problem } from './re2.ts';

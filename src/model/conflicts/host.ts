@@ -7,14 +7,14 @@
  *   the one used a warning naming each other one.
  * - A MetaProtocol server port of a Gateway claimed by two or more bound MetaRouters (gatewayPortClaims): the
  *   oldest is used for that port, the others are ignored there; a warning on each side.
- * - Two Gateways selecting the same workloads with MetaProtocol servers on one port (gateway-conflicts.ts).
+ * - Two Gateways selecting the same workloads with MetaProtocol servers on one port (conflicts/gateway.ts).
  */
-import { gatewaySelectorConflictsOf } from './gateway-conflicts.ts';
+import { gatewaySelectorConflictsOf } from './gateway.ts';
 import { gatewayEntryIndex, gatewayPortClaims } from './gateway-routers.ts';
-import type { ConfigObject, DestinationRule, Gateway, VirtualService } from './objects.ts';
-import { detectProtocol } from './protocol.ts';
-import { refOf, refString, warning, type ConfigIssue } from './result.ts';
-import type { ConfigView } from './view.ts';
+import type { ConfigObject, DestinationRule, Gateway, VirtualService } from '../objects.ts';
+import { detectProtocol } from '../protocol.ts';
+import { refOf, refString, warning, type ConfigIssue } from '../result.ts';
+import type { ConfigView } from '../view.ts';
 
 /** VirtualService, DestinationRule and Gateway conflicts, in that order (each in namespace/name order). */
 export function hostConflicts(view: ConfigView): ConfigIssue[] {

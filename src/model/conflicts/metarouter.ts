@@ -11,11 +11,11 @@
  *   warning on each side; an ApplicationProtocol for a built-in protocol (dubbo, thrift) with another codec is
  *   ignored, a warning on it.
  */
-import { BUILTIN_CODECS } from './constants.ts';
-import type { ApplicationProtocol, MetaRouter } from './objects.ts';
-import { compareOldestFirst } from './order.ts';
-import { refOf, refString, warning, type ConfigIssue } from './result.ts';
-import type { ConfigView } from './view.ts';
+import { BUILTIN_CODECS } from '../constants.ts';
+import type { ApplicationProtocol, MetaRouter } from '../objects.ts';
+import { compareOldestFirst } from '../order.ts';
+import { refOf, refString, warning, type ConfigIssue } from '../result.ts';
+import type { ConfigView } from '../view.ts';
 
 /** Every conflict warning of the view: MetaRouters (in namespace/name order), then ApplicationProtocols. O(n). */
 export function metaProtocolConflicts(view: ConfigView): ConfigIssue[] {

@@ -3,9 +3,9 @@
  * route destination on the port claims it; gateway mode generates one EnvoyFilter and one VirtualService per
  * Gateway and port (their names carry no MetaRouter), so only one claim can be honoured: the oldest (D6).
  */
-import type { Gateway, MetaRouter } from './objects.ts';
-import { compareOldestFirst } from './order.ts';
-import type { ConfigView } from './view.ts';
+import type { Gateway, MetaRouter } from '../objects.ts';
+import { compareOldestFirst } from '../order.ts';
+import type { ConfigView } from '../view.ts';
 
 /** True when a route of `mr` has a destination on `port`. */
 export function routesToPort(mr: MetaRouter, port: number): boolean {

@@ -1,12 +1,12 @@
 /**
  * Every conflict warning of a config view (objects each valid alone that claim the same thing): MetaProtocol
- * objects (metarouter-conflicts.ts), then VirtualServices, DestinationRules and Gateway ports (host-conflicts.ts).
+ * objects (conflicts/metarouter.ts), then VirtualServices, DestinationRules and Gateway ports (conflicts/host.ts).
  * Run by generateAll, the route builder and the status planner, so all three report the same warnings.
  */
-import { hostConflicts } from './host-conflicts.ts';
-import { metaProtocolConflicts } from './metarouter-conflicts.ts';
-import type { ConfigIssue } from './result.ts';
-import type { ConfigView } from './view.ts';
+import { hostConflicts } from './host.ts';
+import { metaProtocolConflicts } from './metarouter.ts';
+import type { ConfigIssue } from '../result.ts';
+import type { ConfigView } from '../view.ts';
 
 export function configConflicts(view: ConfigView): ConfigIssue[] {
   return [...metaProtocolConflicts(view), ...hostConflicts(view)];

@@ -12,10 +12,10 @@
  *   compatible with any). Across namespaces only equal selectors count: gateway deployments usually differ by
  *   namespace, and a compatible pair there is far more often two separate gateways than one.
  */
-import type { Gateway } from './objects.ts';
-import { detectProtocol } from './protocol.ts';
-import { refOf, refString, warning, type ConfigIssue } from './result.ts';
-import type { ConfigView } from './view.ts';
+import type { Gateway } from '../objects.ts';
+import { detectProtocol } from '../protocol.ts';
+import { refOf, refString, warning, type ConfigIssue } from '../result.ts';
+import type { ConfigView } from '../view.ts';
 
 /** The MetaProtocol server ports of `gw`: port number → index of the first server on it. */
 function metaProtocolPorts(gw: Gateway): Map<number, number> {
