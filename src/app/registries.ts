@@ -14,7 +14,7 @@ import type { RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts'
 import { formatIssue } from '../model/result.ts';
 import { registerRegistryMetrics } from '../ops/registry-metrics.ts';
 import { applyWrites } from '../reconcile/apply.ts';
-import type { ApplyWrites } from '../model/write.ts';
+import type { ApplyWrites } from '../kit/write.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
 import { RegistryVips } from '../registry/vips.ts';

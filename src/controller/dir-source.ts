@@ -16,7 +16,7 @@ import { parseRawObjects } from '../model/parse/objects.ts';
 import type { ConfigStore } from './store.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { formatIssue, type ConfigIssue } from '../model/result.ts';
-import { createDebouncer, type Debouncer } from '../util/debounce.ts';
+import { createDebouncer, type Debouncer } from '../kit/debounce.ts';
 
 export interface DirSourceOptions {
   readonly dir: string;

@@ -7,7 +7,7 @@ import {
   type AfterRun,
   type ControllerLoopOptions,
   type RunOutcome,
-} from '../../src/util/controller-loop.ts';
+} from '../../src/kit/controller-loop.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 
 interface Result {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDebouncer } from '../../src/util/debounce.ts';
+import { createDebouncer } from '../../src/kit/debounce.ts';
 
 describe('createDebouncer (lodash.debounce with maxWait)', () => {
   it('coalesces a burst into one call, never calling inside trigger()', () => {

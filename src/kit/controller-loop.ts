@@ -2,9 +2,9 @@
  * One controller loop on the Clock: debounced requests, serialised runs, classified outcomes (retry with backoff,
  * re-check a closed gate soon, or wait for the next change), a periodic resync, and leader/synced gates.
  */
-import { Backoff, type BackoffOptions } from './backoff.ts';
-import { systemClock, type Clock, type TimerHandle } from './clock.ts';
-import { errorFields, type Logger } from './logger.ts';
+import { Backoff, type BackoffOptions } from '../util/backoff.ts';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
 
 /**
  * How a run ended, which decides when the next one comes without a new request:

@@ -3,7 +3,7 @@
  * a failed write is a SinkError, transient (retried with backoff) or terminal (reported, not retried until the
  * next change), and a run reports each failed object as a WriteFailure.
  */
-import type { ClosedGate, ControllerLoopOptions, RunOutcome } from '../util/controller-loop.ts';
+import type { ClosedGate, ControllerLoopOptions, RunOutcome } from './controller-loop.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
 
