@@ -11,7 +11,7 @@ import type { Clock } from '../util/clock.ts';
 import type { RunOutcome } from '../kit/controller-loop.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
-import type { DesiredChanges } from '../model/desired-changes.ts';
+import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import type { ManagedCache } from './managed-cache.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 

@@ -1,4 +1,4 @@
-import type { TrackedView } from '../model/dependencies.ts';
+import type { TrackedView } from '../kit/incremental/dependencies.ts';
 import type { ConfigEvent } from '../model/view.ts';
 import { formatIssue } from '../model/result.ts';
 import type { Logger } from '../util/logger.ts';

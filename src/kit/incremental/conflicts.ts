@@ -1,7 +1,7 @@
 /**
  * The conflict warnings of configConflicts, maintained instead of recomputed: one unit per MetaRouter,
  * VirtualService, DestinationRule and Gateway (and one for all ApplicationProtocols), each recomputed only when
- * a key it read changed (model/dependencies.ts). `issues()` gives exactly what configConflicts(view) gives.
+ * a key it read changed (kit/incremental/dependencies.ts). `issues()` gives exactly what configConflicts(view) gives.
  */
 import type { ChangeTracker } from './dependencies.ts';
 import {
@@ -15,14 +15,14 @@ import {
   destinationRuleConflictsOf,
   gatewayConflictsOf,
   virtualServiceConflictsOf,
-} from './conflicts/host.ts';
-import { applicationProtocolConflicts, metaRouterConflictsOf } from './conflicts/metarouter.ts';
-import { normalizeHost } from './names.ts';
-import type { MetaRouter } from './objects.ts';
-import { compareStrings } from './order.ts';
-import type { ConfigIssue } from './result.ts';
-import type { ConfigView } from './view.ts';
-import { SortedArray } from '../util/sorted-array.ts';
+} from '../../model/conflicts/host.ts';
+import { applicationProtocolConflicts, metaRouterConflictsOf } from '../../model/conflicts/metarouter.ts';
+import { normalizeHost } from '../../model/names.ts';
+import type { MetaRouter } from '../../model/objects.ts';
+import { compareStrings } from '../../model/order.ts';
+import type { ConfigIssue } from '../../model/result.ts';
+import type { ConfigView } from '../../model/view.ts';
+import { SortedArray } from '../../util/sorted-array.ts';
 
 /** The kinds with one unit per object, in the order configConflicts reports them. */
 const KINDS = ['MetaRouter', 'VirtualService', 'DestinationRule', 'Gateway'] as const;

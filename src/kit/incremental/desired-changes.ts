@@ -1,4 +1,4 @@
-import type { OutputObject } from './objects.ts';
+import type { OutputObject } from '../../model/objects.ts';
 
 /**
  * What changed in the desired set since the previous update (IncrementalGenerator's `changes`,

@@ -9,11 +9,11 @@
  * `first:<normalised host>` (whether a ServiceEntry has that first host), `gwheld:<ns>/<name>` (isGatewayHeld),
  * `eps:<ns>/<service>` (endpointPorts) and `mesh`.
  */
-import { bindsHosts } from './bound-hosts.ts';
-import { normalizeHost } from './names.ts';
-import type { ConfigObject } from './objects.ts';
-import type { ObjectRef } from './result.ts';
-import type { ConfigEvent, ConfigView } from './view.ts';
+import { bindsHosts } from '../../model/bound-hosts.ts';
+import { normalizeHost } from '../../model/names.ts';
+import type { ConfigObject } from '../../model/objects.ts';
+import type { ObjectRef } from '../../model/result.ts';
+import type { ConfigEvent, ConfigView } from '../../model/view.ts';
 
 /** A ConfigView that tells about its changes: what incremental generation runs over (the ConfigStore is one). */
 export interface TrackedView extends ConfigView {
