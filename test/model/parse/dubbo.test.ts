@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { DubboAuthorizationPolicySpec } from '../../src/model/objects.ts';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import { formatIssue, severityOf } from '../../src/model/result.ts';
+import type { DubboAuthorizationPolicySpec } from '../../../src/model/objects.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import { formatIssue, severityOf } from '../../../src/model/result.ts';
 
 const HEAD = `
 apiVersion: dubbo.aeraki.io/v1alpha1

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import type { RedisDestination, RedisService, Secret } from '../../src/model/objects.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import type { RedisDestination, RedisService, Secret } from '../../../src/model/objects.ts';
+import { formatIssue } from '../../../src/model/result.ts';
 
 function parse(yaml: string) {
   const r = parseConfigObject(parseYaml(yaml));

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import { formatIssue } from '../../../src/model/result.ts';
 
 function result(yaml: string) {
   const r = parseConfigObject(parseYaml(yaml));

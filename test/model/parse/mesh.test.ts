@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
-import { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from '../../src/model/parse/parse.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import { DEFAULT_MESH_CONFIG } from '../../../src/model/mesh.ts';
+import { isMeshConfigMap, meshConfigFromConfigMap, parseMeshConfig } from '../../../src/model/parse/parse.ts';
+import { formatIssue } from '../../../src/model/result.ts';
 
 function mesh(yaml: string) {
   const r = parseMeshConfig(yaml);

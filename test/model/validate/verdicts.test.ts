@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LastVerdict, Verdicts } from '../../src/model/validate/verdicts.ts';
+import { LastVerdict, Verdicts } from '../../../src/model/validate/verdicts.ts';
 
 /** A check that counts its calls: strings with an upper-case letter are refused. */
 function countingCheck(): { check: (s: string) => string | undefined; calls: () => number } {

@@ -2,10 +2,10 @@
 // store (`existing`), only the generation issues the checked objects add.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generationCheck } from '../../src/app/validate.ts';
-import { parseRawObjects } from '../../src/model/parse/objects.ts';
-import { issueLine } from '../../src/model/result.ts';
-import { validateObjects } from '../../src/model/validate/validate.ts';
+import { generationCheck } from '../../../src/app/validate.ts';
+import { parseRawObjects } from '../../../src/model/parse/objects.ts';
+import { issueLine } from '../../../src/model/result.ts';
+import { validateObjects } from '../../../src/model/validate/validate.ts';
 
 const ROOT = 'istio-system';
 const check = generationCheck({ rootNamespace: ROOT, namespaceScope: false });

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import { admissionOnly, formatIssue, severityOf, type ConfigIssue } from '../../src/model/result.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import { admissionOnly, formatIssue, severityOf, type ConfigIssue } from '../../../src/model/result.ts';
 
 const HOST = 'demo.meta.svc.cluster.local';
 

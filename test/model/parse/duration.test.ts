@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toProtoDuration } from '../../src/model/parse/duration.ts';
-import { fail, issue, ok } from '../../src/model/result.ts';
+import { toProtoDuration } from '../../../src/model/parse/duration.ts';
+import { fail, issue, ok } from '../../../src/model/result.ts';
 
 describe('toProtoDuration', () => {
   const ref = { kind: 'MetaRouter', namespace: 'shop', name: 'route' };

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { ConfigObject } from '../../src/model/objects.ts';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import type { ConfigObject } from '../../../src/model/objects.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import { formatIssue } from '../../../src/model/result.ts';
 
 function parse(yaml: string): ConfigObject {
   const r = parseConfigObject(parseYaml(yaml));

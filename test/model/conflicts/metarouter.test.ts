@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { render } from '../../src/app/render.ts';
-import { metaProtocolConflicts } from '../../src/model/conflicts/metarouter.ts';
-import type { ApplicationProtocol, ApplicationProtocolSpec } from '../../src/model/objects.ts';
-import { issueLine } from '../../src/model/result.ts';
-import { meta, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
+import { render } from '../../../src/app/render.ts';
+import { metaProtocolConflicts } from '../../../src/model/conflicts/metarouter.ts';
+import type { ApplicationProtocol, ApplicationProtocolSpec } from '../../../src/model/objects.ts';
+import { issueLine } from '../../../src/model/result.ts';
+import { meta, metaRouter, serviceEntry, storeOf } from '../../support/builders.ts';
 
 /** ApplicationProtocol `name` for `protocol`, created on day `day` of 2026-01. */
 function applicationProtocol(

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { ConvertedService } from '../../src/model/objects.ts';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import { formatIssue } from '../../src/model/result.ts';
+import type { ConvertedService } from '../../../src/model/objects.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import { formatIssue } from '../../../src/model/result.ts';
 
 function service(yaml: string, clusterDomain?: string): ConvertedService {
   const r = parseConfigObject(parseYaml(yaml), clusterDomain ? { clusterDomain } : undefined);

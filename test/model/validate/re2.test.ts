@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { re2Problem } from '../../src/model/validate/re2.ts';
+import { re2Problem } from '../../../src/model/validate/re2.ts';
 
 describe('re2Problem', () => {
   it('accepts RE2 and gives the engine message for what RE2 refuses, the same on every call', () => {

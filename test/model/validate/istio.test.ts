@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { parseConfigObject } from '../../src/model/parse/parse.ts';
-import { admissionSeverityOf, formatIssue, severityOf, type Severity } from '../../src/model/result.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
+import { admissionSeverityOf, formatIssue, severityOf, type Severity } from '../../../src/model/result.ts';
 
 const HOST = 'demo.shop.svc.cluster.local';
 type Kind = 'VirtualService' | 'DestinationRule' | 'ServiceEntry';
