@@ -1,11 +1,11 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
-//   util <- model <- controller, registry
-//                 <- plugins/sdk <- plugins/*        (plugins: model, util and plugins/sdk only)
-//                 <- envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook, status, identity
-//   tools: model, util and the RDS wire definitions (xds-rds/protos.ts)
+//   util <- model <- kit <- controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops,
+//                           webhook, status, identity, tools                                  (the features)
+//                 <- kit <- plugins/sdk <- plugins/*    (plugins: model, kit, util and plugins/sdk only)
+//   tools also reads the RDS wire definitions (xds-rds/protos.ts)
 //   everything <- app/ <- cmd/
-// controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops, webhook, status and identity never import each other: they meet
-// in model and are wired together in app/.
+// util holds no domain, model the object model, kit the machinery every controller and server shares. The
+// features never import each other: they meet in model and kit and are wired together in app/.
 const layer = (from, allowed) => ({
   name: `${from}-imports`,
   severity: 'error',
@@ -36,25 +36,26 @@ module.exports = {
   forbidden: [
     layer('util', []),
     layer('model', ['util/']),
-    ...PEERS.map((peer) => layer(peer, ['util/', 'model/'])),
-    layer('plugins/sdk', ['util/', 'model/']),
-    layer('tools', ['util/', 'model/', 'xds-rds/protos\\.ts$']),
+    layer('kit', ['util/', 'model/']),
+    ...PEERS.map((peer) => layer(peer, ['util/', 'model/', 'kit/'])),
+    layer('plugins/sdk', ['util/', 'model/', 'kit/']),
+    layer('tools', ['util/', 'model/', 'kit/', 'xds-rds/protos\\.ts$']),
     {
       name: 'plugins-imports',
       severity: 'error',
-      comment: 'plugins import model, util and plugins/sdk only; never another plugin',
+      comment: 'plugins import model, kit, util and plugins/sdk only; never another plugin',
       from: { path: '^src/plugins/(?!sdk/)([^/]+)/' },
       to: {
         path: '^src/',
-        pathNot: ['^src/plugins/$1/', '^src/util/', '^src/model/', '^src/plugins/sdk/'],
+        pathNot: ['^src/plugins/$1/', '^src/util/', '^src/model/', '^src/kit/', '^src/plugins/sdk/'],
       },
     },
     {
       name: 'registry-imports',
       severity: 'error',
-      comment: 'the generator registry lists plugins; it imports plugins, model and util only',
+      comment: 'the generator registry lists plugins; it imports plugins, model, kit and util only',
       from: { path: '^src/plugins/registry\\.ts$' },
-      to: { path: '^src/', pathNot: ['^src/plugins/', '^src/model/', '^src/util/'] },
+      to: { path: '^src/', pathNot: ['^src/plugins/', '^src/model/', '^src/kit/', '^src/util/'] },
     },
     {
       name: 'no-src-to-cmd',
@@ -76,7 +77,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|tools)/',
+          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|tools)/',
       },
       to: {},
     },

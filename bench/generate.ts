@@ -10,12 +10,12 @@ import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
 import type { Generator } from '../src/model/generator.ts';
 import { sourceKey } from '../src/model/names.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { refOf, type ConfigIssue, type ObjectRef } from '../src/model/result.ts';
-import { dubboAuthorizationPolicyIssues } from '../src/model/validate-dubbo.ts';
-import { destinationRuleIssues, serviceEntryIssues } from '../src/model/validate-istio-entries.ts';
-import { virtualServiceIssues } from '../src/model/validate-istio.ts';
-import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate-metarouter.ts';
+import { dubboAuthorizationPolicyIssues } from '../src/model/validate/dubbo.ts';
+import { destinationRuleIssues, serviceEntryIssues } from '../src/model/validate/istio-entries.ts';
+import { virtualServiceIssues } from '../src/model/validate/istio.ts';
+import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate/metarouter.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { benchIncremental, GROWTH_TARGET, SHARE_TARGET } from './incremental.ts';
@@ -85,7 +85,7 @@ function buildStore(services: number, mix: SyntheticMix): { store: ConfigStore; 
 }
 
 /**
- * The per-object rules of src/model/validate*.ts, as the parse path runs them on an object that parsed without
+ * The per-object rules of src/model/validate/*.ts, as the parse path runs them on an object that parsed without
  * errors: a function of the objects that runs every rule of each object's kind, one loop over the objects. Refs are
  * taken before, as the parser holds its object's ref.
  */

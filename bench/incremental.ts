@@ -7,7 +7,7 @@ import { generateAll } from '../src/envoyfilter/generate-all.ts';
 import { IncrementalGenerator } from '../src/envoyfilter/incremental.ts';
 import type { Generator } from '../src/model/generator.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { IncrementalRoutes } from '../src/xds-rds/incremental-routes.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { SnapshotCache } from '../src/xds-rds/snapshot.ts';

@@ -11,7 +11,7 @@ import { McpState } from '../src/controller/mcp/state.ts';
 import type { DiscoveryResponseMessage } from '../src/controller/mcp/transport.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../src/controller/mcp/type-urls.ts';
 import { ConfigStore } from '../src/controller/store.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { encodeResource } from '../test/fakes/istiod/encode.ts';
 
 const COUNT = 10_000;

@@ -19,7 +19,7 @@ import { silentLogger } from '../src/util/logger.ts';
 import { systemClock } from '../src/util/clock.ts';
 import { TokenBucket } from '../src/util/rate-limit.ts';
 import type { ServiceEntry } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';

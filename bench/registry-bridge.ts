@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { registrySource } from '../src/app/registries.ts';
 import { ConfigStore } from '../src/controller/store.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { RegistryBridge } from '../src/registry/bridge.ts';
 import { parseRegistrySpec } from '../src/registry/spec.ts';
 import { RegistryVips } from '../src/registry/vips.ts';

@@ -6,7 +6,7 @@
 // its own failure before exiting.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { ConfigObject } from '../src/model/objects.ts';
-import { parseConfigObject } from '../src/model/parse.ts';
+import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';
 import type { KubeObject } from '../test/fakes/kube-apiserver/types.ts';
 import { FakeIstiod } from '../test/fakes/istiod/server.ts';

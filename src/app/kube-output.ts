@@ -16,7 +16,7 @@ import { ResilientInformer } from '../util/informer.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../reconcile/apply.ts';
 import type { ManagedCache } from '../reconcile/managed-cache.ts';
-import type { ApplyWrites } from '../model/write.ts';
+import type { ApplyWrites } from '../kit/write.ts';
 import { createKubeBootstrapPort } from '../bootstrap/kube.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
 import { createKubeLeaseClient } from '../leader/lease-client.ts';

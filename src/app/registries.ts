@@ -9,12 +9,12 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { ConfigStore } from '../controller/store.ts';
 import type { ConfigObject } from '../model/objects.ts';
-import { parseConfigObject } from '../model/parse.ts';
+import { parseConfigObject } from '../model/parse/parse.ts';
 import type { RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts';
 import { formatIssue } from '../model/result.ts';
 import { registerRegistryMetrics } from '../ops/registry-metrics.ts';
 import { applyWrites } from '../reconcile/apply.ts';
-import type { ApplyWrites } from '../model/write.ts';
+import type { ApplyWrites } from '../kit/write.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';
 import { RegistryVips } from '../registry/vips.ts';

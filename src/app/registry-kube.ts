@@ -6,7 +6,7 @@
  * (ServiceEntries of registries no longer configured are left alone), plans against the bridges' current entries
  * and writes only the difference, so an unchanged state writes nothing. A ServiceEntry no longer desired is deleted
  * only while its bridge allows deletions (bridge.ts: connected and synced in the current session). Runs are
- * debounced, serialised, retried with backoff on transient failures (util/controller-loop.ts), skipped unless
+ * debounced, serialised, retried with backoff on transient failures (kit/controller-loop.ts), skipped unless
  * leader, and the leadership is checked again before every write.
  */
 import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
@@ -20,14 +20,14 @@ import {
   type SinkError,
   type WriteCounts,
   type WriteOp,
-} from '../model/write.ts';
+} from '../kit/write.ts';
 import { diff, type ExistingObject } from '../reconcile/diff.ts';
 import { toExisting, updateBody } from '../reconcile/kube-sink.ts';
 import type { RegistryBridge } from '../registry/bridge.ts';
 import { REGISTRY_LABEL } from '../registry/convert.ts';
 import type { RegistryServiceEntry } from '../registry/types.ts';
 import type { RegistryVips } from '../registry/vips.ts';
-import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../util/paged-list.ts';
 

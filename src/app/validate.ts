@@ -1,5 +1,5 @@
 /**
- * `aeraki validate` and the webhook's validator: model/validate.ts with the generation-time checks of `aeraki
+ * `aeraki validate` and the webhook's validator: model/validate/validate.ts with the generation-time checks of `aeraki
  * render` (generateAll over a store of the parsed objects, then the ports nothing handles), so a file set reports
  * exactly the issues render reports for it.
  */
@@ -9,9 +9,9 @@ import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import type { Generator } from '../model/generator.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
-import type { ParsedObjects } from '../model/parse-objects.ts';
+import type { ParsedObjects } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
-import { validateObjects, type GenerationCheck } from '../model/validate.ts';
+import { validateObjects, type GenerationCheck } from '../model/validate/validate.ts';
 import { createGenerators } from '../plugins/registry.ts';
 
 /** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */

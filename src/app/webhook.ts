@@ -5,8 +5,8 @@
  * namespace/name in the store, and denied for its own parse errors or for generation errors it adds.
  */
 import type { ConfigStore } from '../controller/store.ts';
-import { DEFAULT_PARSE_OPTIONS } from '../model/parse.ts';
-import { validateObjects } from '../model/validate.ts';
+import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
+import { validateObjects } from '../model/validate/validate.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { formatAddress } from '../util/address.ts';
 import type { Logger } from '../util/logger.ts';

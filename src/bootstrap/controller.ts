@@ -10,7 +10,7 @@
  *   converts an informer object), pass `isSynced` = "the informer has listed once", and call `trigger()` when
  *   it turns true and on becoming leader; `start()` adds a periodic resync that repairs hand edits;
  * - level mode: `reconcile(namespaces)` with the complete set of namespaces runs once and reports.
- * Runs never overlap; triggers during a run cause one more run after it (util/controller-loop.ts). Every write
+ * Runs never overlap; triggers during a run cause one more run after it (kit/controller-loop.ts). Every write
  * is preceded by an `isLeader()` check (a replica that is not the leader never writes); while not leader or not
  * synced, the controller re-checks every `pollMs`. Transient failures are retried with capped, jittered
  * backoff; terminal ones wait for the next change or resync. Writes go through the injected `apply`
@@ -21,7 +21,7 @@ import { errorFields } from '../util/logger.ts';
 import { formatIssue } from '../model/result.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { LoopController, loopSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings } from '../kit/controller-loop.ts';
 import type { BootstrapTarget } from './config.ts';
 import type { BootstrapConfigMapPort } from './kube.ts';
 import { planBootstrap, wantsBootstrap, type BootstrapPlan, type NamespaceInfo } from './plan.ts';
@@ -32,14 +32,14 @@ import {
   type SinkError,
   type WriteOp,
   type WriteVerb,
-} from '../model/write.ts';
+} from '../kit/write.ts';
 import { EMPTY_REPORT, type BootstrapRunReport } from './report.ts';
 
 export { namespaceInfoOf, wantsBootstrap, type NamespaceInfo } from './plan.ts';
 export type { BootstrapConfigMapPort } from './kube.ts';
 export type { BootstrapRunReport } from './report.ts';
 
-export type { WriteVerb } from '../model/write.ts';
+export type { WriteVerb } from '../kit/write.ts';
 
 export interface NamespaceBootstrapOptions {
   readonly port: BootstrapConfigMapPort;

@@ -9,7 +9,7 @@ import { BOOTSTRAP_CONFIGMAP_NAME, type BootstrapConfigMap } from './config.ts';
 import type { BootstrapUpdate, ExistingConfigMap } from './plan.ts';
 import { updateBody } from './plan.ts';
 import { FIELD_MANAGER } from '../model/constants.ts';
-import { kubeSinkError } from '../model/write.ts';
+import { kubeSinkError } from '../kit/write.ts';
 
 /**
  * Storage of the bootstrap ConfigMaps. Every method rejects with a SinkError; `delete` of an object that is

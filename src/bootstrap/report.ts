@@ -1,6 +1,6 @@
 /** What one run of the namespace bootstrap controller did (namespace-bootstrap.ts). */
 import type { ConfigIssue } from '../model/result.ts';
-import type { SinkError, WriteFailure } from '../model/write.ts';
+import type { SinkError, WriteFailure } from '../kit/write.ts';
 
 export interface BootstrapRunReport {
   readonly skipped?: 'not-leader' | 'not-synced' | 'invalid-target';

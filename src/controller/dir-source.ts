@@ -12,11 +12,11 @@ import { statSync } from 'node:fs';
 import { DEFAULT_FILE_LIMITS, describeFileError, type FileLimits } from './config-file.ts';
 import { DirFiles, type FileProblem } from './dir-files.ts';
 import { fileIssue, fillStore, listConfigFiles } from './file-source.ts';
-import { parseRawObjects } from '../model/parse-objects.ts';
+import { parseRawObjects } from '../model/parse/objects.ts';
 import type { ConfigStore } from './store.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { formatIssue, type ConfigIssue } from '../model/result.ts';
-import { createDebouncer, type Debouncer } from '../util/debounce.ts';
+import { createDebouncer, type Debouncer } from '../kit/debounce.ts';
 
 export interface DirSourceOptions {
   readonly dir: string;

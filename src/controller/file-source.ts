@@ -16,13 +16,13 @@ import {
   type FileLimits,
 } from './config-file.ts';
 import { compareStrings } from '../model/order.ts';
-import { parseRawObjects, type ParsedObjects } from '../model/parse-objects.ts';
+import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigStore } from './store.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 
-export { parseRawObjects } from '../model/parse-objects.ts';
+export { parseRawObjects } from '../model/parse/objects.ts';
 
 const EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
 

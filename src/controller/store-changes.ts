@@ -6,7 +6,7 @@
  * state would put it, at a cost proportional to the change.
  */
 import type { ConfigKind, ConfigObject } from '../model/objects.ts';
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 
 /** What one namespace/name of a kind now is at its source. */

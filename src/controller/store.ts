@@ -35,7 +35,7 @@ import type {
 } from '../model/objects.ts';
 import { CONFIG_KINDS } from '../model/objects.ts';
 import { bindsHosts } from '../model/bound-hosts.ts';
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
@@ -52,7 +52,7 @@ import {
 
 type ObjectOf<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
 
-export type { RejectedObject } from '../model/parse-objects.ts';
+export type { RejectedObject } from '../model/parse/objects.ts';
 export type { KeyChange } from './store-changes.ts';
 
 export class ConfigStore implements ConfigView {

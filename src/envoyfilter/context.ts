@@ -7,7 +7,7 @@
  * server's port.
  */
 import type { GatewayContext, SidecarContext } from '../model/generator.ts';
-import { gatewayPortClaims } from '../model/gateway-routers.ts';
+import { gatewayPortClaims } from '../model/conflicts/gateway-routers.ts';
 import type { DubboAuthorizationPolicy, Gateway, ServiceEntry } from '../model/objects.ts';
 import { compareByName } from '../model/order.ts';
 import { detectProtocol } from '../model/protocol.ts';

@@ -11,11 +11,11 @@
  * Warnings (they never fail a source): a named targetPort that cannot be resolved here (D16); a ServiceEntry without
  * addresses gets inbound filters only; ports whose protocol nothing handles are listed apart (unhandledPorts), so
  * `serve` can count them instead of logging them;
- * conflicts (model/conflicts.ts: MetaRouters, ApplicationProtocols, VirtualServices, DestinationRules, Gateway ports)
+ * conflicts (model/conflicts/conflicts.ts: MetaRouters, ApplicationProtocols, VirtualServices, DestinationRules, Gateway ports)
  * come last.
  */
 import { resolveClaims, type LostClaim, type SourceClaims } from '../model/claims.ts';
-import { configConflicts } from '../model/conflicts.ts';
+import { configConflicts } from '../model/conflicts/conflicts.ts';
 import type { FilterDraft, Generator } from '../model/generator.ts';
 import { heldIssue, holdersOf } from '../model/held.ts';
 import { sourceKey } from '../model/names.ts';

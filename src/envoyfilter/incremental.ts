@@ -1,6 +1,6 @@
 /**
  * The desired set of generateAll, maintained instead of rebuilt (issue 22): each ServiceEntry's (and Gateway's)
- * output is cached with the keys of every input it read (model/dependencies.ts: its VirtualService,
+ * output is cached with the keys of every input it read (kit/incremental/dependencies.ts: its VirtualService,
  * DestinationRule, MetaRouter, ApplicationProtocols, policies, Redis objects and Secrets, held hosts, the mesh
  * config), and `update` regenerates only the sources whose inputs changed since the last call. Claims between
  * sources (D6) are re-resolved only for the names those sources claim (ClaimIndex), conflict warnings only for
@@ -9,16 +9,16 @@
  */
 import { ClaimIndex } from '../model/claims.ts';
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
-import type { DesiredChanges } from '../model/desired-changes.ts';
+import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import {
   ChangeTracker,
   DependentUnits,
   objectDepKeys,
   objectOfDepKey,
   type TrackedView,
-} from '../model/dependencies.ts';
+} from '../kit/incremental/dependencies.ts';
 import type { Generator } from '../model/generator.ts';
-import { IncrementalConflicts } from '../model/incremental-conflicts.ts';
+import { IncrementalConflicts } from '../kit/incremental/conflicts.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { compareServiceOrder, compareStrings } from '../model/order.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';

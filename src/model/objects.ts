@@ -50,7 +50,7 @@ export interface ServicePort {
   /** The port the workloads receive on (inbound filters match it, D16); absent: `number`. */
   readonly targetPort?: number;
   /**
-   * A Kubernetes Service's named `targetPort` (a container port's name; src/model/service.ts), which only the
+   * A Kubernetes Service's named `targetPort` (a container port's name; src/model/parse/service.ts), which only the
    * Service's EndpointSlices resolve. Never set on a ServiceEntry (whose targetPort is a number).
    */
   readonly targetPortName?: string;
@@ -75,7 +75,7 @@ export interface ServiceEntrySpec {
 export type IstioServiceEntry = KubeObject<'ServiceEntry', ServiceEntrySpec>;
 
 /**
- * A Kubernetes `v1 Service` as istiod converts it into a ServiceEntry (src/model/service.ts): the spec is the
+ * A Kubernetes `v1 Service` as istiod converts it into a ServiceEntry (src/model/parse/service.ts): the spec is the
  * converted ServiceEntry spec; kind, apiVersion and metadata stay the Service's, so the store keeps it apart from a
  * ServiceEntry of the same name, and issues and source keys name the Service.
  */

@@ -1,7 +1,7 @@
 /**
  * Typed shapes of the redis.aeraki.io/v1alpha1 kinds (api: redis/v1alpha1/redisservice.proto,
  * redisdestination.proto) and of the v1 Secrets they read auth from. Durations are proto3 JSON strings
- * (`"60s"`, `"0.250s"`), already validated; enums are their names. Parsed by parse-redis.ts.
+ * (`"60s"`, `"0.250s"`), already validated; enums are their names. Parsed by parse/redis.ts.
  */
 export const READ_POLICIES = ['MASTER', 'PREFER_MASTER', 'REPLICA', 'PREFER_REPLICA', 'ANY'] as const;
 export type ReadPolicy = (typeof READ_POLICIES)[number];

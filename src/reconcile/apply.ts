@@ -12,7 +12,7 @@ import {
   type ApplyWrites,
   type WriteFailure,
   type WriteOp,
-} from '../model/write.ts';
+} from '../kit/write.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
 import type { ExistingObject, ManagedKind, Plan } from './diff.ts';
 import type { ManagedCache } from './managed-cache.ts';

@@ -7,7 +7,7 @@
  * A change whose run writes nothing for it is not observed (it changed no EnvoyFilter).
  */
 import type { ConfigEvent } from '../model/view.ts';
-import type { WriteOp } from '../model/write.ts';
+import type { WriteOp } from '../kit/write.ts';
 
 const SOURCE_KINDS: ReadonlySet<string> = new Set(['ServiceEntry', 'Service', 'Gateway']);
 

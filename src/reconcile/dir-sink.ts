@@ -12,7 +12,7 @@ import type { OutputObject } from '../model/objects.ts';
 import { sha256Hex } from '../util/json.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { updateBody, toExisting } from './kube-sink.ts';
-import { SinkError } from '../model/write.ts';
+import { SinkError } from '../kit/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
 const KINDS: ReadonlySet<string> = new Set<ManagedKind>(['EnvoyFilter', 'VirtualService']);

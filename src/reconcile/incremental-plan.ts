@@ -9,7 +9,7 @@
  * and for each of those keys both sides, whatever their source. `diff` then decides per key exactly as the full
  * plan would: a key outside that set had no write in the last plan, and neither side of it changed since.
  */
-import type { DesiredChanges } from '../model/desired-changes.ts';
+import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { diff, objectKey, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import type { ManagedCache, ObjectRefKey } from './managed-cache.ts';

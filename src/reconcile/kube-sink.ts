@@ -8,7 +8,7 @@ import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../mod
 import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../util/paged-list.ts';
 import type { DiffObject, ExistingObject, ManagedKind } from './diff.ts';
-import { kubeSinkError } from '../model/write.ts';
+import { kubeSinkError } from '../kit/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
 const VERSION = 'v1alpha3';

@@ -20,7 +20,7 @@
  * soon after the gate opens (calling trigger() then is still useful: it skips the wait);
  * the output of a failed or currently invalid source is kept (diff.ts); while `holdDeletes()` nothing is deleted. Transient write failures are retried
  * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change. The timing is the
- * ControllerLoop's (util/controller-loop.ts).
+ * ControllerLoop's (kit/controller-loop.ts).
  */
 import type { ConfigIssue } from '../model/result.ts';
 import { formatIssue, severityOf } from '../model/result.ts';
@@ -28,14 +28,14 @@ import type { OutputObject } from '../model/objects.ts';
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop } from '../util/controller-loop.ts';
+import { ControllerLoop } from '../kit/controller-loop.ts';
 import { applyWrites, planWrites } from './apply.ts';
 import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
 import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import { ExistingReader } from './existing.ts';
 import { planChanged, toggled } from './incremental-plan.ts';
 import { WriteProgress } from './progress.ts';
-import { SinkError, type WriteOp } from '../model/write.ts';
+import { SinkError, type WriteOp } from '../kit/write.ts';
 import {
   classify,
   EMPTY_RUN,

@@ -5,13 +5,13 @@
 import type { OutputObject } from '../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import { sourceKey } from '../model/names.ts';
-import { NO_WRITES, type WriteCounts } from '../model/write.ts';
+import { NO_WRITES, type WriteCounts } from '../kit/write.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import type { RunOutcome } from '../util/controller-loop.ts';
+import type { RunOutcome } from '../kit/controller-loop.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
-import type { DesiredChanges } from '../model/desired-changes.ts';
+import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import type { ManagedCache } from './managed-cache.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 

@@ -23,7 +23,7 @@ import type {
 } from '../model/registry-bridge.ts';
 import { formatIssue } from '../model/result.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
-import { ControllerLoop } from '../util/controller-loop.ts';
+import { ControllerLoop } from '../kit/controller-loop.ts';
 import { stableStringify } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
 import { convertService, isServiceAllowed } from './convert.ts';

@@ -13,7 +13,7 @@
  * Every query parameter is also kept in `params` (registry-specific ones such as Nacos `namespace`, `groups`).
  */
 import { isDns1123Label } from '../model/dns.ts';
-import { parseDurationNanos } from '../model/duration.ts';
+import { parseDurationNanos } from '../model/parse/duration.ts';
 import type { RegistrySpec } from '../model/registry-bridge.ts';
 import { fail, issue, ok, type ConfigIssue, type ObjectRef, type Result } from '../model/result.ts';
 

@@ -12,13 +12,13 @@
  *
  * Driving it (src/app/kube-output.ts wires it): call `trigger()` on every store change and after each generation
  * pass; runs are debounced (`quietMs`, at most `maxWaitMs` after the first trigger: this is the rate limit), never
- * overlap (util/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false, and `isLeader()` is
+ * overlap (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false, and `isLeader()` is
  * checked again before every write.
  */
 import { systemClock, type Clock } from '../util/clock.ts';
-import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import {
@@ -28,7 +28,7 @@ import {
   type SinkError,
   type WriteFailure,
   type WriteOp,
-} from '../model/write.ts';
+} from '../kit/write.ts';
 import type { StatusPort } from './kube.ts';
 import { newEvents, planStatus } from './plan.ts';
 import type { EventSpec } from './types.ts';

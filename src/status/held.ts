@@ -4,7 +4,7 @@
  * bound to a rejected Gateway, and the hosts the store holds for MetaRouters, VirtualServices and DestinationRules
  * that were invalid with no valid version known (`storeHeld`, ConfigStore.heldHosts()).
  */
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigView } from '../model/view.ts';
 
 /** The held hosts, sorted, without repeats. */

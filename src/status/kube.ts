@@ -16,7 +16,7 @@ import {
 import { FIELD_MANAGER } from '../model/constants.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import { refString } from '../model/result.ts';
-import { kubeSinkError } from '../model/write.ts';
+import { kubeSinkError } from '../kit/write.ts';
 import { isPlainObject, sha256Hex } from '../util/json.ts';
 import type { Condition, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
 

@@ -9,19 +9,19 @@
  *   written by someone else are kept;
  * - `lastTransitionTime` is kept from the current condition while its `status` stays, else it is `now`;
  * - a status equal to the current one is not written, so an unchanged config costs no write;
- * - `Accepted` also weighs the rules of the object's valid version (model/rules.ts), so one that breaks a rule of
+ * - `Accepted` also weighs the rules of the object's valid version (model/validate/rules.ts), so one that breaks a rule of
  *   admission hygiene says that admission would refuse it;
  * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind), `Held` for a
  *   rejected object whose last valid version the store still serves and for each valid object held by an
  *   invalid one (model/held.ts), `Conflict` for each MetaRouter or ApplicationProtocol conflict warning. The
  *   controller creates only those it has not reported yet.
  */
-import { configConflicts } from '../model/conflicts.ts';
+import { configConflicts } from '../model/conflicts/conflicts.ts';
 import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
-import type { RejectedObject } from '../model/parse-objects.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
 import { holdersOf, isHeldIssue } from '../model/held.ts';
 import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
-import { ruleIssues } from '../model/rules.ts';
+import { ruleIssues } from '../model/validate/rules.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import {

@@ -11,11 +11,11 @@
  *
  * Driving it (src/app/kube-output.ts wires it): call `trigger()` on every ServiceEntry change (an informer),
  * on becoming leader and once synced; `start()` adds a periodic resync. Runs are debounced, never overlap
- * (util/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false (re-checked every
+ * (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false (re-checked every
  * `pollMs`), and `isLeader()` is checked again before every single write. Writes go through the injected
  * `apply` (reconcile/apply.ts).
  */
-import { LoopController, loopSettings, type LoopControllerSettings } from '../util/controller-loop.ts';
+import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { formatIssue } from '../model/result.ts';
@@ -25,7 +25,7 @@ import {
   type ApplyWrites,
   type SinkError,
   type WriteOp,
-} from '../model/write.ts';
+} from '../kit/write.ts';
 import type { ServiceEntryPort, StoredServiceEntry } from './kube.ts';
 import { planVips, type VipUpdate } from './plan.ts';
 import { EMPTY_VIP_REPORT, type VipRunReport } from './report.ts';

@@ -1,6 +1,6 @@
 /** What one run of the VIP allocator did (controller.ts). */
 import type { ConfigIssue } from '../model/result.ts';
-import type { SinkError, WriteFailure } from '../model/write.ts';
+import type { SinkError, WriteFailure } from '../kit/write.ts';
 
 export interface VipRunReport {
   readonly skipped?: 'not-leader' | 'not-synced';

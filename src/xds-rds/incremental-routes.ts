@@ -1,6 +1,6 @@
 /**
  * The route builder's result, maintained instead of rebuilt (issue 22): each ServiceEntry's routes are cached with
- * the keys of every input it read (its MetaRouter, DestinationRule, held hosts; model/dependencies.ts), and
+ * the keys of every input it read (its MetaRouter, DestinationRule, held hosts; kit/incremental/dependencies.ts), and
  * `update` rebuilds only the ServiceEntries a change touched. Route names claimed by several ServiceEntries (D6)
  * are re-resolved only for the names involved. The result is, byte for byte, what buildRouteConfigurations gives
  * over the same view; `changed` names the routes whose content or held state may differ from the previous update,
@@ -13,8 +13,8 @@ import {
   objectDepKeys,
   objectOfDepKey,
   type TrackedView,
-} from '../model/dependencies.ts';
-import { IncrementalConflicts } from '../model/incremental-conflicts.ts';
+} from '../kit/incremental/dependencies.ts';
+import { IncrementalConflicts } from '../kit/incremental/conflicts.ts';
 import type { ServiceEntry } from '../model/objects.ts';
 import { compareServiceOrder, compareStrings } from '../model/order.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';

@@ -1,8 +1,8 @@
-import type { TrackedView } from '../model/dependencies.ts';
+import type { TrackedView } from '../kit/incremental/dependencies.ts';
 import type { ConfigEvent } from '../model/view.ts';
 import { formatIssue } from '../model/result.ts';
 import type { Logger } from '../util/logger.ts';
-import { createDebouncer, type Debouncer } from '../util/debounce.ts';
+import { createDebouncer, type Debouncer } from '../kit/debounce.ts';
 import { IncrementalRoutes } from './incremental-routes.ts';
 import type { SnapshotCache } from './snapshot.ts';
 

@@ -6,7 +6,7 @@ import type { DestinationRule, MetaRoute, ServiceEntry, ServicePort } from '../m
 import { heldIssue, holdersOf } from '../model/held.ts';
 import { attributeMatchers } from '../model/matchers.ts';
 import { resolveClaims, type SourceClaims } from '../model/claims.ts';
-import { configConflicts } from '../model/conflicts.ts';
+import { configConflicts } from '../model/conflicts/conflicts.ts';
 import { compareStrings } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
 import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
@@ -40,7 +40,7 @@ export interface RouteBuildResult {
  * application protocol (D1) gets nothing. When two ServiceEntries produce the same name, the oldest
  * (creationTimestamp, then namespace/name) wins, as in the D6 lookups. Conflicts between MetaRouters (two for
  * one host, one for a host no ServiceEntry has), ApplicationProtocols, VirtualServices, DestinationRules and
- * Gateway ports (model/conflicts.ts) are warnings after the rest.
+ * Gateway ports (model/conflicts/conflicts.ts) are warnings after the rest.
  * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only, with
  * a warning naming the invalid objects holding it (model/held.ts).
  */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { render } from '../../src/app/render.ts';
 import { validateFiles } from '../../src/app/validate.ts';
-import { parseRawObjects } from '../../src/model/parse-objects.ts';
+import { parseRawObjects } from '../../src/model/parse/objects.ts';
 import { hasErrors, issueLine, type ConfigIssue } from '../../src/model/result.ts';
 import { cliArgs, run } from '../support/process.ts';
 import {

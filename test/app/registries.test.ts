@@ -5,7 +5,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { REGISTRY_WATCHERS, Registries, type RegistriesOptions } from '../../src/app/registries.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import type { RegistrySpec } from '../../src/model/registry-bridge.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';

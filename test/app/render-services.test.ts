@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { render, type RenderOptions } from '../../src/app/render.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { formatIssue } from '../../src/model/result.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'render-services-'));

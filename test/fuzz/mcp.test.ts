@@ -7,7 +7,7 @@ import { loadMcpProtos, MCP_RESOURCE_TYPE_URL } from '../../src/controller/mcp/p
 import { McpState } from '../../src/controller/mcp/state.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../../src/controller/mcp/type-urls.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { encodeResource, type AnyBytes } from '../fakes/istiod/encode.ts';
 import { fuzzSeed, iterations, mutate, rng, type Rng } from './prng.ts';
 

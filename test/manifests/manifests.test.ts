@@ -29,7 +29,7 @@ import {
   istioResources,
   SERVICE_RESOURCE,
 } from '../../src/controller/kube/resources.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { Command } from 'commander';
 import { addOptions, resolveConfig } from '../../cmd/rows.ts';
 import { SERVE_ROWS } from '../../cmd/serve-config.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NO_WRITES } from '../../src/model/write.ts';
+import { NO_WRITES } from '../../src/kit/write.ts';
 import { AerakiMetrics, type ReconcileRunLike } from '../../src/ops/metrics.ts';
 
 const run = (over: Partial<ReconcileRunLike> = {}): ReconcileRunLike => ({

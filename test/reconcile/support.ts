@@ -2,7 +2,7 @@
 import { MANAGED_LABELS, SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { EnvoyFilterObject, OutputObject } from '../../src/model/objects.ts';
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
-import { SinkError } from '../../src/model/write.ts';
+import { SinkError } from '../../src/kit/write.ts';
 import type { EnvoyFilterSink } from '../../src/reconcile/sink.ts';
 import { updateBody, toExisting } from '../../src/reconcile/kube-sink.ts';
 

@@ -1,7 +1,7 @@
 // The pure status planner: conditions, observedGeneration, transition times, unchanged statuses, Events.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { metaProtocolConflicts } from '../../src/model/metarouter-conflicts.ts';
+import { metaProtocolConflicts } from '../../src/model/conflicts/metarouter.ts';
 import { issue, warning, type ObjectRef } from '../../src/model/result.ts';
 import { heldHosts } from '../../src/status/held.ts';
 import { newEvents, planStatus, type StatusPlanInput } from '../../src/status/plan.ts';

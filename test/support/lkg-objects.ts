@@ -1,7 +1,7 @@
 // Raw objects for the last-known-good suites: a MetaProtocol service (MetaRouter with a rate limit, a
 // DestinationRule) and a Dubbo service (a VirtualService), each with a valid and an invalid version.
 import type { ConfigStore } from '../../src/controller/store.ts';
-import { parseRawObjects } from '../../src/model/parse-objects.ts';
+import { parseRawObjects } from '../../src/model/parse/objects.ts';
 import { CONFIG_KINDS } from '../../src/model/objects.ts';
 
 export type Raw = Record<string, unknown>;

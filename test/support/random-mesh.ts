@@ -6,7 +6,7 @@
 import type { ConfigStore } from '../../src/controller/store.ts';
 import { boundHostsOf } from '../../src/model/bound-hosts.ts';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
-import { parseConfigObject } from '../../src/model/parse.ts';
+import { parseConfigObject } from '../../src/model/parse/parse.ts';
 
 type Raw = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generationCheck } from '../../src/app/validate.ts';
 import { warning } from '../../src/model/result.ts';
-import { validateObjects } from '../../src/model/validate.ts';
+import { validateObjects } from '../../src/model/validate/validate.ts';
 import { answerReview, type ObjectValidator } from '../../src/webhook/admission.ts';
 import { INVALID_META_ROUTER, META_ROUTER, reviewV1, reviewV1beta1 } from './reviews.ts';
 

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { generationCheck } from '../../src/app/validate.ts';
-import { validateObjects } from '../../src/model/validate.ts';
+import { validateObjects } from '../../src/model/validate/validate.ts';
 import { generateDevCertificates, type DevCertPems } from '../../src/tools/dev-certs.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { CONFIG_KINDS, type ConfigObject } from '../../src/model/objects.ts';
-import type { TrackedView } from '../../src/model/dependencies.ts';
+import type { TrackedView } from '../../src/kit/incremental/dependencies.ts';
 import { generateDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';

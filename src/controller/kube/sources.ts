@@ -6,7 +6,7 @@
  * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
- *   synthesise for them (src/model/service.ts). Over MCP istiod sends those itself.
+ *   synthesise for them (src/model/parse/service.ts). Over MCP istiod sends those itself.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
  * and the hosts they bind) without touching any other object or the object's own last valid version.
  * Every kind is read through a KindInformer (util/kind-informer.ts): a kind whose CRD is not installed is empty and
@@ -31,7 +31,7 @@ import {
   meshConfigFromConfigMap,
   parseConfigObject,
   type ParseOptions,
-} from '../../model/parse.ts';
+} from '../../model/parse/parse.ts';
 import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';

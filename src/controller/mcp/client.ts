@@ -1,6 +1,6 @@
 import type { StatusObject } from '@grpc/grpc-js';
 import { errorFields, type Logger } from '../../util/logger.ts';
-import { parseConfigObject } from '../../model/parse.ts';
+import { parseConfigObject } from '../../model/parse/parse.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import type { ParseFn } from './decode.ts';

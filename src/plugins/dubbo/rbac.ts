@@ -10,7 +10,7 @@
  * - inside a set, each non-empty list is one OR of its values and each `not*` list the same under a NOT, in the
  *   order principals, notPrincipals, namespaces, notNamespaces (sources) and methods, notMethods, interfaces,
  *   notInterfaces (operations).
- * The policies are already validated (parse-dubbo.ts), so the translation cannot fail.
+ * The policies are already validated (parse/dubbo.ts), so the translation cannot fail.
  */
 import type {
   DubboAuthorizationPolicy,

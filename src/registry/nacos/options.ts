@@ -1,5 +1,5 @@
 // The Nacos watcher's settings, read from the `nacos://host:port?...` URL parameters of its RegistrySpec.
-import { parseDurationNanos } from '../../model/duration.ts';
+import { parseDurationNanos } from '../../model/parse/duration.ts';
 import type { RegistrySpec } from '../../model/registry-bridge.ts';
 import type { Logger } from '../../util/logger.ts';
 

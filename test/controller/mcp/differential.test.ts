@@ -13,7 +13,7 @@ import type { IstioKind } from '../../../src/controller/mcp/type-urls.ts';
 import type { ConfigStore } from '../../../src/controller/store.ts';
 import type { ConfigObject } from '../../../src/model/objects.ts';
 import { compareStrings } from '../../../src/model/order.ts';
-import { parseConfigObject } from '../../../src/model/parse.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import type { ConfigEvent } from '../../../src/model/view.ts';
 import { stableStringify } from '../../../src/util/json.ts';
 import { recordingStore, serviceEntry } from '../../support/builders.ts';

@@ -9,7 +9,7 @@ import {
 import { loadMcpProtos } from '../../../src/controller/mcp/protos.ts';
 import { typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { IstioConfig } from '../../../src/model/objects.ts';
-import { parseConfigObject } from '../../../src/model/parse.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import { encodeResource, encodeResourceWithBody, fromConfig, GARBAGE } from '../../fakes/istiod/encode.ts';
 import { destinationRule, gateway, serviceEntry, virtualService } from '../../support/builders.ts';
 

@@ -6,7 +6,7 @@ import { peekResourceName } from '../../../src/controller/mcp/resource-decode.ts
 import { ConfigStore, type KeyChange } from '../../../src/controller/store.ts';
 import { subscribedTypeUrls, typeUrlFor } from '../../../src/controller/mcp/type-urls.ts';
 import type { ConfigKind, ConfigObject } from '../../../src/model/objects.ts';
-import { parseConfigObject } from '../../../src/model/parse.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import { encodeResource, GARBAGE, type AnyBytes } from '../../fakes/istiod/encode.ts';
 import { serviceEntry } from '../../support/builders.ts';
 

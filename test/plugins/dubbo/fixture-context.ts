@@ -20,7 +20,7 @@ import type {
   VirtualService,
   WorkloadSelector,
 } from '../../../src/model/objects.ts';
-import { parseConfigObject } from '../../../src/model/parse.ts';
+import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import { detectProtocol, type Protocol } from '../../../src/model/protocol.ts';
 import { serviceEntry, virtualService } from '../../support/builders.ts';
 

@@ -1,0 +1,32 @@
+/**
+ * The per-object rules of a valid object, run again over its parsed form (they are pure functions of the spec):
+ * what the status planner reports for an object the store holds, such as a rule of admission hygiene it breaks
+ * (result.ts hygiene), without the store keeping the issues of every valid object.
+ */
+import type { ConfigObject } from '../objects.ts';
+import { refOf, type ConfigIssue } from '../result.ts';
+import { dubboAuthorizationPolicyIssues } from './dubbo.ts';
+import { destinationRuleIssues, serviceEntryIssues } from './istio-entries.ts';
+import { virtualServiceIssues } from './istio.ts';
+import { applicationProtocolIssues, metaRouterIssues } from './metarouter.ts';
+
+/** The issues the rules of its kind find in `o` (a parsed, valid object): warnings only, in field order. */
+export function ruleIssues(o: ConfigObject): readonly ConfigIssue[] {
+  const ref = refOf(o);
+  switch (o.kind) {
+    case 'MetaRouter':
+      return metaRouterIssues(o.spec, ref);
+    case 'ApplicationProtocol':
+      return applicationProtocolIssues(o.spec, ref);
+    case 'VirtualService':
+      return virtualServiceIssues(o.spec, ref);
+    case 'DestinationRule':
+      return destinationRuleIssues(o.spec, ref);
+    case 'ServiceEntry':
+      return serviceEntryIssues(o.spec, ref);
+    case 'DubboAuthorizationPolicy':
+      return dubboAuthorizationPolicyIssues(o.spec, ref);
+    default:
+      return [];
+  }
+}
