@@ -106,8 +106,10 @@ export class McpState {
   applyResponse(type: McpTypeUrl, resources: readonly AnyMessage[]): ResponseOutcome {
     const previous = this.byUrl.get(type.url) ?? NOTHING;
     const answer = new Answer(previous, this.orderOf.get(type.url) ?? []);
+    // Nothing held (a type URL's first answer): no resource can be an unchanged one, so no name is read for it.
+    const anyHeld = previous.size > 0;
     resources.forEach((resource, i) => {
-      const held = unchanged(resource, answer, i);
+      const held = anyHeld ? unchanged(resource, answer, i) : undefined;
       if (held) answer.keep(held);
       else answer.add(this.decodeOne(type, resource, previous));
     });
