@@ -70,9 +70,11 @@ export function openStreams(port: number, n: number, onFirst: () => void): Bench
   const streams: BenchStream[] = [];
   for (let i = 0; i < n; i++) {
     const channel = new Client(`localhost:${port}`, creds, { 'grpc.use_local_subchannel_pool': 1 });
+    // waitForReady: a connection attempt that fails (a handshake refused or cut on a loaded machine) is retried
+    // with the stream kept, as a proxy retries, instead of failing the stream before its first response.
     const call = (
-      channel as unknown as Record<string, () => grpc.ClientDuplexStream<Buffer, Buffer>>
-    ).StreamRoutes!.call(channel);
+      channel as unknown as Record<string, (m: grpc.Metadata) => grpc.ClientDuplexStream<Buffer, Buffer>>
+    ).StreamRoutes!.call(channel, new grpc.Metadata({ waitForReady: true }));
     let waiter:
       | { pred: (v: string, n: string) => boolean; resolve: (t: number) => void; reject: (e: Error) => void }
       | undefined;
