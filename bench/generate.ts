@@ -18,6 +18,7 @@ import { virtualServiceIssues } from '../src/model/validate/istio.ts';
 import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate/metarouter.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
+import { median, round } from './figures.ts';
 import { benchIncremental, GROWTH_TARGET, SHARE_TARGET } from './incremental.ts';
 import { syntheticObjectsInListOrder, type SyntheticMix } from './synthetic.ts';
 
@@ -40,15 +41,6 @@ function roundsFromEnv(value: string | undefined): number {
     throw new Error(`GENERATE_ROUNDS=${value}: want an odd whole number from 3 to 201`);
   }
   return n;
-}
-
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)] ?? NaN;
-}
-
-export function round(x: number): number {
-  return Math.round(x * 100) / 100;
 }
 
 function gc(): void {

@@ -11,7 +11,7 @@ import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { IncrementalRoutes } from '../src/xds-rds/incremental-routes.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { SnapshotCache } from '../src/xds-rds/snapshot.ts';
-import { median, round } from './generate.ts';
+import { median, round } from './figures.ts';
 import { syntheticObjectsInListOrder } from './synthetic.ts';
 
 /** The targets: 10k at most this many times 1k, and at most this share of a full rebuild at 10k. */

@@ -7,7 +7,8 @@
 // - ping flood: pings as fast as the answers come, and reconnects 1 s after the server closes the connection
 //   (the first step of gRPC's reconnect backoff).
 // Commands on stdin: `pause` (streams cancelled, no pings, no garbage; connections stay, idle), `resume`, `stop`
-// (prints one JSON line of counts and exits). Prints `ready` once every client is connected and active.
+// (prints one JSON line of counts and exits; so does a closed stdin, without the line). Prints `ready` once every
+// client is connected and active.
 import { randomBytes } from 'node:crypto';
 import * as http2 from 'node:http2';
 import { createInterface } from 'node:readline';
@@ -127,7 +128,10 @@ await Promise.all([
   ...Array.from({ length: pingers }, pingFlood),
 ]);
 console.log('ready');
-createInterface({ input: process.stdin }).on('line', (line) => {
+const commands = createInterface({ input: process.stdin });
+// The bench process is gone (or gave up on its benchmark): nothing is left to measure.
+commands.on('close', () => process.exit(0));
+commands.on('line', (line) => {
   const command = line.trim();
   if (command === 'pause') {
     active = false;

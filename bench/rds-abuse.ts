@@ -14,7 +14,7 @@ import { RouteSource } from '../src/xds-rds/route-source.ts';
 import { RdsServer } from '../src/xds-rds/server.ts';
 import { SnapshotCache } from '../src/xds-rds/snapshot.ts';
 import { testCa, writeCertDir } from '../test/fakes/test-ca.ts';
-import { closeStreams, openStreams, stats, waitUntil, world, type BenchStream } from './rds.ts';
+import { allWithin, closeStreams, openStreams, stats, waitUntil, world, type BenchStream } from './rds.ts';
 
 const STREAMS = Number(process.env['RDS_ABUSE_STREAMS'] ?? 2000);
 // RDS_ABUSE_MIX=never,garbage,pings changes the mix (to see which kind costs what).
@@ -27,6 +27,8 @@ const CLIENTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'rds-abu
 interface Abusers {
   command(c: 'pause' | 'resume'): void;
   stop(): Promise<Record<string, number>>;
+  /** Ends the process at once (after a failure); nothing once it has exited. */
+  kill(): void;
 }
 
 /** Starts the misbehaving clients' process; resolves once every one of them is connected. */
@@ -50,6 +52,9 @@ function startAbusers(port: number): Promise<Abusers> {
     if (first !== 'ready') throw new Error(`abusers: ${first}`);
     return {
       command: (c) => child.stdin.write(`${c}\n`),
+      kill: () => {
+        if (child.exitCode === null) child.kill();
+      },
       stop: async () => {
         const counts = next();
         child.stdin.write('stop\n');
@@ -72,7 +77,7 @@ async function pushRound(
   const t0 = performance.now();
   store.upsert(changed);
   source.rebuild();
-  return stats((await Promise.all(waits)).map((t) => t - t0));
+  return stats((await allWithin(waits, `round ${round}: streams with the new version`)).map((t) => t - t0));
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -88,36 +93,46 @@ export async function benchRdsAbuse(): Promise<Record<string, unknown>> {
   source.rebuild();
   const server = new RdsServer({ host: '127.0.0.1', port: 0, logger: silentLogger, tls: certs }, cache);
   const port = await server.start();
-  // Opened 250 at a time: 2,000 TLS handshakes at once time out on a loaded machine (the client gives up).
+  // Everything opened is closed again, whether the run completes or fails (the next benchmark runs in this
+  // process).
   const streams: BenchStream[] = [];
-  for (let opened = 0; opened < STREAMS; opened += 250) {
-    let ready = 0;
-    const batch = Math.min(250, STREAMS - opened);
-    streams.push(...openStreams(port, batch, () => ready++));
-    await waitUntil(() => ready === batch);
-  }
-  console.error(`# rds-abuse: ${STREAMS} streams open`);
-
-  const abusers = await startAbusers(port);
-  console.error('# rds-abuse: misbehaving clients connected');
-  // Pairs of rounds: quiet (clients paused: no streams, pings or garbage), then abused (resumed for a second
-  // before the change is made, so the load is established). Rounds of each pair are seconds apart.
+  let abusers: Abusers | undefined;
   const quiet: { medianMs: number; maxMs: number }[] = [];
   const abused: { medianMs: number; maxMs: number }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    abusers.command('pause');
-    await sleep(1000);
-    quiet.push(await pushRound(streams, store, source, cache, 2 * round));
-    abusers.command('resume');
-    await sleep(1000);
-    abused.push(await pushRound(streams, store, source, cache, 2 * round + 1));
-  }
-  const counts = await abusers.stop();
+  let counts: Record<string, number>;
+  try {
+    // Opened 250 at a time: 2,000 TLS handshakes at once time out on a loaded machine (the client gives up).
+    for (let opened = 0; opened < STREAMS; opened += 250) {
+      let ready = 0;
+      const batch = Math.min(250, STREAMS - opened);
+      streams.push(...openStreams(port, batch, () => ready++));
+      await waitUntil(
+        () => ready === batch,
+        () => `${opened + ready} of ${STREAMS} streams have their first response`,
+      );
+    }
+    console.error(`# rds-abuse: ${STREAMS} streams open`);
 
-  closeStreams(streams);
-  await server.stop();
-  source.stop();
-  certs.remove();
+    abusers = await startAbusers(port);
+    console.error('# rds-abuse: misbehaving clients connected');
+    // Pairs of rounds: quiet (clients paused: no streams, pings or garbage), then abused (resumed for a second
+    // before the change is made, so the load is established). Rounds of each pair are seconds apart.
+    for (let round = 0; round < ROUNDS; round++) {
+      abusers.command('pause');
+      await sleep(1000);
+      quiet.push(await pushRound(streams, store, source, cache, 2 * round));
+      abusers.command('resume');
+      await sleep(1000);
+      abused.push(await pushRound(streams, store, source, cache, 2 * round + 1));
+    }
+    counts = await abusers.stop();
+  } finally {
+    abusers?.kill();
+    closeStreams(streams);
+    await server.stop();
+    source.stop();
+    certs.remove();
+  }
 
   const fig = (rs: { medianMs: number; maxMs: number }[]) => ({
     medianMs: median(rs.map((r) => r.medianMs)),
