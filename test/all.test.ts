@@ -72,6 +72,7 @@ import './identity/istiod.test.ts';
 import './identity/rds-rotation.test.ts';
 import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
+import './kit/lifecycle.test.ts';
 import './leader/leader-election.test.ts';
 import './manifests/manifests.test.ts';
 import './model/conflicts/metarouter.test.ts';
