@@ -7,9 +7,12 @@
  * then the reconciler, leader election and the watches, then the sources. Routes are built, and EnvoyFilters
  * written, only after every source synced once.
  * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the reconciler stops writing, the bootstrap controller
- * stops, the lease is released, RDS streams are closed, the sources and watches stop, the admin server closes.
+ * stops, the lease is released, RDS streams are closed; then the sources and watches stop and the debug, admin and
+ * webhook servers and the identity provider close. Each is a part of one Lifecycle (kit/lifecycle.ts): started in
+ * the order below, drained then stopped in reverse, and a start that fails stops what started before it.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { Lifecycle } from '../kit/lifecycle.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
@@ -93,7 +96,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
   const rdsListen = o.rdsAddress;
+  const life = new Lifecycle(log);
   const identity = await startIdentity(o, logger, deps.backoff);
+  await life.start({ name: 'identity', stop: () => identity.provider?.close() });
   const { tls, devCerts } = identity;
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
 
@@ -118,29 +123,32 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     },
     cache,
   );
-  let rdsPort: number;
-  try {
-    rdsPort = await rds.start();
-  } catch (err) {
-    await rds.stop();
-    identity.provider?.close();
-    const where = formatAddress(rdsHost, rdsListen.port);
-    throw new Error(
-      `cannot serve RDS on ${where}: ${(err as Error).message} (choose another --rds-address)`,
-      {
-        cause: err,
-      },
-    );
-  }
+  let rdsPort = 0;
+  await life.start({
+    name: 'rds',
+    start: async () => {
+      try {
+        rdsPort = await rds.start();
+      } catch (err) {
+        await rds.stop();
+        const where = formatAddress(rdsHost, rdsListen.port);
+        throw new Error(
+          `cannot serve RDS on ${where}: ${(err as Error).message} (choose another --rds-address)`,
+          { cause: err },
+        );
+      }
+    },
+    drain: () => rds.stop(), // ends the streams with UNAVAILABLE once nothing writes any more
+  });
 
   let webhook: Awaited<ReturnType<typeof startWebhook>>;
-  try {
-    webhook = await startWebhook(o, store, devCerts, logger);
-  } catch (err) {
-    await rds.stop();
-    identity.provider?.close();
-    throw err;
-  }
+  await life.start({
+    name: 'webhook',
+    start: async () => {
+      webhook = await startWebhook(o, store, devCerts, logger);
+    },
+    stop: () => webhook?.server.stop(),
+  });
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
   /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
@@ -171,9 +179,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       mcpTls: identity.mcpTls,
     });
   } catch (err) {
-    await rds.stop();
-    await webhook?.server.stop();
-    identity.provider?.close();
+    await life.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
@@ -314,44 +320,80 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         logger,
       })
     : undefined;
-  let adminAddress: ListenAddress;
+  let adminAddress: ListenAddress = { host: '', port: 0 };
   let debugAddress: ListenAddress | undefined;
-  try {
-    adminAddress = await bindAdmin(admin, '--http-address');
-    debugAddress = debug ? await bindAdmin(debug, '--debug-address') : undefined;
-  } catch (err) {
-    await rds.stop();
-    identity.provider?.close();
-    await webhook?.server.stop();
-    await admin.stop();
-    throw err;
-  }
-
-  reconciler.start();
-  kubeOut?.start();
-  try {
-    await registries?.start();
-  } catch (err) {
+  /** Stops writing (the reconciler, the registry outputs, then bootstrap, VIPs, status and the lease). */
+  const stopWriters = async (): Promise<void> => {
     await reconciler.stop();
-    await kubeOut?.stopWriters();
-    await kubeOut?.stopWatches();
     await registries?.stop();
-    await rds.stop();
-    await webhook?.server.stop();
-    await admin.stop();
-    identity.provider?.close();
-    throw new Error(
-      `cannot start the registries: ${(err as Error).message} (a taken --mcp-server-address?)`,
+    await kubeOut?.stopWriters();
+  };
+  await life.startGroups([
+    [
       {
-        cause: err,
+        name: 'admin',
+        start: async () => {
+          adminAddress = await bindAdmin(admin, '--http-address');
+        },
+        stop: () => admin.stop(),
       },
-    );
-  }
-  try {
-    await sources.start();
-  } catch (err) {
-    log.error('cannot start the config sources', errorFields(err));
-  }
+    ],
+    debug
+      ? [
+          {
+            name: 'debug',
+            start: async () => {
+              debugAddress = await bindAdmin(debug, '--debug-address');
+            },
+            stop: () => debug.stop(),
+          },
+        ]
+      : [],
+    [
+      {
+        name: 'routes',
+        drain: () => {
+          routes.stop();
+          desiredState.stop();
+        },
+      },
+    ],
+    [
+      {
+        name: 'writers',
+        start: async () => {
+          reconciler.start();
+          kubeOut?.start();
+          try {
+            await registries?.start();
+          } catch (err) {
+            await stopWriters();
+            await kubeOut?.stopWatches();
+            throw new Error(
+              `cannot start the registries: ${(err as Error).message} (a taken --mcp-server-address?)`,
+              { cause: err },
+            );
+          }
+        },
+        drain: stopWriters,
+        stop: () => kubeOut?.stopWatches(),
+      },
+    ],
+    [
+      {
+        name: 'sources',
+        start: async () => {
+          try {
+            await sources.start();
+          } catch (err) {
+            log.error('cannot start the config sources', errorFields(err));
+          }
+        },
+        stop: () => sources.stop(),
+      },
+    ],
+    [{ name: 'readiness', drain: () => admin.beginShutdown() }],
+  ]);
   const synced = sources
     .whenSynced()
     .then(() => {
@@ -367,19 +409,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('shutting down');
-      admin.beginShutdown();
-      await reconciler.stop();
-      await registries?.stop();
-      await kubeOut?.stopWriters();
-      routes.stop();
-      desiredState.stop();
-      await rds.stop();
-      identity.provider?.close();
-      await webhook?.server.stop();
-      await sources.stop();
-      await kubeOut?.stopWatches();
-      await debug?.stop();
-      await admin.stop();
+      await life.stop();
       log.info('stopped');
     })();
     return stopping;

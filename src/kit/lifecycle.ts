@@ -18,7 +18,7 @@ export interface Part {
  *
  * - `start(group)`: the parts of a group start concurrently; they count as started in the order given. When one
  *   throws, every part started so far (this group and earlier ones) is stopped as by `stop()`, and the error of the
- *   first failing part in the group's order is rethrown (stop errors are logged, never replace it).
+ *   first failing part in the group's order is rethrown, not logged (stop errors are logged, never replace it).
  * - `stop()`: drains every started part in reverse start order, then stops them in reverse start order. A failing
  *   step is logged and the others still run; the returned promise then rejects with the first such error. Runs
  *   once: later calls return the same promise. `start()` after the stop began throws.
@@ -48,10 +48,7 @@ export class Lifecycle {
       else failure ??= { part, error: r.reason };
     });
     if (!failure) return;
-    this.#log.error('start failed, stopping what started', {
-      part: failure.part.name,
-      ...errorFields(failure.error),
-    });
+    this.#log.debug('start failed, stopping what started', { part: failure.part.name }); // the caller reports it
     await this.stop().catch(() => {}); // each failing stop is logged; the start error is the one reported
     throw failure.error;
   }
