@@ -43,6 +43,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
+import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { handshakeLimits, needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
@@ -124,22 +125,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     cache,
   );
   let rdsPort = 0;
-  await life.start({
-    name: 'rds',
-    start: async () => {
-      try {
-        rdsPort = await rds.start();
-      } catch (err) {
-        await rds.stop();
-        const where = formatAddress(rdsHost, rdsListen.port);
-        throw new Error(
-          `cannot serve RDS on ${where}: ${(err as Error).message} (choose another --rds-address)`,
-          { cause: err },
-        );
-      }
-    },
-    drain: () => rds.stop(), // ends the streams with UNAVAILABLE once nothing writes any more
-  });
+  const rdsWhere = formatAddress(rdsHost, rdsListen.port);
+  await life.start(rdsPart(rds, rdsWhere, (port) => (rdsPort = port)));
 
   let webhook: Awaited<ReturnType<typeof startWebhook>>;
   await life.start({
@@ -322,77 +309,18 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     : undefined;
   let adminAddress: ListenAddress = { host: '', port: 0 };
   let debugAddress: ListenAddress | undefined;
-  /** Stops writing (the reconciler, the registry outputs, then bootstrap, VIPs, status and the lease). */
-  const stopWriters = async (): Promise<void> => {
-    await reconciler.stop();
-    await registries?.stop();
-    await kubeOut?.stopWriters();
+  /** The route and EnvoyFilter builders' timers, stopped once nothing writes. */
+  const stopBuilders = (): void => {
+    routes.stop();
+    desiredState.stop();
   };
   await life.startGroups([
-    [
-      {
-        name: 'admin',
-        start: async () => {
-          adminAddress = await bindAdmin(admin, '--http-address');
-        },
-        stop: () => admin.stop(),
-      },
-    ],
-    debug
-      ? [
-          {
-            name: 'debug',
-            start: async () => {
-              debugAddress = await bindAdmin(debug, '--debug-address');
-            },
-            stop: () => debug.stop(),
-          },
-        ]
-      : [],
-    [
-      {
-        name: 'routes',
-        drain: () => {
-          routes.stop();
-          desiredState.stop();
-        },
-      },
-    ],
-    [
-      {
-        name: 'writers',
-        start: async () => {
-          reconciler.start();
-          kubeOut?.start();
-          try {
-            await registries?.start();
-          } catch (err) {
-            await stopWriters();
-            await kubeOut?.stopWatches();
-            throw new Error(
-              `cannot start the registries: ${(err as Error).message} (a taken --mcp-server-address?)`,
-              { cause: err },
-            );
-          }
-        },
-        drain: stopWriters,
-        stop: () => kubeOut?.stopWatches(),
-      },
-    ],
-    [
-      {
-        name: 'sources',
-        start: async () => {
-          try {
-            await sources.start();
-          } catch (err) {
-            log.error('cannot start the config sources', errorFields(err));
-          }
-        },
-        stop: () => sources.stop(),
-      },
-    ],
-    [{ name: 'readiness', drain: () => admin.beginShutdown() }],
+    [httpPart('admin', admin, '--http-address', (a) => (adminAddress = a))],
+    debug ? [httpPart('debug', debug, '--debug-address', (a) => (debugAddress = a))] : [],
+    [{ name: 'builders', drain: stopBuilders }],
+    [writersPart(reconciler, registries, kubeOut)],
+    [sourcesPart(sources, log)],
+    [{ name: 'readiness', drain: () => admin.beginShutdown() }], // drained first: /readyz turns 503
   ]);
   const synced = sources
     .whenSynced()
@@ -437,18 +365,4 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
   if (kinds.length === 0) return { ready: true };
   return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
-}
-
-/** Starts an admin listener; a bind failure names the flag to change. */
-async function bindAdmin(server: AdminServer, flag: string): Promise<ListenAddress> {
-  try {
-    return await server.start();
-  } catch (err) {
-    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another ${flag})`, { cause: err });
-  }
-}
-
-function errMessage(err: unknown): string {
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? cause.message : String(cause);
 }
