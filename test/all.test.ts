@@ -5,6 +5,7 @@ import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
 import './app/registries.test.ts';
+import './app/serve-parts.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
 import './app/render-services.test.ts';
