@@ -7,9 +7,12 @@
  * then the reconciler, leader election and the watches, then the sources. Routes are built, and EnvoyFilters
  * written, only after every source synced once.
  * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the reconciler stops writing, the bootstrap controller
- * stops, the lease is released, RDS streams are closed, the sources and watches stop, the admin server closes.
+ * stops, the lease is released, RDS streams are closed; then the sources and watches stop and the debug, admin and
+ * webhook servers and the identity provider close. Each is a part of one Lifecycle (kit/lifecycle.ts): started in
+ * the order below, drained then stopped in reverse, and a start that fails stops what started before it.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import { Lifecycle } from '../kit/lifecycle.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
@@ -40,6 +43,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
+import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { handshakeLimits, needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
@@ -93,7 +97,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
   const rdsListen = o.rdsAddress;
+  const life = new Lifecycle(log);
   const identity = await startIdentity(o, logger, deps.backoff);
+  await life.start({ name: 'identity', stop: () => identity.provider?.close() });
   const { tls, devCerts } = identity;
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
 
@@ -118,29 +124,18 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     },
     cache,
   );
-  let rdsPort: number;
-  try {
-    rdsPort = await rds.start();
-  } catch (err) {
-    await rds.stop();
-    identity.provider?.close();
-    const where = formatAddress(rdsHost, rdsListen.port);
-    throw new Error(
-      `cannot serve RDS on ${where}: ${(err as Error).message} (choose another --rds-address)`,
-      {
-        cause: err,
-      },
-    );
-  }
+  let rdsPort = 0;
+  const rdsWhere = formatAddress(rdsHost, rdsListen.port);
+  await life.start(rdsPart(rds, rdsWhere, (port) => (rdsPort = port)));
 
   let webhook: Awaited<ReturnType<typeof startWebhook>>;
-  try {
-    webhook = await startWebhook(o, store, devCerts, logger);
-  } catch (err) {
-    await rds.stop();
-    identity.provider?.close();
-    throw err;
-  }
+  await life.start({
+    name: 'webhook',
+    start: async () => {
+      webhook = await startWebhook(o, store, devCerts, logger);
+    },
+    stop: () => webhook?.server.stop(),
+  });
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
   /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
@@ -171,9 +166,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       mcpTls: identity.mcpTls,
     });
   } catch (err) {
-    await rds.stop();
-    await webhook?.server.stop();
-    identity.provider?.close();
+    await life.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
@@ -314,44 +307,21 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         logger,
       })
     : undefined;
-  let adminAddress: ListenAddress;
+  let adminAddress: ListenAddress = { host: '', port: 0 };
   let debugAddress: ListenAddress | undefined;
-  try {
-    adminAddress = await bindAdmin(admin, '--http-address');
-    debugAddress = debug ? await bindAdmin(debug, '--debug-address') : undefined;
-  } catch (err) {
-    await rds.stop();
-    identity.provider?.close();
-    await webhook?.server.stop();
-    await admin.stop();
-    throw err;
-  }
-
-  reconciler.start();
-  kubeOut?.start();
-  try {
-    await registries?.start();
-  } catch (err) {
-    await reconciler.stop();
-    await kubeOut?.stopWriters();
-    await kubeOut?.stopWatches();
-    await registries?.stop();
-    await rds.stop();
-    await webhook?.server.stop();
-    await admin.stop();
-    identity.provider?.close();
-    throw new Error(
-      `cannot start the registries: ${(err as Error).message} (a taken --mcp-server-address?)`,
-      {
-        cause: err,
-      },
-    );
-  }
-  try {
-    await sources.start();
-  } catch (err) {
-    log.error('cannot start the config sources', errorFields(err));
-  }
+  /** The route and EnvoyFilter builders' timers, stopped once nothing writes. */
+  const stopBuilders = (): void => {
+    routes.stop();
+    desiredState.stop();
+  };
+  await life.startGroups([
+    [httpPart('admin', admin, '--http-address', (a) => (adminAddress = a))],
+    debug ? [httpPart('debug', debug, '--debug-address', (a) => (debugAddress = a))] : [],
+    [{ name: 'builders', drain: stopBuilders }],
+    [writersPart(reconciler, registries, kubeOut)],
+    [sourcesPart(sources, log)],
+    [{ name: 'readiness', drain: () => admin.beginShutdown() }], // drained first: /readyz turns 503
+  ]);
   const synced = sources
     .whenSynced()
     .then(() => {
@@ -367,19 +337,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('shutting down');
-      admin.beginShutdown();
-      await reconciler.stop();
-      await registries?.stop();
-      await kubeOut?.stopWriters();
-      routes.stop();
-      desiredState.stop();
-      await rds.stop();
-      identity.provider?.close();
-      await webhook?.server.stop();
-      await sources.stop();
-      await kubeOut?.stopWatches();
-      await debug?.stop();
-      await admin.stop();
+      await life.stop();
       log.info('stopped');
     })();
     return stopping;
@@ -407,18 +365,4 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
   if (kinds.length === 0) return { ready: true };
   return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
-}
-
-/** Starts an admin listener; a bind failure names the flag to change. */
-async function bindAdmin(server: AdminServer, flag: string): Promise<ListenAddress> {
-  try {
-    return await server.start();
-  } catch (err) {
-    throw new Error(`${(err as Error).message}: ${errMessage(err)} (choose another ${flag})`, { cause: err });
-  }
-}
-
-function errMessage(err: unknown): string {
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? cause.message : String(cause);
 }
