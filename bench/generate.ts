@@ -6,6 +6,7 @@
 import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
+import { configConflicts } from '../src/model/conflicts/conflicts.ts';
 import { SOURCE_ANNOTATION } from '../src/model/constants.ts';
 import type { Generator } from '../src/model/generator.ts';
 import { sourceKey } from '../src/model/names.ts';
@@ -275,13 +276,16 @@ function measureRound(
   validate = false,
 ): void {
   const { store, objects } = buildStore(services, mix);
+  // The conflicts are computed once per pass, by generation (whose time includes them), and shared: the routes
+  // take them, as they do in a pass that builds both.
+  const conflicts = configConflicts(store);
   const runs: Record<Kind, KindRun> = {
     filters: {
       run: () => generateAll(store, generators, { namespaceScope: false }),
       objectsOf: (r) => (r as ReturnType<typeof generateAll>).objects,
     },
     routes: {
-      run: () => buildRouteConfigurations(store),
+      run: () => buildRouteConfigurations(store, conflicts),
       objectsOf: (r) => (r as ReturnType<typeof buildRouteConfigurations>).routes,
     },
   };

@@ -176,6 +176,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const managedCache = toKube ? new ManagedCache() : undefined;
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
   let generationIssues: readonly ConfigIssue[] = [];
+  let generationConflicts: readonly ConfigIssue[] | undefined;
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
   const desiredState = new IncrementalGenerator(store, generators, { namespaceScope: o.namespaceScope });
   const reconciler = new Reconciler({
@@ -184,6 +185,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       const desired = desiredState.update();
       metrics.recordUnhandledPorts(desired.unhandledPorts);
       generationIssues = desired.issues;
+      generationConflicts = desired.conflicts;
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
       return desired;
     },
@@ -211,7 +213,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         reconciler.trigger();
         registries?.trigger();
       },
-      statusInputs: () => ({ view: store, rejected: store.rejected(), issues: generationIssues }),
+      statusInputs: () => ({
+        view: store,
+        rejected: store.rejected(),
+        issues: generationIssues,
+        ...(generationConflicts ? { conflicts: generationConflicts } : {}),
+      }),
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),

@@ -53,6 +53,11 @@ export interface GenerateOutput {
   readonly failedSources: ReadonlySet<string>;
   /** Ports that select no generator although their name asks for a protocol, in ServiceEntry, then port order. */
   readonly unhandledPorts: readonly UnhandledPort[];
+  /**
+   * The conflict warnings of the pass (configConflicts order), also among `issues`: whoever else needs them in
+   * the same pass (routes, status) takes them from here instead of computing them again.
+   */
+  readonly conflicts: readonly ConfigIssue[];
 }
 
 /**
@@ -269,10 +274,15 @@ export function generateSource(
   return { objects, issues, unhandledPorts };
 }
 
+/**
+ * Every output object of `view`. `conflicts` is configConflicts(view), computed here unless the caller has it
+ * already for this pass.
+ */
 export function generateAll(
   view: ConfigView,
   generators: readonly Generator[],
   options: GenerateOptions,
+  conflicts: readonly ConfigIssue[] = configConflicts(view),
 ): GenerateOutput {
   const set = generatorSet(generators);
   const issues: ConfigIssue[] = [];
@@ -294,11 +304,12 @@ export function generateAll(
     const dropped = lostClaimIssue(l);
     if (dropped) issues.push(dropped);
   }
-  issues.push(...configConflicts(view));
+  issues.push(...conflicts);
   return {
     objects: winners.sort(compareOutput),
     issues: dedupeIssues(issues),
     failedSources: failed,
     unhandledPorts,
+    conflicts,
   };
 }

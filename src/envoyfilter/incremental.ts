@@ -265,7 +265,8 @@ export class IncrementalGenerator {
       const dropped = lostClaimIssue(l);
       if (dropped) issues.push(dropped);
     }
-    issues.push(...state.conflicts.issues());
+    const conflicts = state.conflicts.issues();
+    issues.push(...conflicts);
     const version = this.version;
     let objects: OutputObject[] | undefined;
     const materialise = (): OutputObject[] => {
@@ -279,6 +280,7 @@ export class IncrementalGenerator {
       issues: dedupeIssues(issues),
       failedSources: new Set(state.failed),
       unhandledPorts,
+      conflicts,
       changes: this.changesOf(state, full),
     };
   }

@@ -38,6 +38,8 @@ export interface StatusInputs {
   readonly view: ConfigView;
   readonly rejected: readonly RejectedObject[];
   readonly issues: readonly ConfigIssue[];
+  /** The conflicts of the same generation pass (StatusPlanInput.conflicts). */
+  readonly conflicts?: readonly ConfigIssue[];
 }
 
 export interface StatusRunReport {

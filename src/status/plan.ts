@@ -40,6 +40,8 @@ export interface StatusPlanInput {
   readonly rejected: readonly RejectedObject[];
   /** The issues of the last generation pass (generateAll), conflicts included. */
   readonly issues: readonly ConfigIssue[];
+  /** The conflicts among `issues` (GenerateOutput.conflicts); configConflicts(view) when absent. */
+  readonly conflicts?: readonly ConfigIssue[];
   /** Every Aeraki object of the API server. */
   readonly targets: readonly StatusTarget[];
   /** RFC 3339 time of new transitions. */
@@ -164,7 +166,7 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
       add(r.ref, 'Held', 'the object is invalid: its last valid version stays in effect until it is fixed');
     }
   }
-  const conflicts = new Set(configConflicts(view).map(issueLine));
+  const conflicts = new Set((input.conflicts ?? configConflicts(view)).map(issueLine));
   const seen = new Set<string>();
   for (const i of input.issues) {
     const line = issueLine(i);

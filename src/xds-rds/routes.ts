@@ -43,8 +43,12 @@ export interface RouteBuildResult {
  * Gateway ports (model/conflicts/conflicts.ts) are warnings after the rest.
  * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only, with
  * a warning naming the invalid objects holding it (model/held.ts).
+ * `conflicts` is configConflicts(view), computed here unless the caller has it already for this pass.
  */
-export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
+export function buildRouteConfigurations(
+  view: ConfigView,
+  conflicts: readonly ConfigIssue[] = configConflicts(view),
+): RouteBuildResult {
   const issues: ConfigIssue[] = [];
   const held = new Set<string>();
   const claims: SourceClaims<ServiceEntry, RouteConfigurationJson>[] = [];
@@ -59,7 +63,7 @@ export function buildRouteConfigurations(view: ConfigView): RouteBuildResult {
   const routes = resolveClaims(claims, (route) => route.name).winners.sort((a, b) =>
     compareStrings(a.name, b.name),
   );
-  issues.push(...configConflicts(view));
+  issues.push(...conflicts);
   return { routes, issues: dedupeIssues(issues), held: [...held].sort(compareStrings) };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
+import { configConflicts } from '../../src/model/conflicts/conflicts.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { GatewayContext, GatewayDraft, Generator, SidecarContext } from '../../src/model/generator.ts';
 import type { ConfigObject, OutputObject } from '../../src/model/objects.ts';
@@ -439,6 +440,28 @@ describe('generateAll', () => {
     assert.deepEqual(ids(out.objects), ['istio-system/gw-ingress-9090']);
     assert.deepEqual(out.objects[0]!.metadata.labels, { manager: 'Aeraki' });
     assert.equal(out.objects[0]!.metadata.annotations?.[SOURCE_ANNOTATION], 'Gateway/istio-system/ingress');
+  });
+
+  it('reports the conflicts of the pass apart, and takes them when given instead of computing them', () => {
+    const g = fakeGenerator('m', ['metaprotocol']);
+    const port = [{ number: 1, name: 'tcp-metaprotocol-dubbo' }];
+    const host = 'a.example.com';
+    const view = storeOf([
+      serviceEntry('a', 'a', { hosts: [host], ports: port }),
+      metaRouter('a', 'old', { hosts: [host] }, { creationTimestamp: '2020-01-01T00:00:00Z' }),
+      metaRouter('a', 'young', { hosts: [host] }),
+    ]);
+    const conflicts = configConflicts(view);
+    assert.ok(conflicts.length > 0);
+    const computed = generateAll(view, [g], { namespaceScope: false });
+    assert.deepEqual(computed.conflicts, conflicts);
+    assert.deepEqual(generateAll(view, [g], { namespaceScope: false }, conflicts), computed);
+    const none = generateAll(view, [g], { namespaceScope: false }, []);
+    assert.deepEqual(none.conflicts, []);
+    assert.deepEqual(
+      none.issues,
+      computed.issues.filter((i) => !conflicts.some((c) => c.message === i.message)),
+    );
   });
 
   it('is deterministic: the output is sorted whatever the insertion order', () => {

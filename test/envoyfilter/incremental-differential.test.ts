@@ -24,6 +24,7 @@ function text(out: GenerateOutput): string {
     issues: out.issues,
     failedSources: [...out.failedSources].sort(compareStrings),
     unhandledPorts: out.unhandledPorts,
+    conflicts: out.conflicts,
   });
 }
 

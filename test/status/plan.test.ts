@@ -120,6 +120,16 @@ describe('status/plan', () => {
     );
   });
 
+  it("the conflicts given (the generation pass's) decide which issues are Conflicts, not the view's", () => {
+    const view = storeOf([se(), router('old'), router('young', HOST, '2026-01-02T00:00:00Z')]);
+    const issues = metaProtocolConflicts(view);
+    const targets = [target('old'), target('young')];
+    const given = plan({ view, issues, conflicts: issues, targets });
+    assert.deepEqual(given, plan({ view, issues, targets }));
+    const none = plan({ view, issues, conflicts: [], targets });
+    assert.deepEqual(none.events, []);
+  });
+
   it('an unchanged status is not written; a new generation is; transition times stay while the status does', () => {
     const view = storeOf([se(), router('r')]);
     const first = plan({ view, targets: [target('r')] });

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
+import { configConflicts } from '../../src/model/conflicts/conflicts.ts';
 import { formatIssue } from '../../src/model/result.ts';
 import { destinationRule, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 
@@ -181,6 +182,26 @@ describe('buildRouteConfigurations', () => {
         },
       },
     ]);
+  });
+
+  it('takes the conflicts of the pass when given, computes them when not', () => {
+    const se = serviceEntry('shop', 'cat', {
+      hosts: ['cat.shop.svc.cluster.local'],
+      ports: [{ number: 1, name: 'tcp-metaprotocol-x' }],
+    });
+    const host = 'cat.shop.svc.cluster.local';
+    const old = metaRouter('shop', 'old', { hosts: [host] }, { creationTimestamp: '2020-01-01T00:00:00Z' });
+    const young = metaRouter('shop', 'young', { hosts: [host] });
+    const view = storeOf([se, old, young]);
+    const conflicts = configConflicts(view);
+    assert.ok(conflicts.length > 0);
+    const computed = buildRouteConfigurations(view);
+    const lines = computed.issues.map(formatIssue);
+    for (const c of conflicts) assert.ok(lines.includes(formatIssue(c)), formatIssue(c));
+    assert.equal(JSON.stringify(buildRouteConfigurations(view, conflicts)), JSON.stringify(computed));
+    const none = buildRouteConfigurations(view, []);
+    assert.deepEqual(none.issues, []);
+    assert.equal(JSON.stringify(none.routes), JSON.stringify(computed.routes));
   });
 
   it('reports D1 ports and renders nothing for that ServiceEntry, serving the rest', () => {
