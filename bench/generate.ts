@@ -12,11 +12,8 @@ import type { Generator } from '../src/model/generator.ts';
 import { sourceKey } from '../src/model/names.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse/parse.ts';
-import { refOf, type ConfigIssue, type ObjectRef } from '../src/model/result.ts';
-import { dubboAuthorizationPolicyIssues } from '../src/model/validate/dubbo.ts';
-import { destinationRuleIssues, serviceEntryIssues } from '../src/model/validate/istio-entries.ts';
-import { virtualServiceIssues } from '../src/model/validate/istio.ts';
-import { applicationProtocolIssues, metaRouterIssues } from '../src/model/validate/metarouter.ts';
+import { refOf, type ConfigIssue } from '../src/model/result.ts';
+import { ruleIssues } from '../src/model/validate/rules.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { median, round } from './figures.ts';
@@ -82,34 +79,13 @@ function buildStore(services: number, mix: SyntheticMix): { store: ConfigStore; 
  * errors: a function of the objects that runs every rule of each object's kind, one loop over the objects. Refs are
  * taken before, as the parser holds its object's ref.
  */
-function validationRun(objects: readonly ConfigObject[]): () => ConfigIssue[][] {
+function validationRun(objects: readonly ConfigObject[]): () => (readonly ConfigIssue[])[] {
   const refs = objects.map(refOf);
   return () => {
-    const out: ConfigIssue[][] = [];
-    for (let i = 0; i < objects.length; i++)
-      out.push(objectIssues(objects[i] as ConfigObject, refs[i] as ObjectRef));
+    const out: (readonly ConfigIssue[])[] = [];
+    for (let i = 0; i < objects.length; i++) out.push(ruleIssues(objects[i] as ConfigObject, refs[i]));
     return out;
   };
-}
-
-/** The issues of one object by the rules of its kind (none for a kind without per-object rules). */
-function objectIssues(o: ConfigObject, ref: ObjectRef): ConfigIssue[] {
-  switch (o.kind) {
-    case 'MetaRouter':
-      return metaRouterIssues(o.spec, ref);
-    case 'ApplicationProtocol':
-      return applicationProtocolIssues(o.spec, ref);
-    case 'ServiceEntry':
-      return serviceEntryIssues(o.spec, ref);
-    case 'DestinationRule':
-      return destinationRuleIssues(o.spec, ref);
-    case 'VirtualService':
-      return virtualServiceIssues(o.spec, ref);
-    case 'DubboAuthorizationPolicy':
-      return dubboAuthorizationPolicyIssues(o.spec, ref);
-    default:
-      return [];
-  }
 }
 
 /**

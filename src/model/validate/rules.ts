@@ -4,15 +4,17 @@
  * (result.ts hygiene), without the store keeping the issues of every valid object.
  */
 import type { ConfigObject } from '../objects.ts';
-import { refOf, type ConfigIssue } from '../result.ts';
+import { refOf, type ConfigIssue, type ObjectRef } from '../result.ts';
 import { dubboAuthorizationPolicyIssues } from './dubbo.ts';
 import { destinationRuleIssues, serviceEntryIssues } from './istio-entries.ts';
 import { virtualServiceIssues } from './istio.ts';
 import { applicationProtocolIssues, metaRouterIssues } from './metarouter.ts';
 
-/** The issues the rules of its kind find in `o` (a parsed, valid object): warnings only, in field order. */
-export function ruleIssues(o: ConfigObject): readonly ConfigIssue[] {
-  const ref = refOf(o);
+/**
+ * The issues the rules of its kind find in `o` (a parsed, valid object): warnings only, in field order. `ref` is
+ * the object's ref when the caller holds it already (the parser does).
+ */
+export function ruleIssues(o: ConfigObject, ref: ObjectRef = refOf(o)): readonly ConfigIssue[] {
   switch (o.kind) {
     case 'MetaRouter':
       return metaRouterIssues(o.spec, ref);
