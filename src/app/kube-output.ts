@@ -12,7 +12,7 @@ import {
   type KubeConfig,
   type KubernetesListObject,
 } from '@kubernetes/client-node';
-import { ResilientInformer } from '../util/informer.ts';
+import { ResilientInformer } from '../kit/kube/informer.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../reconcile/apply.ts';
 import type { ManagedCache } from '../reconcile/managed-cache.ts';
@@ -26,7 +26,11 @@ import type { AerakiMetrics } from '../ops/metrics.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { ServeOptions } from './options.ts';
 import type { UnavailableKind } from './sources.ts';
-import { forbiddenMessage, notInstalledMessage, type KindDiscoveryOptions } from '../util/kind-informer.ts';
+import {
+  forbiddenMessage,
+  notInstalledMessage,
+  type KindDiscoveryOptions,
+} from '../kit/kube/kind-informer.ts';
 import type { Protocol } from '../model/protocol.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
 import { VipAllocator } from '../vip/controller.ts';

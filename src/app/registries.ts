@@ -24,7 +24,7 @@ import { NacosWatcher } from '../registry/nacos/watcher.ts';
 import { ZooKeeperWatcher } from '../registry/zookeeper/watcher.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ResilientInformer } from '../util/informer.ts';
+import { ResilientInformer } from '../kit/kube/informer.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
 import type { HandshakeStats } from '../util/handshake-guard.ts';

@@ -29,7 +29,7 @@ import type { RegistryServiceEntry } from '../registry/types.ts';
 import type { RegistryVips } from '../registry/vips.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
-import { listAllPages } from '../util/paged-list.ts';
+import { listAllPages } from '../kit/kube/paged-list.ts';
 
 export type ExistingServiceEntry = ExistingObject<'ServiceEntry'>;
 

@@ -33,7 +33,7 @@ import { AerakiMetrics } from '../ops/metrics.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { routeGrpcLogs } from '../util/grpc-logging.ts';
-import type { KindDiscoveryOptions } from '../util/kind-informer.ts';
+import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';

@@ -15,8 +15,12 @@ import { firstHostIp, McpClient } from '../controller/mcp/index.ts';
 import type { ConfigStore } from '../controller/store.ts';
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
-import { forbiddenMessage, notInstalledMessage, type KindDiscoveryOptions } from '../util/kind-informer.ts';
-import type { KeyPair } from '../util/key-pair.ts';
+import {
+  forbiddenMessage,
+  notInstalledMessage,
+  type KindDiscoveryOptions,
+} from '../kit/kube/kind-informer.ts';
+import type { KeyPair } from '../kit/certs/key-pair.ts';
 import { fileLimitsOf } from '../controller/config-file.ts';
 import { DirSource } from '../controller/dir-source.ts';
 import type { ServeOptions } from './options.ts';

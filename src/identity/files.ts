@@ -3,8 +3,8 @@
  * of `--dev-certs`), watched by polling; a valid change is applied to new handshakes (FileCertificateProvider).
  */
 import { X509Certificate } from 'node:crypto';
-import { FileCertificateProvider, type ReloadResult, type TlsFiles } from '../util/file-certificates.ts';
-import type { KeyPair } from '../util/key-pair.ts';
+import { FileCertificateProvider, type ReloadResult, type TlsFiles } from '../kit/certs/file-certificates.ts';
+import type { KeyPair } from '../kit/certs/key-pair.ts';
 import type { Logger } from '../util/logger.ts';
 import type { IdentityProvider, IdentityStatus } from './types.ts';
 

@@ -12,13 +12,13 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Backoff, type BackoffOptions } from '../util/backoff.ts';
-import { CertificateMaterial } from '../util/cert-material.ts';
+import { CertificateMaterial } from '../kit/certs/cert-material.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { watchFiles } from '../util/file-watch.ts';
-import type { KeyPair } from '../util/key-pair.ts';
+import type { KeyPair } from '../kit/certs/key-pair.ts';
 import type { Logger } from '../util/logger.ts';
 import { createCertificate, type CaClientOptions } from './ca-client.ts';
-import { newCertificateRequest } from './csr.ts';
+import { newCertificateRequest } from '../kit/certs/csr.ts';
 import type { IdentityProvider, IdentityStatus } from './types.ts';
 
 export interface IstiodIdentityOptions {

@@ -4,7 +4,7 @@
  * a status for `/readyz` and the metrics.
  */
 import type { experimental } from '@grpc/grpc-js';
-import type { KeyPair } from '../util/key-pair.ts';
+import type { KeyPair } from '../kit/certs/key-pair.ts';
 
 /** `--cert-provider`: Istio's CA (`istiod`), PEM files (`files`), or development certificates (`dev`). */
 export type CertProviderKind = 'istiod' | 'files' | 'dev';

@@ -10,7 +10,7 @@
  * version is taken as it comes, and the periodic full resync (a real list) repairs what that gets wrong.
  */
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
-import { olderVersion, replacesVersion } from '../util/resource-version.ts';
+import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { objectKey } from './diff.ts';
 

@@ -7,7 +7,7 @@
  * reconciler's own writes (recorded from their answers) come back here without causing another run.
  * The kinds written are required, not optional: a cluster without the EnvoyFilter CRD is not "no EnvoyFilters", it
  * is a cluster the controller cannot write to. `unavailable()` says so (for `/readyz`, which stays 503), as it
- * names an RBAC rule missing; the CRD installed later is picked up (util/kind-informer.ts).
+ * names an RBAC rule missing; the CRD installed later is picked up (kit/kube/kind-informer.ts).
  */
 import {
   CustomObjectsApi,
@@ -19,8 +19,8 @@ import { ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ApiDiscovery } from '../util/discovery.ts';
-import { KindInformer, type KindDiscoveryOptions, type KindStatus } from '../util/kind-informer.ts';
+import { ApiDiscovery } from '../kit/kube/discovery.ts';
+import { KindInformer, type KindDiscoveryOptions, type KindStatus } from '../kit/kube/kind-informer.ts';
 import type { ManagedKind } from './diff.ts';
 import { toExisting } from './kube-sink.ts';
 import type { ManagedCache } from './managed-cache.ts';

@@ -3,9 +3,9 @@
  * informer (list+watch, 410 relist, backoff) per CRD, so a status run plans without listing. The answers to the
  * controller's own status patches are recorded too (`record`), so the next run does not write them again.
  *
- * A CRD that is not installed holds nothing: as for the config sources (util/kind-informer.ts), discovery and the
+ * A CRD that is not installed holds nothing: as for the config sources (kit/kube/kind-informer.ts), discovery and the
  * list both say so, discovery asks again periodically and the informer starts once the CRD is installed. Watch
- * events and write answers race: an older resourceVersion never replaces a newer one (util/resource-version.ts).
+ * events and write answers race: an older resourceVersion never replaces a newer one (kit/kube/resource-version.ts).
  * `ready` is true while every resource is listed (or not installed) and none is forbidden; until then the port
  * lists for real.
  */
@@ -17,11 +17,11 @@ import {
 } from '@kubernetes/client-node';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ApiDiscovery } from '../util/discovery.ts';
-import { KindInformer, type KindDiscoveryOptions } from '../util/kind-informer.ts';
+import { ApiDiscovery } from '../kit/kube/discovery.ts';
+import { KindInformer, type KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
-import { olderVersion, replacesVersion } from '../util/resource-version.ts';
+import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
 import { toStatusTarget, type StatusResource } from './kube.ts';
 import type { StatusTarget } from './types.ts';
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import forge from 'node-forge';
-import { signWithNodeCrypto } from '../util/forge-sign.ts';
+import { signWithNodeCrypto } from '../kit/certs/forge-sign.ts';
 
 /**
  * Development certificates for the RDS server (`aeraki certs --out DIR`) and for tests: a CA, a server

@@ -13,7 +13,7 @@
  *   plaintext client (`insecure`) facing a TLS server, or the reverse, is reported once by `onWrongProtocol`.
  */
 import * as grpc from '@grpc/grpc-js';
-import { spiffeServerCheck } from '../util/spiffe.ts';
+import { spiffeServerCheck } from '../kit/certs/spiffe.ts';
 import { stringify as toYaml } from 'yaml';
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { Backoff, type BackoffOptions } from '../util/backoff.ts';

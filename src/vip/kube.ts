@@ -9,7 +9,7 @@ import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { ISTIO_GROUP } from '../model/constants.ts';
 import { kubeSinkError } from '../kit/write.ts';
 import { isPlainObject } from '../util/json.ts';
-import { listAllPages } from '../util/paged-list.ts';
+import { listAllPages } from '../kit/kube/paged-list.ts';
 import type { VipServiceEntry } from './plan.ts';
 
 /** Aeraki's field manager (internal/config/constants AerakiFieldManager), used for the Update it made. */

@@ -6,7 +6,7 @@
  * connections are untouched).
  */
 import { unwatchFile, watchFile } from 'node:fs';
-import { readKeyPair, type KeyPair } from '../util/key-pair.ts';
+import { readKeyPair, type KeyPair } from '../kit/certs/key-pair.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 
 export class ServingCertificate {

@@ -17,7 +17,7 @@ import {
   type SotwRequest,
   type StreamSink,
 } from './stream-types.ts';
-import { FileCertificateProvider, type TlsFiles } from '../util/file-certificates.ts';
+import { FileCertificateProvider, type TlsFiles } from '../kit/certs/file-certificates.ts';
 import { peerIdentity } from './tls.ts';
 import {
   DEFAULT_HANDSHAKE_LIMITS,

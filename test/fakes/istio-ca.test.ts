@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { newCertificateRequest } from '../../src/identity/csr.ts';
+import { newCertificateRequest } from '../../src/kit/certs/csr.ts';
 import { caFiles, type CaFiles } from './istio-ca/harness.ts';
 import { FakeIstioCa } from './istio-ca/server.ts';
 

@@ -1,7 +1,7 @@
 // The project's own RDS client for tests and the benchmark: raw-bytes gRPC calls on StreamRoutes / DeltaRoutes,
 // with a response queue per stream. Requests are given in protobufjs object form (lowerCamelCase names).
 import * as grpc from '@grpc/grpc-js';
-import { spiffeServerCheck } from '../../src/util/spiffe.ts';
+import { spiffeServerCheck } from '../../src/kit/certs/spiffe.ts';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import {
   decodeDeltaResponse,

@@ -15,7 +15,7 @@ import { generateDevCertificates } from '../../src/tools/dev-certs.ts';
 import { caFiles, IDENTITY, istiodProvider, TTL_MS, type CaFiles } from '../fakes/istio-ca/harness.ts';
 import { FakeIstioCa } from '../fakes/istio-ca/server.ts';
 import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
-import { spiffeServerCheck } from '../../src/util/spiffe.ts';
+import { spiffeServerCheck } from '../../src/kit/certs/spiffe.ts';
 import { watchRoutes } from '../../src/tools/route-watcher.ts';
 import { testCa } from '../fakes/test-ca.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';

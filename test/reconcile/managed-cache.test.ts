@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
 import { ManagedCache } from '../../src/reconcile/managed-cache.ts';
-import { olderVersion, replacesVersion } from '../../src/util/resource-version.ts';
+import { olderVersion, replacesVersion } from '../../src/kit/kube/resource-version.ts';
 
 const obj = (name: string, resourceVersion: string): ExistingObject => ({
   kind: 'EnvoyFilter',

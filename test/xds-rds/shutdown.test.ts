@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
-import { ADS_METHOD, loadMcpProtos } from '../../src/model/mcp-protos.ts';
+import { ADS_METHOD, loadMcpProtos } from '../../src/kit/mcp-protos.ts';
 import { ServiceEntryMcpServer } from '../../src/registry/mcp/server.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';

@@ -10,7 +10,7 @@
  * `list, watch` (manifests/rbac.yaml).
  */
 import { DiscoveryV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { ResilientInformerOptions } from '../../util/informer.ts';
+import type { ResilientInformerOptions } from '../../kit/kube/informer.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { SlicePorts } from '../endpoint-ports.ts';
 

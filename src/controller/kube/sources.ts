@@ -9,7 +9,7 @@
  *   synthesise for them (src/model/parse/service.ts). Over MCP istiod sends those itself.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
  * and the hosts they bind) without touching any other object or the object's own last valid version.
- * Every kind is read through a KindInformer (util/kind-informer.ts): a kind whose CRD is not installed is empty and
+ * Every kind is read through a KindInformer (kit/kube/kind-informer.ts): a kind whose CRD is not installed is empty and
  * picked up when installed; a forbidden one (403) keeps `synced` false and names the RBAC rule in `kinds()`.
  * `synced` is true while every kind has listed once (or is not installed) and none is forbidden.
  */
@@ -35,14 +35,14 @@ import {
 import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
-import { ApiDiscovery, type ResourceId } from '../../util/discovery.ts';
+import { ApiDiscovery, type ResourceId } from '../../kit/kube/discovery.ts';
 import { isPlainObject } from '../../util/json.ts';
 import {
   KindInformer,
   type KindDiscoveryOptions,
   type KindInformerOptions,
   type KindStatus,
-} from '../../util/kind-informer.ts';
+} from '../../kit/kube/kind-informer.ts';
 import type { KeyedWrites } from '../store-changes.ts';
 import { kubeSecretGetter, SECRET_OWNER_KINDS, SecretReader, type SecretGetter } from './secrets.ts';
 import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';

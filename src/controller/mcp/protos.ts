@@ -4,4 +4,4 @@ export {
   loadMcpProtos,
   MCP_RESOURCE_TYPE_URL,
   type McpProtos,
-} from '../../model/mcp-protos.ts';
+} from '../../kit/mcp-protos.ts';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import * as grpc from '@grpc/grpc-js';
-import type { KeyPair } from '../../util/key-pair.ts';
-import { ADS_METHOD } from '../../model/mcp-protos.ts';
+import type { KeyPair } from '../../kit/certs/key-pair.ts';
+import { ADS_METHOD } from '../../kit/mcp-protos.ts';
 import type { McpProtos } from './protos.ts';
 
 /**

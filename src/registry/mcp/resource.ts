@@ -1,7 +1,7 @@
 // Encodes Istio config as istiod's `api` generator serves it over MCP (istio pkg/config/conversion.go
 // PilotConfigToResource): an Any of istio.mcp.v1alpha1.Resource whose metadata.name is "<ns>/<name>" and whose body
 // is an Any of the spec proto (type.googleapis.com/istio.networking.v1alpha3.<Kind>). spec/wire-formats.md §1.5.
-import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from '../../model/mcp-protos.ts';
+import { BODY_TYPE_PREFIX, MCP_RESOURCE_TYPE_URL, type McpProtos } from '../../kit/mcp-protos.ts';
 import { sortKeys } from '../../util/json.ts';
 
 /** A google.protobuf.Any with its value already encoded. */

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadMcpProtos, type McpProtos } from '../../model/mcp-protos.ts';
+import { loadMcpProtos, type McpProtos } from '../../kit/mcp-protos.ts';
 import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../../util/grpc-duplex.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import {

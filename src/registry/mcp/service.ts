@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { ADS_METHOD, type McpProtos } from '../../model/mcp-protos.ts';
+import { ADS_METHOD, type McpProtos } from '../../kit/mcp-protos.ts';
 
 /**
  * The gRPC definition of an ADS server speaking SotW (StreamAggregatedResources): requests are decoded into

@@ -1,6 +1,6 @@
 // The complete ServiceEntry set the MCP server serves, encoded once per update.
 import protobuf from 'protobufjs';
-import type { McpProtos } from '../../model/mcp-protos.ts';
+import type { McpProtos } from '../../kit/mcp-protos.ts';
 import { compareByName } from '../../model/order.ts';
 import { contentHash, sha256Hex } from '../../util/json.ts';
 import type { RegistryServiceEntry } from '../types.ts';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import forge from 'node-forge';
 import { caProtos, CREATE_CERTIFICATE_METHOD } from '../../../src/identity/ca-client.ts';
-import { signWithNodeCrypto } from '../../../src/util/forge-sign.ts';
+import { signWithNodeCrypto } from '../../../src/kit/certs/forge-sign.ts';
 import { generateDevCertificates, type DevCertPems } from '../../../src/tools/dev-certs.ts';
 import { testCa } from '../test-ca.ts';
 import { tokenIdentity } from './token.ts';

@@ -2,7 +2,7 @@
 // metadata.name "<ns>/<name>", version = resourceVersion, labels, annotations, create_time, and body = Any of
 // the spec proto. The encoding itself is the registry's MCP server's (src/registry/mcp/resource.ts).
 import type { IstioConfig } from '../../../src/model/objects.ts';
-import type { McpProtos } from '../../../src/model/mcp-protos.ts';
+import type { McpProtos } from '../../../src/kit/mcp-protos.ts';
 import {
   encodeMcpResource,
   encodeSpecResource,

@@ -6,7 +6,7 @@ import { McpClient } from '../../../src/controller/mcp/client.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { generateAll } from '../../../src/envoyfilter/generate-all.ts';
 import { createGenerators } from '../../../src/plugins/registry.ts';
-import { ADS_METHOD, loadMcpProtos } from '../../../src/model/mcp-protos.ts';
+import { ADS_METHOD, loadMcpProtos } from '../../../src/kit/mcp-protos.ts';
 import { ServiceEntryMcpServer } from '../../../src/registry/mcp/server.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
 import { waitForStatus } from '../../fakes/istiod/harness.ts';

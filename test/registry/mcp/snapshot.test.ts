@@ -1,7 +1,7 @@
 // The ServiceEntry set as encoded once per update.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadMcpProtos } from '../../../src/model/mcp-protos.ts';
+import { loadMcpProtos } from '../../../src/kit/mcp-protos.ts';
 import { buildSnapshot, EMPTY_SNAPSHOT, type EncodingCache } from '../../../src/registry/mcp/snapshot.ts';
 import { endpoint, registryEntry } from './entries.ts';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ServiceEntryMcpServerOptions } from '../../../src/registry/mcp/server.ts';
-import { CertificateMaterial } from '../../../src/util/cert-material.ts';
+import { CertificateMaterial } from '../../../src/kit/certs/cert-material.ts';
 import { meshClient, testCa } from '../../fakes/test-ca.ts';
 
 export const INSECURE: ServiceEntryMcpServerOptions['tls'] = { insecure: true };

@@ -3,7 +3,7 @@
  * a 410 (watch ERROR event or HTTP 410) re-lists by itself and reports vanished objects as deletes; any other
  * error emits `error` and stops the informer for good, so it is restarted here with capped, jittered backoff;
  * a watch that ends normally is re-opened at once, so re-opens are spaced by at least `minWatchIntervalMs`.
- * An owner may decide what a failure means (`onFailure`: e.g. 404 or 403, see util/kind-informer.ts).
+ * An owner may decide what a failure means (`onFailure`: e.g. 404 or 403, see kit/kube/kind-informer.ts).
  */
 import {
   ListWatch,
@@ -12,10 +12,10 @@ import {
   type KubernetesListObject,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import type { Logger } from './logger.ts';
-import { errorFields } from './logger.ts';
-import { Backoff, type BackoffOptions } from './backoff.ts';
-import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import type { Logger } from '../../util/logger.ts';
+import { errorFields } from '../../util/logger.ts';
+import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
+import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 
 export interface InformerHandlers {
   /** Added or changed (same resourceVersion never reported twice). */

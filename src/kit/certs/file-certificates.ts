@@ -1,9 +1,9 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CertificateMaterial } from './cert-material.ts';
-import { watchFiles } from './file-watch.ts';
+import { watchFiles } from '../../util/file-watch.ts';
 import { readKeyPair, type KeyPair } from './key-pair.ts';
-import { errorFields, type Logger } from './logger.ts';
+import { errorFields, type Logger } from '../../util/logger.ts';
 
 export interface TlsFiles {
   readonly certFile: string;

@@ -6,7 +6,7 @@
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import forge from 'node-forge';
-import { signWithNodeCrypto } from '../util/forge-sign.ts';
+import { signWithNodeCrypto } from './forge-sign.ts';
 
 const generate = promisify(generateKeyPair);
 

@@ -2,7 +2,7 @@
  * Reads every page of a Kubernetes list (`limit` / `continue`): the items of all pages, in order. A server that
  * ignores `limit` answers in one page. Errors of `fetchPage` propagate unchanged.
  */
-import { isPlainObject } from './json.ts';
+import { isPlainObject } from '../../util/json.ts';
 
 /** `fetchPage(continueToken)` returns one list answer (`{items, metadata: {continue}}`); undefined for the first. */
 export async function listAllPages(

@@ -13,8 +13,8 @@
  *   backoff without further lines, and one info line says when access came back.
  * The core group is always served: its kinds skip discovery (forbidden still applies).
  */
-import { Backoff, type BackoffOptions } from './backoff.ts';
-import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
+import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import { qualifiedResource, type ResourceDiscovery, type ResourceId } from './discovery.ts';
 import {
   ResilientInformer,
@@ -23,7 +23,7 @@ import {
   type InformerFailure,
   type ResilientInformerOptions,
 } from './informer.ts';
-import { errorFields, type Logger } from './logger.ts';
+import { errorFields, type Logger } from '../../util/logger.ts';
 
 export type KindPhase = 'discovering' | 'listing' | 'served' | 'not-installed' | 'forbidden';
 
