@@ -101,7 +101,7 @@ export const NO_WRITES: WriteCounts = {
   interrupted: false,
 };
 
-/** Executes writes (reconcile/apply.ts); injected where reconcile/ may not be imported. Never rejects. */
+/** Executes writes (kit/apply.ts applyWrites, or limitedApply paced by the process-wide limit). Never rejects. */
 export type ApplyWrites = <O extends WriteOp>(
   ops: readonly O[],
   options: ApplyOptions<O>,
