@@ -1,9 +1,9 @@
 /**
- * Namespace bootstrap controller: keeps ConfigMap `aeraki-bootstrap-config` (bootstrap-config.ts) in exactly
+ * Namespace bootstrap controller: keeps ConfigMap `aeraki-bootstrap-config` (config.ts) in exactly
  * the namespaces labelled `istio-injection=enabled` or with a non-empty `istio.io/rev`, with the content of the
  * current RDS address: created when the label appears, updated when the address/port changes (also at start
  * after a redeploy), deleted when the label goes away. Only ConfigMaps labelled `manager: Aeraki` are updated
- * or deleted (plus Aeraki's own unlabelled ones, adopted; see bootstrap-plan.ts).
+ * or deleted (plus Aeraki's own unlabelled ones, adopted; see plan.ts).
  *
  * Driving it (src/app/kube-output.ts wires it; src/controller is never imported here):
  * - event mode: feed a Namespace informer into `upsertNamespace` / `deleteNamespace` (`namespaceInfoOf`
