@@ -1,7 +1,8 @@
 /**
  * The contract of every write the controller makes (EnvoyFilters, gateway VirtualServices, bootstrap ConfigMaps):
  * a failed write is a SinkError, transient (retried with backoff) or terminal (reported, not retried until the
- * next change), and a run reports each failed object as a WriteFailure.
+ * next change), and a run reports each failed object as a WriteFailure. Plans come from kit/diff.ts; kit/apply.ts
+ * writes them.
  */
 import type { ClosedGate, ControllerLoopOptions, RunOutcome } from './controller-loop.ts';
 import { isPlainObject } from '../util/json.ts';

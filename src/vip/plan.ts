@@ -53,12 +53,11 @@ export interface VipUpdate<S extends VipServiceEntry> {
   readonly reason: 'unaddressed' | 'duplicate';
 }
 
-/** What a ServiceEntry should hold: its `spec.addresses`, and for a new VIP which one and why. */
+/** What a ServiceEntry should hold: its `spec.addresses`, and the Update that gives it a new VIP, if any. */
 interface VipAssignment<S extends VipServiceEntry> {
   readonly serviceEntry: S;
   readonly addresses: readonly string[];
-  readonly vip?: string;
-  readonly reason?: VipUpdate<S>['reason'];
+  readonly update?: VipUpdate<S>;
 }
 
 export interface VipPlan<S extends VipServiceEntry> {
@@ -197,7 +196,7 @@ export function planVips<S extends VipServiceEntry>(
       continue;
     }
     const addresses = reason === 'unaddressed' ? [vip] : [vip, ...se.addresses.slice(1)];
-    desired.push({ serviceEntry: se, addresses, vip, reason });
+    desired.push({ serviceEntry: se, addresses, update: { serviceEntry: se, vip, addresses, reason } });
   }
   // Only Updates: every desired ServiceEntry exists, and one that is not desired is never written.
   const key = (se: S) => `${se.metadata.namespace}/${se.metadata.name}`;
@@ -207,11 +206,7 @@ export function planVips<S extends VipServiceEntry>(
     changed: (a, se) => (se !== undefined && sameList(a.addresses, se.addresses) ? undefined : a),
     mayDelete: () => false,
   });
-  const updates = plan.updates.flatMap(({ desired: a }): VipUpdate<S>[] =>
-    a.vip !== undefined && a.reason !== undefined
-      ? [{ serviceEntry: a.serviceEntry, vip: a.vip, addresses: a.addresses, reason: a.reason }]
-      : [],
-  );
+  const updates = plan.updates.flatMap((u) => (u.desired.update ? [u.desired.update] : []));
   return { updates, kept: plan.unchanged, issues };
 }
 
