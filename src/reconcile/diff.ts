@@ -17,6 +17,8 @@ import {
 
 export type ManagedKind = OutputObject['kind'];
 
+export type { DiffObject } from '../kit/owned-content.ts';
+
 /** A managed object as it exists in the sink (EnvoyFilter or gateway VirtualService by default). */
 export type ExistingObject<K extends string = ManagedKind> = KitExistingObject<K>;
 

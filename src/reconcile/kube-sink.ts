@@ -7,8 +7,7 @@ import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/cli
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
-import type { DiffObject } from '../kit/owned-content.ts';
-import type { ExistingObject, ManagedKind } from './diff.ts';
+import type { DiffObject, ExistingObject, ManagedKind } from './diff.ts';
 import { kubeSinkError } from '../kit/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
