@@ -14,7 +14,7 @@ import {
 } from '@kubernetes/client-node';
 import { ResilientInformer } from '../kit/kube/informer.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
-import { applyWrites } from '../reconcile/apply.ts';
+import { applyWrites } from '../kit/apply.ts';
 import type { ManagedCache } from '../reconcile/managed-cache.ts';
 import type { ApplyWrites } from '../kit/write.ts';
 import { createKubeBootstrapPort } from '../bootstrap/kube.ts';

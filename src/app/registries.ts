@@ -13,7 +13,7 @@ import { parseConfigObject } from '../model/parse/parse.ts';
 import type { RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts';
 import { formatIssue } from '../model/result.ts';
 import { registerRegistryMetrics } from '../ops/registry-metrics.ts';
-import { applyWrites } from '../reconcile/apply.ts';
+import { applyWrites } from '../kit/apply.ts';
 import type { ApplyWrites } from '../kit/write.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from '../registry/bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from '../registry/types.ts';

@@ -1,6 +1,6 @@
 /**
  * `--registry-output kube`: the leader writes the registry ServiceEntries to the API server through the same
- * diff (reconcile/diff.ts) and apply (reconcile/apply.ts) as the EnvoyFilters.
+ * diff (kit/diff.ts, compared by owned content as the EnvoyFilters are) and apply (kit/apply.ts) as every writer.
  *
  * Every run lists the ServiceEntries labelled `manager=Aeraki` whose `registry` label names a configured registry
  * (ServiceEntries of registries no longer configured are left alone), plans against the bridges' current entries
@@ -19,9 +19,15 @@ import {
   type ApplyWrites,
   type SinkError,
   type WriteCounts,
-  type WriteOp,
 } from '../kit/write.ts';
-import { diff, type ExistingObject } from '../reconcile/diff.ts';
+import { diffObjects, sortByKey } from '../kit/diff.ts';
+import { planOps } from '../kit/apply.ts';
+import {
+  desiredObjectKey,
+  existingObjectKey,
+  ownedContentChanged,
+  type ExistingObject,
+} from '../kit/owned-content.ts';
 import { toExisting, updateBody } from '../reconcile/kube-sink.ts';
 import type { RegistryBridge } from '../registry/bridge.ts';
 import { REGISTRY_LABEL } from '../registry/convert.ts';
@@ -145,31 +151,32 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
       return { ...EMPTY, listError: asSinkError('list serviceentries', err) };
     }
     const desired = this.o.bridges.flatMap((b) => b.entries());
-    const plan = diff(desired, existing, { failedSources: new Set(), hashMemo: this.hashMemo });
-    const deletable = (e: ExistingServiceEntry) =>
-      bridges.get(e.labels[REGISTRY_LABEL] ?? '')?.mayDelete() ?? false;
-    const deletes = plan.deletes.filter(deletable);
-    const port = this.o.port;
-    const target = (se: RegistryServiceEntry) => ({
-      kind: 'ServiceEntry',
-      namespace: se.metadata.namespace,
-      name: se.metadata.name,
+    // Deleted only while the registry of the ServiceEntry may delete (positive absence); else kept.
+    const plan = diffObjects<RegistryServiceEntry, ExistingServiceEntry>(desired, existing, {
+      desiredKey: desiredObjectKey,
+      existingKey: existingObjectKey,
+      changed: ownedContentChanged({ hashMemo: this.hashMemo }),
+      mayDelete: (e) => bridges.get(e.labels[REGISTRY_LABEL] ?? '')?.mayDelete() ?? false,
     });
-    const ops: WriteOp[] = [
-      ...plan.creates.map((se) => ({ op: 'create' as const, ...target(se), write: () => port.create(se) })),
-      ...plan.updates.map((u) => ({
-        op: 'update' as const,
-        ...target(u.desired),
-        write: () => port.update(u.desired, u.existing),
-      })),
-      ...deletes.map((e) => ({
-        op: 'delete' as const,
-        kind: 'ServiceEntry',
-        namespace: e.namespace,
-        name: e.name,
-        write: () => port.delete(e),
-      })),
-    ];
+    const port = this.o.port;
+    const at = (namespace: string, name: string) => ({ kind: 'ServiceEntry', namespace, name });
+    const byKey = (namespace: string, name: string) => ['ServiceEntry', namespace, name];
+    const ops = planOps(
+      {
+        creates: sortByKey(plan.creates, (se) => byKey(se.metadata.namespace, se.metadata.name)),
+        updates: sortByKey(plan.updates, (u) => byKey(u.desired.metadata.namespace, u.desired.metadata.name)),
+        deletes: sortByKey(plan.deletes, (e) => byKey(e.namespace, e.name)),
+      },
+      {
+        create: (se) => port.create(se),
+        update: (u) => port.update(u.desired, u.existing),
+        delete: (e) => port.delete(e),
+      },
+      {
+        desired: (se) => at(se.metadata.namespace, se.metadata.name),
+        existing: (e) => at(e.namespace, e.name),
+      },
+    );
     const result = await this.o.apply(ops, {
       concurrency: 4,
       mayWrite: () => this.loop.mayWrite(),
@@ -184,7 +191,7 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
       updated: result.updated,
       deleted: result.deleted,
       unchanged: plan.unchanged,
-      kept: plan.deletes.length - deletes.length,
+      kept: plan.kept.length,
       failures: result.failures,
       interrupted: result.interrupted,
     };

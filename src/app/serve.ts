@@ -17,7 +17,7 @@ import { ConfigStore } from '../controller/store.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
-import { limitedApply } from '../reconcile/apply.ts';
+import { limitedApply } from '../kit/apply.ts';
 import { ManagedCache } from '../reconcile/managed-cache.ts';
 import { systemClock } from '../util/clock.ts';
 import { TokenBucket } from '../util/rate-limit.ts';

@@ -1,9 +1,9 @@
 /**
- * Namespace bootstrap controller: keeps ConfigMap `aeraki-bootstrap-config` (bootstrap-config.ts) in exactly
+ * Namespace bootstrap controller: keeps ConfigMap `aeraki-bootstrap-config` (config.ts) in exactly
  * the namespaces labelled `istio-injection=enabled` or with a non-empty `istio.io/rev`, with the content of the
  * current RDS address: created when the label appears, updated when the address/port changes (also at start
  * after a redeploy), deleted when the label goes away. Only ConfigMaps labelled `manager: Aeraki` are updated
- * or deleted (plus Aeraki's own unlabelled ones, adopted; see bootstrap-plan.ts).
+ * or deleted (plus Aeraki's own unlabelled ones, adopted; see plan.ts).
  *
  * Driving it (src/app/kube-output.ts wires it; src/controller is never imported here):
  * - event mode: feed a Namespace informer into `upsertNamespace` / `deleteNamespace` (`namespaceInfoOf`
@@ -14,7 +14,7 @@
  * is preceded by an `isLeader()` check (a replica that is not the leader never writes); while not leader or not
  * synced, the controller re-checks every `pollMs`. Transient failures are retried with capped, jittered
  * backoff; terminal ones wait for the next change or resync. Writes go through the injected `apply`
- * (reconcile/apply.ts, wired by src/app/), one at a time in namespace order.
+ * (kit/apply.ts, paced by src/app/), one at a time in namespace order; the plan is kit/diff.ts's (plan.ts).
  */
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
@@ -22,15 +22,21 @@ import { formatIssue } from '../model/result.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import { LoopController, loopSettings } from '../kit/controller-loop.ts';
-import type { BootstrapTarget } from './config.ts';
+import type { BootstrapConfigMap, BootstrapTarget } from './config.ts';
 import type { BootstrapConfigMapPort } from './kube.ts';
-import { planBootstrap, wantsBootstrap, type BootstrapPlan, type NamespaceInfo } from './plan.ts';
+import {
+  planBootstrap,
+  wantsBootstrap,
+  type BootstrapPlan,
+  type ExistingConfigMap,
+  type NamespaceInfo,
+} from './plan.ts';
+import { planOps, type PlannedWrite } from '../kit/apply.ts';
 import {
   asSinkError,
   writeRunHandlers,
   type ApplyWrites,
   type SinkError,
-  type WriteOp,
   type WriteVerb,
 } from '../kit/write.ts';
 import { EMPTY_REPORT, type BootstrapRunReport } from './report.ts';
@@ -44,7 +50,7 @@ export type { WriteVerb } from '../kit/write.ts';
 export interface NamespaceBootstrapOptions {
   readonly port: BootstrapConfigMapPort;
   readonly target: BootstrapTarget;
-  /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
+  /** Executes the writes of a run (kit/apply.ts applyWrites). */
   readonly apply: ApplyWrites;
   /** Checked before every run and every write (default: always leader). */
   readonly isLeader?: () => boolean;
@@ -63,9 +69,7 @@ export interface NamespaceBootstrapOptions {
   readonly onRun?: (report: BootstrapRunReport) => void;
 }
 
-interface ConfigMapWrite extends WriteOp {
-  readonly adopt?: boolean;
-}
+type ConfigMapWrite = PlannedWrite<BootstrapConfigMap, ExistingConfigMap>;
 
 export class NamespaceBootstrapController extends LoopController<BootstrapRunReport> {
   private readonly o: NamespaceBootstrapOptions;
@@ -139,24 +143,10 @@ export class NamespaceBootstrapController extends LoopController<BootstrapRunRep
   private writes(plan: BootstrapPlan): ConfigMapWrite[] {
     const port = this.o.port;
     const at = (namespace: string, name: string) => ({ kind: 'ConfigMap', namespace, name });
-    return [
-      ...plan.creates.map((cm) => ({
-        op: 'create' as const,
-        ...at(cm.metadata.namespace, cm.metadata.name),
-        write: () => port.create(cm),
-      })),
-      ...plan.updates.map((u) => ({
-        op: 'update' as const,
-        ...at(u.existing.namespace, u.existing.name),
-        adopt: u.adopt,
-        write: () => port.update(u),
-      })),
-      ...plan.deletes.map((cm) => ({
-        op: 'delete' as const,
-        ...at(cm.namespace, cm.name),
-        write: () => port.delete(cm),
-      })),
-    ];
+    return planOps(plan, port, {
+      desired: (cm) => at(cm.metadata.namespace, cm.metadata.name),
+      existing: (cm) => at(cm.namespace, cm.name),
+    });
   }
 
   private wrote(op: ConfigMapWrite, error: SinkError | undefined): void {

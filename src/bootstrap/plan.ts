@@ -3,7 +3,8 @@
  * to write so that exactly those hold the current one. Fixed against Aeraki (spec/aeraki-periphery.md 5.2),
  * which created the ConfigMap once and never updated or removed it.
  *
- * Ownership of an existing `aeraki-bootstrap-config`:
+ * Planned through kit/diff.ts, keyed by namespace, with this ownership hook for an existing
+ * `aeraki-bootstrap-config`:
  * - `managed`: labelled `manager: Aeraki` → updated when its content differs, deleted when its namespace is
  *   known and no longer wants it;
  * - `legacy`: unlabelled but written by Aeraki's field manager `Aeraki` (Aeraki never labelled it) → adopted
@@ -17,6 +18,7 @@ import { CONTENT_HASH_ANNOTATION, MANAGER_LABEL, MANAGER_VALUE } from '../model/
 import { fail, ok, type Result } from '../model/result.ts';
 import { compareStrings } from '../model/order.ts';
 import { isPlainObject } from '../util/json.ts';
+import { diffObjects, type DiffUpdate, type Ownership } from '../kit/diff.ts';
 import {
   BOOTSTRAP_CONFIGMAP_NAME,
   BOOTSTRAP_KEY,
@@ -30,6 +32,8 @@ export const INJECTION_LABEL = 'istio-injection';
 export const REVISION_LABEL = 'istio.io/rev';
 /** The field manager Aeraki itself wrote the ConfigMap with (internal/config/constants AerakiFieldManager). */
 export const AERAKI_LEGACY_FIELD_MANAGER = 'Aeraki';
+
+export type { Ownership } from '../kit/diff.ts';
 
 export interface NamespaceInfo {
   readonly name: string;
@@ -48,16 +52,11 @@ export interface ExistingConfigMap {
   readonly managers: readonly string[];
 }
 
-export type Ownership = 'managed' | 'legacy' | 'foreign';
-
-export interface BootstrapUpdate {
-  readonly desired: BootstrapConfigMap;
-  readonly existing: ExistingConfigMap;
-  readonly adopt: boolean;
-}
+export type BootstrapUpdate = DiffUpdate<BootstrapConfigMap, ExistingConfigMap>;
 
 export interface BootstrapPlan {
   readonly creates: readonly BootstrapConfigMap[];
+  /** `adopt` is set on the update of a legacy ConfigMap. */
   readonly updates: readonly BootstrapUpdate[];
   readonly deletes: readonly ExistingConfigMap[];
   readonly unchanged: number;
@@ -82,6 +81,7 @@ export function namespaceInfoOf(obj: unknown): NamespaceInfo | undefined {
   return { name: m['name'], labels };
 }
 
+/** The ownership hook of the diff (see the file comment). */
 export function ownership(cm: ExistingConfigMap): Ownership {
   if (cm.labels[MANAGER_LABEL] === MANAGER_VALUE) return 'managed';
   return cm.managers.includes(AERAKI_LEGACY_FIELD_MANAGER) ? 'legacy' : 'foreign';
@@ -110,36 +110,30 @@ export function planBootstrap(
   if (invalid.length > 0) return fail(invalid);
   const known = new Map<string, NamespaceInfo>();
   for (const ns of namespaces) known.set(ns.name, ns);
-  const byNamespace = new Map<string, ExistingConfigMap>();
-  for (const cm of existing) if (cm.name === BOOTSTRAP_CONFIGMAP_NAME) byNamespace.set(cm.namespace, cm);
-
-  const creates: BootstrapConfigMap[] = [];
-  const updates: BootstrapUpdate[] = [];
-  const deletes: ExistingConfigMap[] = [];
-  const conflicts: string[] = [];
-  let unchanged = 0;
-
+  const desired: BootstrapConfigMap[] = [];
   for (const name of [...known.keys()].sort()) {
     const ns = known.get(name);
     if (!ns || !wantsBootstrap(ns)) continue;
     const built = buildBootstrapConfigMap(name, target);
     if (!built.ok) return fail(built.issues);
-    const desired = built.value;
-    const cm = byNamespace.get(name);
-    if (!cm) {
-      creates.push(desired);
-      continue;
-    }
-    const owner = ownership(cm);
-    if (owner === 'foreign') conflicts.push(name);
-    else if (isCurrent(desired, cm)) unchanged++;
-    else updates.push({ desired, existing: cm, adopt: owner === 'legacy' });
+    desired.push(built.value);
   }
-  for (const cm of [...byNamespace.values()].sort((a, b) => compareStrings(a.namespace, b.namespace))) {
-    const ns = known.get(cm.namespace);
-    if (ns && !wantsBootstrap(ns) && ownership(cm) === 'managed') deletes.push(cm);
-  }
-  return ok({ creates, updates, deletes, unchanged, conflicts });
+  const ours = existing.filter((cm) => cm.name === BOOTSTRAP_CONFIGMAP_NAME);
+  const plan = diffObjects<BootstrapConfigMap, ExistingConfigMap>(desired, ours, {
+    desiredKey: (cm) => cm.metadata.namespace,
+    existingKey: (cm) => cm.namespace,
+    changed: (d, cm) => (cm !== undefined && isCurrent(d, cm) ? undefined : d),
+    ownership,
+    // Positive absence: only where the namespace is known (and does not want it, or it would be desired).
+    mayDelete: (cm) => known.has(cm.namespace),
+  });
+  return ok({
+    creates: plan.creates,
+    updates: plan.updates,
+    deletes: [...plan.deletes].sort((a, b) => compareStrings(a.namespace, b.namespace)),
+    unchanged: plan.unchanged,
+    conflicts: plan.conflicts.map((c) => c.desired.metadata.namespace),
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The contract of every write the controller makes (EnvoyFilters, gateway VirtualServices, bootstrap ConfigMaps):
  * a failed write is a SinkError, transient (retried with backoff) or terminal (reported, not retried until the
- * next change), and a run reports each failed object as a WriteFailure.
+ * next change), and a run reports each failed object as a WriteFailure. Plans come from kit/diff.ts; kit/apply.ts
+ * writes them.
  */
 import type { ClosedGate, ControllerLoopOptions, RunOutcome } from './controller-loop.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -101,7 +102,7 @@ export const NO_WRITES: WriteCounts = {
   interrupted: false,
 };
 
-/** Executes writes (reconcile/apply.ts); injected where reconcile/ may not be imported. Never rejects. */
+/** Executes writes (kit/apply.ts applyWrites, or limitedApply paced by the process-wide limit). Never rejects. */
 export type ApplyWrites = <O extends WriteOp>(
   ops: readonly O[],
   options: ApplyOptions<O>,

@@ -10,7 +10,8 @@
  * changed or deleted without an event), counts each difference, and hands back the whole repaired set so the run
  * plans everything against it.
  */
-import { objectKey, type ExistingObject } from './diff.ts';
+import { objectKey } from '../kit/owned-content.ts';
+import type { ExistingObject } from './diff.ts';
 import type { CacheTracker, ManagedCache } from './managed-cache.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 

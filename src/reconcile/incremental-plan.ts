@@ -11,7 +11,8 @@
  */
 import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import type { OutputObject } from '../model/objects.ts';
-import { diff, objectKey, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import { objectKey } from '../kit/owned-content.ts';
+import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import type { ManagedCache, ObjectRefKey } from './managed-cache.ts';
 
 export interface ChangedScope {

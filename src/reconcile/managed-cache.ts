@@ -12,7 +12,7 @@
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
-import { objectKey } from './diff.ts';
+import { objectKey } from '../kit/owned-content.ts';
 
 /** An object's identity as the cache reports changes. */
 export interface ObjectRefKey {

@@ -59,7 +59,7 @@ const EMPTY: StatusRunReport = { written: 0, unchanged: 0, events: 0, failures: 
 /** Debounce defaults: 1 s quiet, 10 s at most. */
 export interface StatusControllerOptions extends LoopControllerSettings<StatusRunReport> {
   readonly port: StatusPort;
-  /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
+  /** Executes the writes of a run (kit/apply.ts applyWrites). */
   readonly apply: ApplyWrites;
   /** Read once per run. */
   readonly inputs: () => StatusInputs;

@@ -8,7 +8,8 @@
  *   the status carrying the object's `metadata.generation` as `observedGeneration`; conditions of other types
  *   written by someone else are kept;
  * - `lastTransitionTime` is kept from the current condition while its `status` stays, else it is `now`;
- * - a status equal to the current one is not written, so an unchanged config costs no write;
+ * - a status equal to the current one is not written, so an unchanged config costs no write (kit/diff.ts: the
+ *   desired statuses against the targets' current ones);
  * - `Accepted` also weighs the rules of the object's valid version (model/validate/rules.ts), so one that breaks a rule of
  *   admission hygiene says that admission would refuse it;
  * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind), `Held` for a
@@ -24,6 +25,7 @@ import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/res
 import { ruleIssues } from '../model/validate/rules.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
+import { diffObjects } from '../kit/diff.ts';
 import {
   acceptedCondition,
   issuesMessage,
@@ -95,7 +97,7 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
   const issues = byObject(input.issues);
   const served = servedMetaRouters(view);
   const heldBy = heldSources(view, input.rejected);
-  const patches: StatusPatch[] = [];
+  const desired: StatusPatch[] = [];
   for (const target of targets) {
     const key = refKey(target.ref);
     const r = rejected.get(key);
@@ -105,9 +107,16 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
       const holding = r === undefined ? [] : (heldBy.get(key) ?? []);
       conditions.push(programmedCondition(target.ref, view, served, r !== undefined, holding));
     }
-    const status = desiredStatus(target, conditions, now);
-    if (!sameStatus(target.status, status)) patches.push({ target, status });
+    desired.push({ target, status: desiredStatus(target, conditions, now) });
   }
+  // The existing side of each patch is its target's current status; a patch is written only where it differs.
+  const plan = diffObjects<StatusPatch, StatusTarget>(desired, targets, {
+    desiredKey: (p) => refKey(p.target.ref),
+    existingKey: (t) => refKey(t.ref),
+    changed: (p, t) => (t !== undefined && sameStatus(t.status, p.status) ? undefined : p),
+    mayDelete: () => false,
+  });
+  const patches = plan.updates.map((u) => u.desired);
   return { patches, events: planEvents(input, new Map(targets.map((t) => [refKey(t.ref), t.uid]))) };
 }
 

@@ -13,7 +13,7 @@
  * on becoming leader and once synced; `start()` adds a periodic resync. Runs are debounced, never overlap
  * (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false (re-checked every
  * `pollMs`), and `isLeader()` is checked again before every single write. Writes go through the injected
- * `apply` (reconcile/apply.ts).
+ * `apply` (kit/apply.ts); the plan is plan.ts, through kit/diff.ts.
  */
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
@@ -36,7 +36,7 @@ export type { VipRunReport } from './report.ts';
 /** Debounce defaults: 500 ms quiet, 5 s at most. */
 export interface VipAllocatorOptions extends LoopControllerSettings<VipRunReport> {
   readonly port: ServiceEntryPort;
-  /** Executes the writes of a run (reconcile/apply.ts applyWrites). */
+  /** Executes the writes of a run (kit/apply.ts applyWrites). */
   readonly apply: ApplyWrites;
   /** The protocols the generators handle (only ServiceEntries with such a port get a VIP). */
   readonly protocols: readonly Protocol[];

@@ -20,6 +20,7 @@
 import { comparePrecedence } from '../model/claims.ts';
 import { detectProtocol, type Protocol } from '../model/protocol.ts';
 import { issue, type ConfigIssue } from '../model/result.ts';
+import { diffObjects } from '../kit/diff.ts';
 
 export const VIP_CIDR = '240.240.0.0/16';
 /** 240.240.0.0 as an unsigned 32-bit number. */
@@ -50,6 +51,13 @@ export interface VipUpdate<S extends VipServiceEntry> {
   readonly addresses: readonly string[];
   /** `unaddressed`: it had no address; `duplicate`: another ServiceEntry keeps the VIP it held. */
   readonly reason: 'unaddressed' | 'duplicate';
+}
+
+/** What a ServiceEntry should hold: its `spec.addresses`, and the Update that gives it a new VIP, if any. */
+interface VipAssignment<S extends VipServiceEntry> {
+  readonly serviceEntry: S;
+  readonly addresses: readonly string[];
+  readonly update?: VipUpdate<S>;
 }
 
 export interface VipPlan<S extends VipServiceEntry> {
@@ -144,7 +152,8 @@ class UsedVips {
 }
 
 /**
- * Plans the Updates that give every eligible ServiceEntry a VIP of its own. `serviceEntries` is every
+ * Plans the Updates that give every eligible ServiceEntry a VIP of its own: allocates, then diffs (kit/diff.ts) the
+ * addresses every eligible ServiceEntry should hold against those it holds. `serviceEntries` is every
  * ServiceEntry of the API server (all namespaces); `handled` the protocols the generators handle. Pure and
  * deterministic: the input order does not matter.
  */
@@ -168,15 +177,16 @@ export function planVips<S extends VipServiceEntry>(
     if (group) group.push(se);
     else holders.set(vip, [se]);
   }
-  let kept = 0;
+  // The desired state: every eligible ServiceEntry holds a VIP of its own; the holders that keep theirs first.
+  const desired: VipAssignment<S>[] = [];
   for (const group of holders.values()) {
     const [winner, ...losers] = group.length > 1 ? group.sort(comparePrecedence) : group;
-    if (winner && isEligible(winner, handled)) kept++;
+    if (winner && isEligible(winner, handled))
+      desired.push({ serviceEntry: winner, addresses: winner.addresses });
     for (const se of losers) if (isEligible(se, handled)) needing.push({ se, reason: 'duplicate' });
   }
   needing.sort((a, b) => comparePrecedence(a.se, b.se));
 
-  const updates: VipUpdate<S>[] = [];
   const issues: ConfigIssue[] = [];
   for (const { se, reason } of needing) {
     const vip = used.take();
@@ -186,7 +196,20 @@ export function planVips<S extends VipServiceEntry>(
       continue;
     }
     const addresses = reason === 'unaddressed' ? [vip] : [vip, ...se.addresses.slice(1)];
-    updates.push({ serviceEntry: se, vip, addresses, reason });
+    desired.push({ serviceEntry: se, addresses, update: { serviceEntry: se, vip, addresses, reason } });
   }
-  return { updates, kept, issues };
+  // Only Updates: every desired ServiceEntry exists, and one that is not desired is never written.
+  const key = (se: S) => `${se.metadata.namespace}/${se.metadata.name}`;
+  const plan = diffObjects<VipAssignment<S>, S>(desired, serviceEntries, {
+    desiredKey: (a) => key(a.serviceEntry),
+    existingKey: key,
+    changed: (a, se) => (se !== undefined && sameList(a.addresses, se.addresses) ? undefined : a),
+    mayDelete: () => false,
+  });
+  const updates = plan.updates.flatMap((u) => (u.desired.update ? [u.desired.update] : []));
+  return { updates, kept: plan.unchanged, issues };
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -19,7 +19,7 @@ import {
   type NamespaceInfo,
 } from '../../src/bootstrap/controller.ts';
 import { CONTENT_HASH_ANNOTATION } from '../../src/model/constants.ts';
-import { applyWrites } from '../../src/reconcile/apply.ts';
+import { applyWrites } from '../../src/kit/apply.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CONTENT_HASH_ANNOTATION, SOURCE_ANNOTATION } from '../../src/model/constants.ts';
-import { desiredHash, diff, withContentHash, type ExistingObject } from '../../src/reconcile/diff.ts';
+import { desiredHash, withContentHash } from '../../src/kit/owned-content.ts';
+import { diff, type ExistingObject } from '../../src/reconcile/diff.ts';
 import type { OutputObject } from '../../src/model/objects.ts';
 import { filter } from './support.ts';
 

@@ -4,7 +4,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { AERAKI_RESOURCES } from '../../src/controller/kube/resources.ts';
 import type { ConfigStore } from '../../src/controller/store.ts';
 import { issue, type ObjectRef } from '../../src/model/result.ts';
-import { applyWrites } from '../../src/reconcile/apply.ts';
+import { applyWrites } from '../../src/kit/apply.ts';
 import { StatusController, type StatusControllerOptions } from '../../src/status/controller.ts';
 import { createKubeStatusPort } from '../../src/status/kube.ts';
 import { ManualClock } from '../../src/util/clock.ts';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { AERAKI_RESOURCES } from '../../src/controller/kube/resources.ts';
-import { applyWrites } from '../../src/reconcile/apply.ts';
+import { applyWrites } from '../../src/kit/apply.ts';
 import { StatusController } from '../../src/status/controller.ts';
 import { createKubeStatusPort, type StatusResource } from '../../src/status/kube.ts';
 import { StatusTargetCache } from '../../src/status/target-cache.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Protocol } from '../../src/model/protocol.ts';
-import { applyWrites } from '../../src/reconcile/apply.ts';
+import { applyWrites } from '../../src/kit/apply.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { VipAllocator, type VipAllocatorOptions } from '../../src/vip/controller.ts';
