@@ -8,6 +8,8 @@ import { Command } from 'commander';
 import { parseDurationMs, parseLogLevel } from '../../cmd/parsers.ts';
 import { addOptions, ConfigError } from '../../cmd/rows.ts';
 import { SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
+import type { ServeValues } from '../../cmd/serve-flags.ts';
+import { serveOptionsOf } from '../../cmd/serve-rows.ts';
 import { cliArgs } from '../support/process.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -61,6 +63,18 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     assert.equal(c.reconcile.debounceMaxMs, 10_000);
     assert.equal(c.version, '1.2.3');
     assert.ok(Object.isFrozen(c));
+    for (const [part, value] of Object.entries(c)) {
+      if (typeof value === 'object') assert.ok(Object.isFrozen(value), `${part} is frozen too`);
+    }
+  });
+
+  it('nests every option into exactly one part of the options (the row files, serve-rows.ts)', () => {
+    const values = Object.fromEntries([...Object.keys(SERVE_ROWS), 'version'].map((k, i) => [k, `v${i}`]));
+    const nested = serveOptionsOf(values as unknown as ServeValues);
+    const found = Object.values(nested).flatMap((part: unknown) =>
+      typeof part === 'object' && part !== null ? Object.values(part) : [part],
+    );
+    assert.deepEqual(found.sort(), Object.values(values).sort());
   });
 
   it("keeps Aeraki's environment names and lets flags win over them", () => {
