@@ -25,12 +25,6 @@ import type { Logger } from '../util/logger.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { ServeOptions } from './options.ts';
-
-/** The options of the parts KubeOutput runs, and the shared values they need. */
-export type KubeOutputOptions = Pick<
-  ServeOptions,
-  'leader' | 'bootstrap' | 'vip' | 'reconcile' | 'podName'
-> & { readonly mesh: Pick<ServeOptions['mesh'], 'rootNamespace' | 'istioApiVersion'> };
 import type { UnavailableKind } from './sources.ts';
 import {
   forbiddenMessage,
@@ -47,6 +41,12 @@ import { StatusTargetCache } from '../status/target-cache.ts';
 import { AERAKI_RESOURCES, istioResources } from '../controller/kube/resources.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
+
+/** The options of the parts KubeOutput runs, and the shared values they need. */
+export type KubeOutputOptions = Pick<
+  ServeOptions,
+  'leader' | 'bootstrap' | 'vip' | 'reconcile' | 'podName'
+> & { readonly mesh: Pick<ServeOptions['mesh'], 'rootNamespace' | 'istioApiVersion'> };
 
 export interface KubeOutputHooks {
   /** Called when the desired state must be re-checked (drift, new leadership). */

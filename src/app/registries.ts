@@ -27,8 +27,7 @@ import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../kit/kube/informer.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
-import type { HandshakeStats } from '../util/handshake-guard.ts';
-import type { HandshakeLimits } from '../util/handshake-guard.ts';
+import type { HandshakeLimits, HandshakeStats } from '../util/handshake-guard.ts';
 import { mcpPeers, type MeshOptions, type RegistryBridgesOptions } from './options.ts';
 import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './registry-kube.ts';
 
