@@ -1,6 +1,6 @@
 /** What `aeraki serve` prints on stdout for a person: where things are and how to look at them. */
 import path from 'node:path';
-import { certProviderOf, type ServeOptions } from '../src/app/options.ts';
+import { certProviderOf, mcpServerTls, type ServeOptions } from '../src/app/options.ts';
 import type { RunningServe } from '../src/app/serve.ts';
 
 type Write = (text: string) => void;
@@ -11,9 +11,11 @@ function rel(p: string): string {
 }
 
 export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write): void {
-  const lines = [`aeraki serve: config from ${o.configSource === 'dir' ? rel(o.configDir) : o.configSource}`];
-  lines.push(`  EnvoyFilters -> ${o.output === 'dir' ? `${rel(o.outputDir)}/` : 'the Kubernetes API'}`);
-  const rdsTls = o.rdsInsecure ? ', plaintext' : `, mTLS, certificate: ${certProviderOf(o) ?? 'none'}`;
+  const source = o.source.kind === 'dir' ? rel(o.source.dir) : o.source.kind;
+  const lines = [`aeraki serve: config from ${source}`];
+  lines.push(`  EnvoyFilters -> ${o.output.kind === 'dir' ? `${rel(o.output.dir)}/` : 'the Kubernetes API'}`);
+  const provider = certProviderOf(o.identity, o.rds.insecure, mcpServerTls(o.registries));
+  const rdsTls = o.rds.insecure ? ', plaintext' : `, mTLS, certificate: ${provider ?? 'none'}`;
   lines.push(`  RDS (gRPC${rdsTls}) on ${s.rdsAddress}`);
   if (s.webhookAddress) lines.push(`  validating webhook (HTTPS) on https://${s.webhookAddress}/validate`);
   lines.push(`  admin on http://${s.adminAddress}  (/healthz /readyz /metrics)`);
@@ -34,7 +36,7 @@ export function printSyncedBanner(o: ServeOptions, s: RunningServe, write: Write
   if (names.length > 0) {
     const tls = s.devCerts
       ? ` --ca ${rel(s.devCerts.paths.ca)} --cert ${rel(s.devCerts.paths.clientCert)} --key ${rel(s.devCerts.paths.clientKey)}`
-      : o.rdsInsecure
+      : o.rds.insecure
         ? ' --insecure'
         : ' --ca <ca.crt> --cert <client.crt> --key <client.key>';
     const host = s.rdsAddress.startsWith('0.0.0.0:') ? `127.0.0.1:${s.rdsPort}` : s.rdsAddress;

@@ -1,16 +1,17 @@
-/** The validated options of `aeraki serve`: the row table (serve-rows.ts) plus cross-field checks. */
+/** The validated options of `aeraki serve`: the row table (serve-rows.ts) plus cross-field checks, nested per part. */
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
-import { certProviderOf, needsKube, type ServeOptions } from '../src/app/options.ts';
+import { needsKube, type ServeOptions } from '../src/app/options.ts';
 import type { CertProviderKind } from '../src/identity/types.ts';
-import type { ServeFlags } from './serve-flags.ts';
+import type { ServeFlags, ServeValues } from './serve-flags.ts';
+import { certProviderOfFlags } from './serve-rows-identity.ts';
 import { ConfigError, resolveConfig, type Env } from './rows.ts';
-import { SERVE_ROWS } from './serve-rows.ts';
+import { SERVE_ROWS, serveOptionsOf } from './serve-rows.ts';
 
 export { SERVE_ROWS } from './serve-rows.ts';
 
-/** The validated, frozen options of `aeraki serve`; cross-field problems are ConfigErrors. */
+/** The validated, frozen options of `aeraki serve` (each part's object frozen too); cross-field problems are ConfigErrors. */
 export function serveConfig(command: Command, env: Env, version: string): ServeOptions {
   const c = resolveConfig(SERVE_ROWS, command, env);
   const problems: string[] = [];
@@ -22,7 +23,7 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
   if (c.allocateVips === true && c.output !== 'kube') {
     problems.push('--allocate-vips needs --output kube (the VIPs are written into ServiceEntries)');
   }
-  const certProvider = certProviderOf(c);
+  const certProvider = certProviderOfFlags(c);
   problems.push(...certProblems(c, certProvider));
   const webhookFiles = c.webhookCertFile !== '' && c.webhookKeyFile !== '';
   if (c.webhookAddress && c.devCertsDir === '' && !webhookFiles) {
@@ -30,7 +31,12 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
       '--webhook-address needs --webhook-cert-file and --webhook-key-file (or --dev-certs <dir>)',
     );
   }
-  if (needsKube(c) && c.kubeconfig === '' && !env['KUBERNETES_SERVICE_HOST']) {
+  const registries = { specs: c.registries, output: c.registryOutput };
+  if (
+    needsKube(c.configSource, c.output, registries) &&
+    c.kubeconfig === '' &&
+    !env['KUBERNETES_SERVICE_HOST']
+  ) {
     const registries =
       c.registries.length > 0 && c.registryOutput === 'kube' ? ' and --registry-output kube' : '';
     problems.push(
@@ -63,7 +69,7 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     problems.push('--renew-deadline must be shorter than --lease-duration');
   if (c.retryPeriodMs <= 0) problems.push('--retry-period must be positive');
   if (problems.length > 0) throw new ConfigError(problems.join('; '));
-  return Object.freeze({
+  const values: ServeValues = {
     ...c,
     leaderElect: c.leaderElect ?? c.output === 'kube',
     namespaceBootstrap: c.namespaceBootstrap && c.output === 'kube',
@@ -74,7 +80,10 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     caAddress: c.caAddress || `${c.istiodAddress.replace(/:\d+$/, '')}:15012`,
     podNamespace: c.podNamespace || c.rootNamespace,
     version,
-  });
+  };
+  const nested = serveOptionsOf(values);
+  for (const part of Object.values(nested)) if (typeof part === 'object') Object.freeze(part);
+  return Object.freeze(nested);
 }
 
 /** What the chosen certificate provider needs from the other options. */

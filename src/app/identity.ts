@@ -13,7 +13,20 @@ import { ensureDevCertificates, type DevCertPaths } from '../tools/dev-certs.ts'
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RdsServerOptions } from '../xds-rds/server.ts';
-import { certProviderOf, type ServeOptions } from './options.ts';
+import {
+  certProviderOf,
+  mcpServerTls,
+  type IdentityOptions,
+  type MeshOptions,
+  type RegistryBridgesOptions,
+} from './options.ts';
+
+/** What the identity needs of the other parts: who serves TLS, and the names of the identity asked for. */
+export interface IdentityShared {
+  readonly mesh: Pick<MeshOptions, 'rootNamespace' | 'trustDomain'>;
+  readonly rdsInsecure: boolean;
+  readonly registries: Pick<RegistryBridgesOptions, 'specs' | 'output' | 'mcpServerInsecure'>;
+}
 
 export interface ServeIdentity {
   /** Undefined with `--rds-insecure` (and no TLS MCP server) and no `--cert-provider`. */
@@ -28,14 +41,19 @@ export interface ServeIdentity {
   readonly metrics: () => CertificateStatusLike;
 }
 
+function providerKind(o: IdentityOptions, shared: IdentityShared) {
+  return certProviderOf(o, shared.rdsInsecure, mcpServerTls(shared.registries));
+}
+
 function createProvider(
-  o: ServeOptions,
+  o: IdentityOptions,
+  shared: IdentityShared,
   devCerts: ServeIdentity['devCerts'],
   logger: Logger,
   backoff: BackoffOptions | undefined,
 ): IdentityProvider | undefined {
   const clientRoot = o.clientCaFile || o.caRootCertFile;
-  switch (certProviderOf(o)) {
+  switch (providerKind(o, shared)) {
     case 'dev': {
       const p = devCerts!.paths;
       return new FilesIdentityProvider({
@@ -62,7 +80,11 @@ function createProvider(
           tokenFile: o.caTokenFile,
           serverName: o.caServerName,
         },
-        identity: spiffeId(o.trustDomain, o.podNamespace || o.rootNamespace, o.serviceAccount),
+        identity: spiffeId(
+          shared.mesh.trustDomain,
+          o.podNamespace || shared.mesh.rootNamespace,
+          o.serviceAccount,
+        ),
         ttlMs: o.certTtlMs,
         clientRootFile: clientRoot,
         ...(backoff ? { backoff } : {}),
@@ -75,23 +97,24 @@ function createProvider(
 
 /** Builds and starts the provider; rejects when the files of `files`/`dev` are unusable. */
 export async function startIdentity(
-  o: ServeOptions,
+  o: IdentityOptions,
+  shared: IdentityShared,
   logger: Logger,
   backoff?: BackoffOptions,
 ): Promise<ServeIdentity> {
-  const kind = certProviderOf(o);
+  const kind = providerKind(o, shared);
   const devCerts =
     o.devCertsDir !== ''
-      ? await ensureDevCertificates(o.devCertsDir, { namespace: o.rootNamespace })
+      ? await ensureDevCertificates(o.devCertsDir, { namespace: shared.mesh.rootNamespace })
       : undefined;
   if (kind === 'dev' && !devCerts) throw new Error('--cert-provider dev needs --dev-certs <dir>');
-  const provider = createProvider(o, devCerts, logger, backoff);
+  const provider = createProvider(o, shared, devCerts, logger, backoff);
   provider?.start();
   const none = { expiresAt: undefined, renewals: { success: 0, failure: 0 } };
   return {
     provider,
-    tls: o.rdsInsecure || !provider ? { insecure: true } : { provider },
-    mcpTls: o.mcpServerInsecure || !provider ? { insecure: true } : { provider },
+    tls: shared.rdsInsecure || !provider ? { insecure: true } : { provider },
+    mcpTls: shared.registries.mcpServerInsecure || !provider ? { insecure: true } : { provider },
     devCerts,
     serverIdentity: provider?.status().identity,
     readiness: () => (provider ? identityReadiness(provider.status(), Date.now()) : { ready: true }),

@@ -42,6 +42,12 @@ import { AERAKI_RESOURCES, istioResources } from '../controller/kube/resources.t
 
 export const LEASE_NAME = 'aeraki-controller';
 
+/** The options of the parts KubeOutput runs, and the shared values they need. */
+export type KubeOutputOptions = Pick<
+  ServeOptions,
+  'leader' | 'bootstrap' | 'vip' | 'reconcile' | 'podName'
+> & { readonly mesh: Pick<ServeOptions['mesh'], 'rootNamespace' | 'istioApiVersion'> };
+
 export interface KubeOutputHooks {
   /** Called when the desired state must be re-checked (drift, new leadership). */
   readonly onChange: () => void;
@@ -75,7 +81,7 @@ export class KubeOutput {
   private readonly namespaces: ResilientInformer | undefined;
   private readonly serviceEntries: ResilientInformer | undefined;
 
-  constructor(o: ServeOptions, kc: KubeConfig, rdsPort: number, hooks: KubeOutputHooks) {
+  constructor(o: KubeOutputOptions, kc: KubeConfig, rdsPort: number, hooks: KubeOutputHooks) {
     const { logger, metrics, backoff } = hooks;
     const startedLeading = () => {
       metrics.recordLeadership(true);
@@ -84,13 +90,13 @@ export class KubeOutput {
       this.vips?.trigger();
       this.status.trigger();
     };
-    this.elector = o.leaderElect
+    this.elector = o.leader.elect
       ? new LeaderElector({
-          client: createKubeLeaseClient(kc, o.rootNamespace, LEASE_NAME),
+          client: createKubeLeaseClient(kc, o.mesh.rootNamespace, LEASE_NAME),
           identity: o.podName,
-          leaseDurationMs: o.leaseDurationMs,
-          renewDeadlineMs: o.renewDeadlineMs,
-          retryPeriodMs: o.retryPeriodMs,
+          leaseDurationMs: o.leader.leaseDurationMs,
+          renewDeadlineMs: o.leader.renewDeadlineMs,
+          retryPeriodMs: o.leader.retryPeriodMs,
           logger,
           onStartedLeading: startedLeading,
           onStoppedLeading: () => metrics.recordLeadership(false),
@@ -113,10 +119,10 @@ export class KubeOutput {
       logger,
     });
     this.status = statusController(o, kc, hooks, isLeader, this.statusTargets);
-    if (o.allocateVips) {
-      [this.serviceEntries, this.vips] = vipAllocator(o, kc, hooks, isLeader);
+    if (o.vip.allocate) {
+      [this.serviceEntries, this.vips] = vipAllocator(o.mesh.istioApiVersion, kc, hooks, isLeader);
     }
-    if (!o.namespaceBootstrap) return;
+    if (!o.bootstrap.enabled) return;
     const namespaces = new ResilientInformer({
       kc,
       path: '/api/v1/namespaces',
@@ -136,7 +142,7 @@ export class KubeOutput {
       port: createKubeBootstrapPort(kc),
       apply: hooks.apply ?? applyWrites,
       target: {
-        address: o.xdsServiceAddress,
+        address: o.bootstrap.xdsServiceAddress,
         port: rdsPort,
         ...(hooks.serverIdentity ? { serverIdentity: hooks.serverIdentity } : {}),
       },
@@ -208,13 +214,13 @@ export class KubeOutput {
  * v1 when asked for, else v1alpha3 (served by every Istio release).
  */
 function vipAllocator(
-  o: ServeOptions,
+  istioApiVersion: ServeOptions['mesh']['istioApiVersion'],
   kc: KubeConfig,
   hooks: KubeOutputHooks,
   isLeader: () => boolean,
 ): [ResilientInformer, VipAllocator] {
   const { logger, metrics, backoff } = hooks;
-  const version = o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
+  const version = istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
   const api = kc.makeApiClient(CustomObjectsApi);
   const vips = new VipAllocator({
     port: createKubeServiceEntryPort(kc, { version }),
@@ -244,13 +250,13 @@ function vipAllocator(
 
 /** The status controller of the Aeraki CRDs; Events on Istio objects name their networking.istio.io version. */
 function statusController(
-  o: ServeOptions,
+  o: KubeOutputOptions,
   kc: KubeConfig,
   hooks: KubeOutputHooks,
   isLeader: () => boolean,
   cache: StatusTargetCache,
 ): StatusController {
-  const istioVersion = o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
+  const istioVersion = o.mesh.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
   const istio = new Map(
     istioResources(istioVersion).map((r) => [r.kind as string, `${r.group}/${r.version}`]),
   );
@@ -265,9 +271,9 @@ function statusController(
     inputs: hooks.statusInputs,
     isLeader,
     isSynced: hooks.isSynced,
-    quietMs: o.debounceAfterMs,
-    maxWaitMs: o.debounceMaxMs,
-    resyncMs: o.resyncMs,
+    quietMs: o.reconcile.debounceAfterMs,
+    maxWaitMs: o.reconcile.debounceMaxMs,
+    resyncMs: o.reconcile.resyncMs,
     ...(hooks.backoff ? { retry: hooks.backoff } : {}),
     logger: hooks.logger,
   });

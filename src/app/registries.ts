@@ -27,8 +27,8 @@ import type { Clock } from '../util/clock.ts';
 import { ResilientInformer } from '../kit/kube/informer.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
-import type { HandshakeStats } from '../util/handshake-guard.ts';
-import { handshakeLimits, mcpPeers, type ServeOptions } from './options.ts';
+import type { HandshakeLimits, HandshakeStats } from '../util/handshake-guard.ts';
+import { mcpPeers, type MeshOptions, type RegistryBridgesOptions } from './options.ts';
 import { createKubeRegistryPort, RegistryKubeOutput, seedVipsFromKube } from './registry-kube.ts';
 
 /** Builds the watcher of one registry. */
@@ -254,6 +254,13 @@ export class Registries {
   }
 }
 
+/** The values the registries share with other parts: the mesh's names, the resync period, the listeners' limits. */
+export interface RegistriesShared {
+  readonly mesh: MeshOptions;
+  readonly resyncMs: number;
+  readonly handshake: HandshakeLimits;
+}
+
 /** What `createRegistries` takes from serve besides the options. */
 export interface RegistriesDeps {
   readonly apply?: ApplyWrites;
@@ -269,13 +276,17 @@ export interface RegistriesDeps {
 }
 
 /** The registry bridges of `--registry`, or undefined without any; throws for a registry type nothing watches. */
-export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registries | undefined {
-  if (o.registries.length === 0) return undefined;
+export function createRegistries(
+  o: RegistryBridgesOptions,
+  shared: RegistriesShared,
+  deps: RegistriesDeps,
+): Registries | undefined {
+  if (o.specs.length === 0) return undefined;
   return new Registries({
-    specs: o.registries,
-    output: o.registryOutput,
-    rootNamespace: o.rootNamespace,
-    istioVersion: o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3',
+    specs: o.specs,
+    output: o.output,
+    rootNamespace: shared.mesh.rootNamespace,
+    istioVersion: shared.mesh.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3',
     store: deps.store,
     kc: deps.kc,
     isLeader: deps.isLeader,
@@ -283,19 +294,19 @@ export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registr
     ...(deps.watcherFactory ? { watcherFactory: deps.watcherFactory } : {}),
     ...(deps.apply ? { apply: deps.apply } : {}),
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
-    ...(o.registryOutput === 'mcp'
+    ...(o.output === 'mcp'
       ? {
           mcpServer: new ServiceEntryMcpServer({
             host: o.mcpServerAddress.host || '0.0.0.0',
             port: o.mcpServerAddress.port,
             logger: deps.logger,
             tls: deps.mcpTls,
-            peers: mcpPeers(o),
-            handshake: handshakeLimits(o),
+            peers: mcpPeers(o, shared.mesh),
+            handshake: shared.handshake,
           }),
         }
       : {}),
-    resyncMs: o.resyncMs,
+    resyncMs: shared.resyncMs,
     logger: deps.logger,
   });
 }

@@ -44,7 +44,7 @@ import { startIdentity } from './identity.ts';
 import { KubeOutput } from './kube-output.ts';
 import { startWebhook } from './webhook.ts';
 import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
-import { handshakeLimits, needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
+import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
 import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
@@ -52,7 +52,7 @@ import { createRegistries, type Registries, type RegistryWatcherFactory } from '
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
   readonly logger?: Logger;
-  /** Default: `options.kubeconfig`, or the in-cluster configuration. */
+  /** Default: `options.kube.kubeconfig`, or the in-cluster configuration. */
   readonly kubeConfig?: KubeConfig;
   /** Retry backoff of informers, the MCP client and writes (tests shorten it). */
   readonly backoff?: BackoffOptions;
@@ -93,19 +93,27 @@ function loadKubeConfig(path: string): KubeConfig {
 }
 
 export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
-  const logger = deps.logger ?? createLogger({ level: o.logLevel, format: o.logFormat, component: 'aeraki' });
+  const logger =
+    deps.logger ?? createLogger({ level: o.logging.level, format: o.logging.format, component: 'aeraki' });
   if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
-  const rdsListen = o.rdsAddress;
+  const rdsListen = o.rds.address;
   const life = new Lifecycle(log);
-  const identity = await startIdentity(o, logger, deps.backoff);
+  const identity = await startIdentity(
+    o.identity,
+    { mesh: o.mesh, rdsInsecure: o.rds.insecure, registries: o.registries },
+    logger,
+    deps.backoff,
+  );
   await life.start({ name: 'identity', stop: () => identity.provider?.close() });
   const { tls, devCerts } = identity;
-  const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
+  const kc = needsKube(o.source.kind, o.output.kind, o.registries)
+    ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
+    : undefined;
 
   const store = new ConfigStore({
-    rootNamespace: o.rootNamespace,
-    clusterDomain: o.clusterDomain,
+    rootNamespace: o.mesh.rootNamespace,
+    clusterDomain: o.mesh.clusterDomain,
     now: () => systemClock.now(),
   });
   const generators = createGenerators();
@@ -118,9 +126,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       port: rdsListen.port,
       tls,
       logger,
-      peers: rdsPeers(o),
-      limits: rdsLimits(o),
-      handshake: handshakeLimits(o),
+      peers: rdsPeers(o.rds, o.mesh),
+      limits: rdsLimits(o.rds),
+      handshake: o.handshake,
     },
     cache,
   );
@@ -132,7 +140,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   await life.start({
     name: 'webhook',
     start: async () => {
-      webhook = await startWebhook(o, store, devCerts, logger);
+      const shared = { mesh: o.mesh, output: o.output, handshake: o.handshake, httpLimits: o.httpLimits };
+      webhook = await startWebhook(o.webhook, shared, store, devCerts, logger);
     },
     stop: () => webhook?.server.stop(),
   });
@@ -141,7 +150,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
   let onKindChange = (): void => {};
   const sources = new ConfigSources(
-    o,
+    o.source,
+    { mesh: o.mesh, podName: o.podName },
     store,
     kc,
     logger,
@@ -151,10 +161,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     () => onKindChange(),
   );
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
-  const limiter = new TokenBucket({ qps: o.kubeApiQps, burst: o.kubeApiBurst, clock: systemClock });
+  const limiter = new TokenBucket({ qps: o.kube.apiQps, burst: o.kube.apiBurst, clock: systemClock });
   let registries: Registries | undefined;
+  const registryShared = { mesh: o.mesh, resyncMs: o.reconcile.resyncMs, handshake: o.handshake };
   try {
-    registries = createRegistries(o, {
+    registries = createRegistries(o.registries, registryShared, {
       apply: limitedApply(limiter),
       store,
       kc,
@@ -170,15 +181,18 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
-  const sink: EnvoyFilterSink = o.output === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.outputDir);
+  const sink: EnvoyFilterSink =
+    o.output.kind === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.output.dir);
   let kubeOut: KubeOutput | undefined;
-  const toKube = o.output === 'kube' && kc !== undefined;
+  const toKube = o.output.kind === 'kube' && kc !== undefined;
   const managedCache = toKube ? new ManagedCache() : undefined;
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
   let generationIssues: readonly ConfigIssue[] = [];
   let generationConflicts: readonly ConfigIssue[] | undefined;
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
-  const desiredState = new IncrementalGenerator(store, generators, { namespaceScope: o.namespaceScope });
+  const desiredState = new IncrementalGenerator(store, generators, {
+    namespaceScope: o.output.namespaceScope,
+  });
   const reconciler = new Reconciler({
     sink,
     desired: () => {
@@ -193,9 +207,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     holdDeletes: () => sources.partial,
     isSynced: allSynced,
     isLeader: () => kubeOut?.isLeader() ?? true,
-    quietMs: o.debounceAfterMs,
-    maxWaitMs: o.debounceMaxMs,
-    resyncMs: o.resyncMs,
+    quietMs: o.reconcile.debounceAfterMs,
+    maxWaitMs: o.reconcile.debounceMaxMs,
+    resyncMs: o.reconcile.resyncMs,
     ...(deps.backoff ? { retry: deps.backoff } : {}),
     ...(toKube ? { limiter } : {}),
     ...(managedCache ? { cache: managedCache } : {}),
@@ -207,8 +221,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     metrics.recordReconcileRun(r);
     if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
   });
-  if (o.output === 'kube' && kc) {
-    kubeOut = new KubeOutput(o, kc, rdsPort, {
+  if (o.output.kind === 'kube' && kc) {
+    const { leader, bootstrap, vip, reconcile, podName, mesh } = o;
+    kubeOut = new KubeOutput({ leader, bootstrap, vip, reconcile, podName, mesh }, kc, rdsPort, {
       onChange: () => {
         reconciler.trigger();
         registries?.trigger();
@@ -232,8 +247,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   }
   sources.dir?.onProblemsChanged(() => reconciler.trigger());
   const routes = new RouteSource(store, cache, {
-    quietMs: o.rdsDebounceAfterMs,
-    maxWaitMs: o.rdsDebounceMaxMs,
+    quietMs: o.rds.debounceAfterMs,
+    maxWaitMs: o.rds.debounceMaxMs,
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
     now: () => systemClock.now(),
     logger,
@@ -279,9 +294,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       ...(webhook ? [webhook.server.handshakes.stats()] : []),
     ],
   });
-  const httpLimits = { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs };
+  const httpLimits = o.httpLimits;
   const admin = new AdminServer({
-    address: o.httpAddress,
+    address: o.admin.address,
     paths: 'ops',
     limits: httpLimits,
     metrics,
@@ -299,15 +314,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     },
     logger,
   });
-  const debug = o.debugEndpoints
+  const debug = o.admin.debugEndpoints
     ? new AdminServer({
-        address: o.debugAddress,
+        address: o.admin.debugAddress,
         paths: 'debug',
         limits: httpLimits,
         debug: {
           config: () => configDocument(store, sources.synced, sources.dir),
           envoyfilters: () =>
-            envoyFiltersDocument(store, generators, { namespaceScope: o.namespaceScope }, sink),
+            envoyFiltersDocument(store, generators, { namespaceScope: o.output.namespaceScope }, sink),
           routes: () => routesDocument(cache),
           ...(registries ? { registries: () => registries.debugDocument() } : {}),
         },

@@ -23,7 +23,7 @@ import {
 import type { KeyPair } from '../kit/certs/key-pair.ts';
 import { fileLimitsOf } from '../controller/config-file.ts';
 import { DirSource } from '../controller/dir-source.ts';
-import type { ServeOptions } from './options.ts';
+import type { MeshOptions, SourceOptions } from './options.ts';
 
 /** A kind not read now, with the line `/readyz` shows for it. */
 export interface UnavailableKind {
@@ -44,7 +44,9 @@ export class ConfigSources {
   private readonly log: Logger;
 
   constructor(
-    o: ServeOptions,
+    o: SourceOptions,
+    /** The mesh's names, and the pod name (the MCP node). */
+    shared: { readonly mesh: MeshOptions; readonly podName: string },
     store: ConfigStore,
     kc: KubeConfig | undefined,
     logger: Logger,
@@ -57,35 +59,36 @@ export class ConfigSources {
     onKindChange?: () => void,
   ) {
     this.log = logger.child({ component: 'sources' });
-    if (o.configSource === 'dir') {
+    const { rootNamespace, clusterDomain, revision, istioApiVersion } = shared.mesh;
+    if (o.kind === 'dir') {
       this.dir = new DirSource({
-        dir: o.configDir,
+        dir: o.dir,
         store,
-        rootNamespace: o.rootNamespace,
+        rootNamespace,
         debounceMs: o.watchDebounceMs,
         limits: fileLimitsOf(o),
         logger,
       });
       return;
     }
-    if (!kc) throw new Error(`--config-source ${o.configSource} needs the Kubernetes API`);
+    if (!kc) throw new Error(`--config-source ${o.kind} needs the Kubernetes API`);
     this.kube = new KubeSource({
       kc,
       store,
-      rootNamespace: o.rootNamespace,
-      istio: o.configSource === 'kube' ? o.istioApiVersion : false,
-      services: o.configSource === 'kube',
+      rootNamespace,
+      istio: o.kind === 'kube' ? istioApiVersion : false,
+      services: o.kind === 'kube',
       // Both modes: over MCP, istiod's synthetic ServiceEntries carry no targetPort (D16).
       endpointPorts: store,
-      clusterDomain: o.clusterDomain,
-      revision: o.revision,
+      clusterDomain,
+      revision,
       secretRefreshMs: o.secretRefreshMs,
       ...(backoff ? { backoff } : {}),
       ...(discovery ? { discovery } : {}),
       ...(onKindChange ? { onKindChange } : {}),
       logger,
     });
-    if (o.configSource === 'mcp') {
+    if (o.kind === 'mcp') {
       this.mcp = new McpClient(
         {
           address: o.istiodAddress,
@@ -93,13 +96,13 @@ export class ConfigSources {
           ...(o.istiodRootCertFile ? { rootCertFile: o.istiodRootCertFile } : {}),
           ...(o.istiodTokenFile ? { tokenFile: o.istiodTokenFile } : {}),
           ...(clientIdentity ? { clientIdentity } : {}),
-          apiVersion: o.istioApiVersion,
-          revision: o.revision,
+          apiVersion: istioApiVersion,
+          revision,
           node: {
-            podName: o.podName,
-            namespace: o.rootNamespace,
+            podName: shared.podName,
+            namespace: rootNamespace,
             podIp: firstHostIp(),
-            clusterDomain: o.clusterDomain,
+            clusterDomain,
           },
           ...(backoff ? { backoff } : {}),
         },

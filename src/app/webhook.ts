@@ -11,8 +11,17 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { formatAddress } from '../util/address.ts';
 import type { Logger } from '../util/logger.ts';
 import { WebhookServer } from '../webhook/server.ts';
-import { handshakeLimits, type ServeOptions } from './options.ts';
+import type { HandshakeLimits } from '../util/handshake-guard.ts';
+import type { MeshOptions, OutputOptions, ServeOptions, WebhookOptions } from './options.ts';
 import { generationCheck, storeObjects } from './validate.ts';
+
+/** What the webhook shares with the other parts: the names a generation needs, the listeners' limits. */
+export interface WebhookShared {
+  readonly mesh: Pick<MeshOptions, 'rootNamespace' | 'clusterDomain'>;
+  readonly output: Pick<OutputOptions, 'namespaceScope'>;
+  readonly handshake: HandshakeLimits;
+  readonly httpLimits: ServeOptions['httpLimits'];
+}
 
 export interface RunningWebhook {
   readonly server: WebhookServer;
@@ -20,36 +29,42 @@ export interface RunningWebhook {
   readonly address: string;
 }
 
-/** Starts the webhook when `o.webhookAddress` is set (else resolves undefined); rejects when it cannot bind. */
+/** Starts the webhook when `o.address` is set (else resolves undefined); rejects when it cannot bind. */
 export async function startWebhook(
-  o: ServeOptions,
+  o: WebhookOptions,
+  shared: WebhookShared,
   store: ConfigStore,
   devCerts: { readonly paths: DevCertPaths } | undefined,
   logger: Logger,
   pollIntervalMs?: number,
 ): Promise<RunningWebhook | undefined> {
-  const listen = o.webhookAddress;
+  const listen = o.address;
   if (!listen) return undefined;
-  const ownFiles = o.webhookCertFile !== '' && o.webhookKeyFile !== '';
+  const ownFiles = o.certFile !== '' && o.keyFile !== '';
   if (!ownFiles && !devCerts) {
     throw new Error('the webhook needs --webhook-cert-file and --webhook-key-file (or --dev-certs)');
   }
-  const check = generationCheck(o);
-  const parseOptions = { ...DEFAULT_PARSE_OPTIONS, clusterDomain: o.clusterDomain };
+  const { rootNamespace, clusterDomain } = shared.mesh;
+  const check = generationCheck({
+    rootNamespace,
+    clusterDomain,
+    namespaceScope: shared.output.namespaceScope,
+  });
+  const parseOptions = { ...DEFAULT_PARSE_OPTIONS, clusterDomain };
   const server = new WebhookServer({
     address: listen,
-    certFile: ownFiles ? o.webhookCertFile : devCerts!.paths.serverCert,
-    keyFile: ownFiles ? o.webhookKeyFile : devCerts!.paths.serverKey,
+    certFile: ownFiles ? o.certFile : devCerts!.paths.serverCert,
+    keyFile: ownFiles ? o.keyFile : devCerts!.paths.serverKey,
     validate: (object) =>
       validateObjects([object], {
-        rootNamespace: o.rootNamespace,
+        rootNamespace,
         parseOptions,
         check,
         existing: storeObjects(store),
       }).issues,
     logger,
-    limits: { headersTimeoutMs: o.httpHeadersTimeoutMs, requestTimeoutMs: o.httpRequestTimeoutMs },
-    handshake: handshakeLimits(o),
+    limits: shared.httpLimits,
+    handshake: shared.handshake,
     ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}),
   });
   try {

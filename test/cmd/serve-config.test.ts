@@ -8,6 +8,8 @@ import { Command } from 'commander';
 import { parseDurationMs, parseLogLevel } from '../../cmd/parsers.ts';
 import { addOptions, ConfigError } from '../../cmd/rows.ts';
 import { SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
+import type { ServeValues } from '../../cmd/serve-flags.ts';
+import { serveOptionsOf } from '../../cmd/serve-rows.ts';
 import { cliArgs } from '../support/process.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -37,30 +39,42 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 describe('aeraki serve options (cmd/serve-config.ts)', () => {
   it('defaults: MCP source, kube sink with leader election, Aeraki-compatible addresses', () => {
     const c = configOf(TLS, { POD_NAME: 'aeraki-0' });
-    assert.equal(c.configSource, 'mcp');
-    assert.equal(c.istiodAddress, 'istiod.istio-system:15010');
-    assert.equal(c.istiodTls, 'auto');
-    assert.equal(c.output, 'kube');
-    assert.equal(c.leaderElect, true);
-    assert.equal(c.namespaceBootstrap, true);
-    assert.deepEqual(c.rdsAddress, { host: '0.0.0.0', port: 15010 });
-    assert.deepEqual(c.httpAddress, { host: '0.0.0.0', port: 8080 });
+    assert.equal(c.source.kind, 'mcp');
+    assert.equal(c.source.istiodAddress, 'istiod.istio-system:15010');
+    assert.equal(c.source.istiodTls, 'auto');
+    assert.equal(c.output.kind, 'kube');
+    assert.equal(c.leader.elect, true);
+    assert.equal(c.bootstrap.enabled, true);
+    assert.deepEqual(c.rds.address, { host: '0.0.0.0', port: 15010 });
+    assert.deepEqual(c.admin.address, { host: '0.0.0.0', port: 8080 });
     assert.equal(
-      configOf(['--rds-insecure']).clientCaFile,
+      configOf(['--rds-insecure']).identity.clientCaFile,
       '',
       'RDS clients: the mesh root of --ca-root-cert-file',
     );
-    assert.equal(c.rootNamespace, 'istio-system');
-    assert.equal(c.clusterDomain, 'cluster.local');
-    assert.equal(configOf(TLS, { AERAKI_CLUSTER_DOMAIN: 'corp.example' }).clusterDomain, 'corp.example');
-    assert.equal(configOf([...TLS, '--cluster-domain=flag.example']).clusterDomain, 'flag.example');
-    assert.equal(c.xdsServiceAddress, 'aeraki.istio-system');
+    assert.equal(c.mesh.rootNamespace, 'istio-system');
+    assert.equal(c.mesh.clusterDomain, 'cluster.local');
+    assert.equal(configOf(TLS, { AERAKI_CLUSTER_DOMAIN: 'corp.example' }).mesh.clusterDomain, 'corp.example');
+    assert.equal(configOf([...TLS, '--cluster-domain=flag.example']).mesh.clusterDomain, 'flag.example');
+    assert.equal(c.bootstrap.xdsServiceAddress, 'aeraki.istio-system');
     assert.equal(c.podName, 'aeraki-0');
-    assert.equal(c.logFormat, 'json');
-    assert.equal(c.debounceAfterMs, 1000);
-    assert.equal(c.debounceMaxMs, 10_000);
+    assert.equal(c.logging.format, 'json');
+    assert.equal(c.reconcile.debounceAfterMs, 1000);
+    assert.equal(c.reconcile.debounceMaxMs, 10_000);
     assert.equal(c.version, '1.2.3');
     assert.ok(Object.isFrozen(c));
+    for (const [part, value] of Object.entries(c)) {
+      if (typeof value === 'object') assert.ok(Object.isFrozen(value), `${part} is frozen too`);
+    }
+  });
+
+  it('nests every option into exactly one part of the options (the row files, serve-rows.ts)', () => {
+    const values = Object.fromEntries([...Object.keys(SERVE_ROWS), 'version'].map((k, i) => [k, `v${i}`]));
+    const nested = serveOptionsOf(values as unknown as ServeValues);
+    const found = Object.values(nested).flatMap((part: unknown) =>
+      typeof part === 'object' && part !== null ? Object.values(part) : [part],
+    );
+    assert.deepEqual(found.sort(), Object.values(values).sort());
   });
 
   it("keeps Aeraki's environment names and lets flags win over them", () => {
@@ -73,15 +87,15 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       POD_NAME: 'pod-a',
     };
     const c = configOf(TLS, env);
-    assert.equal(c.istiodAddress, 'istiod.other:15012');
-    assert.equal(c.rootNamespace, 'mesh-root');
-    assert.deepEqual(c.rdsAddress, { host: '0.0.0.0', port: 15011 });
-    assert.equal(c.xdsServiceAddress, 'aeraki.mesh-root.svc');
-    assert.equal(c.logLevel, 'debug');
+    assert.equal(c.source.istiodAddress, 'istiod.other:15012');
+    assert.equal(c.mesh.rootNamespace, 'mesh-root');
+    assert.deepEqual(c.rds.address, { host: '0.0.0.0', port: 15011 });
+    assert.equal(c.bootstrap.xdsServiceAddress, 'aeraki.mesh-root.svc');
+    assert.equal(c.logging.level, 'debug');
     assert.equal(c.podName, 'pod-a');
     const f = configOf([...TLS, '--istiod-address=istiod.flag:15010', '--root-namespace', 'flag-ns'], env);
-    assert.equal(f.istiodAddress, 'istiod.flag:15010');
-    assert.equal(f.rootNamespace, 'flag-ns');
+    assert.equal(f.source.istiodAddress, 'istiod.flag:15010');
+    assert.equal(f.mesh.rootNamespace, 'flag-ns');
   });
 
   it('accepts --name=value for every kind of option, and [bool] switches with or without a value', () => {
@@ -97,24 +111,24 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       '--http-address=127.0.0.1:0',
       '--log-format=text',
     ]);
-    assert.equal(c.configSource, 'dir');
-    assert.equal(c.output, 'dir');
-    assert.equal(c.rdsInsecure, true);
-    assert.equal(c.namespaceScope, true);
-    assert.equal(c.debounceAfterMs, 250);
-    assert.equal(c.debounceMaxMs, 2000);
-    assert.equal(c.leaderElect, false, 'no leader election with the directory sink');
-    assert.equal(c.namespaceBootstrap, false);
-    assert.equal(configOf([...TLS, '--leader-elect=false']).leaderElect, false);
+    assert.equal(c.source.kind, 'dir');
+    assert.equal(c.output.kind, 'dir');
+    assert.equal(c.rds.insecure, true);
+    assert.equal(c.output.namespaceScope, true);
+    assert.equal(c.reconcile.debounceAfterMs, 250);
+    assert.equal(c.reconcile.debounceMaxMs, 2000);
+    assert.equal(c.leader.elect, false, 'no leader election with the directory sink');
+    assert.equal(c.bootstrap.enabled, false);
+    assert.equal(configOf([...TLS, '--leader-elect=false']).leader.elect, false);
   });
 
   it('allocates VIPs by default with --output kube only; flag and AERAKI_ALLOCATE_VIPS switch it', () => {
-    assert.equal(configOf(TLS).allocateVips, true);
-    assert.equal(configOf([...TLS, '--allocate-vips=false']).allocateVips, false);
-    assert.equal(configOf(TLS, { AERAKI_ALLOCATE_VIPS: 'false' }).allocateVips, false);
-    assert.equal(configOf([...TLS, '--allocate-vips'], { AERAKI_ALLOCATE_VIPS: 'false' }).allocateVips, true);
+    assert.equal(configOf(TLS).vip.allocate, true);
+    assert.equal(configOf([...TLS, '--allocate-vips=false']).vip.allocate, false);
+    assert.equal(configOf(TLS, { AERAKI_ALLOCATE_VIPS: 'false' }).vip.allocate, false);
+    assert.equal(configOf([...TLS, '--allocate-vips'], { AERAKI_ALLOCATE_VIPS: 'false' }).vip.allocate, true);
     const dir = ['--rds-insecure', '--output', 'dir', '--output-dir', 'o', '--config-source', 'dir'];
-    assert.equal(configOf([...dir, '--config-dir', '.']).allocateVips, false);
+    assert.equal(configOf([...dir, '--config-dir', '.']).vip.allocate, false);
     assert.throws(() => configOf(TLS, { AERAKI_ALLOCATE_VIPS: 'maybe' }), /AERAKI_ALLOCATE_VIPS/);
     assert.throws(
       () => configOf([...dir, '--config-dir', '.', '--allocate-vips=true']),
@@ -123,11 +137,11 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
   });
 
   it('the write limit: 50/100 by default, from AERAKI_KUBE_API_QPS/BURST or the flags; refuses 0', () => {
-    assert.deepEqual([configOf(TLS).kubeApiQps, configOf(TLS).kubeApiBurst], [50, 100]);
+    assert.deepEqual([configOf(TLS).kube.apiQps, configOf(TLS).kube.apiBurst], [50, 100]);
     const env = { AERAKI_KUBE_API_QPS: '12.5', AERAKI_KUBE_API_BURST: '30' };
-    assert.deepEqual([configOf(TLS, env).kubeApiQps, configOf(TLS, env).kubeApiBurst], [12.5, 30]);
+    assert.deepEqual([configOf(TLS, env).kube.apiQps, configOf(TLS, env).kube.apiBurst], [12.5, 30]);
     const flags = configOf([...TLS, '--kube-api-qps=200', '--kube-api-burst', '400'], env);
-    assert.deepEqual([flags.kubeApiQps, flags.kubeApiBurst], [200, 400]);
+    assert.deepEqual([flags.kube.apiQps, flags.kube.apiBurst], [200, 400]);
     assert.throws(() => configOf([...TLS, '--kube-api-qps', '0']), /above 0/);
     assert.throws(() => configOf(TLS, { AERAKI_KUBE_API_BURST: '0' }), /AERAKI_KUBE_API_BURST/);
   });
@@ -169,16 +183,16 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
   });
 
   it('the webhook: off by default; an address with its files, or with --dev-certs', () => {
-    assert.equal(configOf([...TLS], IN_CLUSTER).webhookAddress, undefined);
+    assert.equal(configOf([...TLS], IN_CLUSTER).webhook.address, undefined);
     const files = ['--webhook-cert-file', EXISTING, '--webhook-key-file', EXISTING];
     const c = configOf([...TLS, '--webhook-address', ':15017', ...files], IN_CLUSTER);
-    assert.deepEqual(c.webhookAddress, { host: '0.0.0.0', port: 15017 });
+    assert.deepEqual(c.webhook.address, { host: '0.0.0.0', port: 15017 });
     assert.deepEqual(
       configOf([...TLS], {
         ...IN_CLUSTER,
         AERAKI_WEBHOOK_ADDRESS: '127.0.0.1:9443',
         AERAKI_DEV_CERTS: '/tmp/c',
-      }).webhookAddress,
+      }).webhook.address,
       { host: '127.0.0.1', port: 9443 },
     );
     assert.throws(() => configOf([...TLS, '--webhook-address', ':15017'], IN_CLUSTER), /--webhook-cert-file/);
@@ -202,9 +216,9 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
 
   it('registries: repeatable --registry, AERAKI_REGISTRIES, --registry-output, and the API access kube output needs', () => {
     const none = configOf(TLS);
-    assert.deepEqual(none.registries, []);
-    assert.equal(none.registryOutput, 'kube');
-    assert.deepEqual(none.mcpServerAddress, { host: '0.0.0.0', port: 15011 });
+    assert.deepEqual(none.registries.specs, []);
+    assert.equal(none.registries.output, 'kube');
+    assert.deepEqual(none.registries.mcpServerAddress, { host: '0.0.0.0', port: 15011 });
     const flags = configOf([
       ...TLS,
       '--registry',
@@ -216,19 +230,19 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       '127.0.0.1:15099',
     ]);
     assert.deepEqual(
-      flags.registries.map((r) => [r.name, r.type, r.servers.join(',')]),
+      flags.registries.specs.map((r) => [r.name, r.type, r.servers.join(',')]),
       [
         ['zk', 'zookeeper', 'zk-0:2181,zk-1:2181'],
         ['nacos', 'nacos', 'nacos:8848'],
       ],
     );
-    assert.equal(flags.registryOutput, 'mcp');
-    assert.deepEqual(flags.mcpServerAddress, { host: '127.0.0.1', port: 15099 });
+    assert.equal(flags.registries.output, 'mcp');
+    assert.deepEqual(flags.registries.mcpServerAddress, { host: '127.0.0.1', port: 15099 });
     const env = configOf(TLS, {
       AERAKI_REGISTRIES: 'zk=zookeeper://zk-0:2181,zk-1:2181/dubbo?allow=a.*,b.*,etcd=etcd://etcd:2379',
     });
     assert.deepEqual(
-      env.registries.map((r) => [r.name, r.allow]),
+      env.registries.specs.map((r) => [r.name, r.allow]),
       [
         ['zk', ['a.*', 'b.*']],
         ['etcd', []],
@@ -260,28 +274,28 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       /--registry-output kube needs the Kubernetes API/,
     );
     assert.equal(
-      noCluster([...TLS, ...local, '--registry', 'zk=zookeeper://zk', '--registry-output', 'mcp'])
-        .registryOutput,
+      noCluster([...TLS, ...local, '--registry', 'zk=zookeeper://zk', '--registry-output', 'mcp']).registries
+        .output,
       'mcp',
     );
   });
 
   it('the certificate provider: istiod unless files or development certificates are given; its flags and variables', () => {
     const istiod = configOf([], { POD_NAME: 'aeraki-0' });
-    assert.equal(istiod.certProvider, 'istiod');
-    assert.equal(istiod.caAddress, 'istiod.istio-system:15012', 'the istiod host on port 15012');
-    assert.equal(istiod.caRootCertFile, '/var/run/secrets/istio/root-cert.pem');
-    assert.equal(istiod.caTokenFile, '/var/run/secrets/tokens/istio-token');
-    assert.equal(istiod.caServerName, 'istiod.istio-system.svc');
-    assert.equal(istiod.podNamespace, 'istio-system', 'the root namespace');
-    assert.equal(istiod.serviceAccount, 'aeraki');
-    assert.equal(istiod.trustDomain, 'cluster.local');
-    assert.equal(istiod.certTtlMs, 86_400_000);
-    assert.equal(configOf(TLS).certProvider, 'files');
-    assert.equal(configOf(['--dev-certs', '/tmp/certs']).certProvider, 'dev');
-    assert.equal(configOf(['--rds-insecure']).certProvider, undefined);
-    assert.equal(configOf(['--rds-insecure', '--cert-provider', 'istiod']).certProvider, 'istiod');
-    assert.equal(configOf(TLS, { AERAKI_CERT_PROVIDER: 'istiod' }).certProvider, 'istiod');
+    assert.equal(istiod.identity.certProvider, 'istiod');
+    assert.equal(istiod.identity.caAddress, 'istiod.istio-system:15012', 'the istiod host on port 15012');
+    assert.equal(istiod.identity.caRootCertFile, '/var/run/secrets/istio/root-cert.pem');
+    assert.equal(istiod.identity.caTokenFile, '/var/run/secrets/tokens/istio-token');
+    assert.equal(istiod.identity.caServerName, 'istiod.istio-system.svc');
+    assert.equal(istiod.identity.podNamespace, 'istio-system', 'the root namespace');
+    assert.equal(istiod.identity.serviceAccount, 'aeraki');
+    assert.equal(istiod.mesh.trustDomain, 'cluster.local');
+    assert.equal(istiod.identity.certTtlMs, 86_400_000);
+    assert.equal(configOf(TLS).identity.certProvider, 'files');
+    assert.equal(configOf(['--dev-certs', '/tmp/certs']).identity.certProvider, 'dev');
+    assert.equal(configOf(['--rds-insecure']).identity.certProvider, undefined);
+    assert.equal(configOf(['--rds-insecure', '--cert-provider', 'istiod']).identity.certProvider, 'istiod');
+    assert.equal(configOf(TLS, { AERAKI_CERT_PROVIDER: 'istiod' }).identity.certProvider, 'istiod');
     const env = configOf([], {
       POD_NAMESPACE: 'mesh-system',
       SERVICE_ACCOUNT: 'aeraki-sa',
@@ -294,15 +308,24 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       AERAKI_ISTIOD_ADDR: 'istiod.mesh-system.svc:15010',
     });
     assert.deepEqual(
-      [env.podNamespace, env.serviceAccount, env.trustDomain, env.certTtlMs, env.caAddress],
+      [
+        env.identity.podNamespace,
+        env.identity.serviceAccount,
+        env.mesh.trustDomain,
+        env.identity.certTtlMs,
+        env.identity.caAddress,
+      ],
       ['mesh-system', 'aeraki-sa', 'corp.example', 43_200_000, 'ca.example:9443'],
     );
     assert.deepEqual(
-      [env.caRootCertFile, env.caTokenFile, env.caServerName],
+      [env.identity.caRootCertFile, env.identity.caTokenFile, env.identity.caServerName],
       ['/r.pem', '/t', 'istiod.mesh-system.svc'],
     );
-    assert.equal(configOf(['--istiod-address', 'istiod.mesh.svc:15010']).caAddress, 'istiod.mesh.svc:15012');
-    assert.equal(configOf(['--cert-ttl', '10s']).certTtlMs, 10_000);
+    assert.equal(
+      configOf(['--istiod-address', 'istiod.mesh.svc:15010']).identity.caAddress,
+      'istiod.mesh.svc:15012',
+    );
+    assert.equal(configOf(['--cert-ttl', '10s']).identity.certTtlMs, 10_000);
     assert.throws(() => configOf(['--cert-ttl', '9s']), /at least 10s/);
     assert.throws(() => configOf([], { AERAKI_CERT_TTL: '5m0' }), /AERAKI_CERT_TTL/);
     assert.throws(() => configOf(['--cert-provider', 'vault']), /expected istiod \| files \| dev/);

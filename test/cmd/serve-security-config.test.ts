@@ -1,4 +1,4 @@
-// `aeraki serve` options of who may read routes, the debug listener and the limits (cmd/serve-rows-security.ts).
+// `aeraki serve` options of who may read routes, the debug listener and the limits (cmd/serve-rows-rds.ts, serve-rows-admin.ts, serve-rows-listeners.ts).
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -21,14 +21,14 @@ function configOf(argv: string[], env: Record<string, string> = {}) {
 describe('aeraki serve: identity, debug and limit options', () => {
   it('defaults: trust domain cluster.local, every namespace, no debug endpoints, loopback debug address', () => {
     const c = configOf(TLS);
-    assert.deepEqual(rdsPeers(c), {
+    assert.deepEqual(rdsPeers(c.rds, c.mesh), {
       trustDomain: 'cluster.local',
       trustDomainAliases: [],
       allowedNamespaces: [],
     });
-    assert.equal(c.debugEndpoints, false);
-    assert.deepEqual(c.debugAddress, { host: '127.0.0.1', port: 15090 });
-    assert.deepEqual(rdsLimits(c), {
+    assert.equal(c.admin.debugEndpoints, false);
+    assert.deepEqual(c.admin.debugAddress, { host: '127.0.0.1', port: 15090 });
+    assert.deepEqual(rdsLimits(c.rds), {
       maxReceiveBytes: DEFAULT_RDS_LIMITS.maxReceiveBytes,
       maxStreamsPerConnection: DEFAULT_RDS_LIMITS.maxStreamsPerConnection,
       minPingIntervalMs: DEFAULT_RDS_LIMITS.minPingIntervalMs,
@@ -37,7 +37,7 @@ describe('aeraki serve: identity, debug and limit options', () => {
       maxConnectionsPerIdentity: DEFAULT_RDS_LIMITS.maxConnectionsPerIdentity,
       idleStreamTimeoutMs: DEFAULT_RDS_LIMITS.idleStreamTimeoutMs,
     });
-    assert.deepEqual([c.httpHeadersTimeoutMs, c.httpRequestTimeoutMs], [10_000, 30_000]);
+    assert.deepEqual([c.httpLimits.headersTimeoutMs, c.httpLimits.requestTimeoutMs], [10_000, 30_000]);
   });
 
   it('reads flags and environment variables (comma lists, sizes, durations, loopback :port)', () => {
@@ -57,17 +57,17 @@ describe('aeraki serve: identity, debug and limit options', () => {
       ],
       { AERAKI_TRUST_DOMAIN: 'example.org', AERAKI_RDS_MAX_CONNECTIONS_PER_IDENTITY: '50' },
     );
-    assert.deepEqual(rdsPeers(c), {
+    assert.deepEqual(rdsPeers(c.rds, c.mesh), {
       trustDomain: 'example.org',
       trustDomainAliases: ['old.mesh', 'other.mesh'],
       allowedNamespaces: ['shop', 'pay'],
     });
-    assert.equal(c.debugEndpoints, true);
-    assert.deepEqual(c.debugAddress, { host: '127.0.0.1', port: 9999 });
-    assert.equal(c.rdsMaxReceiveBytes, 512 * 1024);
-    assert.equal(c.rdsIdleStreamTimeoutMs, 120_000);
-    assert.equal(c.rdsMaxConnectionsPerIdentity, 50);
-    assert.deepEqual(configOf([...TLS, '--debug-address', '0.0.0.0:9999']).debugAddress, {
+    assert.equal(c.admin.debugEndpoints, true);
+    assert.deepEqual(c.admin.debugAddress, { host: '127.0.0.1', port: 9999 });
+    assert.equal(c.rds.maxReceiveBytes, 512 * 1024);
+    assert.equal(c.rds.idleStreamTimeoutMs, 120_000);
+    assert.equal(c.rds.maxConnectionsPerIdentity, 50);
+    assert.deepEqual(configOf([...TLS, '--debug-address', '0.0.0.0:9999']).admin.debugAddress, {
       host: '0.0.0.0',
       port: 9999,
     });

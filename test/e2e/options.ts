@@ -1,8 +1,11 @@
-// A complete ServeOptions for in-process end-to-end tests: short timings, free ports, everything local.
+// A complete ServeOptions for in-process end-to-end tests: short timings, free ports, everything local. The
+// overrides name options as the command line does (flat, cmd/serve-flags.ts), nested as `aeraki serve` nests them.
 import type { ServeOptions } from '../../src/app/options.ts';
+import type { ServeValues } from '../../cmd/serve-flags.ts';
+import { serveOptionsOf } from '../../cmd/serve-rows.ts';
 
-export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
-  return {
+export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
+  return serveOptionsOf({
     configSource: 'mcp',
     istiodAddress: '127.0.0.1:1',
     istiodTls: false,
@@ -77,5 +80,5 @@ export function serveOptions(overrides: Partial<ServeOptions>): ServeOptions {
     httpHeadersTimeoutMs: 10_000,
     httpRequestTimeoutMs: 30_000,
     ...overrides,
-  };
+  });
 }

@@ -33,7 +33,7 @@ import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { Command } from 'commander';
 import { addOptions, resolveConfig } from '../../cmd/rows.ts';
 import { SERVE_ROWS } from '../../cmd/serve-config.ts';
-import { certProviderOf } from '../../src/app/options.ts';
+import { certProviderOfFlags } from '../../cmd/serve-rows-identity.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
@@ -138,7 +138,7 @@ describe('manifests', () => {
     const cmd = addOptions(new Command('serve').exitOverride(), SERVE_ROWS);
     cmd.parse(c.args.slice(1), { from: 'user' });
     const options = resolveConfig(SERVE_ROWS, cmd, env); // serveConfig would also check that the files exist
-    return { ...options, certProvider: certProviderOf(options) };
+    return { ...options, certProvider: certProviderOfFlags(options) };
   };
 
   /** Where a file path of the container comes from: [volume, key] through its mounts. */

@@ -1,12 +1,16 @@
 /**
  * `aeraki serve` options of the controller's own certificate (src/identity/): which provider issues it and, for
- * `istiod`, where Istio's CA is, how the controller authenticates to it and which identity it asks for. The
- * defaults fit a pod of manifests/ (the mounted mesh root, the projected token with audience `istio-ca`).
+ * `istiod`, where Istio's CA is, how the controller authenticates to it and which identity it asks for; for
+ * `files` and `dev`, where the certificate is. The defaults fit a pod of manifests/ (the mounted mesh root, the
+ * projected token with audience `istio-ca`).
  */
 import { InvalidArgumentError } from 'commander';
+import { certProviderOf, mcpServerTls, type IdentityOptions } from '../src/app/options.ts';
+import type { CertProviderKind } from '../src/identity/types.ts';
 import { formatDurationMs, oneOf, parseDurationMs, parseNamespace, text } from './parsers.ts';
 import type { RowTable } from './rows.ts';
-import type { ServeFlags } from './serve-flags.ts';
+import type { RdsFlags } from './serve-rows-rds.ts';
+import { registryOptions, type RegistryFlags } from './serve-rows-registries.ts';
 
 const MIN_CERT_TTL_MS = 10_000;
 
@@ -27,7 +31,22 @@ function parseServiceAccount(raw: string): string {
   return raw;
 }
 
-export const CERT_ROWS = {
+export interface IdentityFlags {
+  readonly certProvider: CertProviderKind | undefined;
+  readonly caAddress: string;
+  readonly caRootCertFile: string;
+  readonly caTokenFile: string;
+  readonly caServerName: string;
+  readonly podNamespace: string;
+  readonly serviceAccount: string;
+  readonly certTtlMs: number;
+  readonly tlsCertFile: string;
+  readonly tlsKeyFile: string;
+  readonly clientCaFile: string;
+  readonly devCertsDir: string;
+}
+
+export const IDENTITY_ROWS = {
   certProvider: {
     flag: '--cert-provider <provider>',
     env: 'AERAKI_CERT_PROVIDER',
@@ -86,4 +105,58 @@ export const CERT_ROWS = {
     description: 'lifetime asked for each certificate from the CA (from 10s); renewed at 80% minus jitter',
     parse: parseCertTtl,
   },
-} satisfies Partial<RowTable<ServeFlags>>;
+  tlsCertFile: {
+    flag: '--tls-cert-file <file>',
+    env: 'AERAKI_TLS_CERT_FILE',
+    default: '',
+    description: 'RDS server certificate (PEM; --cert-provider files)',
+    parse: text,
+  },
+  tlsKeyFile: {
+    flag: '--tls-key-file <file>',
+    env: 'AERAKI_TLS_KEY_FILE',
+    default: '',
+    description: 'RDS server key (PEM)',
+    parse: text,
+  },
+  clientCaFile: {
+    flag: '--client-ca-file <file>',
+    env: 'AERAKI_CLIENT_CA_FILE',
+    default: '',
+    description:
+      'CA that RDS client certificates must chain to (default: --ca-root-cert-file, the mesh root)',
+    parse: text,
+  },
+  devCertsDir: {
+    flag: '--dev-certs <dir>',
+    env: 'AERAKI_DEV_CERTS',
+    default: '',
+    description:
+      'serve RDS (and the webhook, without its own files) with development certificates from <dir>, generated when missing',
+    parse: text,
+  },
+} satisfies RowTable<IdentityFlags>;
+
+/** The certificate provider the options choose (certProviderOf), from the flags. */
+export function certProviderOfFlags(
+  f: IdentityFlags & RdsFlags & RegistryFlags,
+): CertProviderKind | undefined {
+  return certProviderOf(f, f.rdsInsecure, mcpServerTls(registryOptions(f)));
+}
+
+export function identityOptions(f: IdentityFlags): IdentityOptions {
+  return {
+    certProvider: f.certProvider,
+    tlsCertFile: f.tlsCertFile,
+    tlsKeyFile: f.tlsKeyFile,
+    clientCaFile: f.clientCaFile,
+    devCertsDir: f.devCertsDir,
+    caAddress: f.caAddress,
+    caRootCertFile: f.caRootCertFile,
+    caTokenFile: f.caTokenFile,
+    caServerName: f.caServerName,
+    podNamespace: f.podNamespace,
+    serviceAccount: f.serviceAccount,
+    certTtlMs: f.certTtlMs,
+  };
+}

@@ -1,0 +1,66 @@
+/** `aeraki serve` options of the EnvoyFilter output: where the filters go and the reconciler's timings. */
+import type { OutputKind, OutputOptions, ReconcileOptions } from '../src/app/options.ts';
+import { text, parseBoolean, oneOf, parseDurationMs } from './parsers.ts';
+import type { RowTable } from './rows.ts';
+
+export interface OutputFlags {
+  readonly output: OutputKind;
+  readonly outputDir: string;
+  readonly namespaceScope: boolean;
+  readonly debounceAfterMs: number;
+  readonly debounceMaxMs: number;
+  readonly resyncMs: number;
+}
+
+export const OUTPUT_ROWS = {
+  output: {
+    flag: '--output <sink>',
+    env: 'AERAKI_OUTPUT',
+    default: 'kube',
+    description: 'where EnvoyFilters go: kube (Kubernetes API) | dir (--output-dir)',
+    parse: oneOf('kube', 'dir'),
+  },
+  outputDir: {
+    flag: '--output-dir <dir>',
+    env: 'AERAKI_OUTPUT_DIR',
+    default: '',
+    description: 'directory the EnvoyFilters are written to (--output dir)',
+    parse: text,
+  },
+  namespaceScope: {
+    flag: '--namespace-scope [bool]',
+    env: 'AERAKI_ENABLE_ENVOY_FILTER_NS_SCOPE',
+    default: false,
+    description: "filters without exportTo go to their ServiceEntry's namespace",
+    parse: parseBoolean,
+  },
+  debounceAfterMs: {
+    flag: '--debounce-after <duration>',
+    env: 'AERAKI_DEBOUNCE_AFTER',
+    default: 1000,
+    description: 'EnvoyFilter reconcile: quiet period after the last change',
+    parse: parseDurationMs,
+  },
+  debounceMaxMs: {
+    flag: '--debounce-max <duration>',
+    env: 'AERAKI_DEBOUNCE_MAX',
+    default: 10_000,
+    description: 'EnvoyFilter reconcile: maximum delay after the first change',
+    parse: parseDurationMs,
+  },
+  resyncMs: {
+    flag: '--resync-period <duration>',
+    env: 'AERAKI_RESYNC_PERIOD',
+    default: 300_000,
+    description: 'periodic full reconcile (0 disables)',
+    parse: parseDurationMs,
+  },
+} satisfies RowTable<OutputFlags>;
+
+export function outputOptions(f: OutputFlags): OutputOptions {
+  return { kind: f.output, dir: f.outputDir, namespaceScope: f.namespaceScope };
+}
+
+export function reconcileOptions(f: OutputFlags): ReconcileOptions {
+  return { debounceAfterMs: f.debounceAfterMs, debounceMaxMs: f.debounceMaxMs, resyncMs: f.resyncMs };
+}

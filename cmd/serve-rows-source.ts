@@ -1,0 +1,96 @@
+/** `aeraki serve` options of the config sources: istiod over MCP, the Kubernetes API or a watched directory. */
+import type { ConfigSourceKind, SourceOptions } from '../src/app/options.ts';
+import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
+import { text, oneOf, parseDurationMs, parsePositiveDurationMs, parseTls } from './parsers.ts';
+import type { RowTable } from './rows.ts';
+
+export interface SourceFlags {
+  readonly configSource: ConfigSourceKind;
+  readonly istiodAddress: string;
+  readonly istiodTls: boolean | 'auto';
+  readonly istiodRootCertFile: string;
+  readonly istiodTokenFile: string;
+  readonly configDir: string;
+  readonly watchDebounceMs: number;
+  readonly maxFileBytes?: number;
+  readonly maxFileDocuments?: number;
+  readonly maxYamlAliasNodes?: number;
+  readonly secretRefreshMs: number;
+}
+
+export const SOURCE_ROWS = {
+  configSource: {
+    flag: '--config-source <source>',
+    env: 'AERAKI_CONFIG_SOURCE',
+    default: 'mcp',
+    description: 'where Istio config comes from: mcp (istiod) | kube (Kubernetes API) | dir (--config-dir)',
+    parse: oneOf('mcp', 'kube', 'dir'),
+  },
+  istiodAddress: {
+    flag: '--istiod-address <host:port>',
+    env: 'AERAKI_ISTIOD_ADDR',
+    default: 'istiod.istio-system:15010',
+    description: 'istiod MCP-over-xDS address',
+    parse: text,
+  },
+  istiodTls: {
+    flag: '--istiod-tls <mode>',
+    env: 'AERAKI_ISTIOD_TLS',
+    default: 'auto',
+    description: 'TLS to istiod: auto (plaintext on port 15010) | true | false',
+    parse: parseTls,
+  },
+  istiodRootCertFile: {
+    flag: '--istiod-root-cert-file <file>',
+    env: 'AERAKI_ISTIOD_ROOT_CERT',
+    default: '',
+    description: 'PEM root certificate to verify istiod (default: system roots)',
+    parse: text,
+  },
+  istiodTokenFile: {
+    flag: '--istiod-token-file <file>',
+    env: 'AERAKI_ISTIOD_TOKEN_FILE',
+    default: '',
+    description: 'service account token file sent to istiod as a bearer token',
+    parse: text,
+  },
+  configDir: {
+    flag: '--config-dir <dir>',
+    env: 'AERAKI_CONFIG_DIR',
+    default: '',
+    description: 'directory of YAML/JSON config, watched (--config-source dir)',
+    parse: text,
+  },
+  watchDebounceMs: {
+    flag: '--watch-debounce <duration>',
+    env: 'AERAKI_WATCH_DEBOUNCE',
+    default: 200,
+    description: 'quiet period before re-reading a changed --config-dir',
+    parse: parseDurationMs,
+  },
+  ...FILE_LIMIT_ROWS,
+  secretRefreshMs: {
+    flag: '--secret-refresh-interval <duration>',
+    env: 'AERAKI_SECRET_REFRESH_INTERVAL',
+    default: 60_000,
+    description:
+      'how often the Secrets Redis auth names are read again (a rotated password reaches the filters)',
+    parse: parsePositiveDurationMs,
+  },
+} satisfies RowTable<SourceFlags>;
+
+export function sourceOptions(f: SourceFlags): SourceOptions {
+  return {
+    kind: f.configSource,
+    istiodAddress: f.istiodAddress,
+    istiodTls: f.istiodTls,
+    istiodRootCertFile: f.istiodRootCertFile,
+    istiodTokenFile: f.istiodTokenFile,
+    dir: f.configDir,
+    watchDebounceMs: f.watchDebounceMs,
+    maxFileBytes: f.maxFileBytes,
+    maxFileDocuments: f.maxFileDocuments,
+    maxYamlAliasNodes: f.maxYamlAliasNodes,
+    secretRefreshMs: f.secretRefreshMs,
+  };
+}
