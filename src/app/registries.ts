@@ -6,7 +6,7 @@
  * ServiceEntry MCP server's `update`). Namespaces are watched when the Kubernetes API is available; an entry whose
  * namespace does not exist is held back until it does.
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { ConfigStore } from '../controller/store.ts';
 import type { ConfigObject } from '../model/objects.ts';
 import { parseConfigObject } from '../model/parse/parse.ts';
@@ -24,7 +24,12 @@ import { NacosWatcher } from '../registry/nacos/watcher.ts';
 import { ZooKeeperWatcher } from '../registry/zookeeper/watcher.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ResilientInformer } from '../kit/kube/informer.ts';
+import {
+  InformerHub,
+  namespacesWatch,
+  type KubeInformers,
+  type Subscription,
+} from '../kit/kube/informer-hub.ts';
 import type { Logger } from '../util/logger.ts';
 import type { Registry } from 'prom-client';
 import type { HandshakeStats } from '../util/handshake-guard.ts';
@@ -52,6 +57,8 @@ export interface RegistriesOptions {
   readonly store: ConfigStore;
   /** Needed for the kube output; namespaces are watched whenever it is given. */
   readonly kc: KubeConfig | undefined;
+  /** The process's shared informers (default, with `kc`: informers of its own). */
+  readonly informers?: KubeInformers | undefined;
   readonly isLeader: () => boolean;
   /** Default: REGISTRY_WATCHERS by type. */
   readonly watcherFactory?: RegistryWatcherFactory;
@@ -70,6 +77,17 @@ export interface RegistriesOptions {
   readonly backoff?: BackoffOptions;
   readonly clock?: Clock;
   readonly logger: Logger;
+}
+
+/** What the registries read of a Namespace: its name. */
+function namespaceName(obj: KubernetesObject): KubernetesObject {
+  const { name, resourceVersion } = obj.metadata ?? {};
+  return {
+    metadata: {
+      ...(name !== undefined ? { name } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+    },
+  };
 }
 
 /** The store source name of one registry's ServiceEntries. */
@@ -96,7 +114,7 @@ export class Registries {
   private readonly o: RegistriesOptions;
   private readonly log: Logger;
   private readonly namespaces = new Set<string>();
-  private readonly namespaceInformer: ResilientInformer | undefined;
+  private readonly namespaceInformer: Subscription | undefined;
 
   constructor(o: RegistriesOptions) {
     this.o = o;
@@ -117,7 +135,7 @@ export class Registries {
         }),
     );
     for (const b of this.bridges) b.onChange((d) => this.changed(b, d));
-    if (o.kc) this.namespaceInformer = this.watchNamespaces(o.kc);
+    if (o.kc) this.namespaceInformer = this.watchNamespaces(o.kc, o.informers);
     if (o.output === 'kube' && o.kc) {
       this.kubeOutput = new RegistryKubeOutput({
         port: createKubeRegistryPort(o.kc, o.istioVersion),
@@ -216,12 +234,17 @@ export class Registries {
     this.o.mcpServer?.update(entries);
   }
 
-  private watchNamespaces(kc: KubeConfig): ResilientInformer {
-    const informer: ResilientInformer = new ResilientInformer({
-      kc,
-      path: '/api/v1/namespaces',
-      list: async () => await kc.makeApiClient(CoreV1Api).listNamespace(),
-      handlers: {
+  private watchNamespaces(kc: KubeConfig, shared: KubeInformers | undefined): Subscription {
+    const hub =
+      shared ??
+      new InformerHub({
+        kc,
+        ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
+        logger: this.o.logger.child({ component: 'registry-namespaces' }),
+      });
+    const informer: Subscription = hub.subscribe(
+      namespacesWatch(kc),
+      {
         upsert: (obj) => {
           const name = obj.metadata?.name ?? '';
           if (this.namespaces.has(name)) return;
@@ -232,9 +255,8 @@ export class Registries {
           if (this.namespaces.delete(obj.metadata?.name ?? '') && informer.synced) this.namespacesChanged();
         },
       },
-      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
-      logger: this.o.logger.child({ component: 'registry-namespaces' }),
-    });
+      { syncedWhen: 'listed-once', reduce: namespaceName },
+    );
     return informer;
   }
 
@@ -259,6 +281,7 @@ export interface RegistriesDeps {
   readonly apply?: ApplyWrites;
   readonly store: ConfigStore;
   readonly kc: KubeConfig | undefined;
+  readonly informers: KubeInformers | undefined;
   readonly metricsRegistry: Registry;
   readonly watcherFactory: RegistryWatcherFactory | undefined;
   readonly backoff: BackoffOptions | undefined;
@@ -278,6 +301,7 @@ export function createRegistries(o: ServeOptions, deps: RegistriesDeps): Registr
     istioVersion: o.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3',
     store: deps.store,
     kc: deps.kc,
+    informers: deps.informers,
     isLeader: deps.isLeader,
     metricsRegistry: deps.metricsRegistry,
     ...(deps.watcherFactory ? { watcherFactory: deps.watcherFactory } : {}),

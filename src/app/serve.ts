@@ -11,6 +11,7 @@
  * webhook servers and the identity provider close. Each is a part of one Lifecycle (kit/lifecycle.ts): started in
  * the order below, drained then stopped in reverse, and a start that fails stops what started before it.
  */
+import { InformerHub } from '../kit/kube/informer-hub.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Lifecycle } from '../kit/lifecycle.ts';
 import { ConfigStore } from '../controller/store.ts';
@@ -102,6 +103,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   await life.start({ name: 'identity', stop: () => identity.provider?.close() });
   const { tls, devCerts } = identity;
   const kc = needsKube(o) ? (deps.kubeConfig ?? loadKubeConfig(o.kubeconfig)) : undefined;
+  // One informer per watched resource in the process, shared by every reader of it.
+  const informers = kc
+    ? new InformerHub({
+        kc,
+        ...(deps.backoff ? { backoff: deps.backoff } : {}),
+        ...deps.discovery,
+        logger: logger.child({ component: 'informers' }),
+      })
+    : undefined;
 
   const store = new ConfigStore({
     rootNamespace: o.rootNamespace,
@@ -149,6 +159,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     mcpIdentity && (() => mcpIdentity.current()),
     deps.discovery,
     () => onKindChange(),
+    informers,
   );
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kubeApiQps, burst: o.kubeApiBurst, clock: systemClock });
@@ -158,6 +169,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       apply: limitedApply(limiter),
       store,
       kc,
+      informers,
       metricsRegistry: metrics.registry,
       watcherFactory: deps.registryWatcher,
       backoff: deps.backoff,
@@ -207,8 +219,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     metrics.recordReconcileRun(r);
     if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
   });
-  if (o.output === 'kube' && kc) {
+  if (o.output === 'kube' && kc && informers) {
     kubeOut = new KubeOutput(o, kc, rdsPort, {
+      informers,
       onChange: () => {
         reconciler.trigger();
         registries?.trigger();
