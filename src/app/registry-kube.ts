@@ -9,11 +9,10 @@
  * debounced, serialised, retried with backoff on transient failures (kit/controller-loop.ts), skipped unless
  * leader, and the leadership is checked again before every write.
  */
-import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import {
   asSinkError,
-  kubeSinkError,
   NO_WRITES,
   writeRunHandlers,
   type ApplyWrites,
@@ -30,6 +29,7 @@ import type { RegistryVips } from '../registry/vips.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
+import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 
 export type ExistingServiceEntry = ExistingObject<'ServiceEntry'>;
 
@@ -53,7 +53,7 @@ export function createKubeRegistryPort(kc: KubeConfig, version: string): Registr
     try {
       await fn();
     } catch (err) {
-      if (what.startsWith('delete') && err instanceof ApiException && err.code === 404) return;
+      if (what.startsWith('delete') && isNotFound(err)) return;
       throw kubeSinkError(what, err);
     }
   };

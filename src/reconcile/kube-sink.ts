@@ -3,12 +3,12 @@
  * with POST (create), PUT carrying the observed resourceVersion (update; 409 on a stale one) and DELETE with a
  * resourceVersion precondition, all with field manager `aeraki`.
  */
-import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
 import type { DiffObject, ExistingObject, ManagedKind } from './diff.ts';
-import { kubeSinkError } from '../kit/write.ts';
+import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
 const VERSION = 'v1alpha3';
@@ -124,7 +124,7 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
             : {},
         });
       } catch (err) {
-        if (err instanceof ApiException && err.code === 404) return;
+        if (isNotFound(err)) return;
         throw kubeSinkError(`delete ${existing.kind} ${existing.namespace}/${existing.name}`, err);
       }
     },

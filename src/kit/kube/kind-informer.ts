@@ -17,9 +17,9 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import { qualifiedResource, type ResourceDiscovery, type ResourceId } from './discovery.ts';
+import { statusCodeOf } from './errors.ts';
 import {
   ResilientInformer,
-  statusCodeOf,
   type FailureDecision,
   type InformerFailure,
   type ResilientInformerOptions,
