@@ -21,7 +21,7 @@ import {
   type WriteOp,
 } from '../kit/write.ts';
 import { diff, type ExistingObject } from '../reconcile/diff.ts';
-import { toExisting, updateBody } from '../reconcile/kube-sink.ts';
+import { toExisting, updateBody } from '../kit/kube/bodies.ts';
 import type { RegistryBridge } from '../registry/bridge.ts';
 import { REGISTRY_LABEL } from '../registry/convert.ts';
 import type { RegistryServiceEntry } from '../registry/types.ts';

@@ -5,9 +5,9 @@
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
-import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
-import type { DiffObject, ExistingObject, ManagedKind } from './diff.ts';
+import type { ExistingObject, ManagedKind } from './diff.ts';
+import { toExisting, updateBody } from '../kit/kube/bodies.ts';
 import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
@@ -23,32 +23,6 @@ export interface KubeSinkOptions {
   readonly kinds?: readonly ManagedKind[];
   /** List page size (default 500). */
   readonly pageSize?: number;
-}
-
-function stringMap(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!isPlainObject(v)) return out;
-  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
-  return out;
-}
-
-/** The fields of a listed item the reconciler needs; undefined for malformed items. */
-export function toExisting<K extends string = ManagedKind>(
-  kind: K,
-  item: unknown,
-): ExistingObject<K> | undefined {
-  if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
-  const m = item['metadata'];
-  if (typeof m['name'] !== 'string') return undefined;
-  return {
-    kind,
-    namespace: typeof m['namespace'] === 'string' ? m['namespace'] : '',
-    name: m['name'],
-    resourceVersion: typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '',
-    labels: stringMap(m['labels']),
-    annotations: stringMap(m['annotations']),
-    spec: item['spec'] ?? {},
-  };
 }
 
 export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): EnvoyFilterSink {
@@ -127,19 +101,6 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
         if (isNotFound(err)) return;
         throw kubeSinkError(`delete ${existing.kind} ${existing.namespace}/${existing.name}`, err);
       }
-    },
-  };
-}
-
-/** The PUT body: the desired object plus the existing resourceVersion and the existing foreign labels/annotations. */
-export function updateBody(obj: DiffObject, existing: ExistingObject<string>): Record<string, unknown> {
-  return {
-    ...obj,
-    metadata: {
-      ...obj.metadata,
-      resourceVersion: existing.resourceVersion,
-      labels: { ...existing.labels, ...obj.metadata.labels },
-      annotations: { ...existing.annotations, ...(obj.metadata.annotations ?? {}) },
     },
   };
 }

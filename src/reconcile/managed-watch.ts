@@ -22,7 +22,7 @@ import type { Clock } from '../util/clock.ts';
 import type { KindDiscoveryOptions, KindStatus } from '../kit/kube/kind-informer.ts';
 import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
 import type { ManagedKind } from './diff.ts';
-import { toExisting } from './kube-sink.ts';
+import { toExisting } from '../kit/kube/bodies.ts';
 import type { ManagedCache } from './managed-cache.ts';
 
 const KIND_OF: Readonly<Record<string, ManagedKind>> = {
