@@ -48,7 +48,8 @@ import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { handshakeLimits, needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
-import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
+import { createRegistries } from './registries.ts';
+import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
 
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
@@ -59,7 +60,7 @@ export interface ServeDeps {
   readonly backoff?: BackoffOptions;
   /** Rediscovery period of kinds whose CRD is not installed, backoff after 403 (default 30 s; 5 s to 60 s). */
   readonly discovery?: KindDiscoveryOptions;
-  /** Builds the registry watchers (default: REGISTRY_WATCHERS of registries.ts by type). */
+  /** Builds the registry watchers (default: REGISTRY_WATCHERS of registry/registries.ts by type). */
   readonly registryWatcher?: RegistryWatcherFactory;
 }
 

@@ -10,7 +10,7 @@ export type ManagedKind = OutputObject['kind'];
 
 /**
  * What diff plans over: a kind, the owned metadata and the spec. EnvoyFilters and gateway VirtualServices
- * (OutputObject) by default; the registry ServiceEntries (src/app/registry-kube.ts) too.
+ * (OutputObject) by default; the registry ServiceEntries (src/registry/kube-output.ts) too.
  */
 export interface DiffObject {
   readonly kind: string;

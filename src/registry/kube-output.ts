@@ -20,18 +20,32 @@ import {
   type WriteCounts,
   type WriteOp,
 } from '../kit/write.ts';
-import { diff, type ExistingObject } from '../reconcile/diff.ts';
-import { toExisting, updateBody } from '../kit/kube/bodies.ts';
-import type { RegistryBridge } from '../registry/bridge.ts';
-import { REGISTRY_LABEL } from '../registry/convert.ts';
-import type { RegistryServiceEntry } from '../registry/types.ts';
-import type { RegistryVips } from '../registry/vips.ts';
+import { toExisting, updateBody, type ExistingBody } from '../kit/kube/bodies.ts';
+import type { RegistryBridge } from './bridge.ts';
+import { REGISTRY_LABEL } from './convert.ts';
+import type { RegistryServiceEntry } from './types.ts';
+import type { RegistryVips } from './vips.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
 import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 
-export type ExistingServiceEntry = ExistingObject<'ServiceEntry'>;
+export type ExistingServiceEntry = ExistingBody<'ServiceEntry'>;
+
+/** The plan of one run (reconcile/diff.ts `diff` over registry ServiceEntries). */
+export type RegistryDiff = (
+  desired: readonly RegistryServiceEntry[],
+  existing: readonly ExistingServiceEntry[],
+  options: { readonly failedSources: ReadonlySet<string>; readonly hashMemo: Map<string, string> },
+) => {
+  readonly creates: readonly RegistryServiceEntry[];
+  readonly updates: readonly {
+    readonly desired: RegistryServiceEntry;
+    readonly existing: ExistingServiceEntry;
+  }[];
+  readonly deletes: readonly ExistingServiceEntry[];
+  readonly unchanged: number;
+};
 
 /** Storage of registry ServiceEntries. Every method rejects with a SinkError. */
 export interface RegistryServiceEntryPort {
@@ -117,6 +131,7 @@ const EMPTY: RegistryWriteReport = NO_WRITES;
 export interface RegistryKubeOutputOptions extends LoopControllerSettings<RegistryWriteReport> {
   readonly port: RegistryServiceEntryPort;
   readonly apply: ApplyWrites;
+  readonly diff: RegistryDiff;
   readonly bridges: readonly RegistryBridge[];
 }
 
@@ -145,7 +160,7 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
       return { ...EMPTY, listError: asSinkError('list serviceentries', err) };
     }
     const desired = this.o.bridges.flatMap((b) => b.entries());
-    const plan = diff(desired, existing, { failedSources: new Set(), hashMemo: this.hashMemo });
+    const plan = this.o.diff(desired, existing, { failedSources: new Set(), hashMemo: this.hashMemo });
     const deletable = (e: ExistingServiceEntry) =>
       bridges.get(e.labels[REGISTRY_LABEL] ?? '')?.mayDelete() ?? false;
     const deletes = plan.deletes.filter(deletable);
