@@ -133,6 +133,7 @@ import './registry/nacos/providers.test.ts';
 import './registry/nacos/watcher.test.ts';
 import './registry/registries.test.ts';
 import './registry/spec.test.ts';
+import './registry/typed-entry.test.ts';
 import './registry/vips.test.ts';
 import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';

@@ -8,13 +8,13 @@
  */
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { ConfigObject } from '../model/objects.ts';
-import { parseConfigObject } from '../model/parse/parse.ts';
 import type { RegistryEntriesTarget, RegistrySpec, RegistryWatcher } from '../model/registry-bridge.ts';
 import { formatIssue } from '../model/result.ts';
 import type { ApplyWrites } from '../kit/write.ts';
 import { RegistryBridge, type BridgeDelta, type RegistryBridgeStatus } from './bridge.ts';
 import type { RegistryServiceEntry, RegistryWatcherDeps } from './types.ts';
 import { RegistryVips } from './vips.ts';
+import { typedServiceEntry } from './typed-entry.ts';
 import type { ServiceEntryMcpServer } from './mcp/server.ts';
 import { EtcdWatcher } from './etcd/watcher.ts';
 import { NacosWatcher } from './nacos/watcher.ts';
@@ -262,14 +262,13 @@ export class Registries {
     return informer;
   }
 
-  /** A bridge's change: into the store (as the bridge's own source), to the MCP server, to the kube output. */
+  /** A bridge's change: into the store typed (as the bridge's own source), to the MCP server, to the kube output. */
   private changed(bridge: RegistryBridge, delta: BridgeDelta): void {
     const upserts: ConfigObject[] = [];
     for (const se of delta.upserted) {
-      const parsed = parseConfigObject(se);
-      if (parsed?.ok) upserts.push(parsed.value);
-      else
-        this.log.error('registry ServiceEntry does not parse', { issues: parsed?.issues.map(formatIssue) });
+      const typed = typedServiceEntry(se);
+      if (typed.ok) upserts.push(typed.value);
+      else this.log.error('registry ServiceEntry does not parse', { issues: typed.issues.map(formatIssue) });
     }
     const removals = delta.removed.map((r) => ({ kind: 'ServiceEntry', ...r }));
     this.o.store.applyOwned(registrySource(bridge.name), upserts, removals);
