@@ -7,7 +7,12 @@
  * converges at once.
  */
 import { CustomObjectsApi, type KubeConfig, type KubernetesListObject } from '@kubernetes/client-node';
-import { namespacesWatch, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
+import {
+  nameAndLabels,
+  namespacesWatch,
+  type KubeInformers,
+  type Subscription,
+} from '../kit/kube/informer-hub.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../reconcile/apply.ts';
 import type { ManagedCache } from '../reconcile/managed-cache.ts';
@@ -125,7 +130,7 @@ export class KubeOutput {
         },
         delete: (obj) => this.bootstrap?.deleteNamespace(obj.metadata?.name ?? ''),
       },
-      { syncedWhen: 'listed-once' },
+      { syncedWhen: 'listed-once', reduce: nameAndLabels }, // namespaceInfoOf reads the name and labels
     );
     this.namespaces = namespaces;
     this.bootstrap = new NamespaceBootstrapController({

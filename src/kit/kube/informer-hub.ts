@@ -288,3 +288,16 @@ export function namespacesWatch(kc: KubeConfig): WatchSpec {
     list: async () => await kc.makeApiClient(CoreV1Api).listNamespace(),
   };
 }
+
+/** A reducer (SubscribeOptions.reduce) keeping an object's name, namespace, resourceVersion and labels only. */
+export function nameAndLabels(obj: KubernetesObject): KubernetesObject {
+  const { name, namespace, resourceVersion, labels } = obj.metadata ?? {};
+  return {
+    metadata: {
+      ...(name !== undefined ? { name } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      ...(labels !== undefined ? { labels } : {}),
+    },
+  };
+}
