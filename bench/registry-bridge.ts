@@ -1,10 +1,10 @@
-// The registry bridge alone (src/registry/bridge.ts, with the store injection of src/app/registries.ts): 500 and
+// The registry bridge alone (src/registry/bridge.ts, with the store injection of src/registry/registries.ts): 500 and
 // 5,000 Dubbo interfaces with 4 providers each from an in-memory watcher. Reports the time of the first full
 // conversion, the median time of one provider change (re-conversion of that interface, its store update) and the
 // ratio of that cost at 5,000 to 500 interfaces (target: at most 2, i.e. independent of the number of services).
 // The end-to-end figures through a real ZooKeeper are bench/registry.ts's.
 import { performance } from 'node:perf_hooks';
-import { registrySource } from '../src/app/registries.ts';
+import { registrySource } from '../src/registry/registries.ts';
 import { ConfigStore } from '../src/controller/store.ts';
 import type { ConfigObject } from '../src/model/objects.ts';
 import { parseConfigObject } from '../src/model/parse/parse.ts';

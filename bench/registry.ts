@@ -9,7 +9,7 @@
 // 500 ms), so the figures are the work, not the wait.
 import { performance } from 'node:perf_hooks';
 import type zookeeper from 'node-zookeeper-client';
-import { Registries } from '../src/app/registries.ts';
+import { Registries } from '../src/registry/registries.ts';
 import { ConfigStore } from '../src/controller/store.ts';
 import { registryEntryName, registryHost } from '../src/registry/convert.ts';
 import { parseRegistrySpec } from '../src/registry/spec.ts';

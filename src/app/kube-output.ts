@@ -6,13 +6,13 @@
  * trigger the reconciler, the bootstrap controller, the VIP allocator and the status controller so a new leader
  * converges at once.
  */
+import { CustomObjectsApi, type KubeConfig, type KubernetesListObject } from '@kubernetes/client-node';
 import {
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesListObject,
-} from '@kubernetes/client-node';
-import { ResilientInformer } from '../kit/kube/informer.ts';
+  nameAndLabels,
+  namespacesWatch,
+  type KubeInformers,
+  type Subscription,
+} from '../kit/kube/informer-hub.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../kit/apply.ts';
 import type { ManagedCache } from '../reconcile/managed-cache.ts';
@@ -49,6 +49,8 @@ export type KubeOutputOptions = Pick<
 > & { readonly mesh: Pick<ServeOptions['mesh'], 'rootNamespace' | 'istioApiVersion'> };
 
 export interface KubeOutputHooks {
+  /** The process's shared informers (Namespaces, ServiceEntries, the managed objects, the status targets). */
+  readonly informers: KubeInformers;
   /** Called when the desired state must be re-checked (drift, new leadership). */
   readonly onChange: () => void;
   readonly metrics: AerakiMetrics;
@@ -78,8 +80,8 @@ export class KubeOutput {
   readonly status: StatusController;
   /** The Aeraki objects' generations and statuses, watched for the status controller. */
   readonly statusTargets: StatusTargetCache;
-  private readonly namespaces: ResilientInformer | undefined;
-  private readonly serviceEntries: ResilientInformer | undefined;
+  private readonly namespaces: Subscription | undefined;
+  private readonly serviceEntries: Subscription | undefined;
 
   constructor(o: KubeOutputOptions, kc: KubeConfig, rdsPort: number, hooks: KubeOutputHooks) {
     const { logger, metrics, backoff } = hooks;
@@ -105,6 +107,7 @@ export class KubeOutput {
     const isLeader = this.elector ? () => this.elector?.isLeader() ?? false : () => true;
     this.drift = new ManagedObjectsWatch({
       kc,
+      informers: hooks.informers,
       onChange: hooks.onChange,
       ...(hooks.managedCache ? { cache: hooks.managedCache } : {}),
       ...(backoff ? { backoff } : {}),
@@ -113,6 +116,7 @@ export class KubeOutput {
     });
     this.statusTargets = new StatusTargetCache({
       kc,
+      informers: hooks.informers,
       resources: AERAKI_RESOURCES,
       onChange: () => this.status.trigger(),
       ...(backoff ? { backoff } : {}),
@@ -123,20 +127,17 @@ export class KubeOutput {
       [this.serviceEntries, this.vips] = vipAllocator(o.mesh.istioApiVersion, kc, hooks, isLeader);
     }
     if (!o.bootstrap.enabled) return;
-    const namespaces = new ResilientInformer({
-      kc,
-      path: '/api/v1/namespaces',
-      list: async () => await kc.makeApiClient(CoreV1Api).listNamespace(),
-      handlers: {
+    const namespaces = hooks.informers.subscribe(
+      namespacesWatch(kc),
+      {
         upsert: (obj) => {
           const info = namespaceInfoOf(obj);
           if (info) this.bootstrap?.upsertNamespace(info);
         },
         delete: (obj) => this.bootstrap?.deleteNamespace(obj.metadata?.name ?? ''),
       },
-      ...(backoff ? { backoff } : {}),
-      logger: logger.child({ component: 'namespaces' }),
-    });
+      { syncedWhen: 'listed-once', reduce: nameAndLabels }, // namespaceInfoOf reads the name and labels
+    );
     this.namespaces = namespaces;
     this.bootstrap = new NamespaceBootstrapController({
       port: createKubeBootstrapPort(kc),
@@ -218,7 +219,7 @@ function vipAllocator(
   kc: KubeConfig,
   hooks: KubeOutputHooks,
   isLeader: () => boolean,
-): [ResilientInformer, VipAllocator] {
+): [Subscription, VipAllocator] {
   const { logger, metrics, backoff } = hooks;
   const version = istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
   const api = kc.makeApiClient(CustomObjectsApi);
@@ -232,19 +233,21 @@ function vipAllocator(
     logger,
     onWrite: (reason, error) => metrics.recordVipWrite(reason, error),
   });
-  const informer = new ResilientInformer({
-    kc,
-    path: `/apis/${ISTIO_GROUP}/${version}/serviceentries`,
-    list: async () =>
-      (await api.listClusterCustomObject({
-        group: ISTIO_GROUP,
-        version,
-        plural: 'serviceentries',
-      })) as KubernetesListObject<never>,
-    handlers: { upsert: () => vips.trigger(), delete: () => vips.trigger() },
-    ...(backoff ? { backoff } : {}),
-    logger: logger.child({ component: 'serviceentries' }),
-  });
+  const informer = hooks.informers.subscribe(
+    {
+      kind: 'ServiceEntry',
+      resource: { group: ISTIO_GROUP, version, plural: 'serviceentries' },
+      path: `/apis/${ISTIO_GROUP}/${version}/serviceentries`,
+      list: async () =>
+        (await api.listClusterCustomObject({
+          group: ISTIO_GROUP,
+          version,
+          plural: 'serviceentries',
+        })) as KubernetesListObject<never>,
+    },
+    { upsert: () => vips.trigger(), delete: () => vips.trigger() },
+    { syncedWhen: 'listed-once' },
+  );
   return [informer, vips];
 }
 

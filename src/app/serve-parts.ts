@@ -9,7 +9,7 @@ import type { ListenAddress } from '../util/address.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import type { RdsServer } from '../xds-rds/server.ts';
 import type { KubeOutput } from './kube-output.ts';
-import type { Registries } from './registries.ts';
+import type { Registries } from '../registry/registries.ts';
 import type { ConfigSources } from './sources.ts';
 
 /** Binds the RDS server; its drain ends every stream with UNAVAILABLE, once nothing writes any more. */

@@ -11,6 +11,7 @@
  * webhook servers and the identity provider close. Each is a part of one Lifecycle (kit/lifecycle.ts): started in
  * the order below, drained then stopped in reverse, and a start that fails stops what started before it.
  */
+import { InformerHub } from '../kit/kube/informer-hub.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Lifecycle } from '../kit/lifecycle.ts';
 import { ConfigStore } from '../controller/store.ts';
@@ -47,7 +48,8 @@ import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
-import { createRegistries, type Registries, type RegistryWatcherFactory } from './registries.ts';
+import { createRegistries } from './registries.ts';
+import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
 
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
@@ -58,7 +60,7 @@ export interface ServeDeps {
   readonly backoff?: BackoffOptions;
   /** Rediscovery period of kinds whose CRD is not installed, backoff after 403 (default 30 s; 5 s to 60 s). */
   readonly discovery?: KindDiscoveryOptions;
-  /** Builds the registry watchers (default: REGISTRY_WATCHERS of registries.ts by type). */
+  /** Builds the registry watchers (default: REGISTRY_WATCHERS of registry/registries.ts by type). */
   readonly registryWatcher?: RegistryWatcherFactory;
 }
 
@@ -110,6 +112,15 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const kc = needsKube(o.source.kind, o.output.kind, o.registries)
     ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
     : undefined;
+  // One informer per watched resource in the process, shared by every reader of it.
+  const informers = kc
+    ? new InformerHub({
+        kc,
+        ...(deps.backoff ? { backoff: deps.backoff } : {}),
+        ...deps.discovery,
+        logger: logger.child({ component: 'informers' }),
+      })
+    : undefined;
 
   const store = new ConfigStore({
     rootNamespace: o.mesh.rootNamespace,
@@ -159,6 +170,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     mcpIdentity && (() => mcpIdentity.current()),
     deps.discovery,
     () => onKindChange(),
+    informers,
   );
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kube.apiQps, burst: o.kube.apiBurst, clock: systemClock });
@@ -169,6 +181,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       apply: limitedApply(limiter),
       store,
       kc,
+      informers,
       metricsRegistry: metrics.registry,
       watcherFactory: deps.registryWatcher,
       backoff: deps.backoff,
@@ -221,9 +234,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     metrics.recordReconcileRun(r);
     if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
   });
-  if (o.output.kind === 'kube' && kc) {
+  if (o.output.kind === 'kube' && kc && informers) {
     const { leader, bootstrap, vip, reconcile, podName, mesh } = o;
     kubeOut = new KubeOutput({ leader, bootstrap, vip, reconcile, podName, mesh }, kc, rdsPort, {
+      informers,
       onChange: () => {
         reconciler.trigger();
         registries?.trigger();

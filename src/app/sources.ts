@@ -9,6 +9,7 @@
  * of the Kubernetes API is forbidden by RBAC (a kind whose CRD is not installed is empty, and synced). `partial`
  * is true while the directory holds a file never read well (the reconciler holds deletions meanwhile).
  */
+import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeSource } from '../controller/kube/sources.ts';
 import { firstHostIp, McpClient } from '../controller/mcp/index.ts';
@@ -57,6 +58,8 @@ export class ConfigSources {
     discovery?: KindDiscoveryOptions,
     /** Called when a kind of the Kubernetes API changes state (installed, deleted, forbidden, granted). */
     onKindChange?: () => void,
+    /** The process's shared informers. */
+    informers?: KubeInformers,
   ) {
     this.log = logger.child({ component: 'sources' });
     const { rootNamespace, clusterDomain, revision, istioApiVersion } = shared.mesh;
@@ -74,6 +77,7 @@ export class ConfigSources {
     if (!kc) throw new Error(`--config-source ${o.kind} needs the Kubernetes API`);
     this.kube = new KubeSource({
       kc,
+      ...(informers ? { informers } : {}),
       store,
       rootNamespace,
       istio: o.kind === 'kube' ? istioApiVersion : false,

@@ -4,12 +4,12 @@
  * delete carries a resourceVersion precondition; all writes use field manager `aeraki`. Errors become SinkErrors
  * (transient: conflicts, throttling, server and network errors).
  */
-import { ApiException, CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { BOOTSTRAP_CONFIGMAP_NAME, type BootstrapConfigMap } from './config.ts';
 import type { BootstrapUpdate, ExistingConfigMap } from './plan.ts';
 import { updateBody } from './plan.ts';
 import { FIELD_MANAGER } from '../model/constants.ts';
-import { kubeSinkError } from '../kit/write.ts';
+import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 
 /**
  * Storage of the bootstrap ConfigMaps. Every method rejects with a SinkError; `delete` of an object that is
@@ -87,7 +87,7 @@ export function createKubeBootstrapPort(kc: KubeConfig): BootstrapConfigMapPort 
           body: resourceVersion ? { preconditions: { resourceVersion } } : {},
         });
       } catch (err) {
-        if (err instanceof ApiException && err.code === 404) return;
+        if (isNotFound(err)) return;
         throw kubeSinkError(`delete ConfigMap ${namespace}/${name}`, err);
       }
     },

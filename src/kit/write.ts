@@ -5,7 +5,6 @@
  * writes them.
  */
 import type { ClosedGate, ControllerLoopOptions, RunOutcome } from './controller-loop.ts';
-import { isPlainObject } from '../util/json.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
 
 /**
@@ -115,50 +114,6 @@ export function asSinkError(op: string, err: unknown): SinkError {
     transient: true,
     cause: err,
   });
-}
-
-/** An HTTP error of the Kubernetes API as client-node throws it (ApiException): the status code and the raw body. */
-interface ApiStatusError {
-  readonly code: number;
-  readonly body: unknown;
-}
-
-function isApiStatusError(err: unknown): err is ApiStatusError {
-  return err instanceof Error && typeof (err as Partial<ApiStatusError>).code === 'number' && 'body' in err;
-}
-
-/** The `reason` of a Kubernetes Status body (a JSON string or an object). */
-function statusReason(body: unknown): string | undefined {
-  try {
-    const parsed: unknown = typeof body === 'string' ? JSON.parse(body) : body;
-    if (isPlainObject(parsed) && typeof parsed['reason'] === 'string') return parsed['reason'];
-  } catch {
-    // not JSON
-  }
-  return undefined;
-}
-
-/** Converts anything a Kubernetes API call throws into a SinkError. */
-export function kubeSinkError(op: string, err: unknown): SinkError {
-  if (isApiStatusError(err)) {
-    const code = err.code;
-    const reason = statusReason(err.body);
-    // AlreadyExists on create: an object of that name exists without the `manager: Aeraki` label (else it
-    // would have been listed and updated). It is not ours to overwrite; retrying cannot help.
-    const foreign = reason === 'AlreadyExists';
-    return new SinkError(
-      `${op}: HTTP ${code}${reason ? ` ${reason}` : ''}${foreign ? ' (not managed by Aeraki)' : ''}`,
-      {
-        transient: isTransientStatus(code) && !foreign,
-        code,
-        ...(reason ? { reason } : {}),
-        cause: err,
-      },
-    );
-  }
-  // Network failures (FetchError, ECONNREFUSED, resets) are transient.
-  const message = err instanceof Error ? err.message : String(err);
-  return new SinkError(`${op}: ${message}`, { transient: true, cause: err });
 }
 
 /** What a write controller's run report says for ControllerLoop's classification. */

@@ -1,11 +1,6 @@
 /** The Kubernetes adapter of LeaseClient: a coordination.k8s.io/v1 Lease read and written with client-node. */
-import {
-  ApiException,
-  CoordinationV1Api,
-  V1MicroTime,
-  type KubeConfig,
-  type V1Lease,
-} from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { isNotFound } from '../kit/kube/errors.ts';
 import type { LeaseClient, LeaseRecord, ObservedLease } from './leader-election.ts';
 
 function toMs(v: unknown): number | undefined {
@@ -40,7 +35,7 @@ export function createKubeLeaseClient(kc: KubeConfig, namespace: string, name: s
       try {
         lease = await api.readNamespacedLease({ name, namespace });
       } catch (err) {
-        if (err instanceof ApiException && err.code === 404) return undefined;
+        if (isNotFound(err)) return undefined;
         throw err;
       }
       const s = lease.spec ?? {};

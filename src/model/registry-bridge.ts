@@ -3,6 +3,16 @@
  * mesh ServiceEntries (src/registry/). A watcher only reads its registry and keeps a complete, current view of it;
  * conversion, pruning and output are the bridge's, so every registry gets the same full-state guarantees.
  */
+import type { ConfigObject } from './objects.ts';
+import type { ObjectRef } from './result.ts';
+
+/**
+ * Where the registries put their ServiceEntries, typed, in the config store: each registry as a source of its own
+ * that owns the keys it puts in (controller/store.ts `applyOwned`). Called on every change of a registry.
+ */
+export interface RegistryEntriesTarget {
+  applyOwned(source: string, upserts: readonly ConfigObject[], removals: readonly ObjectRef[]): void;
+}
 
 /**
  * One Dubbo provider instance as its registry lists it. Nothing here is validated: the address may not be an IP and

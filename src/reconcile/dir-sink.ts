@@ -11,7 +11,7 @@ import { MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { sha256Hex } from '../util/json.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
-import { updateBody, toExisting } from './kube-sink.ts';
+import { updateBody, toExisting } from '../kit/kube/bodies.ts';
 import { SinkError } from '../kit/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 

@@ -3,12 +3,12 @@
  * with POST (create), PUT carrying the observed resourceVersion (update; 409 on a stale one) and DELETE with a
  * resourceVersion precondition, all with field manager `aeraki`.
  */
-import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
-import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
-import type { DiffObject, ExistingObject, ManagedKind } from './diff.ts';
-import { kubeSinkError } from '../kit/write.ts';
+import type { ExistingObject, ManagedKind } from './diff.ts';
+import { toExisting, updateBody } from '../kit/kube/bodies.ts';
+import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 import type { EnvoyFilterSink } from './sink.ts';
 
 const VERSION = 'v1alpha3';
@@ -23,32 +23,6 @@ export interface KubeSinkOptions {
   readonly kinds?: readonly ManagedKind[];
   /** List page size (default 500). */
   readonly pageSize?: number;
-}
-
-function stringMap(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!isPlainObject(v)) return out;
-  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
-  return out;
-}
-
-/** The fields of a listed item the reconciler needs; undefined for malformed items. */
-export function toExisting<K extends string = ManagedKind>(
-  kind: K,
-  item: unknown,
-): ExistingObject<K> | undefined {
-  if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
-  const m = item['metadata'];
-  if (typeof m['name'] !== 'string') return undefined;
-  return {
-    kind,
-    namespace: typeof m['namespace'] === 'string' ? m['namespace'] : '',
-    name: m['name'],
-    resourceVersion: typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '',
-    labels: stringMap(m['labels']),
-    annotations: stringMap(m['annotations']),
-    spec: item['spec'] ?? {},
-  };
 }
 
 export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): EnvoyFilterSink {
@@ -124,22 +98,9 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
             : {},
         });
       } catch (err) {
-        if (err instanceof ApiException && err.code === 404) return;
+        if (isNotFound(err)) return;
         throw kubeSinkError(`delete ${existing.kind} ${existing.namespace}/${existing.name}`, err);
       }
-    },
-  };
-}
-
-/** The PUT body: the desired object plus the existing resourceVersion and the existing foreign labels/annotations. */
-export function updateBody(obj: DiffObject, existing: ExistingObject<string>): Record<string, unknown> {
-  return {
-    ...obj,
-    metadata: {
-      ...obj.metadata,
-      resourceVersion: existing.resourceVersion,
-      labels: { ...existing.labels, ...obj.metadata.labels },
-      annotations: { ...existing.annotations, ...(obj.metadata.annotations ?? {}) },
     },
   };
 }

@@ -19,10 +19,10 @@ import { ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts
 import type { Logger } from '../util/logger.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ApiDiscovery } from '../kit/kube/discovery.ts';
-import { KindInformer, type KindDiscoveryOptions, type KindStatus } from '../kit/kube/kind-informer.ts';
+import type { KindDiscoveryOptions, KindStatus } from '../kit/kube/kind-informer.ts';
+import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
 import type { ManagedKind } from './diff.ts';
-import { toExisting } from './kube-sink.ts';
+import { toExisting } from '../kit/kube/bodies.ts';
 import type { ManagedCache } from './managed-cache.ts';
 
 const KIND_OF: Readonly<Record<string, ManagedKind>> = {
@@ -32,6 +32,8 @@ const KIND_OF: Readonly<Record<string, ManagedKind>> = {
 
 export interface ManagedWatchOptions {
   readonly kc: KubeConfig;
+  /** The process's shared informers (default: informers of its own, with the timings below). */
+  readonly informers?: KubeInformers;
   readonly onChange: () => void;
   /** Plurals of networking.istio.io v1alpha3 to watch (default envoyfilters and virtualservices). */
   readonly plurals?: readonly string[];
@@ -45,11 +47,19 @@ export interface ManagedWatchOptions {
 }
 
 export class ManagedObjectsWatch {
-  private readonly informers: KindInformer[];
+  private readonly informers: Subscription[];
 
   constructor(o: ManagedWatchOptions) {
     const api = o.kc.makeApiClient(CustomObjectsApi);
-    const discovery = new ApiDiscovery(o.kc);
+    const hub =
+      o.informers ??
+      new InformerHub({
+        kc: o.kc,
+        ...(o.backoff ? { backoff: o.backoff } : {}),
+        ...o.discovery,
+        ...(o.clock ? { clock: o.clock } : {}),
+        logger: o.logger.child({ component: 'managed-watch' }),
+      });
     const labelSelector = `${MANAGER_LABEL}=${MANAGER_VALUE}`;
     this.informers = (o.plurals ?? ['envoyfilters', 'virtualservices']).map((plural) => {
       const r = { group: ISTIO_GROUP, version: 'v1alpha3', plural };
@@ -72,25 +82,21 @@ export class ManagedObjectsWatch {
         )
           changed();
       };
-      const informer: KindInformer = new KindInformer({
-        kc: o.kc,
-        kind,
-        resource: r,
-        discovery,
-        optional: false,
-        path: `/apis/${r.group}/${r.version}/${plural}`,
-        labelSelector,
-        list: async () =>
-          (await api.listClusterCustomObject({
-            ...r,
-            labelSelector,
-          })) as KubernetesListObject<KubernetesObject>,
-        handlers: { upsert, delete: remove },
-        ...(o.backoff ? { backoff: o.backoff } : {}),
-        ...o.discovery,
-        ...(o.clock ? { clock: o.clock } : {}),
-        logger: o.logger.child({ component: 'managed-watch' }),
-      });
+      const informer: Subscription = hub.subscribe(
+        {
+          kind,
+          resource: r,
+          path: `/apis/${r.group}/${r.version}/${plural}`,
+          labelSelector,
+          list: async () =>
+            (await api.listClusterCustomObject({
+              ...r,
+              labelSelector,
+            })) as KubernetesListObject<KubernetesObject>,
+        },
+        { upsert, delete: remove },
+        { optional: false },
+      );
       return informer;
     });
     if (o.cache) {

@@ -6,17 +6,11 @@
  * (target-cache.ts, watch-fed) `list()` answers from it once it is ready, and every listed object and every patch
  * answer is recorded there.
  */
-import {
-  ApiException,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-} from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../model/constants.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import { refString } from '../model/result.ts';
-import { kubeSinkError } from '../kit/write.ts';
+import { isConflict, isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 import { isPlainObject, sha256Hex } from '../util/json.ts';
 import type { Condition, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
 
@@ -157,7 +151,7 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
           });
           items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
         } catch (err) {
-          if (err instanceof ApiException && err.code === 404) continue; // CRD not installed
+          if (isNotFound(err)) continue; // CRD not installed
           throw kubeSinkError(`list ${r.plural}`, err);
         }
         for (const item of items) {
@@ -202,7 +196,7 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
           fieldManager: FIELD_MANAGER,
         });
       } catch (err) {
-        if (err instanceof ApiException && err.code === 409) return; // created before (same name)
+        if (isConflict(err)) return; // created before (same name)
         throw kubeSinkError(`create Event ${event.reason} on ${refString(event.ref)}`, err);
       }
     },

@@ -1,6 +1,6 @@
 /**
- * The status targets (kube.ts `toStatusTarget`) of every object of every status resource, kept by one resilient
- * informer (list+watch, 410 relist, backoff) per CRD, so a status run plans without listing. The answers to the
+ * The status targets (kube.ts `toStatusTarget`) of every object of every status resource, kept by the process's
+ * shared informer (kit/kube/informer-hub.ts: list+watch, 410 relist, backoff) of each CRD, so a status run plans without listing. The answers to the
  * controller's own status patches are recorded too (`record`), so the next run does not write them again.
  *
  * A CRD that is not installed holds nothing: as for the config sources (kit/kube/kind-informer.ts), discovery and the
@@ -17,8 +17,8 @@ import {
 } from '@kubernetes/client-node';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
-import { ApiDiscovery } from '../kit/kube/discovery.ts';
-import { KindInformer, type KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
+import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
+import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
 import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
@@ -27,6 +27,8 @@ import type { StatusTarget } from './types.ts';
 
 export interface StatusTargetCacheOptions {
   readonly kc: KubeConfig;
+  /** The process's shared informers (default: informers of its own, with the timings below). */
+  readonly informers?: KubeInformers;
   /** The CRDs whose objects get a status (the port's `resources`). */
   readonly resources: readonly StatusResource[];
   /** Called after the first sync for every watch event that changed the cache (someone else's edit). */
@@ -60,14 +62,25 @@ export class StatusTargetCache {
   private readonly o: StatusTargetCacheOptions;
   /** kind → namespace/name → entry. */
   private readonly byKind = new Map<string, Map<string, Entry>>();
-  private readonly informers = new Map<string, KindInformer>();
+  private readonly informers = new Map<string, Subscription>();
 
   constructor(options: StatusTargetCacheOptions) {
     this.o = options;
-    const discovery = new ApiDiscovery(options.kc);
+    const hub =
+      options.informers ??
+      new InformerHub({
+        kc: options.kc,
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+        ...(options.minWatchIntervalMs !== undefined
+          ? { minWatchIntervalMs: options.minWatchIntervalMs }
+          : {}),
+        ...options.discovery,
+        ...(options.clock ? { clock: options.clock } : {}),
+        logger: options.logger.child({ component: 'status-targets' }),
+      });
     for (const r of options.resources) {
       this.byKind.set(r.kind, new Map());
-      this.informers.set(r.kind, this.informer(r, discovery));
+      this.informers.set(r.kind, this.informer(r, hub));
     }
   }
 
@@ -122,7 +135,7 @@ export class StatusTargetCache {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 
-  private informer(r: StatusResource, discovery: ApiDiscovery): KindInformer {
+  private informer(r: StatusResource, hub: KubeInformers): Subscription {
     const api = this.o.kc.makeApiClient(CustomObjectsApi);
     const changed = (did: boolean) => {
       if (did && informer.synced) this.o.onChange?.();
@@ -133,28 +146,23 @@ export class StatusTargetCache {
         version: r.version,
         plural: r.plural,
       })) as KubernetesListObject<KubernetesObject>;
-    const informer: KindInformer = new KindInformer({
-      kc: this.o.kc,
-      kind: r.kind,
-      resource: r,
-      discovery,
-      announce: false, // the config source reads the same kinds and says so
-      path: `/apis/${r.group}/${r.version}/${r.plural}`,
-      list,
-      handlers: {
+    const informer: Subscription = hub.subscribe(
+      {
+        kind: r.kind,
+        resource: { group: r.group, version: r.version, plural: r.plural },
+        path: `/apis/${r.group}/${r.version}/${r.plural}`,
+        list,
+      },
+      {
         upsert: (obj) => changed(this.record(r.kind, obj)),
         delete: (obj) => changed(this.remove(r.kind, obj)),
+        // CRD deleted: nothing of it (patch answers included).
+        stateChanged: () => {
+          if (informer.status().phase === 'not-installed') this.byKind.get(r.kind)?.clear();
+        },
       },
-      // CRD deleted: nothing of it (patch answers included).
-      onStateChange: () => {
-        if (informer.status().phase === 'not-installed') this.byKind.get(r.kind)?.clear();
-      },
-      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
-      ...(this.o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: this.o.minWatchIntervalMs } : {}),
-      ...this.o.discovery,
-      ...(this.o.clock ? { clock: this.o.clock } : {}),
-      logger: this.o.logger.child({ component: 'status-targets' }),
-    });
+      { announce: false }, // the config source reads the same kinds and says so
+    );
     return informer;
   }
 }

@@ -7,7 +7,7 @@
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { ISTIO_GROUP } from '../model/constants.ts';
-import { kubeSinkError } from '../kit/write.ts';
+import { kubeSinkError } from '../kit/kube/errors.ts';
 import { isPlainObject } from '../util/json.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
 import type { VipServiceEntry } from './plan.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Lifecycle } from '../../src/kit/lifecycle.ts';
 import type { Reconciler } from '../../src/reconcile/reconciler.ts';
 import type { KubeOutput } from '../../src/app/kube-output.ts';
-import type { Registries } from '../../src/app/registries.ts';
+import type { Registries } from '../../src/registry/registries.ts';
 import { writersPart } from '../../src/app/serve-parts.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 

@@ -4,7 +4,7 @@ import type { EnvoyFilterObject, OutputObject } from '../../src/model/objects.ts
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
 import { SinkError } from '../../src/kit/write.ts';
 import type { EnvoyFilterSink } from '../../src/reconcile/sink.ts';
-import { updateBody, toExisting } from '../../src/reconcile/kube-sink.ts';
+import { updateBody, toExisting } from '../../src/kit/kube/bodies.ts';
 
 export function filter(namespace: string, name: string, source: string, value = 1): EnvoyFilterObject {
   return {

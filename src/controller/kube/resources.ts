@@ -1,5 +1,6 @@
 /** The Kubernetes resources the controller reads, and the choice between networking.istio.io v1 and v1alpha3. */
-import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { isNotFound } from '../../kit/kube/errors.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import type { ConfigKind } from '../../model/objects.ts';
 
@@ -97,7 +98,7 @@ export async function detectIstioApiVersion(kc: KubeConfig): Promise<IstioApiVer
     const served = new Set(list.resources.map((r) => r.name));
     return ISTIO_PLURALS.every(([, plural]) => served.has(plural)) ? 'v1' : 'v1alpha3';
   } catch (err) {
-    if (err instanceof ApiException && err.code === 404) return 'v1alpha3';
+    if (isNotFound(err)) return 'v1alpha3';
     throw err;
   }
 }

@@ -12,7 +12,8 @@
  * filters); a Secret no stored or waiting object names any more is removed from the store.
  * No log line or issue holds a Secret value: they name the Secret and the status code only.
  */
-import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { apiStatusOf } from '../../kit/kube/errors.ts';
 import type { ConfigKind, ConfigObject, Secret } from '../../model/objects.ts';
 import { formatIssue, issue, refOf, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
 import { secretRefsOf, usedSecretData, type SecretRef } from '../../model/secret-refs.ts';
@@ -42,7 +43,7 @@ export function kubeSecretGetter(kc: KubeConfig): SecretGetter {
       Object.assign(data, s.stringData ?? {});
       return { found: true, data };
     } catch (err) {
-      const code = err instanceof ApiException ? err.code : undefined;
+      const code = apiStatusOf(err);
       if (code === 404) return { found: false, reason: 'not found', code };
       if (code === 403) return { found: false, reason: 'forbidden', code };
       return { found: false, reason: 'failed', ...(code !== undefined ? { code } : {}) };

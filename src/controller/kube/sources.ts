@@ -9,7 +9,7 @@
  *   synthesise for them (src/model/parse/service.ts). Over MCP istiod sends those itself.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
  * and the hosts they bind) without touching any other object or the object's own last valid version.
- * Every kind is read through a KindInformer (kit/kube/kind-informer.ts): a kind whose CRD is not installed is empty and
+ * Every kind is read through the process's shared informers (kit/kube/informer-hub.ts, KindInformers): a kind whose CRD is not installed is empty and
  * picked up when installed; a forbidden one (403) keeps `synced` false and names the RBAC rule in `kinds()`.
  * `synced` is true while every kind has listed once (or is not installed) and none is forbidden.
  */
@@ -35,14 +35,15 @@ import {
 import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
-import { ApiDiscovery, type ResourceId } from '../../kit/kube/discovery.ts';
+import type { ResourceId } from '../../kit/kube/discovery.ts';
 import { isPlainObject } from '../../util/json.ts';
+import type { KindDiscoveryOptions, KindStatus } from '../../kit/kube/kind-informer.ts';
 import {
-  KindInformer,
-  type KindDiscoveryOptions,
-  type KindInformerOptions,
-  type KindStatus,
-} from '../../kit/kube/kind-informer.ts';
+  InformerHub,
+  type KubeInformers,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../kit/kube/informer-hub.ts';
 import type { KeyedWrites } from '../store-changes.ts';
 import { kubeSecretGetter, SECRET_OWNER_KINDS, SecretReader, type SecretGetter } from './secrets.ts';
 import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';
@@ -66,6 +67,11 @@ export interface StoreTarget extends KeyedWrites {
 
 export interface KubeSourceOptions {
   readonly kc: KubeConfig;
+  /**
+   * The process's shared informers (default: informers of this source's own, with the timings below; with a hub
+   * given, `backoff`, `minWatchIntervalMs` and `discovery` are the hub's).
+   */
+  readonly informers?: KubeInformers;
   readonly store: StoreTarget;
   readonly rootNamespace: string;
   /** MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap (default true). */
@@ -101,8 +107,8 @@ export class KubeSource {
   private readonly o: KubeSourceOptions;
   private readonly log: Logger;
   private readonly clock: Clock;
-  private readonly informers: KindInformer[] = [];
-  private readonly apiDiscovery: ApiDiscovery;
+  private readonly informers: Subscription[] = [];
+  private readonly hub: KubeInformers;
   private readonly parseOptions: ParseOptions;
   private readonly secrets: SecretReader;
   private stopped = false;
@@ -114,7 +120,18 @@ export class KubeSource {
     this.o = options;
     this.log = options.logger.child({ component: 'kube-source' });
     this.clock = options.clock ?? systemClock;
-    this.apiDiscovery = new ApiDiscovery(options.kc);
+    this.hub =
+      options.informers ??
+      new InformerHub({
+        kc: options.kc,
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+        ...(options.minWatchIntervalMs !== undefined
+          ? { minWatchIntervalMs: options.minWatchIntervalMs }
+          : {}),
+        ...options.discovery,
+        clock: this.clock,
+        logger: this.log,
+      });
     this.parseOptions =
       options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : DEFAULT_PARSE_OPTIONS;
     this.secrets = new SecretReader({
@@ -179,7 +196,11 @@ export class KubeSource {
     }
     const target = this.o.endpointPorts;
     if (target) {
-      const { path, list, handlers, ...reads } = endpointSliceReads({ kc: this.o.kc, target });
+      const { path, list, handlers, labelSelector, transform } = endpointSliceReads({
+        kc: this.o.kc,
+        target,
+      });
+      const reads = { labelSelector, ...(transform ? { reduce: transform } : {}) };
       this.informers.push(this.informer(ENDPOINT_SLICE_RESOURCE, path, list, handlers, undefined, reads));
     }
     for (const i of this.informers) i.start();
@@ -205,28 +226,24 @@ export class KubeSource {
     list: () => Promise<KubernetesListObject<KubernetesObject>>,
     handlers: { upsert(o: KubernetesObject): void; delete(o: KubernetesObject): void },
     fieldSelector?: string,
-    reads: Pick<KindInformerOptions, 'labelSelector' | 'transform'> = {},
-  ): KindInformer {
-    return new KindInformer({
-      ...reads,
-      kc: this.o.kc,
-      kind: r.kind,
-      resource: { group: r.group, version: r.version, plural: r.plural },
-      discovery: this.apiDiscovery,
-      path,
-      list,
-      handlers,
-      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
-      ...(this.o.backoff ? { backoff: this.o.backoff } : {}),
-      ...(this.o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: this.o.minWatchIntervalMs } : {}),
-      ...this.o.discovery,
-      ...(this.o.onKindChange ? { onStateChange: this.o.onKindChange } : {}),
-      clock: this.clock,
-      logger: this.log,
-    });
+    reads: { readonly labelSelector?: string; readonly reduce?: SubscribeOptions['reduce'] } = {},
+  ): Subscription {
+    const onKindChange = this.o.onKindChange;
+    return this.hub.subscribe(
+      {
+        kind: r.kind,
+        resource: { group: r.group, version: r.version, plural: r.plural },
+        path,
+        list,
+        ...(reads.labelSelector !== undefined ? { labelSelector: reads.labelSelector } : {}),
+        ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+      },
+      { ...handlers, ...(onKindChange ? { stateChanged: onKindChange } : {}) },
+      reads.reduce ? { reduce: reads.reduce } : {},
+    );
   }
 
-  private crdInformer(r: KindResource): KindInformer {
+  private crdInformer(r: KindResource): Subscription {
     const api = this.o.kc.makeApiClient(CustomObjectsApi);
     const apiVersion = `${r.group}/${r.version}`;
     const list = async () =>
@@ -253,7 +270,7 @@ export class KubeSource {
   }
 
   /** Services of every namespace (no revision filter: istiod converts every Service whatever its labels). */
-  private serviceInformer(): KindInformer {
+  private serviceInformer(): Subscription {
     const core = this.o.kc.makeApiClient(CoreV1Api);
     const r = SERVICE_RESOURCE;
     const list = async () =>
@@ -284,7 +301,7 @@ export class KubeSource {
     }
   }
 
-  private meshInformer(): KindInformer {
+  private meshInformer(): Subscription {
     const core = this.o.kc.makeApiClient(CoreV1Api);
     const ns = this.o.rootNamespace;
     const name = this.o.meshConfigMapName ?? 'istio';

@@ -6,7 +6,7 @@
  * https://kubernetes.io/docs/concepts/overview/kubernetes-api/#discovery-api
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { statusCodeOf } from './informer.ts';
+import { statusCodeOf } from './errors.ts';
 
 export interface ResourceId {
   /** '' for the core group. */

@@ -16,6 +16,7 @@ import type { Logger } from '../../util/logger.ts';
 import { errorFields } from '../../util/logger.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
+import { statusCodeOf } from './errors.ts';
 
 export interface InformerHandlers {
   /** Added or changed (same resourceVersion never reported twice). */
@@ -38,14 +39,6 @@ export interface FailureDecision {
   readonly delayMs?: number;
   /** The owner has said what there is to say: no warn line for this failure. */
   readonly quiet?: boolean;
-}
-
-/** The HTTP status of a client-node error: ApiException's `code`, or the Watch error's `statusCode`. */
-export function statusCodeOf(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const e = err as { code?: unknown; statusCode?: unknown };
-  if (typeof e.code === 'number') return e.code;
-  return typeof e.statusCode === 'number' ? e.statusCode : undefined;
 }
 
 export interface ResilientInformerOptions {

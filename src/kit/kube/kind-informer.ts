@@ -13,12 +13,13 @@
  *   backoff without further lines, and one info line says when access came back.
  * The core group is always served: its kinds skip discovery (forbidden still applies).
  */
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import { qualifiedResource, type ResourceDiscovery, type ResourceId } from './discovery.ts';
+import { statusCodeOf } from './errors.ts';
 import {
   ResilientInformer,
-  statusCodeOf,
   type FailureDecision,
   type InformerFailure,
   type ResilientInformerOptions,
@@ -123,6 +124,16 @@ export class KindInformer {
   whenSynced(): Promise<void> {
     if (this.synced) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Listed at least once (whatever the state since). */
+  get listed(): boolean {
+    return this.syncedOnce;
+  }
+
+  /** The objects the current informer holds (none while not served). Not copies: do not change them. */
+  objects(): readonly KubernetesObject[] {
+    return this.informer?.objects() ?? [];
   }
 
   /** Restarts after errors of the current informer (tests, metrics). */

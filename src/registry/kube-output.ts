@@ -9,11 +9,10 @@
  * debounced, serialised, retried with backoff on transient failures (kit/controller-loop.ts), skipped unless
  * leader, and the leadership is checked again before every write.
  */
-import { ApiException, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import {
   asSinkError,
-  kubeSinkError,
   NO_WRITES,
   writeRunHandlers,
   type ApplyWrites,
@@ -28,14 +27,15 @@ import {
   ownedContentChanged,
   type ExistingObject,
 } from '../kit/owned-content.ts';
-import { toExisting, updateBody } from '../reconcile/kube-sink.ts';
-import type { RegistryBridge } from '../registry/bridge.ts';
-import { REGISTRY_LABEL } from '../registry/convert.ts';
-import type { RegistryServiceEntry } from '../registry/types.ts';
-import type { RegistryVips } from '../registry/vips.ts';
+import { toExisting, updateBody } from '../kit/kube/bodies.ts';
+import type { RegistryBridge } from './bridge.ts';
+import { REGISTRY_LABEL } from './convert.ts';
+import type { RegistryServiceEntry } from './types.ts';
+import type { RegistryVips } from './vips.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
+import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 
 export type ExistingServiceEntry = ExistingObject<'ServiceEntry'>;
 
@@ -59,7 +59,7 @@ export function createKubeRegistryPort(kc: KubeConfig, version: string): Registr
     try {
       await fn();
     } catch (err) {
-      if (what.startsWith('delete') && err instanceof ApiException && err.code === 404) return;
+      if (what.startsWith('delete') && isNotFound(err)) return;
       throw kubeSinkError(what, err);
     }
   };

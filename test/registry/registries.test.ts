@@ -1,13 +1,15 @@
-// The registry wiring (src/app/registries.ts, registry-kube.ts): bridges driven by in-memory watchers, their
+// The registries (src/registry/registries.ts, kube-output.ts): bridges driven by in-memory watchers, their
 // ServiceEntries written to the fake kube-apiserver over real HTTP, and put straight into the ConfigStore.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { REGISTRY_WATCHERS, Registries, type RegistriesOptions } from '../../src/app/registries.ts';
+import { REGISTRY_WATCHERS, Registries, type RegistriesOptions } from '../../src/registry/registries.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import type { RegistrySpec } from '../../src/model/registry-bridge.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
+import { registerRegistryMetrics } from '../../src/ops/registry-metrics.ts';
+import { applyWrites } from '../../src/kit/apply.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { EtcdWatcher } from '../../src/registry/etcd/watcher.ts';
 import { NacosWatcher } from '../../src/registry/nacos/watcher.ts';
@@ -66,6 +68,7 @@ function registries(o: Partial<RegistriesOptions> & { specs: readonly RegistrySp
       watchers.set(s.name, w);
       return w;
     },
+    apply: applyWrites,
     resyncMs: 0,
     backoff: { initialMs: 10, maxMs: 50 },
     clock,
@@ -367,8 +370,8 @@ describe('registry ServiceEntries in the store', () => {
       specs: [spec('zk=zookeeper://zk:2181/dubbo')],
       output: 'mcp',
       kc: undefined,
-      metricsRegistry: metrics.registry,
     });
+    registerRegistryMetrics(metrics.registry, () => r.status()); // as app/registries.ts wires them
     await r.start();
     assert.equal(r.synced, false);
     assert.deepEqual(r.pending(), ['registry zk']);
