@@ -144,6 +144,7 @@ import './status/plan.test.ts';
 import './status/target-cache.test.ts';
 import './tools/route-watcher.test.ts';
 import './tools/routes-cli.test.ts';
+import './util/bytes.test.ts';
 import './util/json.test.ts';
 import './util/logging.test.ts';
 import './util/rate-limit.test.ts';
