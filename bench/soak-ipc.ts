@@ -26,6 +26,10 @@ export interface SoakSettings {
   /** SOAK_LOG=1: the controller's warnings; SOAK_RUNS=1: each reconcile run (both printed by the bench process). */
   readonly log: boolean;
   readonly runs: boolean;
+  /** SOAK_MEMORY=SECONDS: the controller's memory parts every SECONDS during the churn (0, the default: never). */
+  readonly memoryEverySeconds: number;
+  /** SOAK_HEAP_SNAPSHOT=FILE: a heap snapshot of the controller at the end of the churn. */
+  readonly heapSnapshot: string | undefined;
 }
 
 /** A positive whole number from `env[name]`, or `fallback` when unset. */
@@ -49,6 +53,8 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
     istiodPush: env['SOAK_ISTIOD_PUSH'] === 'kind' ? 'kind' : 'all',
     log: Boolean(env['SOAK_LOG']),
     runs: Boolean(env['SOAK_RUNS']),
+    memoryEverySeconds: Number(env['SOAK_MEMORY'] ?? '0') || 0,
+    heapSnapshot: env['SOAK_HEAP_SNAPSHOT'] || undefined,
   };
 }
 

@@ -11,6 +11,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { startServe, type RunningServe } from '../src/app/serve.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { createLogger } from '../src/util/logging.ts';
@@ -176,6 +177,25 @@ function watchController(s: SoakSettings, running: RunningServe, channel: Mesh['
   return { runs, events, stop };
 }
 
+/**
+ * SOAK_MEMORY=SECONDS prints the parts of the controller's memory (process.memoryUsage, after a collection) every
+ * SECONDS during the churn: what grows outside the heap shows as rss minus heapTotal, external and arrayBuffers.
+ */
+function sampleMemory(s: SoakSettings): NodeJS.Timeout | undefined {
+  if (s.memoryEverySeconds <= 0) return undefined;
+  const t0 = Date.now();
+  return setInterval(() => {
+    (globalThis as { gc?: () => void }).gc?.();
+    const m = process.memoryUsage();
+    const mb = (n: number) => Math.round(n / 1048576);
+    const at = Math.round((Date.now() - t0) / 1000);
+    console.log(
+      `soak: memory at ${at} s: rss ${mb(m.rss)} heapTotal ${mb(m.heapTotal)} heapUsed ${mb(m.heapUsed)} ` +
+        `external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} MB`,
+    );
+  }, s.memoryEverySeconds * 1000);
+}
+
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 
 async function figures(
@@ -246,6 +266,7 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
   const own = watchController(s, running, mesh.channel);
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
+  const sampler = sampleMemory(s);
   const first = memoryMb();
   const memory = { startMb: first.rss, middleMb: NaN, endMb: NaN };
   const heap = { startMb: first.heap, middleMb: NaN, endMb: NaN };
@@ -258,10 +279,13 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
     await mesh.channel.expect('churned', s.minutes * MINUTE + 30 * MINUTE);
   } finally {
     clearTimeout(middle);
+    clearInterval(sampler);
     own.stop();
   }
   delay.disable();
   ({ rss: memory.endMb, heap: heap.endMb } = memoryMb());
+  // SOAK_HEAP_SNAPSHOT=FILE: the controller's heap at the end (ArrayBuffer contents show as JSArrayBufferData).
+  if (s.heapSnapshot) console.log(`soak: heap snapshot ${writeHeapSnapshot(s.heapSnapshot)}`);
   mesh.channel.send({ type: 'summarize' });
   const { summary } = await mesh.channel.expect('summary', 10 * MINUTE);
   const loop = { p99: Math.round(delay.percentile(99) / 1e4) / 100, max: Math.round(delay.max / 1e4) / 100 };

@@ -5,7 +5,8 @@
  * its objects in effect and is reported (error log once per change, `problems()` for /debug/config and the
  * metric); a file failing since start makes the source `partial` (the reconciler holds deletions meanwhile). Changes are noticed by fs.watch (recursive) and, as a safety net for file systems where watch
  * events are lost, by polling a cheap signature (paths, sizes, mtimes) every `pollMs`. The store emits events
- * only for objects that really changed, so a spurious reload costs nothing downstream.
+ * only for objects that really changed, so a spurious reload costs nothing downstream. The re-loads are the runs
+ * of a ControllerLoop (its debounce, on the clock), and the polling is on the same clock.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { statSync } from 'node:fs';
@@ -16,7 +17,8 @@ import { parseRawObjects } from '../model/parse/objects.ts';
 import type { ConfigStore } from './store.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { formatIssue, type ConfigIssue } from '../model/result.ts';
-import { createDebouncer, type Debouncer } from '../kit/debounce.ts';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
+import { ControllerLoop } from '../kit/controller-loop.ts';
 
 export interface DirSourceOptions {
   readonly dir: string;
@@ -28,14 +30,17 @@ export interface DirSourceOptions {
   readonly pollMs?: number;
   /** What one file may cost (default DEFAULT_FILE_LIMITS). */
   readonly limits?: FileLimits;
+  /** The clock of the debounce and of the polling (default the system clock). */
+  readonly clock?: Clock;
   readonly logger: Logger;
 }
 
 export class DirSource {
   private readonly log: Logger;
-  private readonly debouncer: Debouncer;
+  private readonly clock: Clock;
+  private readonly loop: ControllerLoop<void>;
   private watcher: FSWatcher | undefined;
-  private poller: NodeJS.Timeout | undefined;
+  private poller: TimerHandle | undefined;
   private signature = '';
   private lastIssues = new Set<string>();
   private readonly files: DirFiles;
@@ -48,9 +53,21 @@ export class DirSource {
   constructor(private readonly o: DirSourceOptions) {
     this.log = o.logger.child({ component: 'dir-source', dir: o.dir });
     this.files = new DirFiles(o.dir, o.limits ?? DEFAULT_FILE_LIMITS);
-    this.debouncer = createDebouncer(() => this.reload(), {
+    this.clock = o.clock ?? systemClock;
+    // No gates, no retries (a file that cannot be read keeps its last good objects; the next change re-reads), no
+    // resync (the polling is the safety net).
+    this.loop = new ControllerLoop<void>({
+      run: () => new Promise((resolve) => resolve(this.reload())),
+      failed: () => undefined,
+      skipped: () => undefined,
+      classify: () => 'ok',
       quietMs: o.debounceMs,
       maxWaitMs: Math.max(o.debounceMs * 10, 1000),
+      pollMs: 0,
+      resyncMs: 0,
+      retry: { initialMs: 500, maxMs: 30_000 },
+      clock: this.clock,
+      logger: this.log,
     });
   }
 
@@ -78,7 +95,7 @@ export class DirSource {
   start(): void {
     this.load();
     try {
-      this.watcher = watch(this.o.dir, { recursive: true }, () => this.debouncer.trigger());
+      this.watcher = watch(this.o.dir, { recursive: true }, () => this.loop.trigger());
       this.watcher.on('error', (err) => {
         this.log.warn('watch failed; relying on polling', errorFields(err));
         this.watcher?.close();
@@ -88,21 +105,28 @@ export class DirSource {
       this.log.warn('cannot watch the directory; relying on polling', errorFields(err));
     }
     const pollMs = this.o.pollMs ?? Math.max(500, this.o.debounceMs * 4);
-    if (pollMs > 0) {
-      this.poller = setInterval(() => {
-        if (this.currentSignature() !== this.signature) this.debouncer.trigger();
-      }, pollMs);
-      this.poller.unref();
-    }
+    if (pollMs > 0) this.poll(pollMs);
   }
 
-  stop(): Promise<void> {
-    this.debouncer.cancel();
+  /** Resolves once no re-load is pending or in progress (with a manual clock, advance it past the debounce first). */
+  idle(): Promise<void> {
+    return this.loop.idle();
+  }
+
+  async stop(): Promise<void> {
     this.watcher?.close();
     this.watcher = undefined;
-    if (this.poller) clearInterval(this.poller);
+    if (this.poller !== undefined) this.clock.clearTimeout(this.poller);
     this.poller = undefined;
-    return Promise.resolve();
+    await this.loop.stop();
+  }
+
+  /** Every `pollMs`: a re-load is requested when the signature changed. */
+  private poll(pollMs: number): void {
+    this.poller = this.clock.setTimeout(() => {
+      if (this.currentSignature() !== this.signature) this.loop.trigger();
+      this.poll(pollMs);
+    }, pollMs);
   }
 
   /** load() for the watch: a bug while loading is logged, never thrown into the timer (the process stays up). */

@@ -5,6 +5,7 @@
 import { Backoff, type BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
+import { createDebouncer, type Debouncer } from './debounce.ts';
 
 /**
  * How a run ended, which decides when the next one comes without a new request:
@@ -38,7 +39,10 @@ export interface ControllerLoopOptions<R> {
   readonly isSynced?: (() => boolean) | undefined;
   /** Checked after `isSynced` before each run, and by `mayWrite()` (default: always leader). */
   readonly isLeader?: (() => boolean) | undefined;
-  /** Debounce: a run follows `quietMs` after the last request, and at most `maxWaitMs` after the first of a burst. */
+  /**
+   * Debounce (kit/debounce.ts, on `clock`): a run follows `quietMs` after the last request, and at most `maxWaitMs`
+   * after the first of a burst.
+   */
   readonly quietMs: number;
   readonly maxWaitMs: number;
   /** Delay before re-checking after a `retry-soon` run. */
@@ -64,6 +68,7 @@ export interface ControllerLoopOptions<R> {
 export class ControllerLoop<R> {
   private readonly o: ControllerLoopOptions<R>;
   private readonly backoff: Backoff;
+  private readonly debouncer: Debouncer;
   private readonly listeners: RunListener<R>[] = [];
   /** Callers of runNow() waiting for the next run to start. */
   private waiting: ((result: R) => void)[] = [];
@@ -72,15 +77,19 @@ export class ControllerLoop<R> {
   private running = false;
   private rerun = false;
   private stopping = false;
-  private burstStart: number | undefined;
-  private lastRequest = 0;
-  private quietTimer: TimerHandle | undefined;
   private retryTimer: TimerHandle | undefined;
   private resyncTimer: TimerHandle | undefined;
 
   constructor(options: ControllerLoopOptions<R>) {
     this.o = options;
     this.backoff = new Backoff(options.retry);
+    this.debouncer = createDebouncer(
+      () => {
+        this.kick();
+        this.wakeIdle();
+      },
+      { quietMs: options.quietMs, maxWaitMs: options.maxWaitMs, clock: options.clock },
+    );
   }
 
   /** True after `stop()` until the next `start()`: requests and timers are ignored, `mayWrite()` is false. */
@@ -91,10 +100,18 @@ export class ControllerLoop<R> {
   /** Requests a run after the debounce. Never runs inside this call; ignored when stopped. */
   trigger(): void {
     if (this.stopping) return;
-    this.lastRequest = this.o.clock.now();
-    if (this.burstStart !== undefined) return;
-    this.burstStart = this.lastRequest;
-    this.armQuiet(this.o.quietMs);
+    this.debouncer.trigger();
+  }
+
+  /**
+   * Takes the pending debounced request, if any, out of the loop: true when there was one (the caller then does
+   * the work itself, e.g. synchronously), false otherwise. A run in progress or requested by `runNow()` stays.
+   */
+  takeRequest(): boolean {
+    const pending = this.debouncer.pending;
+    this.debouncer.cancel();
+    if (pending) this.wakeIdle();
+    return pending;
   }
 
   /**
@@ -114,7 +131,7 @@ export class ControllerLoop<R> {
    * pending debounce first.
    */
   async idle(): Promise<void> {
-    while (this.chain !== undefined || this.quietTimer !== undefined) {
+    while (this.chain !== undefined || this.debouncer.pending) {
       if (this.chain !== undefined) await this.chain;
       else await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     }
@@ -144,32 +161,11 @@ export class ControllerLoop<R> {
   /** Cancels every timer and pending request, then waits for the run in progress. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.burstStart = undefined;
-    this.clear('quietTimer');
+    this.debouncer.cancel();
     this.clear('retryTimer');
     this.clear('resyncTimer');
     this.wakeIdle();
     await this.chain;
-  }
-
-  private armQuiet(delay: number): void {
-    this.quietTimer = this.o.clock.setTimeout(() => this.quietElapsed(), delay);
-  }
-
-  /** One timer per burst: re-armed for the rest of the quiet period while requests keep coming. */
-  private quietElapsed(): void {
-    this.quietTimer = undefined;
-    if (this.burstStart === undefined) return;
-    const now = this.o.clock.now();
-    const maxWait = Math.max(this.o.quietMs, this.o.maxWaitMs);
-    const due = Math.min(this.lastRequest + this.o.quietMs, this.burstStart + maxWait);
-    if (now < due) {
-      this.armQuiet(due - now);
-      return;
-    }
-    this.burstStart = undefined;
-    this.kick();
-    this.wakeIdle();
   }
 
   private armResync(): void {
@@ -250,7 +246,7 @@ export class ControllerLoop<R> {
     return { outcome, nextInMs: delay };
   }
 
-  private clear(timer: 'quietTimer' | 'retryTimer' | 'resyncTimer'): void {
+  private clear(timer: 'retryTimer' | 'resyncTimer'): void {
     const handle = this[timer];
     if (handle !== undefined) this.o.clock.clearTimeout(handle);
     this[timer] = undefined;

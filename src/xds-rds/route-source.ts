@@ -1,8 +1,9 @@
 import type { TrackedView } from '../kit/incremental/dependencies.ts';
 import type { ConfigEvent } from '../model/view.ts';
 import { formatIssue } from '../model/result.ts';
-import type { Logger } from '../util/logger.ts';
-import { createDebouncer, type Debouncer } from '../kit/debounce.ts';
+import { systemClock, type Clock } from '../util/clock.ts';
+import { errorFields, type Logger } from '../util/logger.ts';
+import { ControllerLoop } from '../kit/controller-loop.ts';
 import { IncrementalRoutes } from './incremental-routes.ts';
 import type { SnapshotCache } from './snapshot.ts';
 
@@ -18,9 +19,11 @@ const RELEVANT = new Set<ConfigEvent['kind']>([
 export interface RouteSourceOptions {
   readonly quietMs?: number;
   readonly maxWaitMs?: number;
+  /** The clock of the debounce (default the system clock). */
+  readonly clock?: Clock;
   /**
    * Called once per noted event (one with `at`) whose rebuild changed the snapshot, with the ms from the event
-   * to that push (`aeraki_config_to_push_seconds`); `now` is the same clock as the store's (default Date.now).
+   * to that push (`aeraki_config_to_push_seconds`); `now` is the same clock as the store's (default the clock's).
    */
   readonly onPushed?: (ms: number) => void;
   readonly now?: () => number;
@@ -29,12 +32,13 @@ export interface RouteSourceOptions {
 
 /**
  * Feeds the snapshot cache from the store: `onEvent` (wired by app.ts to the store's events) marks the routes
- * dirty; a debounced rebuild (default 100 ms quiet, 1 s at most) brings the route builder's result up to date
+ * dirty; a debounced rebuild (a ControllerLoop's run; default 100 ms quiet, 1 s at most) brings the route builder's result up to date
  * (IncrementalRoutes: only the ServiceEntries a change touched are rebuilt) and hands the changed names to the
  * cache, which re-encodes and pushes only those. Never blocks the caller; runs on every replica.
  */
 export class RouteSource {
-  private readonly debouncer: Debouncer;
+  private readonly loop: ControllerLoop<string[]>;
+  private readonly now: () => number;
   private readonly builder: IncrementalRoutes;
   private lastIssues = new Set<string>();
   /** `at` of the events since the last rebuild. */
@@ -47,9 +51,26 @@ export class RouteSource {
     private readonly options: RouteSourceOptions,
   ) {
     this.builder = new IncrementalRoutes(view);
-    this.debouncer = createDebouncer(() => this.rebuild(), {
+    const clock = options.clock ?? systemClock;
+    this.now = options.now ?? (() => clock.now());
+    // Runs on every replica, always synced: no gates, no retries (a rebuild that throws is a bug: logged, and the
+    // next event rebuilds), no resync (every change is an event).
+    this.loop = new ControllerLoop<string[]>({
+      // Synchronous: the rebuild runs in the debounce's timer (or in flush()); a throw becomes the run's failure.
+      run: () => new Promise((resolve) => resolve(this.rebuild())),
+      failed: (err) => {
+        this.options.logger.error('rds: cannot rebuild the routes', errorFields(err));
+        return [];
+      },
+      skipped: () => [],
+      classify: () => 'ok',
       quietMs: options.quietMs ?? 100,
       maxWaitMs: options.maxWaitMs ?? 1000,
+      pollMs: 0,
+      resyncMs: 0,
+      retry: { initialMs: 500, maxMs: 30_000 },
+      clock,
+      logger: options.logger,
     });
   }
 
@@ -57,7 +78,7 @@ export class RouteSource {
     // A change of held hosts matters whatever the kind holding them (a VirtualService holds routes too).
     if (!RELEVANT.has(event.kind) && event.type !== 'held') return;
     if (event.at !== undefined) this.pending.push(event.at);
-    this.debouncer.trigger();
+    this.loop.trigger();
   }
 
   /** Rebuilds now; returns the names of the resources that changed. */
@@ -76,7 +97,7 @@ export class RouteSource {
     const noted = this.pending;
     this.pending = [];
     if (changed.length > 0) {
-      const now = (this.options.now ?? Date.now)();
+      const now = this.now();
       for (const at of noted) this.options.onPushed?.(Math.max(0, now - at));
       this.options.logger.info('rds: routes updated', {
         version: this.cache.snapshot().version,
@@ -89,11 +110,16 @@ export class RouteSource {
 
   /** Runs a pending rebuild now. */
   flush(): void {
-    this.debouncer.flush();
+    if (this.loop.takeRequest()) this.rebuild();
+  }
+
+  /** Resolves once no rebuild is pending or in progress (with a manual clock, advance it past the debounce first). */
+  idle(): Promise<void> {
+    return this.loop.idle();
   }
 
   stop(): void {
-    this.debouncer.cancel();
+    void this.loop.stop();
     this.builder.stop();
   }
 }

@@ -1,6 +1,7 @@
 import protobuf from 'protobufjs';
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import { compareStrings } from '../model/order.ts';
+import { ownedCopies } from '../util/bytes.ts';
 import { sha256Hex } from '../util/json.ts';
 import { loadRdsProtos, proto3JsonToObject, type RdsProtos } from './protos.ts';
 import { LayeredMap } from './layered-map.ts';
@@ -44,10 +45,10 @@ export interface EncodeStats {
   resourceBytes: number;
 }
 
-function lengthDelimited(fieldNumber: number, bytes: Uint8Array): Buffer {
+function lengthDelimited(fieldNumber: number, bytes: Uint8Array): Uint8Array {
   const w = protobuf.Writer.create();
   w.uint32((fieldNumber << 3) | 2).bytes(bytes);
-  return Buffer.from(w.finish());
+  return w.finish();
 }
 
 export function encodeResource(
@@ -66,14 +67,20 @@ export function encodeResource(
   const resourceBytes = protos.Resource.encode(
     protos.Resource.fromObject({ version, resource: any, name: json.name }),
   ).finish();
+  // Held as long as this version is served: both entries in one block of their own, not slices of the shared
+  // pool (util/bytes.ts).
+  const [sotwEntry, deltaEntry] = ownedCopies(
+    lengthDelimited(2, anyBytes),
+    lengthDelimited(2, resourceBytes),
+  );
   return {
     name: json.name,
     version,
     digest: BigInt(`0x${sha256Hex(`${json.name}@${version}`).slice(0, 16)}`),
     json,
     text,
-    sotwEntry: lengthDelimited(2, anyBytes),
-    deltaEntry: lengthDelimited(2, resourceBytes),
+    sotwEntry: sotwEntry!,
+    deltaEntry: deltaEntry!,
   };
 }
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createDebouncer } from '../../src/kit/debounce.ts';
+import { keepAliveClock, ManualClock, type Clock } from '../../src/util/clock.ts';
 
-describe('createDebouncer (lodash.debounce with maxWait)', () => {
+describe('createDebouncer (lodash.debounce with maxWait, on a Clock)', () => {
   it('coalesces a burst into one call, never calling inside trigger()', () => {
     let calls = 0;
-    const d = createDebouncer(() => calls++, { quietMs: 10_000, maxWaitMs: 20_000 });
+    const d = createDebouncer(() => calls++, { quietMs: 10_000, maxWaitMs: 20_000, clock: keepAliveClock });
     for (let i = 0; i < 50; i++) d.trigger();
     assert.equal(calls, 0);
     d.flush();
@@ -22,7 +23,7 @@ describe('createDebouncer (lodash.debounce with maxWait)', () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     let calls = 0;
-    const d = createDebouncer(() => calls++, { quietMs: 60_000, maxWaitMs: 120_000 });
+    const d = createDebouncer(() => calls++, { quietMs: 60_000, maxWaitMs: 120_000, clock: keepAliveClock });
     d.trigger();
     assert.equal(timers(), before + 1);
     d.flush();
@@ -38,7 +39,7 @@ describe('createDebouncer (lodash.debounce with maxWait)', () => {
       () => {
         if (++calls === 2) twice();
       },
-      { quietMs: 50, maxWaitMs: 100 },
+      { quietMs: 50, maxWaitMs: 100, clock: keepAliveClock },
     );
     const timer = setInterval(() => d.trigger(), 5);
     try {
@@ -47,5 +48,85 @@ describe('createDebouncer (lodash.debounce with maxWait)', () => {
       clearInterval(timer);
       d.cancel();
     }
+  });
+
+  it('runs on the manual clock: quiet period after the last trigger, max wait from the first of a burst', () => {
+    const clock = new ManualClock(0);
+    const calls: number[] = [];
+    const d = createDebouncer(() => calls.push(clock.now()), { quietMs: 100, maxWaitMs: 250, clock });
+    d.trigger();
+    clock.advance(99);
+    assert.deepEqual(calls, []);
+    assert.equal(d.pending, true);
+    clock.advance(1);
+    assert.deepEqual(calls, [100], 'a quiet period after the only trigger');
+    assert.equal(d.pending, false);
+    assert.equal(clock.pending(), 0, 'no timer left once the call ran');
+    // A burst of triggers every 50 ms: the call comes at the max wait, counted from the burst's first trigger.
+    for (let i = 0; i < 8; i++) {
+      d.trigger();
+      clock.advance(50);
+    }
+    assert.deepEqual(calls, [100, 350]);
+    clock.advance(100);
+    assert.deepEqual(
+      calls,
+      [100, 350, 550],
+      'the next burst (400 and 450 ms) ends a quiet period after its last',
+    );
+  });
+
+  it('a new burst right after a call at the max wait counts its max wait from its own first trigger', () => {
+    const clock = new ManualClock(0);
+    const calls: number[] = [];
+    const d = createDebouncer(() => calls.push(clock.now()), { quietMs: 100, maxWaitMs: 200, clock });
+    for (let t = 0; t < 200; t += 60) {
+      d.trigger();
+      clock.advance(60);
+    }
+    assert.deepEqual(calls, [200]);
+    clock.advance(10); // 250: the last trigger was at 180
+    d.trigger();
+    clock.advance(90);
+    d.trigger();
+    clock.advance(90);
+    d.trigger();
+    clock.advance(70); // 500: the burst began at 250, its last trigger was at 430
+    assert.deepEqual(calls, [200, 450]);
+  });
+
+  it('never calls inside trigger(), even when its timer is late past the max wait', () => {
+    const manual = new ManualClock(0);
+    let now = 0;
+    // The time moves on while the timers wait (a busy event loop): now() runs ahead of the manual timers.
+    const clock: Clock = {
+      now: () => now,
+      setTimeout: (fn, ms) => manual.setTimeout(fn, ms),
+      clearTimeout: (h) => manual.clearTimeout(h),
+    };
+    let calls = 0;
+    const d = createDebouncer(() => calls++, { quietMs: 100, maxWaitMs: 200, clock });
+    d.trigger();
+    now = 300;
+    d.trigger();
+    assert.equal(calls, 0, 'not inside trigger()');
+    manual.runAll();
+    assert.equal(calls, 1, 'once, on a timer');
+    assert.equal(d.pending, false);
+  });
+
+  it('cancel drops the pending call and its timers; flush runs it now', () => {
+    const clock = new ManualClock(0);
+    let calls = 0;
+    const d = createDebouncer(() => calls++, { quietMs: 100, maxWaitMs: 1000, clock });
+    d.trigger();
+    d.cancel();
+    assert.equal(clock.pending(), 0);
+    clock.advance(2000);
+    assert.equal(calls, 0);
+    d.trigger();
+    d.flush();
+    assert.equal(calls, 1);
+    assert.equal(clock.pending(), 0);
   });
 });

@@ -4,6 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { writeDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
@@ -12,7 +13,7 @@ import { peerIdentity } from '../../src/xds-rds/tls.ts';
 import { serviceEntry, storeOf } from '../support/builders.ts';
 
 describe('RouteSource', () => {
-  // Short timers: lodash's flush() leaves its timer pending until it expires (it keeps the process alive).
+  // Short timers, on the system clock (flush() clears the pending one).
   it('rebuilds on ServiceEntry/DestinationRule/MetaRouter/ApplicationProtocol events only, debounced', () => {
     const se = serviceEntry('ns', 's', {
       hosts: ['s.example'],
@@ -63,6 +64,38 @@ describe('RouteSource', () => {
     source.flush();
     assert.deepEqual(pushed, [50], 'only the relevant event with a time');
     source.stop();
+  });
+});
+
+describe('RouteSource on a manual clock', () => {
+  it('rebuilds a quiet period after the last event, and at most the max wait after the first', async () => {
+    const clock = new ManualClock(0);
+    const store = storeOf([
+      serviceEntry('ns', 's', { hosts: ['s.example'], ports: [{ number: 1, name: 'tcp-metaprotocol-x' }] }),
+    ]);
+    const source = new RouteSource(store, new SnapshotCache(), {
+      logger: silentLogger,
+      quietMs: 100,
+      maxWaitMs: 1000,
+      clock,
+    });
+    const event = { type: 'updated', kind: 'ServiceEntry', namespace: 'ns', name: 's' } as const;
+    source.onEvent(event);
+    clock.advance(99);
+    assert.equal(source.rebuilds, 0);
+    clock.advance(1);
+    assert.equal(source.rebuilds, 1, 'a quiet period after the event');
+    await source.idle();
+    for (let t = 0; t < 1000; t += 50) {
+      source.onEvent(event);
+      clock.advance(50);
+    }
+    assert.equal(source.rebuilds, 2, 'events every 50 ms: one rebuild at the max wait');
+    clock.advance(100);
+    await source.idle();
+    assert.equal(source.rebuilds, 2, 'that rebuild came after the last event: nothing left to do');
+    source.stop();
+    assert.equal(clock.pending(), 0, 'stop() leaves no timer');
   });
 });
 

@@ -1,6 +1,6 @@
 import type { DecodedResource } from './decode.ts';
 
-/** A decoded resource with the bytes it was decoded from (a copy: never a view of the response buffer). */
+/** A decoded resource with the bytes it was decoded from (a copy of its own: never a view of the response buffer). */
 export type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }> & {
   readonly bytes?: Buffer;
 };

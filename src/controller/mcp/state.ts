@@ -1,6 +1,7 @@
 import type { ConfigKind, ConfigObject } from '../../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../../model/result.ts';
 import type { KeyChange } from '../store-changes.ts';
+import { ownedCopy } from '../../util/bytes.ts';
 import { Answer, type AnswerReport, type Entry } from './answer.ts';
 import {
   decodeBody,
@@ -183,7 +184,8 @@ export class McpState {
     if (prev && e.version !== '' && prev.version === e.version) return prev;
     const d = decodeBody(this.protos, type, e, this.parse);
     if (d.status !== 'ok' && d.status !== 'invalid') return d;
-    const entry: Entry = { ...d, bytes: Buffer.from(any.value ?? EMPTY) };
+    // Held until the resource changes: a copy of its own, not a slice of the shared pool (util/bytes.ts).
+    const entry: Entry = { ...d, bytes: ownedCopy(any.value ?? EMPTY) };
     return entry;
   }
 

@@ -1,0 +1,64 @@
+// The directory source on a manual clock: its polling and its debounced re-loads (a ControllerLoop's runs).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DirSource } from '../../src/controller/dir-source.ts';
+import { ConfigStore } from '../../src/controller/store.ts';
+import { ManualClock } from '../../src/util/clock.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+
+const ROOT = 'istio-system';
+
+const serviceEntry = (name: string) =>
+  [
+    'apiVersion: networking.istio.io/v1',
+    'kind: ServiceEntry',
+    `metadata: { name: ${name}, namespace: ns }`,
+    `spec: { hosts: [${name}.example], ports: [{ number: 9000, name: tcp-metaprotocol-x }] }`,
+    '',
+  ].join('\n');
+
+describe('DirSource on a manual clock', () => {
+  it('re-loads once for a change, on the clock: nothing runs until it moves', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeraki-dir-source-'));
+    const clock = new ManualClock(0);
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    const src = new DirSource({
+      dir,
+      store,
+      rootNamespace: ROOT,
+      debounceMs: 100,
+      pollMs: 1000,
+      clock,
+      logger: silentLogger,
+    });
+    try {
+      writeFileSync(join(dir, 'a.yaml'), serviceEntry('a'));
+      src.start();
+      assert.equal(src.loads, 1);
+      writeFileSync(join(dir, 'b.yaml'), serviceEntry('b'));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the watch event, if any, is delivered
+      assert.equal(
+        src.loads,
+        1,
+        'the watch event (if delivered) waits for the debounce, on the manual clock',
+      );
+      clock.advance(1100); // the poll at 1000 ms, then the debounce
+      await src.idle();
+      assert.equal(src.loads, 2, 'one re-load for the change, noticed by the watch or the poll');
+      assert.deepEqual(
+        store.serviceEntries().map((s) => s.metadata.name),
+        ['a', 'b'],
+      );
+      clock.advance(3000);
+      await src.idle();
+      assert.equal(src.loads, 2, 'an unchanged signature requests nothing');
+    } finally {
+      await src.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.equal(clock.pending(), 0, 'stop() leaves no timer');
+  });
+});
