@@ -76,7 +76,7 @@ export function resolveClaims<S extends ClaimSource, T>(
     const key = keyOf(value);
     return { key, value, source, winner: won.get(key) as Claim<S, T> };
   });
-  return { winners: [...won.values()].map((w) => w.value), lost };
+  return { winners: Array.from(won.values(), (w) => w.value), lost };
 }
 
 /** A claim with the id of its source, as ClaimIndex keeps it. */
