@@ -13,6 +13,7 @@ import {
   serviceEntry,
   virtualService,
 } from '../support/builders.ts';
+import { POLICIES_BY_NAMESPACE } from '../../src/plugins/dubbo/context.ts';
 
 function appProtocol(
   name: string,
@@ -257,7 +258,7 @@ describe('ConfigStore', () => {
 
   it('indexes DubboAuthorizationPolicies by namespace (by name within it), through updates and deletes', () => {
     const { store, events } = recordingStore();
-    const names = (ns: string) => store.dubboAuthorizationPolicies(ns).map((p) => p.metadata.name);
+    const names = (ns: string) => store.indexed(POLICIES_BY_NAMESPACE, ns).map((p) => p.metadata.name);
     assert.deepEqual(names('rpc'), []);
     store.upsert(dubboAuthorizationPolicy('rpc', 'b', {}));
     store.upsert(dubboAuthorizationPolicy('rpc', 'a', {}));
@@ -266,7 +267,7 @@ describe('ConfigStore', () => {
     assert.deepEqual(names('web'), ['c']);
     store.upsert(dubboAuthorizationPolicy('rpc', 'a', { action: 'DENY' }));
     assert.deepEqual(
-      store.dubboAuthorizationPolicies('rpc').map((p) => `${p.metadata.name}:${p.spec.action}`),
+      store.indexed(POLICIES_BY_NAMESPACE, 'rpc').map((p) => `${p.metadata.name}:${p.spec.action}`),
       ['a:DENY', 'b:ALLOW'],
     );
     store.delete('DubboAuthorizationPolicy', 'rpc', 'b');

@@ -5,7 +5,7 @@
  * else `username`; values trimmed; a missing key gives nothing. A missing Secret is an input error of the owner.
  */
 import type { RedisAuth } from '../../model/redis.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
+import type { RedisContext } from './context.ts';
 import { fail, issue, ok, type ObjectRef, type Result } from '../../model/result.ts';
 import { passwordKeyOf, usernameKeyOf } from '../../model/secret-refs.ts';
 

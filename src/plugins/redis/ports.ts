@@ -6,7 +6,7 @@
  */
 import type { ServicePort } from '../../model/objects.ts';
 import { outboundClusterName } from '../../model/names.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
+import type { RedisContext } from './context.ts';
 import type { RedisRouteDestination } from '../../model/redis.ts';
 
 export function inferPort(ctx: RedisContext, host: string, listener: ServicePort): number {

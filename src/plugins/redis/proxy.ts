@@ -5,7 +5,7 @@
  * default that sends everything to the service's own cluster; inbound always to `inbound|<port>||`.
  */
 import type { RedisService, ServicePort } from '../../model/objects.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
+import type { RedisContext } from './context.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import type { RedisFault, RedisMirror, RedisRoute, RedisSettings } from '../../model/redis.ts';
 import { inline, type Credentials } from './auth.ts';

@@ -192,7 +192,7 @@ describe('DubboAuthorizationPolicy RBAC filters', () => {
       workloadSelector: { labels: { app: 'cart' } },
     });
     const policies = [deny('shop', 'block', [EMPTY]), allow('shop', 'open', [EMPTY])];
-    const ctx = { ...sidecarContext(se, 0), dubboAuthorizationPolicies: policies };
+    const ctx = { ...sidecarContext(se, 0), extension: policies };
     const result = createDubboGenerator().generateSidecar(ctx);
     assert.ok(result.ok);
     const chains = new Map(
