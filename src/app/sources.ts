@@ -1,7 +1,7 @@
 /**
  * The config sources of `aeraki serve`, by `--config-source`:
  * - `mcp`: istiod over MCP-over-xDS for the Istio kinds, plus the Kubernetes API for MetaRouter,
- *   ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap;
+ *   ApplicationProtocol, the plugins' kinds and the mesh ConfigMap;
  * - `kube`: everything from the Kubernetes API, Kubernetes Services included (converted into ServiceEntries as
  *   istiod converts them; with `mcp` istiod sends those itself, so Services are not read from the API then);
  * - `dir`: everything from a watched directory, Services included.
@@ -32,7 +32,7 @@ export interface UnavailableKind {
   readonly message: string;
 }
 
-/** One line for `/readyz`: `RedisService not installed (CRD ...): read as empty`, `MetaRouter forbidden: list ...`. */
+/** One line for `/readyz`: `MetaRouter not installed (CRD ...): read as empty`, `MetaRouter forbidden: list ...`. */
 export function describeUnavailable(k: UnavailableKind): string {
   return k.reason === 'forbidden' ? `${k.kind} ${k.message}` : k.message;
 }
@@ -72,6 +72,7 @@ export class ConfigSources {
     this.kube = new KubeSource({
       kc,
       store,
+      kinds: store.kinds,
       rootNamespace: o.rootNamespace,
       istio: o.configSource === 'kube' ? o.istioApiVersion : false,
       services: o.configSource === 'kube',

@@ -35,11 +35,12 @@ export async function startWebhook(
     throw new Error('the webhook needs --webhook-cert-file and --webhook-key-file (or --dev-certs)');
   }
   const check = generationCheck(o);
-  const parseOptions = { ...DEFAULT_PARSE_OPTIONS, clusterDomain: o.clusterDomain };
+  const parseOptions = { ...DEFAULT_PARSE_OPTIONS, clusterDomain: o.clusterDomain, kinds: store.kinds };
   const server = new WebhookServer({
     address: listen,
     certFile: ownFiles ? o.webhookCertFile : devCerts!.paths.serverCert,
     keyFile: ownFiles ? o.webhookKeyFile : devCerts!.paths.serverKey,
+    kinds: store.kinds,
     validate: (object) =>
       validateObjects([object], {
         rootNamespace: o.rootNamespace,

@@ -1,7 +1,8 @@
 /**
  * The single place that knows what exists: typed config objects by kind and namespace/name, with host, gateway
  * and codec indexes, and the plugins' lookup indexes (model/kinds.ts, built on first use), maintained incrementally
- * on every change, so every ConfigView lookup is O(1) in the number of objects. Events are delivered synchronously to subscribers after the change is applied.
+ * on every change, so every ConfigView lookup is O(1) in the number of objects. Events are delivered
+ * synchronously to subscribers after the change is applied.
  * Kubernetes Services (converted, kind `Service`) are a kind of their own, so a Service and a ServiceEntry of the
  * same namespace/name never replace each other; serviceEntries() returns both.
  *
@@ -32,11 +33,11 @@ import type {
   MetaRouter,
   ServiceEntry,
 } from '../model/objects.ts';
-import { CONFIG_KINDS } from '../model/objects.ts';
+import { configKinds } from '../model/objects.ts';
 import { bindsHosts } from '../model/bound-hosts.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
-import type { KindIndex, ObjectOfKind } from '../model/kinds.ts';
+import type { KindIndex, KindSpec, ObjectOfKind } from '../model/kinds.ts';
 import type { ConfigEvent, ConfigView, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { EndpointPortIndex, type SlicePorts } from './endpoint-ports.ts';
@@ -59,6 +60,10 @@ export class ConfigStore implements ConfigView {
   readonly rootNamespace: string;
   /** The domain short hosts are completed with (`--cluster-domain`). */
   readonly clusterDomain: string;
+  /** The plugins' kinds (plugins/registry.ts), which the sources filling the store read besides the core's. */
+  readonly kinds: readonly KindSpec[];
+  /** Every kind read: the core's and the plugins' (model/objects.ts configKinds). */
+  readonly configKinds: readonly ConfigKind[];
   private meshConfig: MeshConfig;
   private readonly byKind = new Map<ConfigKind, Map<string, ConfigObject>>();
   private readonly sorted = new Map<ConfigKind, readonly ConfigObject[]>();
@@ -93,6 +98,8 @@ export class ConfigStore implements ConfigView {
     rootNamespace: string;
     mesh?: MeshConfig;
     clusterDomain?: string;
+    /** The plugins' kinds (default none: objects of other kinds are stored, but sources do not read them). */
+    kinds?: readonly KindSpec[];
     /** The clock stamping events' `at` (default: not stamped). */
     now?: () => number;
   }) {
@@ -100,7 +107,9 @@ export class ConfigStore implements ConfigView {
     this.now = opts.now;
     this.clusterDomain = opts.clusterDomain ?? CLUSTER_DOMAIN;
     this.meshConfig = opts.mesh ?? { ...DEFAULT_MESH_CONFIG, rootNamespace: opts.rootNamespace };
-    for (const kind of CONFIG_KINDS) this.byKind.set(kind, new Map());
+    this.kinds = opts.kinds ?? [];
+    this.configKinds = configKinds(this.kinds);
+    for (const kind of this.configKinds) this.byKind.set(kind, new Map());
   }
 
   // ------------------------------------------------------------------ writes
@@ -345,14 +354,14 @@ export class ConfigStore implements ConfigView {
   list<K extends ConfigKind>(kind: K): readonly ObjectOf<K>[] {
     let out = this.sorted.get(kind);
     if (!out) {
-      out = [...this.objectsOf(kind).values()].sort(compareByName);
+      out = [...this.storedOf(kind).values()].sort(compareByName);
       this.sorted.set(kind, out);
     }
     return out as readonly ObjectOf<K>[];
   }
 
   get<K extends ConfigKind>(kind: K, namespace: string, name: string): ObjectOf<K> | undefined {
-    return this.objectsOf(kind).get(objectKey(namespace, name)) as ObjectOf<K> | undefined;
+    return this.storedOf(kind).get(objectKey(namespace, name)) as ObjectOf<K> | undefined;
   }
 
   /** ServiceEntries and converted Kubernetes Services, by namespace, then name (a ServiceEntry before a Service). */
@@ -479,18 +488,22 @@ export class ConfigStore implements ConfigView {
     if (kind === 'ServiceEntry' || kind === 'Service') this.entries = undefined;
   }
 
+  /** The objects of `kind` by namespace/name, to change them (a kind no plugin declared gets its map then). */
   private objectsOf(kind: ConfigKind): Map<string, ConfigObject> {
-    const m = this.byKind.get(kind);
-    if (!m) throw new Error(`unknown kind ${String(kind)}`);
+    let m = this.byKind.get(kind);
+    if (!m) this.byKind.set(kind, (m = new Map<string, ConfigObject>()));
     return m;
+  }
+
+  /** The objects of `kind` by namespace/name, to read them (empty for a kind never stored). */
+  private storedOf(kind: string): ReadonlyMap<string, ConfigObject> {
+    return this.byKind.get(kind as ConfigKind) ?? NO_OBJECTS;
   }
 
   /** Builds `index` over the objects of its kind (first use) and keeps it up to date from now on. */
   private buildIndex(index: KindIndex): BuiltIndex {
-    if (!this.byKind.has(index.kind)) throw new Error(`index ${index.name}: unknown kind ${index.kind}`);
     const built: BuiltIndex = { index, buckets: new MultiIndex<ConfigObject>(compareByName) };
-    for (const obj of this.objectsOf(index.kind).values())
-      update(built.buckets, index.keysOf(obj), obj, true);
+    for (const obj of this.storedOf(index.kind).values()) update(built.buckets, index.keysOf(obj), obj, true);
     this.kindIndexes.set(index.name, built);
     const ofKind = this.kindIndexesOf.get(index.kind);
     if (ofKind) ofKind.push(built);
@@ -556,6 +569,8 @@ interface BuiltIndex {
   readonly index: KindIndex;
   readonly buckets: MultiIndex<ConfigObject>;
 }
+
+const NO_OBJECTS: ReadonlyMap<string, ConfigObject> = new Map();
 
 const NO_INDEX_KEYS: readonly (readonly [string, string])[] = Object.freeze([]);
 

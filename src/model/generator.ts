@@ -10,6 +10,7 @@ import type {
   ServicePort,
   VirtualService,
 } from './objects.ts';
+import type { KindSpec } from './kinds.ts';
 import type { Result } from './result.ts';
 import type { ConfigView } from './view.ts';
 
@@ -91,6 +92,8 @@ export interface Generator<X = unknown> {
   readonly name: string;
   /** The L7 protocols whose ports this generator handles. */
   readonly protocols: readonly Protocol[];
+  /** The kinds its plugin reads (model/kinds.ts); absent: none of its own. */
+  readonly kinds?: readonly KindSpec[];
   /**
    * The inputs only this generator reads (the objects of its plugin's kinds that bind `serviceEntry`), looked up
    * through `view` (O(1) lookups: its indexes, model/kinds.ts; no side effects). Called at most once per

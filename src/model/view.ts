@@ -9,7 +9,7 @@ import type {
   ServiceEntry,
   VirtualService,
 } from './objects.ts';
-import type { KindIndex, ObjectOfKind } from './kinds.ts';
+import type { KindIndex, KindSpec, ObjectOfKind } from './kinds.ts';
 import type { ObjectRef } from './result.ts';
 
 /**
@@ -24,6 +24,8 @@ import type { ObjectRef } from './result.ts';
  */
 export interface ConfigView {
   readonly rootNamespace: string;
+  /** The plugins' kinds (plugins/registry.ts) the view was filled with, besides the core's. */
+  readonly kinds: readonly KindSpec[];
   mesh(): MeshConfig;
   list<K extends ConfigKind>(kind: K): readonly Extract<ConfigObject, { kind: K }>[];
   get<K extends ConfigKind>(

@@ -74,6 +74,7 @@ export function recordingView(view: TrackedView, deps: Set<string>): ConfigView 
   const host = (h: string, ns: string) => deps.add(hostDepKey(normalizeHost(h, ns, view.clusterDomain)));
   return {
     rootNamespace: view.rootNamespace,
+    kinds: view.kinds,
     mesh: () => (deps.add(MESH_KEY), view.mesh()),
     list: (kind) => (deps.add(`kind:${kind}`), view.list(kind)),
     get: (kind, ns, name) => (deps.add(objectDepKey(kind, ns, name)), view.get(kind, ns, name)),

@@ -3,7 +3,8 @@
  * to a ServiceEntry, those of its namespace and of the root namespace (D15), through its own lookup index.
  */
 import { kindIndex } from '../../model/kinds.ts';
-import type { DubboAuthorizationPolicy, ServiceEntry } from '../../model/objects.ts';
+import type { ServiceEntry } from '../../model/objects.ts';
+import type { DubboAuthorizationPolicy } from './types.ts';
 import { compareByName } from '../../model/order.ts';
 import type { ConfigView } from '../../model/view.ts';
 

@@ -5,6 +5,7 @@
 import type { Generator } from '../../model/generator.ts';
 import { resolveDubboContext, type DubboContext } from './context.ts';
 import { generateDubboSidecar, type DubboGeneratorOptions } from './generator.ts';
+import { DUBBO_KINDS } from './kinds.ts';
 
 export type { DubboContext } from './context.ts';
 export type { DubboGeneratorOptions } from './generator.ts';
@@ -15,6 +16,7 @@ export function createDubboGenerator(options: DubboGeneratorOptions = {}): Gener
   return {
     name: 'dubbo',
     protocols: ['dubbo'],
+    kinds: DUBBO_KINDS,
     resolveContext: resolveDubboContext,
     generateSidecar: (ctx) => generateDubboSidecar(ctx, options),
   } satisfies Generator<DubboContext>;

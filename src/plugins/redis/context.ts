@@ -3,15 +3,10 @@
  * resolved: through its own lookup indexes, all in the ServiceEntry's namespace, hosts compared exactly.
  */
 import { kindIndex } from '../../model/kinds.ts';
-import type {
-  RedisDestination,
-  RedisService,
-  Secret,
-  ServiceEntry,
-  ServicePort,
-} from '../../model/objects.ts';
+import type { Secret, ServiceEntry, ServicePort } from '../../model/objects.ts';
 import { compareByName } from '../../model/order.ts';
 import type { ConfigView } from '../../model/view.ts';
+import type { RedisDestination, RedisService } from './types.ts';
 
 /**
  * What the Redis generator needs beyond the common SidecarContext, resolved for `tcp-redis` ports only

@@ -6,11 +6,13 @@
 import type { Generator } from '../../model/generator.ts';
 import { resolveRedisContext, type RedisContext } from './context.ts';
 import { generateRedisSidecar } from './generator.ts';
+import { REDIS_KINDS } from './kinds.ts';
 
 export function createRedisGenerator(): Generator<RedisContext> {
   return {
     name: 'redis',
     protocols: ['redis'],
+    kinds: REDIS_KINDS,
     resolveContext: resolveRedisContext,
     generateSidecar: generateRedisSidecar,
   } satisfies Generator<RedisContext>;

@@ -11,6 +11,7 @@ import { refClock } from '../../reconcile/support.ts';
 import { waitFor } from '../../reconcile/kube-support.ts';
 import { POLICIES_BY_NAMESPACE } from '../../../src/plugins/dubbo/context.ts';
 import { exactHostKey, REDIS_SERVICES_BY_HOST } from '../../../src/plugins/redis/context.ts';
+import { createPluginKinds } from '../../../src/plugins/registry.ts';
 
 const ROOT = 'istio-system';
 const AP = 'applicationprotocols.metaprotocol.aeraki.io';
@@ -51,6 +52,7 @@ const meshConfigMap = (mesh: string) => ({
 function source(api: FakeKubeApiServer, store: ConfigStore, istio: 'auto' | false = false): KubeSource {
   return new KubeSource({
     kc: fakeKubeConfig(api, { token: 'aeraki' }),
+    kinds: createPluginKinds(),
     store,
     rootNamespace: ROOT,
     istio,
@@ -303,6 +305,7 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     const store = new ConfigStore({ rootNamespace: ROOT });
     const src = new KubeSource({
       kc: fakeKubeConfig(api, { token: 'aeraki' }),
+      kinds: createPluginKinds(),
       store,
       rootNamespace: ROOT,
       backoff: { initialMs: 50, maxMs: 300 },

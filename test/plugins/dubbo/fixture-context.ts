@@ -24,6 +24,7 @@ import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import { detectProtocol, type Protocol } from '../../../src/model/protocol.ts';
 import { createGenerators } from '../../../src/plugins/registry.ts';
 import { serviceEntry, virtualService } from '../../support/builders.ts';
+import { PARSE_OPTIONS, PLUGIN_KINDS } from '../../support/kinds.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/render');
@@ -125,9 +126,9 @@ export function fixtureContexts(caseName: string, protocol: Protocol): SidecarCo
  * generators, so each port gets what its own generator resolves: typed `X` by the caller).
  */
 export function pipelineContexts<X = never>(caseName: string, protocol: Protocol): SidecarContext<X>[] {
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const store = new ConfigStore({ rootNamespace: 'istio-system', kinds: PLUGIN_KINDS });
   for (const raw of rawObjects(caseName)) {
-    const parsed = parseConfigObject(raw);
+    const parsed = parseConfigObject(raw, PARSE_OPTIONS);
     if (parsed === undefined) continue;
     if (!parsed.ok) throw new Error(`fixture object does not parse: ${JSON.stringify(parsed.issues)}`);
     store.upsert(parsed.value);

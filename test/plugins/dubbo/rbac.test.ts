@@ -2,7 +2,7 @@
 // and the DENY-before-ALLOW filters, and the dubbo generator placing them on the inbound proxy by default.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DubboRule } from '../../../src/model/objects.ts';
+import type { DubboRule } from '../../../src/plugins/dubbo/types.ts';
 import type { DubboProxyConfig } from '../../../src/plugins/dubbo/filters.ts';
 import { createDubboGenerator } from '../../../src/plugins/dubbo/index.ts';
 import { authorizationFilters, rulePolicy, ruleName } from '../../../src/plugins/dubbo/rbac.ts';

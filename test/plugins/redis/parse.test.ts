@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { parseConfigObject } from '../../../src/model/parse/parse.ts';
-import type { RedisDestination, RedisService, Secret } from '../../../src/model/objects.ts';
+import type { Secret } from '../../../src/model/objects.ts';
+import type { RedisDestination, RedisService } from '../../../src/plugins/redis/types.ts';
 import { formatIssue } from '../../../src/model/result.ts';
+import { PARSE_OPTIONS } from '../../support/kinds.ts';
 
 function parse(yaml: string) {
-  const r = parseConfigObject(parseYaml(yaml));
+  const r = parseConfigObject(parseYaml(yaml), PARSE_OPTIONS);
   assert.ok(r, 'recognised');
   return r;
 }
