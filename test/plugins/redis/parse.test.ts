@@ -235,4 +235,17 @@ data: {password: "not base64!"}
     assert.equal(parseConfigObject({ apiVersion: 'v2', kind: 'Secret', metadata: { name: 's' } }), undefined);
     assert.equal(parseConfigObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 's' } }), undefined);
   });
+
+  it('RedisService and RedisDestination are read only with the plugin list: the core alone does not know them', () => {
+    for (const kind of ['RedisService', 'RedisDestination']) {
+      const raw = {
+        apiVersion: 'redis.aeraki.io/v1alpha1',
+        kind,
+        metadata: { name: 'r', namespace: 'cache' },
+        spec: {},
+      };
+      assert.equal(parseConfigObject(raw), undefined, kind);
+      assert.notEqual(parseConfigObject(raw, PARSE_OPTIONS), undefined, kind);
+    }
+  });
 });
