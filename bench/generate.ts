@@ -18,7 +18,7 @@ import { createGenerators } from '../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { median, round } from './figures.ts';
 import { benchIncremental, GROWTH_TARGET, SHARE_TARGET } from './incremental.ts';
-import { syntheticObjectsInListOrder, type SyntheticMix } from './synthetic.ts';
+import { SYNTHETIC_PARSE_OPTIONS, syntheticObjectsInListOrder, type SyntheticMix } from './synthetic.ts';
 
 const SIZES = [1000, 10000] as const;
 
@@ -66,7 +66,7 @@ function buildStore(services: number, mix: SyntheticMix): { store: ConfigStore; 
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
   const objects: ConfigObject[] = [];
   for (const raw of syntheticObjectsInListOrder(services, mix)) {
-    const parsed = parseConfigObject(raw);
+    const parsed = parseConfigObject(raw, SYNTHETIC_PARSE_OPTIONS);
     if (!parsed?.ok) throw new Error(`synthetic object did not parse: ${JSON.stringify(parsed?.issues)}`);
     store.upsert(parsed.value);
     objects.push(parsed.value);
@@ -83,7 +83,8 @@ function validationRun(objects: readonly ConfigObject[]): () => (readonly Config
   const refs = objects.map(refOf);
   return () => {
     const out: (readonly ConfigIssue[])[] = [];
-    for (let i = 0; i < objects.length; i++) out.push(ruleIssues(objects[i] as ConfigObject, refs[i]));
+    for (let i = 0; i < objects.length; i++)
+      out.push(ruleIssues(objects[i] as ConfigObject, refs[i], SYNTHETIC_PARSE_OPTIONS.kinds));
     return out;
   };
 }
@@ -98,7 +99,7 @@ function checkSyntheticMeshes(generators: readonly Generator[]): void {
       const store = new ConfigStore({ rootNamespace: 'istio-system' });
       const sources = new Set<string>();
       for (const raw of syntheticObjectsInListOrder(services, mix)) {
-        const parsed = parseConfigObject(raw);
+        const parsed = parseConfigObject(raw, SYNTHETIC_PARSE_OPTIONS);
         if (!parsed?.ok || parsed.issues.length > 0) {
           throw new Error(`synthetic object (${mix}) has issues: ${JSON.stringify(parsed?.issues)}`);
         }

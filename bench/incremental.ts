@@ -12,7 +12,7 @@ import { IncrementalRoutes } from '../src/xds-rds/incremental-routes.ts';
 import { buildRouteConfigurations } from '../src/xds-rds/routes.ts';
 import { SnapshotCache } from '../src/xds-rds/snapshot.ts';
 import { median, round } from './figures.ts';
-import { syntheticObjectsInListOrder } from './synthetic.ts';
+import { SYNTHETIC_PARSE_OPTIONS, syntheticObjectsInListOrder } from './synthetic.ts';
 
 /** The targets: 10k at most this many times 1k, and at most this share of a full rebuild at 10k. */
 export const GROWTH_TARGET = 2;
@@ -24,7 +24,7 @@ const CHANGES = 200;
 type Raw = Record<string, unknown>;
 
 function parsed(raw: unknown): ConfigObject {
-  const p = parseConfigObject(raw);
+  const p = parseConfigObject(raw, SYNTHETIC_PARSE_OPTIONS);
   if (!p?.ok) throw new Error(`synthetic object did not parse: ${JSON.stringify(p?.issues)}`);
   return p.value;
 }

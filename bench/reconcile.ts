@@ -23,7 +23,7 @@ import { parseConfigObject } from '../src/model/parse/parse.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../test/fakes/kube-apiserver/index.ts';
-import { syntheticObjects } from './synthetic.ts';
+import { SYNTHETIC_PARSE_OPTIONS, syntheticObjects } from './synthetic.ts';
 
 const SIZES = [1000, 10_000] as const;
 const QPS = Number(process.env['RECONCILE_QPS'] ?? '1000');
@@ -36,7 +36,7 @@ const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.flo
 export function storeOf(services: number): ConfigStore {
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
   for (const raw of syntheticObjects(services)) {
-    const r = parseConfigObject(raw);
+    const r = parseConfigObject(raw, SYNTHETIC_PARSE_OPTIONS);
     if (r?.ok) store.upsert(r.value);
   }
   return store;

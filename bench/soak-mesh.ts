@@ -22,7 +22,7 @@ import {
   type ToMesh,
 } from './soak-ipc.ts';
 import { openStreams, type SoakStreams } from './soak-streams.ts';
-import { syntheticObjects } from './synthetic.ts';
+import { SYNTHETIC_PARSE_OPTIONS, syntheticObjects } from './synthetic.ts';
 
 const MINUTE = 60_000;
 
@@ -35,7 +35,7 @@ function mesh(services: number): { istio: ConfigObject[]; routers: KubeObject[] 
       routers.push(raw as unknown as KubeObject);
       continue;
     }
-    const r = parseConfigObject(raw);
+    const r = parseConfigObject(raw, SYNTHETIC_PARSE_OPTIONS);
     if (r?.ok) istio.push(r.value);
   }
   return { istio, routers };

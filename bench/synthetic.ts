@@ -8,6 +8,11 @@
 //   native Dubbo services, whose namespaces hold three DubboAuthorizationPolicies (one DENY, two ALLOW). Every
 //   namespace holds every kind: the kind goes by the block of 50 services (`floor(i / 50) % 5`).
 import { compareStrings } from '../src/model/order.ts';
+import { DEFAULT_PARSE_OPTIONS, type ParseOptions } from '../src/model/parse/parse.ts';
+import { createPluginKinds } from '../src/plugins/registry.ts';
+
+/** How the benchmarks parse the synthetic objects: as the app does, with the plugins' kinds (Redis, Dubbo policy). */
+export const SYNTHETIC_PARSE_OPTIONS: ParseOptions = { ...DEFAULT_PARSE_OPTIONS, kinds: createPluginKinds() };
 
 type Raw = Record<string, unknown>;
 

@@ -9,7 +9,6 @@ import { generateAll } from '../envoyfilter/generate-all.ts';
 import { heldSourceKeys } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
-import { CONFIG_KINDS } from '../model/objects.ts';
 import type { Secret } from '../model/objects.ts';
 import { heldIssue, holdersOf } from '../model/held.ts';
 import { formatIssue, refOf } from '../model/result.ts';
@@ -47,7 +46,7 @@ export function configDocument(
   files?: { readonly partial: boolean; problems(): readonly FileProblem[] },
 ): unknown {
   const objects: Record<string, unknown> = {};
-  for (const kind of CONFIG_KINDS) objects[kind] = store.list(kind);
+  for (const kind of store.configKinds) objects[kind] = store.list(kind);
   objects['Secret'] = store.list('Secret').map(redacted);
   return {
     synced,

@@ -38,7 +38,8 @@ import { createKubeServiceEntryPort } from '../vip/kube.ts';
 import { StatusController, type StatusInputs } from '../status/controller.ts';
 import { createKubeStatusPort } from '../status/kube.ts';
 import { StatusTargetCache } from '../status/target-cache.ts';
-import { AERAKI_RESOURCES, istioResources } from '../controller/kube/resources.ts';
+import { aerakiResources, istioResources } from '../controller/kube/resources.ts';
+import type { KindSpec } from '../model/kinds.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
 
@@ -56,6 +57,8 @@ export interface KubeOutputHooks {
   readonly metrics: AerakiMetrics;
   /** The protocols the generators handle (ServiceEntries with such a port get a VIP). */
   readonly protocols: readonly Protocol[];
+  /** The plugins' kinds (plugins/registry.ts): with the core's own CRDs, the objects given a status. */
+  readonly kinds: readonly KindSpec[];
   readonly backoff?: BackoffOptions;
   readonly logger: Logger;
   /** What the status controller plans from (the store, its rejections, the last generation issues). */
@@ -117,7 +120,7 @@ export class KubeOutput {
     this.statusTargets = new StatusTargetCache({
       kc,
       informers: hooks.informers,
-      resources: AERAKI_RESOURCES,
+      resources: aerakiResources(hooks.kinds),
       onChange: () => this.status.trigger(),
       ...(backoff ? { backoff } : {}),
       logger,
@@ -265,7 +268,7 @@ function statusController(
   );
   return new StatusController({
     port: createKubeStatusPort(kc, {
-      resources: AERAKI_RESOURCES,
+      resources: aerakiResources(hooks.kinds),
       apiVersionOf: (kind) => istio.get(kind) ?? 'v1',
       instance: o.podName,
       cache,

@@ -7,7 +7,7 @@ import { fillStore, loadConfigFiles } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
-import { createGenerators } from '../plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
 import { writeYaml } from '../util/yaml-text.ts';
 import { buildRouteConfigurations } from '../xds-rds/routes.ts';
@@ -45,8 +45,9 @@ export function loadStore(
   limits?: FileLimits,
 ): { store: ConfigStore; issues: ConfigIssue[] } {
   const domain = clusterDomain !== undefined ? { clusterDomain } : {};
-  const loaded = loadConfigFiles(files, { rootNamespace, ...domain, ...(limits ? { limits } : {}) });
-  const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh, ...domain });
+  const kinds = createPluginKinds();
+  const loaded = loadConfigFiles(files, { rootNamespace, ...domain, kinds, ...(limits ? { limits } : {}) });
+  const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh, ...domain, kinds });
   fillStore(store, loaded);
   return { store, issues: [...loaded.issues] };
 }

@@ -27,11 +27,10 @@ import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import { heldHosts } from '../status/held.ts';
-import { CONFIG_KINDS } from '../model/objects.ts';
 import { AdminServer } from '../ops/admin-server.ts';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { AerakiMetrics } from '../ops/metrics.ts';
-import { createGenerators } from '../plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../plugins/registry.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import { routeGrpcLogs } from '../util/grpc-logging.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
@@ -125,6 +124,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const store = new ConfigStore({
     rootNamespace: o.mesh.rootNamespace,
     clusterDomain: o.mesh.clusterDomain,
+    kinds: createPluginKinds(),
     now: () => systemClock.now(),
   });
   const generators = createGenerators();
@@ -251,6 +251,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),
+      kinds: store.kinds,
       serverIdentity: identity.serverIdentity,
       ...(managedCache ? { managedCache } : {}),
       ...(deps.discovery ? { discovery: deps.discovery } : {}),
@@ -288,10 +289,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
     rds: () => rds.metrics,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
-    configObjects: () => Object.fromEntries(CONFIG_KINDS.map((k) => [k, store.list(k).length])),
+    configObjects: () => Object.fromEntries(store.configKinds.map((k) => [k, store.list(k).length])),
     unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
     rejectedObjects: () => {
-      const counts: Record<string, number> = Object.fromEntries(CONFIG_KINDS.map((k) => [k, 0]));
+      const counts: Record<string, number> = Object.fromEntries(store.configKinds.map((k) => [k, 0]));
       for (const r of store.rejected()) counts[r.ref.kind] = (counts[r.ref.kind] ?? 0) + 1;
       return counts;
     },
@@ -362,7 +363,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     .whenSynced()
     .then(() => {
       const counts: Record<string, number> = {};
-      for (const k of CONFIG_KINDS) if (store.list(k).length > 0) counts[k] = store.list(k).length;
+      for (const k of store.configKinds) if (store.list(k).length > 0) counts[k] = store.list(k).length;
       log.info('config synced', { objects: counts, rejected: store.rejected().length });
       routes.rebuild();
       reconciler.trigger();

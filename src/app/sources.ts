@@ -1,7 +1,7 @@
 /**
  * The config sources of `aeraki serve`, by `--config-source`:
  * - `mcp`: istiod over MCP-over-xDS for the Istio kinds, plus the Kubernetes API for MetaRouter,
- *   ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap;
+ *   ApplicationProtocol, the plugins' kinds and the mesh ConfigMap;
  * - `kube`: everything from the Kubernetes API, Kubernetes Services included (converted into ServiceEntries as
  *   istiod converts them; with `mcp` istiod sends those itself, so Services are not read from the API then);
  * - `dir`: everything from a watched directory, Services included.
@@ -33,7 +33,7 @@ export interface UnavailableKind {
   readonly message: string;
 }
 
-/** One line for `/readyz`: `RedisService not installed (CRD ...): read as empty`, `MetaRouter forbidden: list ...`. */
+/** One line for `/readyz`: `MetaRouter not installed (CRD ...): read as empty`, `MetaRouter forbidden: list ...`. */
 export function describeUnavailable(k: UnavailableKind): string {
   return k.reason === 'forbidden' ? `${k.kind} ${k.message}` : k.message;
 }
@@ -79,6 +79,7 @@ export class ConfigSources {
       kc,
       ...(informers ? { informers } : {}),
       store,
+      kinds: store.kinds,
       rootNamespace,
       istio: o.kind === 'kube' ? istioApiVersion : false,
       services: o.kind === 'kube',

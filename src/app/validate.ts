@@ -8,11 +8,12 @@ import { fillStore, readRawObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import type { Generator } from '../model/generator.ts';
-import { CONFIG_KINDS } from '../model/objects.ts';
+import { kindsOf } from '../model/kinds.ts';
+import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import type { ParsedObjects } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import { validateObjects, type GenerationCheck } from '../model/validate/validate.ts';
-import { createGenerators } from '../plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../plugins/registry.ts';
 
 /** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
 export interface ValidateFilesOptions extends Partial<FileLimits> {
@@ -29,8 +30,9 @@ export function generationCheck(
   generators: readonly Generator[] = createGenerators(),
 ): GenerationCheck {
   const domain = o.clusterDomain !== undefined ? { clusterDomain: o.clusterDomain } : {};
+  const kinds = kindsOf(generators);
   return (objects) => {
-    const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, ...domain });
+    const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, ...domain, kinds });
     fillStore(store, objects);
     const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope });
     return [...generated.issues, ...generated.unhandledPorts.map((p) => p.warning)];
@@ -43,7 +45,10 @@ export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
   const raws = readRawObjects(o.files, issues, fileLimitsOf(o));
   return validateObjects(raws, {
     rootNamespace: o.rootNamespace,
-    ...(o.clusterDomain !== undefined ? { parseOptions: { clusterDomain: o.clusterDomain } } : {}),
+    parseOptions: {
+      clusterDomain: o.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
+      kinds: createPluginKinds(),
+    },
     issues,
     check: generationCheck(o),
   }).issues;
@@ -52,7 +57,7 @@ export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
 /** The objects a store holds, as validateObjects' `existing` (the webhook validates against the live store). */
 export function storeObjects(store: ConfigStore): ParsedObjects {
   return {
-    objects: CONFIG_KINDS.flatMap((k) => store.list(k)),
+    objects: store.configKinds.flatMap((k) => store.list(k)),
     rejected: store.rejected(),
     issues: [],
     mesh: store.mesh(),

@@ -50,11 +50,12 @@ export async function startWebhook(
     clusterDomain,
     namespaceScope: shared.output.namespaceScope,
   });
-  const parseOptions = { ...DEFAULT_PARSE_OPTIONS, clusterDomain };
+  const parseOptions = { ...DEFAULT_PARSE_OPTIONS, clusterDomain, kinds: store.kinds };
   const server = new WebhookServer({
     address: listen,
     certFile: ownFiles ? o.certFile : devCerts!.paths.serverCert,
     keyFile: ownFiles ? o.keyFile : devCerts!.paths.serverKey,
+    kinds: store.kinds,
     validate: (object) =>
       validateObjects([object], {
         rootNamespace,

@@ -144,6 +144,7 @@ export class DirSource {
     const content = this.files.read();
     const loaded = parseRawObjects(content.raws, this.o.rootNamespace, content.issues, {
       clusterDomain: this.o.store.clusterDomain,
+      kinds: this.o.store.kinds,
     });
     fillStore(this.o.store, loaded);
     this.loads++;

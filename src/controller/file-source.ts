@@ -15,12 +15,14 @@ import {
   type FileError,
   type FileLimits,
 } from './config-file.ts';
+import type { KindSpec } from '../model/kinds.ts';
+import type { ConfigKind } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
+import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigStore } from './store.ts';
-import { CONFIG_KINDS } from '../model/objects.ts';
 
 export { parseRawObjects } from '../model/parse/objects.ts';
 
@@ -129,21 +131,33 @@ export function readRawObjects(
   return raws;
 }
 
-/** Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local). */
+/**
+ * Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local;
+ * the plugins' kinds `opts.kinds`, plugins/registry.ts).
+ */
 export function loadConfigFiles(
   paths: readonly string[],
-  opts: { rootNamespace: string; clusterDomain?: string; limits?: FileLimits },
+  opts: { rootNamespace: string; clusterDomain?: string; kinds?: readonly KindSpec[]; limits?: FileLimits },
 ): FileSourceResult {
   const issues: ConfigIssue[] = [];
   const raws = readRawObjects(paths, issues, opts.limits);
-  const parseOptions = opts.clusterDomain !== undefined ? { clusterDomain: opts.clusterDomain } : undefined;
+  const parseOptions = {
+    clusterDomain: opts.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
+    ...(opts.kinds ? { kinds: opts.kinds } : {}),
+  };
   return parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
 }
 
-/** Replaces the whole content of `store` with `result` (full state of every kind, and the mesh config). */
+/**
+ * Replaces the whole content of `store` with `result` (full state of every kind the store reads, and of any other
+ * kind `result` holds; and the mesh config).
+ */
 export function fillStore(store: ConfigStore, result: FileSourceResult): void {
   store.setMesh(result.mesh);
-  for (const kind of CONFIG_KINDS) {
+  const kinds = new Set<ConfigKind>(store.configKinds);
+  for (const o of result.objects) kinds.add(o.kind);
+  for (const r of result.rejected) kinds.add(r.ref.kind as ConfigKind);
+  for (const kind of kinds) {
     store.replaceKind(
       kind,
       result.objects.filter((o) => o.kind === kind),

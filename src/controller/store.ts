@@ -1,7 +1,8 @@
 /**
- * The single place that knows what exists: typed config objects by kind and namespace/name, with host,
- * gateway, codec and Dubbo policy (by namespace) indexes maintained incrementally on every change, so every ConfigView lookup is O(1) in
- * the number of objects. Events are delivered synchronously to subscribers after the change is applied.
+ * The single place that knows what exists: typed config objects by kind and namespace/name, with host, gateway
+ * and codec indexes, and the plugins' lookup indexes (model/kinds.ts, built on first use), maintained incrementally
+ * on every change, so every ConfigView lookup is O(1) in the number of objects. Events are delivered
+ * synchronously to subscribers after the change is applied.
  * Kubernetes Services (converted, kind `Service`) are a kind of their own, so a Service and a ServiceEntry of the
  * same namespace/name never replace each other; serviceEntries() returns both.
  *
@@ -27,17 +28,17 @@ import type {
   ApplicationProtocol,
   ConfigKind,
   ConfigObject,
-  DubboAuthorizationPolicy,
   Gateway,
   MeshConfig,
   MetaRouter,
   ServiceEntry,
 } from '../model/objects.ts';
-import { CONFIG_KINDS } from '../model/objects.ts';
+import { configKinds } from '../model/objects.ts';
 import { bindsHosts } from '../model/bound-hosts.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
-import type { ConfigEvent, ConfigView, ExactHostKind, HostConfig } from '../model/view.ts';
+import type { KindIndex, KindSpec, ObjectOfKind } from '../model/kinds.ts';
+import type { ConfigEvent, ConfigView, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { EndpointPortIndex, type SlicePorts } from './endpoint-ports.ts';
 import { applyKeyChanges, type KeyChange } from './store-changes.ts';
@@ -59,6 +60,10 @@ export class ConfigStore implements ConfigView {
   readonly rootNamespace: string;
   /** The domain short hosts are completed with (`--cluster-domain`). */
   readonly clusterDomain: string;
+  /** The plugins' kinds (plugins/registry.ts), which the sources filling the store read besides the core's. */
+  readonly kinds: readonly KindSpec[];
+  /** Every kind read: the core's and the plugins' (model/objects.ts configKinds). */
+  readonly configKinds: readonly ConfigKind[];
   private meshConfig: MeshConfig;
   private readonly byKind = new Map<ConfigKind, Map<string, ConfigObject>>();
   private readonly sorted = new Map<ConfigKind, readonly ConfigObject[]>();
@@ -69,9 +74,9 @@ export class ConfigStore implements ConfigView {
   private readonly mrByHost = this.hosts.of('metaRouters');
   private readonly mrByGateway = new MultiIndex<MetaRouter>(compareByName);
   private readonly apByProtocol = new MultiIndex<ApplicationProtocol>(compareOldestFirst);
-  private readonly dapByNamespace = new MultiIndex<DubboAuthorizationPolicy>(compareByName);
-  /** `<kind>|<namespace>|<host>` → objects naming that host as written, in namespace/name order. */
-  private readonly byExactHost = new MultiIndex<ConfigObject>(compareByName);
+  /** The plugins' lookup indexes asked for so far (ConfigView.indexed), by index name and by kind. */
+  private readonly kindIndexes = new Map<string, BuiltIndex>();
+  private readonly kindIndexesOf = new Map<string, BuiltIndex[]>();
   private readonly rejects = new Map<string, RejectedObject>();
   /**
    * Normalised held host (and `<namespace>/<name>` of a held Gateway) → the rejections holding it; rebuilt lazily
@@ -93,6 +98,8 @@ export class ConfigStore implements ConfigView {
     rootNamespace: string;
     mesh?: MeshConfig;
     clusterDomain?: string;
+    /** The plugins' kinds (default none: objects of other kinds are stored, but sources do not read them). */
+    kinds?: readonly KindSpec[];
     /** The clock stamping events' `at` (default: not stamped). */
     now?: () => number;
   }) {
@@ -100,7 +107,9 @@ export class ConfigStore implements ConfigView {
     this.now = opts.now;
     this.clusterDomain = opts.clusterDomain ?? CLUSTER_DOMAIN;
     this.meshConfig = opts.mesh ?? { ...DEFAULT_MESH_CONFIG, rootNamespace: opts.rootNamespace };
-    for (const kind of CONFIG_KINDS) this.byKind.set(kind, new Map());
+    this.kinds = opts.kinds ?? [];
+    this.configKinds = configKinds(this.kinds);
+    for (const kind of this.configKinds) this.byKind.set(kind, new Map());
   }
 
   // ------------------------------------------------------------------ writes
@@ -345,14 +354,14 @@ export class ConfigStore implements ConfigView {
   list<K extends ConfigKind>(kind: K): readonly ObjectOf<K>[] {
     let out = this.sorted.get(kind);
     if (!out) {
-      out = [...this.objectsOf(kind).values()].sort(compareByName);
+      out = [...this.storedOf(kind).values()].sort(compareByName);
       this.sorted.set(kind, out);
     }
     return out as readonly ObjectOf<K>[];
   }
 
   get<K extends ConfigKind>(kind: K, namespace: string, name: string): ObjectOf<K> | undefined {
-    return this.objectsOf(kind).get(objectKey(namespace, name)) as ObjectOf<K> | undefined;
+    return this.storedOf(kind).get(objectKey(namespace, name)) as ObjectOf<K> | undefined;
   }
 
   /** ServiceEntries and converted Kubernetes Services, by namespace, then name (a ServiceEntry before a Service). */
@@ -379,12 +388,21 @@ export class ConfigStore implements ConfigView {
     return this.mrByGateway.all(objectKey(gatewayNamespace, gatewayName));
   }
 
-  exactHostObjects<K extends ExactHostKind>(
-    kind: K,
-    namespace: string,
-    host: string,
-  ): readonly ObjectOf<K>[] {
-    return this.byExactHost.all(exactHostKey(kind, namespace, host)) as readonly ObjectOf<K>[];
+  indexed<K extends ConfigKind>(index: KindIndex<K>, key: string): readonly ObjectOfKind<K>[] {
+    const built = this.kindIndexes.get(index.name) ?? this.buildIndex(index as unknown as KindIndex);
+    return built.buckets.all(key) as readonly ObjectOfKind<K>[];
+  }
+
+  /**
+   * The keys `o` is filed under in the lookup indexes built so far, each as `[index name, key]`: what a change of
+   * `o` changes for incremental generation (kit/incremental/dependencies.ts).
+   */
+  indexKeysOf(o: ConfigObject): readonly (readonly [string, string])[] {
+    const built = this.kindIndexesOf.get(o.kind);
+    if (built === undefined) return NO_INDEX_KEYS;
+    const out: [string, string][] = [];
+    for (const b of built) for (const key of b.index.keysOf(o)) out.push([b.index.name, key]);
+    return out;
   }
 
   codecFor(applicationProtocol: string): string | undefined {
@@ -394,10 +412,6 @@ export class ConfigStore implements ConfigView {
 
   applicationProtocols(): readonly ApplicationProtocol[] {
     return this.list('ApplicationProtocol');
-  }
-
-  dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[] {
-    return this.dapByNamespace.all(namespace);
   }
 
   isHostHeld(host: string, namespace: string): boolean {
@@ -474,10 +488,27 @@ export class ConfigStore implements ConfigView {
     if (kind === 'ServiceEntry' || kind === 'Service') this.entries = undefined;
   }
 
+  /** The objects of `kind` by namespace/name, to change them (a kind no plugin declared gets its map then). */
   private objectsOf(kind: ConfigKind): Map<string, ConfigObject> {
-    const m = this.byKind.get(kind);
-    if (!m) throw new Error(`unknown kind ${String(kind)}`);
+    let m = this.byKind.get(kind);
+    if (!m) this.byKind.set(kind, (m = new Map<string, ConfigObject>()));
     return m;
+  }
+
+  /** The objects of `kind` by namespace/name, to read them (empty for a kind never stored). */
+  private storedOf(kind: string): ReadonlyMap<string, ConfigObject> {
+    return this.byKind.get(kind as ConfigKind) ?? NO_OBJECTS;
+  }
+
+  /** Builds `index` over the objects of its kind (first use) and keeps it up to date from now on. */
+  private buildIndex(index: KindIndex): BuiltIndex {
+    const built: BuiltIndex = { index, buckets: new MultiIndex<ConfigObject>(compareByName) };
+    for (const obj of this.storedOf(index.kind).values()) update(built.buckets, index.keysOf(obj), obj, true);
+    this.kindIndexes.set(index.name, built);
+    const ofKind = this.kindIndexesOf.get(index.kind);
+    if (ofKind) ofKind.push(built);
+    else this.kindIndexesOf.set(index.kind, [built]);
+    return built;
   }
 
   private index(obj: ConfigObject): void {
@@ -491,14 +522,9 @@ export class ConfigStore implements ConfigView {
   /** Adds (or removes) an object once per distinct (index, key) it belongs to. */
   private indexAll(obj: ConfigObject, add: boolean): void {
     const ns = obj.metadata.namespace;
-    const exact = exactHostsOf(obj);
-    if (exact.length > 0) {
-      update(
-        this.byExactHost,
-        exact.map((h) => exactHostKey(obj.kind, ns, h)),
-        obj,
-        add,
-      );
+    if (this.kindIndexesOf.size > 0) {
+      for (const b of this.kindIndexesOf.get(obj.kind) ?? [])
+        update(b.buckets, b.index.keysOf(obj), obj, add);
     }
     switch (obj.kind) {
       case 'VirtualService':
@@ -521,9 +547,6 @@ export class ConfigStore implements ConfigView {
           update(this.apByProtocol, [obj.spec.protocol], obj, add);
         }
         break;
-      case 'DubboAuthorizationPolicy':
-        update(this.dapByNamespace, [ns], obj, add);
-        break;
       default:
         break;
     }
@@ -541,23 +564,15 @@ export class ConfigStore implements ConfigView {
   }
 }
 
-function exactHostKey(kind: string, namespace: string, host: string): string {
-  return `${kind}|${namespace}|${host}`;
+/** A plugin's lookup index as the store keeps it. */
+interface BuiltIndex {
+  readonly index: KindIndex;
+  readonly buckets: MultiIndex<ConfigObject>;
 }
 
-/** The hosts an object is found by in exactHostObjects. */
-function exactHostsOf(obj: ConfigObject): readonly string[] {
-  switch (obj.kind) {
-    case 'ServiceEntry':
-      return obj.spec.hosts;
-    case 'RedisService':
-      return obj.spec.host;
-    case 'RedisDestination':
-      return obj.spec.host === '' ? [] : [obj.spec.host];
-    default:
-      return [];
-  }
-}
+const NO_OBJECTS: ReadonlyMap<string, ConfigObject> = new Map();
+
+const NO_INDEX_KEYS: readonly (readonly [string, string])[] = Object.freeze([]);
 
 const NOTHING_FOR_HOST: HostConfig = Object.freeze({
   virtualService: undefined,

@@ -137,7 +137,7 @@ function generateServiceEntry(
     issues.push(issue(ref, 'spec.hosts', 'no hosts: nothing is generated for this ServiceEntry'));
     return undefined;
   }
-  const contexts = sidecarContexts(view, se, host);
+  const contexts = sidecarContexts(view, se, host, byProtocol);
   const drafts: FilterDraft[] = [];
   let failed = false;
   for (const ctx of contexts) {

@@ -1,10 +1,10 @@
 /**
  * The desired set of generateAll, maintained instead of rebuilt (issue 22): each ServiceEntry's (and Gateway's)
  * output is cached with the keys of every input it read (kit/incremental/dependencies.ts: its VirtualService,
- * DestinationRule, MetaRouter, ApplicationProtocols, policies, Redis objects and Secrets, held hosts, the mesh
- * config), and `update` regenerates only the sources whose inputs changed since the last call. Claims between
- * sources (D6) are re-resolved only for the names those sources claim (ClaimIndex), conflict warnings only for
- * the objects involved (IncrementalConflicts). The output of `update` is, byte for byte, what generateAll gives
+ * DestinationRule, MetaRouter, ApplicationProtocols, what its generators resolved through the plugins' lookup
+ * indexes, Secrets, held hosts, the mesh config), and `update` regenerates only the sources whose inputs changed
+ * since the last call. Claims between sources (D6) are re-resolved only for the names those sources claim
+ * (ClaimIndex), conflict warnings only for the objects involved (IncrementalConflicts). The output of `update` is, byte for byte, what generateAll gives
  * over the same view (test/envoyfilter/incremental-differential.test.ts).
  */
 import { ClaimIndex } from '../model/claims.ts';

@@ -1,7 +1,6 @@
 import type { Protocol } from './protocol.ts';
 import type {
   DestinationRule,
-  DubboAuthorizationPolicy,
   EnvoyFilterSpec,
   Gateway,
   GatewayServer,
@@ -11,14 +10,16 @@ import type {
   ServicePort,
   VirtualService,
 } from './objects.ts';
-import type { RedisContext } from './redis-context.ts';
+import type { KindSpec } from './kinds.ts';
 import type { Result } from './result.ts';
+import type { ConfigView } from './view.ts';
 
 /**
  * The resolved context of one port of one ServiceEntry, handed to the generator of that port's protocol
- * (deviation D4: every port by its own protocol's generator, with its own number).
+ * (deviation D4: every port by its own protocol's generator, with its own number). `X` is what that generator's
+ * own context resolution found (Generator.resolveContext).
  */
-export interface SidecarContext {
+export interface SidecarContext<X = unknown> {
   readonly mode: 'sidecar';
   readonly serviceEntry: ServiceEntry;
   readonly port: ServicePort;
@@ -34,18 +35,14 @@ export interface SidecarContext {
   readonly virtualService: VirtualService | undefined;
   readonly destinationRule: DestinationRule | undefined;
   readonly metaRouter: MetaRouter | undefined;
-  /**
-   * On native Dubbo ports: the DubboAuthorizationPolicies that apply, those of the ServiceEntry's namespace and of
-   * the root namespace (D15), ordered by namespace, then name. Absent (or empty) on other ports and when none apply.
-   */
-  readonly dubboAuthorizationPolicies?: readonly DubboAuthorizationPolicy[];
   readonly mesh: MeshConfig;
   codecFor(applicationProtocol: string): string | undefined;
   /**
-   * Per-protocol extensions: inputs only one protocol reads are resolved for that protocol's ports only and sit
-   * in one optional field each, so the common context does not grow with every protocol. Set on `redis` ports.
+   * The plugin's own inputs: what the generator's resolveContext returned for this ServiceEntry (resolved once
+   * per ServiceEntry, for the ports of that generator's protocols only). Absent when the generator has none, so
+   * the common context does not grow with every protocol.
    */
-  readonly redis?: RedisContext;
+  readonly extension?: X;
 }
 
 /** One MetaProtocol server port of a Gateway and one MetaRouter bound to that gateway which routes to that port. */
@@ -89,12 +86,22 @@ export type GatewayDraft =
 /**
  * A generator is a pure function of its context: no I/O, no logging, no clock. Same context, same output.
  * Errors in user config are returned as issues naming the object and the field, never thrown.
+ * `X` is the generator's own context (SidecarContext.extension).
  */
-export interface Generator {
+export interface Generator<X = unknown> {
   readonly name: string;
   /** The L7 protocols whose ports this generator handles. */
   readonly protocols: readonly Protocol[];
-  generateSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]>;
+  /** The kinds its plugin reads (model/kinds.ts); absent: none of its own. */
+  readonly kinds?: readonly KindSpec[];
+  /**
+   * The inputs only this generator reads (the objects of its plugin's kinds that bind `serviceEntry`), looked up
+   * through `view` (O(1) lookups: its indexes, model/kinds.ts; no side effects). Called at most once per
+   * ServiceEntry and pass, and only when a port of the ServiceEntry has one of `protocols`; the result is handed
+   * to generateSidecar as `ctx.extension`.
+   */
+  resolveContext?(view: ConfigView, serviceEntry: ServiceEntry): X;
+  generateSidecar(ctx: SidecarContext<X>): Result<readonly FilterDraft[]>;
   /** Gateway mode (MetaProtocol only): the gateway EnvoyFilters and VirtualServices, as drafts. */
   generateGateway?(ctx: GatewayContext): Result<readonly GatewayDraft[]>;
 }

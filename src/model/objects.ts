@@ -3,8 +3,6 @@
  * Kubernetes JSON form (lowerCamelCase). Every object is immutable once parsed (see parse.ts); optional fields
  * that were absent in the input stay undefined.
  */
-import type { RedisDestinationSpec, RedisServiceSpec, SecretSpec } from './redis.ts';
-
 export interface ObjectMeta {
   readonly name: string;
   /** '' for cluster-scoped kinds (ApplicationProtocol). */
@@ -278,50 +276,26 @@ export interface ApplicationProtocolSpec {
 }
 export type ApplicationProtocol = KubeObject<'ApplicationProtocol', ApplicationProtocolSpec>;
 
-// ---------------------------------------------------------------- dubbo.aeraki.io/v1alpha1
+// ---------------------------------------------------------------- v1 Secret, plugins' kinds
+
+/** A v1 Secret as the controller keeps it: `data` decoded, `stringData` merged over it. */
+export interface SecretSpec {
+  readonly data: Readonly<Record<string, string>>;
+}
+/**
+ * A v1 Secret, read only when an object names it (model/secret-refs.ts), and only the keys used; its `spec` is the
+ * decoded data (it has no spec on the wire).
+ */
+export type Secret = KubeObject<'Secret', SecretSpec>;
 
 /**
- * Who a rule matches (all lists ANDed, each an OR of its values; `*`, `*x`, `x*` wildcards). Absent lists are []:
- * a source with every list empty matches any caller.
+ * The kinds plugins add, kind name -> object type: each plugin augments this interface for its own kinds
+ * (`declare module '../../model/objects.ts' { interface PluginObjects { ... } }` in plugins/<name>/types.ts), so
+ * the object union stays closed and typed while no code outside plugins/ names a protocol's kind.
  */
-export interface DubboSource {
-  /** Peer identities without `spiffe://`: `cluster.local/ns/<ns>/sa/<sa>`. */
-  readonly principals: readonly string[];
-  readonly notPrincipals: readonly string[];
-  readonly namespaces: readonly string[];
-  readonly notNamespaces: readonly string[];
-}
-
-/** What a rule matches: Dubbo interfaces (the `service` of a call) and methods; empty lists as in DubboSource. */
-export interface DubboOperation {
-  readonly interfaces: readonly string[];
-  readonly notInterfaces: readonly string[];
-  readonly methods: readonly string[];
-  readonly notMethods: readonly string[];
-}
-
-/** One rule: any `from` entry and any `to` entry; no entries means any source (any operation). */
-export interface DubboRule {
-  /** An entry without `source` is read as an empty source. */
-  readonly from: readonly { readonly source: DubboSource }[];
-  /** An entry without `operation` is read as an empty operation. */
-  readonly to: readonly { readonly operation: DubboOperation }[];
-}
-
-export interface DubboAuthorizationPolicySpec {
-  /** ALLOW when absent. */
-  readonly action: 'ALLOW' | 'DENY';
-  readonly rules: readonly DubboRule[];
-}
-/** Applies to every native Dubbo service of its namespace, or of the mesh in the root namespace (D15). */
-export type DubboAuthorizationPolicy = KubeObject<'DubboAuthorizationPolicy', DubboAuthorizationPolicySpec>;
-
-// ---------------------------------------------------------------- redis.aeraki.io/v1alpha1 (specs in redis.ts), v1 Secret
-
-export type RedisService = KubeObject<'RedisService', RedisServiceSpec>;
-export type RedisDestination = KubeObject<'RedisDestination', RedisDestinationSpec>;
-/** A v1 Secret, read for Redis auth only; its `spec` is the decoded data (it has no spec on the wire). */
-export type Secret = KubeObject<'Secret', SecretSpec>;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface PluginObjects {}
+export type PluginObject = PluginObjects[keyof PluginObjects];
 
 // ---------------------------------------------------------------- Istio MeshConfig (the fields that matter)
 
@@ -375,23 +349,26 @@ export interface GatewayVirtualServiceObject {
 export type OutputObject = EnvoyFilterObject | GatewayVirtualServiceObject;
 
 export type IstioConfig = IstioServiceEntry | VirtualService | DestinationRule | Gateway;
-export type AerakiConfig =
-  MetaRouter | ApplicationProtocol | DubboAuthorizationPolicy | RedisService | RedisDestination;
+export type AerakiConfig = MetaRouter | ApplicationProtocol;
 /** Kubernetes core kinds read as config (Services are not served over MCP: istiod sends its own synthetic
- * ServiceEntries; Secrets are read for Redis auth only). */
+ * ServiceEntries; Secrets are read only when an object names them). */
 export type KubernetesConfig = ConvertedService | Secret;
-export type ConfigObject = IstioConfig | AerakiConfig | KubernetesConfig;
+export type ConfigObject = IstioConfig | AerakiConfig | KubernetesConfig | PluginObject;
 export type ConfigKind = ConfigObject['kind'];
-export const CONFIG_KINDS: readonly ConfigKind[] = [
+/** The Istio and Aeraki kinds of the core, then the Kubernetes ones (the plugins' kinds go between: configKinds). */
+const CORE_CONFIG_KINDS: readonly ConfigKind[] = [
   'ServiceEntry',
   'VirtualService',
   'DestinationRule',
   'Gateway',
   'MetaRouter',
   'ApplicationProtocol',
-  'DubboAuthorizationPolicy',
-  'Service',
-  'RedisService',
-  'RedisDestination',
-  'Secret',
 ];
+const KUBERNETES_KINDS: readonly ConfigKind[] = ['Service', 'Secret'];
+/** The kinds of the core, without any plugin's. */
+export const CORE_KINDS: readonly ConfigKind[] = [...CORE_CONFIG_KINDS, ...KUBERNETES_KINDS];
+
+/** Every kind read: the core's Istio and Aeraki kinds, the plugins' (`kinds`, in plugin order), Service, Secret. */
+export function configKinds(kinds: readonly { readonly kind: ConfigKind }[]): readonly ConfigKind[] {
+  return [...CORE_CONFIG_KINDS, ...kinds.map((k) => k.kind), ...KUBERNETES_KINDS];
+}

@@ -1,49 +1,32 @@
 /**
- * The Secrets config objects name, and the keys of them that are used (Redis auth, README D12): a RedisService's
- * `spec.settings.auth.secret` and a RedisDestination's `spec.trafficPolicy.connectionPool.redis.auth.secret`, each a
- * Secret of the object's own namespace. The Kubernetes source reads exactly these Secrets, by name, and keeps only
- * these keys (least privilege: nothing else of a Secret is held).
+ * Secrets that config objects name (a generic facility plugins use: a kind declares the Secrets its objects name,
+ * KindSpec.secretRefs, model/kinds.ts secretRefReader), each a Secret of the object's own namespace, with the keys of it that are used. The
+ * Kubernetes source reads exactly these Secrets, by name, and keeps only these keys (least privilege: nothing else
+ * of a Secret is held).
  */
 import type { ConfigObject } from './objects.ts';
-import type { SecretAuth } from './redis.ts';
 
-/** A Secret named by an object: `path` is the auth field (its `.secret.name` names the Secret). */
+/** A Secret named by an object. */
 export interface SecretRef {
-  readonly auth: SecretAuth;
+  /** The Secret's name, in the object's namespace. */
+  readonly name: string;
+  /** The field naming it, for issues (`spec.settings.auth.secret.name`). */
   readonly path: string;
+  /** The keys of `data` (the Secret's decoded data) the object reads, in the order they are kept. */
+  usedKeys(data: Readonly<Record<string, string>>): readonly string[];
 }
 
-/** The Secrets `o` names, in field order (none for kinds that name none). */
-export function secretRefsOf(o: ConfigObject): SecretRef[] {
-  const out: SecretRef[] = [];
-  if (o.kind === 'RedisService') {
-    const auth = o.spec.settings?.auth?.secret;
-    if (auth) out.push({ auth, path: 'spec.settings.auth' });
-  } else if (o.kind === 'RedisDestination') {
-    const auth = o.spec.trafficPolicy?.connectionPool?.redis?.auth?.secret;
-    if (auth) out.push({ auth, path: 'spec.trafficPolicy.connectionPool.redis.auth' });
-  }
-  return out;
-}
+/** The Secrets an object names, by the spec of its kind (none for kinds that name none). */
+export type SecretRefsOf = (o: ConfigObject) => readonly SecretRef[];
 
-/** The password key: `passwordField`, else `password`, else `token` when the data has no `password` key. */
-export function passwordKeyOf(auth: SecretAuth, data: Readonly<Record<string, string>>): string {
-  return auth.passwordField ?? (Object.hasOwn(data, 'password') ? 'password' : 'token');
-}
-
-/** The username key: `usernameField`, else `username`. */
-export function usernameKeyOf(auth: SecretAuth): string {
-  return auth.usernameField ?? 'username';
-}
-
-/** The part of `data` that `auths` read (the keys present of those `passwordKeyOf` and `usernameKeyOf` name). */
+/** The part of `data` that `refs` read (the keys present of those their usedKeys name). */
 export function usedSecretData(
-  auths: readonly SecretAuth[],
+  refs: readonly SecretRef[],
   data: Readonly<Record<string, string>>,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const a of auths) {
-    for (const key of [passwordKeyOf(a, data), usernameKeyOf(a)]) {
+  for (const r of refs) {
+    for (const key of r.usedKeys(data)) {
       const value = data[key];
       if (Object.hasOwn(data, key) && value !== undefined) out[key] = value;
     }

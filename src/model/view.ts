@@ -3,13 +3,13 @@ import type {
   ConfigKind,
   ConfigObject,
   DestinationRule,
-  DubboAuthorizationPolicy,
   Gateway,
   MeshConfig,
   MetaRouter,
   ServiceEntry,
   VirtualService,
 } from './objects.ts';
+import type { KindIndex, KindSpec, ObjectOfKind } from './kinds.ts';
 import type { ObjectRef } from './result.ts';
 
 /**
@@ -24,6 +24,8 @@ import type { ObjectRef } from './result.ts';
  */
 export interface ConfigView {
   readonly rootNamespace: string;
+  /** The plugins' kinds (plugins/registry.ts) the view was filled with, besides the core's. */
+  readonly kinds: readonly KindSpec[];
   mesh(): MeshConfig;
   list<K extends ConfigKind>(kind: K): readonly Extract<ConfigObject, { kind: K }>[];
   get<K extends ConfigKind>(
@@ -42,20 +44,13 @@ export interface ConfigView {
   /** MetaRouters whose `gateways` name `<namespace>/<name>` (a bare entry is qualified with the MetaRouter's namespace). */
   metaRoutersForGateway(gatewayNamespace: string, gatewayName: string): readonly MetaRouter[];
   /**
-   * Objects of `kind` in `namespace` that name `host` exactly as written (ServiceEntry `hosts`, RedisService
-   * `host`, RedisDestination `host`; no FQDN normalisation, as Aeraki's Redis plugin compares), in namespace/name
-   * order.
+   * The objects of `index.kind` filed under `key` by `index` (a plugin's lookup index, model/kinds.ts), in
+   * namespace/name order; empty when none.
    */
-  exactHostObjects<K extends ExactHostKind>(
-    kind: K,
-    namespace: string,
-    host: string,
-  ): readonly Extract<ConfigObject, { kind: K }>[];
+  indexed<K extends ConfigKind>(index: KindIndex<K>, key: string): readonly ObjectOfKind<K>[];
   /** Codec of a MetaProtocol application protocol (exact case): built in for dubbo and thrift, else from ApplicationProtocols. */
   codecFor(applicationProtocol: string): string | undefined;
   applicationProtocols(): readonly ApplicationProtocol[];
-  /** The DubboAuthorizationPolicies of `namespace` (that namespace only, not the root namespace's), by name. */
-  dubboAuthorizationPolicies(namespace: string): readonly DubboAuthorizationPolicy[];
   /**
    * True when `host` (normalised in `namespace`) is held: a MetaRouter, VirtualService or DestinationRule binding
    * it is rejected and has no valid version (never valid since the controller started). Generation must then
@@ -81,9 +76,6 @@ export interface ConfigView {
   /** The rejected MetaRouters holding Gateway `<namespace>/<name>` (see isGatewayHeld); empty when not held. */
   gatewayHolders(namespace: string, name: string): readonly ObjectRef[];
 }
-
-/** The kinds ConfigView.exactHostObjects indexes. */
-export type ExactHostKind = 'ServiceEntry' | 'RedisService' | 'RedisDestination';
 
 /** What ConfigView.configForHost finds for one host; undefined where nothing is configured. */
 export interface HostConfig {

@@ -18,7 +18,7 @@
  *   controller creates only those it has not reported yet.
  */
 import { configConflicts } from '../model/conflicts/conflicts.ts';
-import { CONFIG_KINDS, type ConfigKind } from '../model/objects.ts';
+import type { ConfigKind } from '../model/objects.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import { holdersOf, isHeldIssue } from '../model/held.ts';
 import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
@@ -58,7 +58,6 @@ export interface StatusPlan {
 }
 
 const OWN_TYPES: ReadonlySet<string> = new Set(['Accepted', 'Programmed']);
-const KNOWN_KINDS: ReadonlySet<string> = new Set(CONFIG_KINDS);
 
 function byObject(issues: readonly ConfigIssue[]): Map<string, ConfigIssue[]> {
   const out = new Map<string, ConfigIssue[]>();
@@ -122,9 +121,8 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
 
 /** The issues the rules find in the valid version of `ref` (none when it has none). */
 function validRuleIssues(view: ConfigView, ref: ObjectRef): readonly ConfigIssue[] {
-  if (!KNOWN_KINDS.has(ref.kind)) return [];
   const o = view.get(ref.kind as ConfigKind, ref.namespace, ref.name);
-  return o ? ruleIssues(o) : [];
+  return o ? ruleIssues(o, refOf(o), view.kinds) : [];
 }
 
 /** For each rejected object that holds anything (refKey), the ServiceEntries and Gateways it holds. */
@@ -144,13 +142,12 @@ function heldSources(view: ConfigView, rejected: readonly RejectedObject[]): Map
 }
 
 function hasValidVersion(view: ConfigView, ref: ObjectRef): boolean {
-  return KNOWN_KINDS.has(ref.kind) && view.get(ref.kind as ConfigKind, ref.namespace, ref.name) !== undefined;
+  return view.get(ref.kind as ConfigKind, ref.namespace, ref.name) !== undefined;
 }
 
 function uidOf(view: ConfigView, ref: ObjectRef, uids: ReadonlyMap<string, string>): string | undefined {
   const listed = uids.get(refKey(ref));
   if (listed) return listed;
-  if (!KNOWN_KINDS.has(ref.kind)) return undefined;
   return view.get(ref.kind as ConfigKind, ref.namespace, ref.name)?.metadata.uid || undefined;
 }
 

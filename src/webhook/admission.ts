@@ -7,20 +7,23 @@
  * admission `warnings` the API server shows to `kubectl`.
  * https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response
  */
+import { apiVersionOf, type KindSpec } from '../model/kinds.ts';
 import { formatIssue, severityOf, type ConfigIssue } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /** Validates one object (metadata.namespace filled from the request when absent); issues of any object count. */
 export type ObjectValidator = (object: Readonly<Record<string, unknown>>) => readonly ConfigIssue[];
 
-/** The kinds this webhook validates, as `group/version/Kind`. */
-export const VALIDATED_KINDS: ReadonlySet<string> = new Set([
+/** The core's kinds this webhook validates, as `group/version/Kind`. */
+const CORE_VALIDATED_KINDS: readonly string[] = [
   'metaprotocol.aeraki.io/v1alpha1/MetaRouter',
   'metaprotocol.aeraki.io/v1alpha1/ApplicationProtocol',
-  'dubbo.aeraki.io/v1alpha1/DubboAuthorizationPolicy',
-  'redis.aeraki.io/v1alpha1/RedisService',
-  'redis.aeraki.io/v1alpha1/RedisDestination',
-]);
+];
+
+/** The kinds this webhook validates, as `group/version/Kind`: the core's and the plugins' (`kinds`). */
+export function validatedKinds(kinds: readonly KindSpec[]): ReadonlySet<string> {
+  return new Set([...CORE_VALIDATED_KINDS, ...kinds.map((k) => `${apiVersionOf(k)}/${k.kind}`)]);
+}
 
 const REVIEW_VERSIONS: ReadonlySet<string> = new Set(['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']);
 const TOP_LEVEL_KEYS: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
@@ -41,8 +44,12 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** Answers a decoded AdmissionReview body. */
-export function answerReview(body: unknown, validate: ObjectValidator): ReviewOutcome {
+/** Answers a decoded AdmissionReview body; `validated` are the kinds validated (validatedKinds), others denied. */
+export function answerReview(
+  body: unknown,
+  validate: ObjectValidator,
+  validated: ReadonlySet<string>,
+): ReviewOutcome {
   if (!isPlainObject(body) || body['kind'] !== 'AdmissionReview') {
     return { ok: false, message: 'the body is not an AdmissionReview' };
   }
@@ -54,17 +61,21 @@ export function answerReview(body: unknown, validate: ObjectValidator): ReviewOu
   if (!isPlainObject(request) || str(request['uid']) === '') {
     return { ok: false, message: 'the AdmissionReview has no request with a uid' };
   }
-  const response = decide(request, validate);
+  const response = decide(request, validate, validated);
   return { ok: true, review: { apiVersion, kind: 'AdmissionReview', response }, response };
 }
 
-function decide(request: Readonly<Record<string, unknown>>, validate: ObjectValidator): AdmissionResponse {
+function decide(
+  request: Readonly<Record<string, unknown>>,
+  validate: ObjectValidator,
+  validated: ReadonlySet<string>,
+): AdmissionResponse {
   const uid = str(request['uid']);
   const operation = str(request['operation']);
   if (operation !== 'CREATE' && operation !== 'UPDATE') return { uid, allowed: true };
   const gvk = isPlainObject(request['kind']) ? request['kind'] : {};
   const type = `${str(gvk['group'])}/${str(gvk['version'])}/${str(gvk['kind'])}`;
-  if (!VALIDATED_KINDS.has(type)) return deny(uid, `unrecognized type ${type}`);
+  if (!validated.has(type)) return deny(uid, `unrecognized type ${type}`);
   const object = request['object'];
   if (!isPlainObject(object)) return deny(uid, 'the request has no object');
   const unknown = Object.keys(object).filter((k) => !TOP_LEVEL_KEYS.has(k));

@@ -17,7 +17,8 @@ import { httpServerOptions, type HttpLimits } from '../util/http-limits.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { DEFAULT_HANDSHAKE_LIMITS, HandshakeGuard, type HandshakeLimits } from '../util/handshake-guard.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
-import { answerReview, type ObjectValidator } from './admission.ts';
+import type { KindSpec } from '../model/kinds.ts';
+import { answerReview, validatedKinds, type ObjectValidator } from './admission.ts';
 import { ServingCertificate } from './serving-cert.ts';
 
 export interface WebhookServerOptions {
@@ -26,6 +27,8 @@ export interface WebhookServerOptions {
   readonly certFile: string;
   readonly keyFile: string;
   readonly validate: ObjectValidator;
+  /** The plugins' kinds (plugins/registry.ts): validated with the core's own; any other kind is denied. */
+  readonly kinds: readonly KindSpec[];
   readonly logger: Logger;
   /** How often the certificate files are polled (default 1000 ms). */
   readonly pollIntervalMs?: number;
@@ -45,10 +48,12 @@ export class WebhookServer {
   private readonly server: Server;
   private readonly cert: ServingCertificate;
   private readonly log: Logger;
+  private readonly validated: ReadonlySet<string>;
 
   /** Throws when the certificate files are missing or do not form a pair. */
   constructor(private readonly options: WebhookServerOptions) {
     this.log = options.logger.child({ component: 'webhook' });
+    this.validated = validatedKinds(options.kinds);
     this.cert = new ServingCertificate(options.certFile, options.keyFile, this.log, options.pollIntervalMs);
     const serverOptions = { ...httpServerOptions(options.limits), ...this.cert.current };
     this.server = createServer({ ...serverOptions, minVersion: 'TLSv1.2' }, (req, res) => {
@@ -121,7 +126,7 @@ export class WebhookServer {
     } catch (err) {
       return send(res, 400, { error: `the body is not JSON: ${(err as Error).message}` });
     }
-    const outcome = answerReview(decoded, this.options.validate);
+    const outcome = answerReview(decoded, this.options.validate, this.validated);
     if (!outcome.ok) return send(res, 400, { error: outcome.message });
     const r = outcome.response;
     this.log.debug('webhook: reviewed', { uid: r.uid, allowed: r.allowed, reason: r.status?.message });

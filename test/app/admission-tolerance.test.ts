@@ -14,6 +14,7 @@ import { validateFiles } from '../../src/app/validate.ts';
 import { fillStore, loadConfigFiles } from '../../src/controller/file-source.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { issueLine } from '../../src/model/result.ts';
+import { PLUGIN_KINDS } from '../support/kinds.ts';
 
 const HOST = 'orders.shop.svc.cluster.local';
 const ROOT = 'istio-system';
@@ -290,7 +291,7 @@ describe('what is held is named', () => {
   });
 
   it('/debug/config lists it under heldObjects', () => {
-    const loaded = loadConfigFiles([write(objects)], { rootNamespace: ROOT });
+    const loaded = loadConfigFiles([write(objects)], { rootNamespace: ROOT, kinds: PLUGIN_KINDS });
     const store = new ConfigStore({ rootNamespace: ROOT, mesh: loaded.mesh });
     fillStore(store, loaded);
     const doc = configDocument(store, true) as { heldObjects: string[] };

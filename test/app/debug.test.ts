@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { configDocument } from '../../src/app/debug.ts';
 import { parseRawObjects, fillStore } from '../../src/controller/file-source.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
+import { PARSE_OPTIONS, PLUGIN_KINDS } from '../support/kinds.ts';
 
 describe('/debug/config', () => {
   it('lists DubboAuthorizationPolicies and the rejected ones with their field', () => {
@@ -13,10 +14,15 @@ describe('/debug/config', () => {
       metadata: { name, namespace: 'rpc' },
       spec,
     });
-    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    const store = new ConfigStore({ rootNamespace: 'istio-system', kinds: PLUGIN_KINDS });
     fillStore(
       store,
-      parseRawObjects([policy('ok', { action: 'DENY' }), policy('bad', { action: 'AUDIT' })], 'istio-system'),
+      parseRawObjects(
+        [policy('ok', { action: 'DENY' }), policy('bad', { action: 'AUDIT' })],
+        'istio-system',
+        [],
+        PARSE_OPTIONS,
+      ),
     );
     const doc = configDocument(store, true) as {
       objects: Record<string, { metadata: { name: string }; spec: unknown }[]>;

@@ -24,6 +24,7 @@ import {
   SILENT_CASES,
   type NearMissCase,
 } from './near-miss-cases.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 
 const ROOT = 'istio-system';
 const work = mkdtempSync(join(tmpdir(), 'aeraki-near-miss-'));
@@ -53,7 +54,7 @@ const GROUPS = [
 describe('near-miss inputs', () => {
   it('the unchanged objects of the table are valid (each case breaks exactly what it names)', () => {
     const raws = [metaRouter(), applicationProtocol(), redisService(), redisDestination(), dubboPolicy()];
-    const parsed = parseRawObjects(raws, ROOT);
+    const parsed = parseRawObjects(raws, ROOT, [], PARSE_OPTIONS);
     assert.deepEqual(parsed.issues.map(issueLine), []);
     assert.equal(parsed.objects.length, raws.length);
   });

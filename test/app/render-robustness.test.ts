@@ -10,6 +10,7 @@ import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { loadCases } from './fixture-cases.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 
 const REPLACEMENTS: unknown[] = [undefined, null, -1, '', true, [null], { a: null }];
 
@@ -53,7 +54,7 @@ describe('robustness: wrong types anywhere never throw', () => {
         for (const p of paths(raw)) {
           for (const r of REPLACEMENTS) {
             const mutated = raws.map((o, i) => (i === index ? withValue(raw, p, r) : o));
-            const loaded = parseRawObjects(mutated, root);
+            const loaded = parseRawObjects(mutated, root, [], PARSE_OPTIONS);
             const store = new ConfigStore({ rootNamespace: root, mesh: loaded.mesh });
             for (const o of loaded.objects) store.upsert(o);
             assert.doesNotThrow(

@@ -12,6 +12,7 @@ import { hasErrors, severityOf } from '../../src/model/result.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
 import { isDns1123Subdomain } from '../../src/util/names.ts';
 import { assertIssueShape, deepFreeze, loadCorpus, type FixtureInput } from './corpus.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 
 const corpus = loadCorpus();
 
@@ -20,7 +21,7 @@ function storeFor(input: FixtureInput): ConfigStore {
     ? (input.args[input.args.indexOf('--root-namespace') + 1] ?? 'istio-system')
     : 'istio-system';
   const store = new ConfigStore({ rootNamespace });
-  const parsed = parseRawObjects(input.raws, rootNamespace);
+  const parsed = parseRawObjects(input.raws, rootNamespace, [], PARSE_OPTIONS);
   for (const o of parsed.objects) deepFreeze(o);
   fillStore(store, parsed);
   return store;

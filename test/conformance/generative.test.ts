@@ -12,6 +12,7 @@ import { createGenerators } from '../../src/plugins/registry.ts';
 import { isDns1123Subdomain } from '../../src/util/names.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { assertIssueShape, loadCorpus } from './corpus.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 
 /** mulberry32: a tiny seeded PRNG. */
 function rng(seed: number): () => number {
@@ -107,7 +108,7 @@ function mutate(value: unknown, r: () => number): unknown {
 }
 
 function runPipeline(raws: readonly unknown[]): void {
-  const parsed = parseRawObjects(raws, 'istio-system');
+  const parsed = parseRawObjects(raws, 'istio-system', [], PARSE_OPTIONS);
   const store = new ConfigStore({ rootNamespace: 'istio-system' });
   fillStore(store, parsed);
   const out = generateAll(store, createGenerators(), { namespaceScope: false });
@@ -220,7 +221,7 @@ describe('generative', () => {
       };
       const policies = Array.from({ length: 1 + Math.floor(r() * 4) }, (_, i) => randomPolicy(r, i));
       const store = new ConfigStore({ rootNamespace: 'istio-system' });
-      const parsed = parseRawObjects([se, ...policies], 'istio-system');
+      const parsed = parseRawObjects([se, ...policies], 'istio-system', [], PARSE_OPTIONS);
       // Random values include ones that can never match (warnings), never errors.
       assert.deepEqual(
         parsed.issues.filter((i) => severityOf(i) === 'error'),

@@ -4,6 +4,14 @@ import type { ConfigStore, KeyChange, RejectedObject } from '../../src/controlle
 import type { ConfigKind, ConfigObject } from '../../src/model/objects.ts';
 import type { ConfigEvent } from '../../src/model/view.ts';
 import { destinationRule, recordingStore, serviceEntry } from '../support/builders.ts';
+import { kindIndex } from '../../src/model/kinds.ts';
+
+/** ServiceEntries by host, as written: a lookup index as plugins declare them. */
+const BY_HOST = kindIndex({
+  name: 'test/ServiceEntry/host',
+  kind: 'ServiceEntry',
+  keysOf: (o) => o.spec.hosts,
+});
 
 const names = (events: readonly ConfigEvent[]) => events.map((e) => `${e.type} ${e.name}`);
 
@@ -67,11 +75,11 @@ describe('ConfigStore.applyKindChanges', () => {
     assert.deepEqual(names(events), ['deleted a', 'updated b', 'added d']);
     assert.equal(store.get('ServiceEntry', 'ns', 'c'), c, 'an equal copy replaces nothing');
     assert.deepEqual(
-      store.exactHostObjects('ServiceEntry', 'ns', 'b2.example').map((o) => o.metadata.name),
+      store.indexed(BY_HOST, 'b2.example').map((o) => o.metadata.name),
       ['b'],
       'indexes follow',
     );
-    assert.deepEqual(store.exactHostObjects('ServiceEntry', 'ns', 'b.example'), []);
+    assert.deepEqual(store.indexed(BY_HOST, 'b.example'), []);
   });
 
   it('a rejection keeps the last valid version, silently; without one the object holds its hosts', () => {

@@ -13,6 +13,8 @@ import {
   serviceEntry,
   virtualService,
 } from '../support/builders.ts';
+import { POLICIES_BY_NAMESPACE } from '../../src/plugins/dubbo/context.ts';
+import { kindIndex } from '../../src/model/kinds.ts';
 
 function appProtocol(
   name: string,
@@ -255,9 +257,29 @@ describe('ConfigStore', () => {
     assert.equal(store.codecFor('trpc'), undefined);
   });
 
+  it('builds a lookup index on first use over the objects stored, then keeps it and names its keys', () => {
+    const store = new ConfigStore({ rootNamespace: 'istio-system' });
+    store.upsert(serviceEntry('ns', 'b', { hosts: ['x.example', 'y.example'] }));
+    store.upsert(serviceEntry('ns', 'a', { hosts: ['x.example'] }));
+    const a = store.get('ServiceEntry', 'ns', 'a');
+    assert.ok(a);
+    assert.deepEqual(store.indexKeysOf(a), [], 'no index asked for yet');
+    const byHost = kindIndex({ name: 'test/by-host', kind: 'ServiceEntry', keysOf: (o) => o.spec.hosts });
+    const names = (host: string) => store.indexed(byHost, host).map((o) => o.metadata.name);
+    assert.deepEqual(names('x.example'), ['a', 'b']);
+    assert.deepEqual(names('y.example'), ['b']);
+    store.upsert(serviceEntry('ns', 'a', { hosts: ['y.example'] }));
+    store.delete('ServiceEntry', 'ns', 'b');
+    assert.deepEqual(names('x.example'), []);
+    assert.deepEqual(names('y.example'), ['a']);
+    const now = store.get('ServiceEntry', 'ns', 'a');
+    assert.ok(now);
+    assert.deepEqual(store.indexKeysOf(now), [['test/by-host', 'y.example']]);
+  });
+
   it('indexes DubboAuthorizationPolicies by namespace (by name within it), through updates and deletes', () => {
     const { store, events } = recordingStore();
-    const names = (ns: string) => store.dubboAuthorizationPolicies(ns).map((p) => p.metadata.name);
+    const names = (ns: string) => store.indexed(POLICIES_BY_NAMESPACE, ns).map((p) => p.metadata.name);
     assert.deepEqual(names('rpc'), []);
     store.upsert(dubboAuthorizationPolicy('rpc', 'b', {}));
     store.upsert(dubboAuthorizationPolicy('rpc', 'a', {}));
@@ -266,7 +288,7 @@ describe('ConfigStore', () => {
     assert.deepEqual(names('web'), ['c']);
     store.upsert(dubboAuthorizationPolicy('rpc', 'a', { action: 'DENY' }));
     assert.deepEqual(
-      store.dubboAuthorizationPolicies('rpc').map((p) => `${p.metadata.name}:${p.spec.action}`),
+      store.indexed(POLICIES_BY_NAMESPACE, 'rpc').map((p) => `${p.metadata.name}:${p.spec.action}`),
       ['a:DENY', 'b:ALLOW'],
     );
     store.delete('DubboAuthorizationPolicy', 'rpc', 'b');

@@ -25,7 +25,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
 import {
-  AERAKI_RESOURCES,
+  aerakiResources,
   istioResources,
   SERVICE_RESOURCE,
 } from '../../src/controller/kube/resources.ts';
@@ -36,10 +36,14 @@ import { SERVE_ROWS } from '../../cmd/serve-config.ts';
 import { certProviderOfFlags } from '../../cmd/serve-rows-identity.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
-import { createGenerators } from '../../src/plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../../src/plugins/registry.ts';
 import { loadCorpus } from '../conformance/corpus.ts';
 import { readFolder } from '../support/as-applied.ts';
 import { CEL_TWINS, celRules, CrdChecker, newAjv } from './crd-schema.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
+
+/** The controller's own CRDs: the core's and the plugins'. */
+const AERAKI_RESOURCES = aerakiResources(createPluginKinds());
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -371,7 +375,7 @@ describe('manifests', () => {
     for (const { source, raw } of aerakiObjects()) {
       const problems = check.get(raw.kind)!.problems(raw);
       const label = `${source} ${raw.kind} ${raw.metadata?.name}`;
-      const accepted = parseConfigObject(raw)?.ok === true;
+      const accepted = parseConfigObject(raw, PARSE_OPTIONS)?.ok === true;
       if (accepted) assert.deepEqual(problems, [], label);
       else assert.notDeepEqual(problems, [], `${label}: the controller refuses it, the CRD accepts it`);
       const counts = seen.get(raw.kind) ?? { accepted: 0, refused: 0 };
@@ -469,7 +473,7 @@ describe('manifests', () => {
     let checked = 0;
     for (const input of loadCorpus()) {
       const store = new ConfigStore({ rootNamespace: 'istio-system' });
-      fillStore(store, parseRawObjects(input.raws, 'istio-system'));
+      fillStore(store, parseRawObjects(input.raws, 'istio-system', [], PARSE_OPTIONS));
       for (const o of generateAll(store, createGenerators(), { namespaceScope: false }).objects) {
         if (o.kind === 'EnvoyFilter') new EnvoyFilter(o as never).validate();
         else new VirtualService(o).validate();

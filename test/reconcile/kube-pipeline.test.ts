@@ -9,7 +9,7 @@ import { createKubeSink } from '../../src/reconcile/kube-sink.ts';
 import { heldSourceKeys, Reconciler } from '../../src/reconcile/reconciler.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import { createGenerators } from '../../src/plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../../src/plugins/registry.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { requests, runs, until } from './kube-support.ts';
@@ -63,6 +63,7 @@ describe('informers -> store -> generateAll -> reconciler (fake kube-apiserver)'
     const store = new ConfigStore({ rootNamespace: ROOT });
     const source = new KubeSource({
       kc,
+      kinds: createPluginKinds(),
       store,
       rootNamespace: ROOT,
       istio: 'auto',

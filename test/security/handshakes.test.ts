@@ -17,6 +17,7 @@ import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { meshClient, testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
 import { meshTls, ISTIOD } from '../registry/mcp/tls.ts';
 import { waitFor } from '../support/python.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
 
 const CAP = 3;
 const TIMEOUT_MS = 1000;
@@ -110,6 +111,7 @@ describe('handshake limits on every TLS listener', () => {
     });
     const webhook = new WebhookServer({
       address: { host: '127.0.0.1', port: 0 },
+      kinds: createPluginKinds(),
       certFile: certs.certFile,
       keyFile: certs.keyFile,
       validate: () => [],

@@ -1,7 +1,7 @@
 // The status controller against the fake kube-apiserver over real HTTP with client-node, on the manual clock.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { AERAKI_RESOURCES } from '../../src/controller/kube/resources.ts';
+import { aerakiResources } from '../../src/controller/kube/resources.ts';
 import type { ConfigStore } from '../../src/controller/store.ts';
 import { issue, type ObjectRef } from '../../src/model/result.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
@@ -12,6 +12,10 @@ import { silentLogger } from '../../src/util/logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
+
+/** The controller's own CRDs: the core's and the plugins'. */
+const AERAKI_RESOURCES = aerakiResources(createPluginKinds());
 
 const MR = 'metarouters.metaprotocol.aeraki.io';
 const EV = { group: 'events.k8s.io', resource: 'events' };

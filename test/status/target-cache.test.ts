@@ -2,7 +2,7 @@
 // HTTP with client-node: the controller's debounce on one manual clock, the informers' backoff on another.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
-import { AERAKI_RESOURCES } from '../../src/controller/kube/resources.ts';
+import { aerakiResources } from '../../src/controller/kube/resources.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
 import { StatusController } from '../../src/status/controller.ts';
 import { createKubeStatusPort, type StatusResource } from '../../src/status/kube.ts';
@@ -13,6 +13,10 @@ import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { waitFor } from '../reconcile/kube-support.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
+
+/** The controller's own CRDs: the core's and the plugins'. */
+const AERAKI_RESOURCES = aerakiResources(createPluginKinds());
 
 const MR = 'metarouters.metaprotocol.aeraki.io';
 const QUIET = 500;

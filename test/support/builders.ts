@@ -2,13 +2,15 @@
 // parsing itself matters; these are for tests of generators and builders that start from the typed model.
 import { ConfigStore } from '../../src/controller/store.ts';
 import type {
-  ConfigObject,
-  DestinationRule,
-  DestinationRuleSpec,
   DubboAuthorizationPolicy,
   DubboAuthorizationPolicySpec,
   DubboOperation,
   DubboSource,
+} from '../../src/plugins/dubbo/types.ts';
+import type {
+  ConfigObject,
+  DestinationRule,
+  DestinationRuleSpec,
   Gateway,
   GatewaySpec,
   MetaRouter,

@@ -2,7 +2,12 @@
 // DestinationRule) and a Dubbo service (a VirtualService), each with a valid and an invalid version.
 import type { ConfigStore } from '../../src/controller/store.ts';
 import { parseRawObjects } from '../../src/model/parse/objects.ts';
-import { CONFIG_KINDS } from '../../src/model/objects.ts';
+import { configKinds } from '../../src/model/objects.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
+import { PARSE_OPTIONS } from './kinds.ts';
+
+/** Every kind read: the core's and the plugins'. */
+const CONFIG_KINDS = configKinds(createPluginKinds());
 
 export type Raw = Record<string, unknown>;
 
@@ -94,7 +99,7 @@ export function world(valid: { mr: boolean; vs: boolean; dr: boolean }): Raw[] {
 
 /** Replaces the store's content with `raws`, as the directory and MCP sources do (replaceKind per kind). */
 export function fill(store: ConfigStore, raws: readonly Raw[]): void {
-  const parsed = parseRawObjects(raws, ROOT);
+  const parsed = parseRawObjects(raws, ROOT, [], PARSE_OPTIONS);
   for (const kind of CONFIG_KINDS) {
     store.replaceKind(
       kind,

@@ -7,6 +7,7 @@ import type { ConfigStore } from '../../src/controller/store.ts';
 import { boundHostsOf } from '../../src/model/bound-hosts.ts';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
 import { parseConfigObject } from '../../src/model/parse/parse.ts';
+import { PARSE_OPTIONS } from './kinds.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -289,7 +290,7 @@ export function randomChange(p: Picker, store: ConfigStore): Change {
   }
   let raw = BUILD[kind](p, meta(p, namespace, name));
   if (p.chance(0.15)) raw = broken(p, raw);
-  const parsed = parseConfigObject(raw);
+  const parsed = parseConfigObject(raw, PARSE_OPTIONS);
   if (parsed === undefined) throw new Error(`not a kind the controller reads: ${JSON.stringify(raw)}`);
   if (parsed.ok) {
     store.upsert(parsed.value);

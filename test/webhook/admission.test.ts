@@ -4,20 +4,25 @@ import { describe, it } from 'node:test';
 import { generationCheck } from '../../src/app/validate.ts';
 import { warning } from '../../src/model/result.ts';
 import { validateObjects } from '../../src/model/validate/validate.ts';
-import { answerReview, type ObjectValidator } from '../../src/webhook/admission.ts';
+import { answerReview, validatedKinds, type ObjectValidator } from '../../src/webhook/admission.ts';
 import { INVALID_META_ROUTER, META_ROUTER, reviewV1, reviewV1beta1 } from './reviews.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 
 const real: ObjectValidator = (o) =>
   validateObjects([o], {
     rootNamespace: 'istio-system',
+    parseOptions: PARSE_OPTIONS,
     check: generationCheck({ rootNamespace: 'istio-system', namespaceScope: false }),
   }).issues;
+
+const VALIDATED = validatedKinds(createPluginKinds());
 
 const NO_SERVICE_ENTRY_WARNING =
   'MetaRouter meta-thrift/test-metaprotocol-route: spec.hosts[0]: no ServiceEntry has "thrift-sample-server.meta-thrift.svc.cluster.local" as its first host: this MetaRouter configures no sidecar and no MetaProtocol routes are served for it';
 
 function answer(body: unknown, validate: ObjectValidator = real) {
-  const out = answerReview(body, validate);
+  const out = answerReview(body, validate, VALIDATED);
   assert.ok(out.ok, 'a review');
   return out;
 }
@@ -119,7 +124,7 @@ describe('answerReview', () => {
       { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v2' },
       { kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: {} },
     ]) {
-      assert.equal(answerReview(body, real).ok, false, JSON.stringify(body));
+      assert.equal(answerReview(body, real, VALIDATED).ok, false, JSON.stringify(body));
     }
   });
 });

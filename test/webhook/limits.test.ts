@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/util/logger.ts';
 import { WebhookServer } from '../../src/webhook/server.ts';
 import { testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
 import { META_ROUTER, reviewV1 } from './reviews.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
 
 function post(
   port: number,
@@ -55,6 +56,7 @@ describe('webhook limits', () => {
     certs = writeCertDir();
     server = new WebhookServer({
       address: { host: '127.0.0.1', port: 0 },
+      kinds: createPluginKinds(),
       certFile: certs.certFile,
       keyFile: certs.keyFile,
       validate: () => {

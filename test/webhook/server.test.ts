@@ -20,6 +20,8 @@ import { serveOptions } from '../e2e/options.ts';
 import { waitFor } from '../e2e/support.ts';
 import { binary, run } from '../support/process.ts';
 import { INVALID_META_ROUTER, META_ROUTER, reviewV1, reviewV1beta1 } from './reviews.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 
 const CURL = binary('/usr/bin/curl', 'curl');
 const PYTHON = '/usr/bin/python3';
@@ -89,6 +91,7 @@ const fingerprint = (pem: string) =>
 const validate = (o: Readonly<Record<string, unknown>>) =>
   validateObjects([o], {
     rootNamespace: 'istio-system',
+    parseOptions: PARSE_OPTIONS,
     check: generationCheck({ rootNamespace: 'istio-system', namespaceScope: false }),
   }).issues;
 
@@ -110,6 +113,7 @@ describe('webhook over HTTPS', () => {
     writeFileSync(keyFile, first.serverKey);
     server = new WebhookServer({
       address: { host: '127.0.0.1', port: 0 },
+      kinds: createPluginKinds(),
       certFile,
       keyFile,
       validate,

@@ -8,13 +8,17 @@ import { loadConfigFiles, fillStore } from '../../src/controller/file-source.ts'
 import { ConfigStore } from '../../src/controller/store.ts';
 import { formatIssue, severityOf } from '../../src/model/result.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
+import { PLUGIN_KINDS } from '../support/kinds.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = path.resolve(repoRoot, '../shared/fixtures/render');
 const read = (dir: string, f: string) => readFileSync(path.join(fixtures, dir, f), 'utf8');
 
 function routesOf(dir: string) {
-  const result = loadConfigFiles([path.join(fixtures, dir, 'input.yaml')], { rootNamespace: 'istio-system' });
+  const result = loadConfigFiles([path.join(fixtures, dir, 'input.yaml')], {
+    rootNamespace: 'istio-system',
+    kinds: PLUGIN_KINDS,
+  });
   const store = new ConfigStore({ rootNamespace: 'istio-system', mesh: result.mesh });
   fillStore(store, result);
   const built = buildRouteConfigurations(store);

@@ -4,7 +4,7 @@ import * as tls from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import { CONFIG_KINDS, type ConfigObject } from '../../src/model/objects.ts';
+import { configKinds, type ConfigObject } from '../../src/model/objects.ts';
 import type { TrackedView } from '../../src/kit/incremental/dependencies.ts';
 import { generateDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
@@ -14,6 +14,10 @@ import type { RouteConfigurationJson } from '../../src/xds-rds/route-json.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
 import { foreignCa, testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
+import { createPluginKinds } from '../../src/plugins/registry.ts';
+
+/** Every kind read: the core's and the plugins'. */
+const CONFIG_KINDS = configKinds(createPluginKinds());
 
 const HOST = 'svc.example';
 const NAME = `${HOST}_20880`;

@@ -2,6 +2,7 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { isNotFound } from '../../kit/kube/errors.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
+import type { KindSpec } from '../../model/kinds.ts';
 import type { ConfigKind } from '../../model/objects.ts';
 
 export interface KindResource {
@@ -13,10 +14,9 @@ export interface KindResource {
 }
 
 export const AERAKI_GROUP = 'metaprotocol.aeraki.io';
-export const DUBBO_GROUP = 'dubbo.aeraki.io';
-export const REDIS_GROUP = 'redis.aeraki.io';
 
-export const AERAKI_RESOURCES: readonly KindResource[] = [
+/** The core's own CRDs (the plugins' come from their kinds: aerakiResources). */
+export const CORE_AERAKI_RESOURCES: readonly KindResource[] = [
   {
     kind: 'MetaRouter',
     group: AERAKI_GROUP,
@@ -31,28 +31,17 @@ export const AERAKI_RESOURCES: readonly KindResource[] = [
     plural: 'applicationprotocols',
     clusterScoped: true,
   },
-  {
-    kind: 'DubboAuthorizationPolicy',
-    group: DUBBO_GROUP,
-    version: 'v1alpha1',
-    plural: 'dubboauthorizationpolicies',
-    clusterScoped: false,
-  },
-  {
-    kind: 'RedisService',
-    group: REDIS_GROUP,
-    version: 'v1alpha1',
-    plural: 'redisservices',
-    clusterScoped: false,
-  },
-  {
-    kind: 'RedisDestination',
-    group: REDIS_GROUP,
-    version: 'v1alpha1',
-    plural: 'redisdestinations',
-    clusterScoped: false,
-  },
 ];
+
+/** The resource of a plugin's kind. */
+export function kindResource(k: KindSpec): KindResource {
+  return { kind: k.kind, group: k.group, version: k.version, plural: k.plural, clusterScoped: !k.namespaced };
+}
+
+/** The controller's own CRDs: the core's (MetaRouter, ApplicationProtocol), then the plugins' `kinds`. */
+export function aerakiResources(kinds: readonly KindSpec[]): KindResource[] {
+  return [...CORE_AERAKI_RESOURCES, ...kinds.map(kindResource)];
+}
 
 export type IstioApiVersion = 'v1' | 'v1alpha3';
 

@@ -1,12 +1,12 @@
 /**
- * Secrets by name (least privilege, DESIGN habit 14): the Secrets that RedisServices and RedisDestinations name
- * (model/secret-refs.ts) are read with a GET by name in the object's namespace, never listed or watched (RBAC:
+ * Secrets by name (least privilege, DESIGN habit 14): the Secrets that objects name (their kinds' secretRefs,
+ * model/secret-refs.ts) are read with a GET by name in the object's namespace, never listed or watched (RBAC:
  * `get secrets` only). Only the keys a filter uses are kept, in a Secret of the store that has a namespace, a name
  * and that data and nothing else (no labels, annotations or other keys: `last-applied-configuration` is never held).
  *
  * An object that names Secrets is stored once every Secret it names was read. A Secret that is missing (404) or
- * forbidden (403) is an error of the object naming it (`RedisService ns/x: spec.settings.auth.secret.name: Secret
- * ns/s not found`): the object is rejected and its last valid version stays in effect with the Secret values it was
+ * forbidden (403) is an error of the object naming it (`<Kind> ns/x: <field naming it>: Secret ns/s not found`):
+ * the object is rejected and its last valid version stays in effect with the Secret values it was
  * read with (last known good). Other failures (5xx, network) are retried with backoff and change nothing.
  * Secrets are read again when an object naming them changes, and every `refreshMs` (a rotated password reaches the
  * filters); a Secret no stored or waiting object names any more is removed from the store.
@@ -16,8 +16,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { apiStatusOf } from '../../kit/kube/errors.ts';
 import type { ConfigKind, ConfigObject, Secret } from '../../model/objects.ts';
 import { formatIssue, issue, refOf, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
-import { secretRefsOf, usedSecretData, type SecretRef } from '../../model/secret-refs.ts';
-import type { SecretAuth } from '../../model/redis.ts';
+import { usedSecretData, type SecretRef, type SecretRefsOf } from '../../model/secret-refs.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import type { Clock, TimerHandle } from '../../util/clock.ts';
 import { stableStringify } from '../../util/json.ts';
@@ -51,11 +50,10 @@ export function kubeSecretGetter(kc: KubeConfig): SecretGetter {
   };
 }
 
-/** The kinds whose objects may name Secrets: the Kubernetes source hands their objects to the reader. */
-export const SECRET_OWNER_KINDS: readonly ConfigKind[] = ['RedisService', 'RedisDestination'];
-
 export interface SecretReaderOptions {
   readonly get: SecretGetter;
+  /** The Secrets an object names (model/secret-refs.ts secretRefReader, over the plugins' kinds). */
+  readonly refsOf: SecretRefsOf;
   readonly store: KeyedWrites;
   /** Period of the reads of every named Secret (`--secret-refresh-interval`, default 60 s). */
   readonly refreshMs?: number;
@@ -123,13 +121,13 @@ export class SecretReader {
     return new Promise((r) => this.settledWaiters.push(r));
   }
 
-  /** A valid version of an owner (SECRET_OWNER_KINDS) from the source: stored once its Secrets are read. */
+  /** A valid version of an owner (a kind whose objects may name Secrets) from the source: stored once its Secrets are read. */
   offer(obj: ConfigObject): void {
     const key = keyOf(refOf(obj));
     this.invalidated.delete(key);
     const stored = this.applied.get(key);
     if (!this.waiting.has(key) && stored && stableStringify(stored) === stableStringify(obj)) return;
-    if (secretRefsOf(obj).length === 0) {
+    if (this.o.refsOf(obj).length === 0) {
       this.forget(key);
       this.apply(key, obj);
       this.collect();
@@ -219,13 +217,13 @@ export class SecretReader {
   /** GETs every Secret `obj` names and stores the found ones (used keys only). */
   private async read(obj: ConfigObject, get: SecretGetter): Promise<Reading> {
     const ns = obj.metadata.namespace;
-    const refs = secretRefsOf(obj);
-    const answers = await Promise.all(refs.map((r) => get(ns, r.auth.name)));
+    const refs = this.o.refsOf(obj);
+    const answers = await Promise.all(refs.map((r) => get(ns, r.name)));
     const issues: ConfigIssue[] = [];
     let transient = false;
     refs.forEach((ref, i) => {
       const answer = answers[i]!;
-      const name = ref.auth.name;
+      const name = ref.name;
       if (answer.found) this.putSecret(ns, name, answer.data);
       else if (answer.reason === 'failed') {
         transient = true;
@@ -237,17 +235,17 @@ export class SecretReader {
 
   private putSecret(namespace: string, name: string, data: Readonly<Record<string, string>>): void {
     if (this.stopped) return;
-    const auths = this.authsOf(namespace, name);
+    const refs = this.refsTo(namespace, name);
     this.held.add(secretKey(namespace, name));
-    this.o.store.upsert(secretObject(namespace, name, usedSecretData(auths, data)));
+    this.o.store.upsert(secretObject(namespace, name, usedSecretData(refs, data)));
   }
 
   /** Every reference to the Secret namespace/name by a stored or waiting owner. */
-  private authsOf(namespace: string, name: string): SecretAuth[] {
-    const out: SecretAuth[] = [];
+  private refsTo(namespace: string, name: string): SecretRef[] {
+    const out: SecretRef[] = [];
     for (const o of [...this.applied.values(), ...this.waiting.values()]) {
       if (o.metadata.namespace !== namespace) continue;
-      for (const r of secretRefsOf(o)) if (r.auth.name === name) out.push(r.auth);
+      for (const r of this.o.refsOf(o)) if (r.name === name) out.push(r);
     }
     return out;
   }
@@ -256,7 +254,7 @@ export class SecretReader {
   private collect(): void {
     const named = new Set<string>();
     for (const o of [...this.applied.values(), ...this.waiting.values()]) {
-      for (const r of secretRefsOf(o)) named.add(secretKey(o.metadata.namespace, r.auth.name));
+      for (const r of this.o.refsOf(o)) named.add(secretKey(o.metadata.namespace, r.name));
     }
     for (const k of [...this.held]) {
       if (named.has(k)) continue;
@@ -280,12 +278,12 @@ export class SecretReader {
 }
 
 function secretIssue(obj: ConfigObject, ref: SecretRef, reason: 'not found' | 'forbidden'): ConfigIssue {
-  const where = secretKey(obj.metadata.namespace, ref.auth.name);
+  const where = secretKey(obj.metadata.namespace, ref.name);
   const message =
     reason === 'not found'
       ? `Secret ${where} not found`
       : `Secret ${where} forbidden: the controller may not get it (grant verb get on group "" (core) resource secrets)`;
-  return issue(refOf(obj), `${ref.path}.secret.name`, message);
+  return issue(refOf(obj), ref.path, message);
 }
 
 /** A Secret as the store holds it: namespace, name and the used keys; nothing else of the API object. */

@@ -1,8 +1,8 @@
 /**
  * Config sources read from the Kubernetes API through resilient informers, into the store:
- * - the controller's own CRDs (MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
- *   RedisDestination) and the mesh ConfigMap (`istio` in the root namespace, key `mesh`); the Secrets that
- *   RedisServices and RedisDestinations name are read by name (secrets.ts), never listed or watched;
+ * - the controller's own CRDs (MetaRouter, ApplicationProtocol and the plugins' kinds, `kinds`) and the mesh
+ *   ConfigMap (`istio` in the root namespace, key `mesh`); the Secrets that objects of those kinds name are read by
+ *   name (secrets.ts), never listed or watched;
  * - optionally (`--config-source kube`, the fallback when MCP is not reachable) the Istio kinds ServiceEntry,
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
@@ -25,14 +25,16 @@ import { errorFields } from '../../util/logger.ts';
 import { boundGatewaysOf, boundHostsOf } from '../../model/bound-hosts.ts';
 import { ISTIO_GROUP } from '../../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../../model/mesh.ts';
-import type { ConfigKind, MeshConfig } from '../../model/objects.ts';
+import type { MeshConfig } from '../../model/objects.ts';
 import {
   DEFAULT_PARSE_OPTIONS,
   meshConfigFromConfigMap,
   parseConfigObject,
   type ParseOptions,
 } from '../../model/parse/parse.ts';
+import { secretRefReader, type KindSpec } from '../../model/kinds.ts';
 import { formatIssue } from '../../model/result.ts';
+
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock } from '../../util/clock.ts';
 import type { ResourceId } from '../../kit/kube/discovery.ts';
@@ -45,10 +47,10 @@ import {
   type Subscription,
 } from '../../kit/kube/informer-hub.ts';
 import type { KeyedWrites } from '../store-changes.ts';
-import { kubeSecretGetter, SECRET_OWNER_KINDS, SecretReader, type SecretGetter } from './secrets.ts';
+import { kubeSecretGetter, SecretReader, type SecretGetter } from './secrets.ts';
 import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';
 import {
-  AERAKI_RESOURCES,
+  aerakiResources,
   detectIstioApiVersion,
   istioResources,
   resourcePath,
@@ -74,7 +76,9 @@ export interface KubeSourceOptions {
   readonly informers?: KubeInformers;
   readonly store: StoreTarget;
   readonly rootNamespace: string;
-  /** MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy and the mesh ConfigMap (default true). */
+  /** The plugins' kinds (plugins/registry.ts): read with the core's own CRDs. */
+  readonly kinds: readonly KindSpec[];
+  /** MetaRouter, ApplicationProtocol, the plugins' kinds and the mesh ConfigMap (default true). */
   readonly aeraki?: boolean;
   /** The Istio kinds: a fixed version, 'auto' (v1 if served, else v1alpha3), or false (default: MCP serves them). */
   readonly istio?: IstioApiVersion | 'auto' | false;
@@ -91,7 +95,7 @@ export interface KubeSourceOptions {
   readonly minWatchIntervalMs?: number;
   /** Rediscovery period of kinds not installed and the backoff after 403 (defaults: 30 s; 5 s to 60 s). */
   readonly discovery?: KindDiscoveryOptions;
-  /** Period of the reads of the Secrets Redis objects name (`--secret-refresh-interval`, default 60 s). */
+  /** Period of the reads of the Secrets objects name (`--secret-refresh-interval`, default 60 s). */
   readonly secretRefreshMs?: number;
   /** How a Secret is read (default: a GET by name over `kc`; tests inject one). */
   readonly secretGetter?: SecretGetter;
@@ -111,6 +115,8 @@ export class KubeSource {
   private readonly hub: KubeInformers;
   private readonly parseOptions: ParseOptions;
   private readonly secrets: SecretReader;
+  /** The kinds whose objects may name Secrets: their objects go through the SecretReader. */
+  private readonly secretOwners: ReadonlySet<string>;
   private stopped = false;
   private started: Promise<void> | undefined;
   /** The Istio API version in use once detected. */
@@ -132,10 +138,15 @@ export class KubeSource {
         clock: this.clock,
         logger: this.log,
       });
-    this.parseOptions =
-      options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : DEFAULT_PARSE_OPTIONS;
+    this.parseOptions = {
+      clusterDomain: options.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
+      kinds: options.kinds,
+    };
+    const refs = secretRefReader(options.kinds);
+    this.secretOwners = new Set(refs.ownerKinds);
     this.secrets = new SecretReader({
       get: options.secretGetter ?? kubeSecretGetter(options.kc),
+      refsOf: refs.refsOf,
       store: options.store,
       ...(options.secretRefreshMs !== undefined ? { refreshMs: options.secretRefreshMs } : {}),
       ...(options.backoff ? { backoff: options.backoff } : {}),
@@ -180,7 +191,7 @@ export class KubeSource {
 
   private async startAll(): Promise<void> {
     const resources: KindResource[] = [];
-    if (this.o.aeraki ?? true) resources.push(...AERAKI_RESOURCES);
+    if (this.o.aeraki ?? true) resources.push(...aerakiResources(this.o.kinds));
     const istio = this.o.istio ?? false;
     if (istio !== false) {
       this.istioVersion = istio === 'auto' ? await this.detectWithRetry() : istio;
@@ -254,7 +265,7 @@ export class KubeSource {
       })) as KubernetesListObject<KubernetesObject>;
     const remove = (obj: KubernetesObject) => {
       const ns = r.clusterScoped ? '' : (obj.metadata?.namespace ?? '');
-      if (SECRET_OWNER_KINDS.includes(r.kind)) this.secrets.delete(r.kind, ns, obj.metadata?.name ?? '');
+      if (this.secretOwners.has(r.kind)) this.secrets.delete(r.kind, ns, obj.metadata?.name ?? '');
       else this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
     };
     const revision = r.group === ISTIO_GROUP ? (this.o.revision ?? '') : undefined;
@@ -286,14 +297,14 @@ export class KubeSource {
     if (res === undefined) return;
     if (res.ok) {
       // An object naming Secrets is stored once they are read (secrets.ts).
-      if (SECRET_OWNER_KINDS.includes(res.value.kind)) this.secrets.offer(res.value);
+      if (this.secretOwners.has(res.value.kind)) this.secrets.offer(res.value);
       else this.o.store.upsert(res.value);
       for (const i of res.issues) this.log.warn('config issue', { issue: formatIssue(i) });
     } else {
       const first = res.issues[0];
       // The last valid version (if any) stays in the store: it remains in effect until a valid one or a delete.
       if (first) {
-        if (SECRET_OWNER_KINDS.includes(first.ref.kind as ConfigKind)) this.secrets.invalid(first.ref);
+        if (this.secretOwners.has(first.ref.kind)) this.secrets.invalid(first.ref);
         const gateways = boundGatewaysOf(raw, first.ref.namespace);
         this.o.store.reject(first.ref, res.issues, boundHostsOf(raw), gateways);
       }

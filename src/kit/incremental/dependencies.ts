@@ -5,7 +5,7 @@
  *
  * Keys: `obj:<kind>/<ns>/<name>` (get), `kind:<kind>` (list), `host:<normalised host>` (configForHost, isHostHeld:
  * the VirtualServices, DestinationRules and MetaRouters of a host and whether it is held), `gw:<ns>/<name>`
- * (metaRoutersForGateway), `exact:<kind>|<ns>|<host>` (exactHostObjects), `codec:<protocol>`, `dap:<ns>`,
+ * (metaRoutersForGateway), `idx:<index name>|<key>` (indexed: a plugin's lookup index), `codec:<protocol>`,
  * `first:<normalised host>` (whether a ServiceEntry has that first host), `gwheld:<ns>/<name>` (isGatewayHeld),
  * `eps:<ns>/<service>` (endpointPorts) and `mesh`.
  */
@@ -23,6 +23,8 @@ export interface TrackedView extends ConfigView {
   heldHosts(): readonly { readonly host: string; readonly by: readonly ObjectRef[] }[];
   /** The held Gateways, `<ns>/<name>` (ConfigView.isGatewayHeld), each with the rejected MetaRouters holding it. */
   heldGateways(): readonly { readonly gateway: string; readonly by: readonly ObjectRef[] }[];
+  /** The keys `o` is filed under in the lookup indexes (ConfigView.indexed) built so far, `[index name, key]`. */
+  indexKeysOf(o: ConfigObject): readonly (readonly [string, string])[];
   /** Events arrive synchronously after each change; returns the unsubscribe function. */
   subscribe(listener: (e: ConfigEvent) => void): () => void;
 }
@@ -56,15 +58,23 @@ export function endpointPortsDepKey(namespace: string, service: string): string 
   return `eps:${namespace}/${service}`;
 }
 
+export function indexDepKey(index: string, key: string): string {
+  return `idx:${index}|${key}`;
+}
+
 export function firstHostDepKey(normalisedHost: string): string {
   return `first:${normalisedHost}`;
 }
+
+/** What eventKeys needs of the view: how it normalises hosts and files objects in lookup indexes. */
+type KeyedView = Pick<TrackedView, 'clusterDomain' | 'indexKeysOf'>;
 
 /** A view over `view` that adds to `deps` the key of every lookup made through it. */
 export function recordingView(view: TrackedView, deps: Set<string>): ConfigView {
   const host = (h: string, ns: string) => deps.add(hostDepKey(normalizeHost(h, ns, view.clusterDomain)));
   return {
     rootNamespace: view.rootNamespace,
+    kinds: view.kinds,
     mesh: () => (deps.add(MESH_KEY), view.mesh()),
     list: (kind) => (deps.add(`kind:${kind}`), view.list(kind)),
     get: (kind, ns, name) => (deps.add(objectDepKey(kind, ns, name)), view.get(kind, ns, name)),
@@ -72,13 +82,9 @@ export function recordingView(view: TrackedView, deps: Set<string>): ConfigView 
     gateways: () => (deps.add('kind:Gateway'), view.gateways()),
     configForHost: (h, ns) => (host(h, ns), view.configForHost(h, ns)),
     metaRoutersForGateway: (ns, name) => (deps.add(`gw:${ns}/${name}`), view.metaRoutersForGateway(ns, name)),
-    exactHostObjects: (kind, ns, h) => (
-      deps.add(`exact:${kind}|${ns}|${h}`),
-      view.exactHostObjects(kind, ns, h)
-    ),
+    indexed: (index, key) => (deps.add(indexDepKey(index.name, key)), view.indexed(index, key)),
     codecFor: (p) => (deps.add(`codec:${p}`), view.codecFor(p)),
     applicationProtocols: () => (deps.add('kind:ApplicationProtocol'), view.applicationProtocols()),
-    dubboAuthorizationPolicies: (ns) => (deps.add(`dap:${ns}`), view.dubboAuthorizationPolicies(ns)),
     isHostHeld: (h, ns) => (host(h, ns), view.isHostHeld(h, ns)),
     isGatewayHeld: (ns, name) => (deps.add(gatewayHeldDepKey(`${ns}/${name}`)), view.isGatewayHeld(ns, name)),
     endpointPorts: (ns, svc) => (deps.add(endpointPortsDepKey(ns, svc)), view.endpointPorts(ns, svc)),
@@ -91,8 +97,10 @@ export function recordingView(view: TrackedView, deps: Set<string>): ConfigView 
 }
 
 /** The keys one version of an object is found under (besides its `obj:` and `kind:` keys). */
-function objectKeys(o: ConfigObject, clusterDomain: string, out: Set<string>): void {
+function objectKeys(o: ConfigObject, view: KeyedView, out: Set<string>): void {
+  for (const [index, key] of view.indexKeysOf(o)) out.add(indexDepKey(index, key));
   const ns = o.metadata.namespace;
+  const clusterDomain = view.clusterDomain;
   const hosts = (list: readonly string[]) => {
     for (const h of list) out.add(hostDepKey(normalizeHost(h, ns, clusterDomain)));
   };
@@ -108,35 +116,25 @@ function objectKeys(o: ConfigObject, clusterDomain: string, out: Set<string>): v
     case 'ApplicationProtocol':
       out.add(`codec:${o.spec.protocol}`);
       return;
-    case 'DubboAuthorizationPolicy':
-      out.add(`dap:${ns}`);
-      return;
     case 'ServiceEntry':
     case 'Service': {
-      for (const h of o.spec.hosts) out.add(`exact:${o.kind}|${ns}|${h}`);
       const first = o.spec.hosts[0];
       if (first !== undefined) out.add(firstHostDepKey(normalizeHost(first, ns, clusterDomain)));
       return;
     }
-    case 'RedisService':
-      for (const h of o.spec.host) out.add(`exact:${o.kind}|${ns}|${h}`);
-      return;
-    case 'RedisDestination':
-      if (o.spec.host !== '') out.add(`exact:${o.kind}|${ns}|${o.spec.host}`);
-      return;
     default:
       return;
   }
 }
 
 /** The keys `e` changes (both versions' keys for an update). Held hosts are not known here: see ChangeTracker. */
-export function eventKeys(e: ConfigEvent, clusterDomain: string): Set<string> {
+export function eventKeys(e: ConfigEvent, view: KeyedView): Set<string> {
   const out = new Set<string>();
   if (e.kind === 'MeshConfig') return out.add(MESH_KEY);
   if (e.kind === 'EndpointPorts') return out.add(endpointPortsDepKey(e.namespace, e.name));
   out.add(objectDepKey(e.kind, e.namespace, e.name)).add(`kind:${e.kind}`);
   for (const o of [e.old, e.object]) {
-    if (o !== undefined && 'metadata' in o) objectKeys(o, clusterDomain, out);
+    if (o !== undefined && 'metadata' in o) objectKeys(o, view, out);
   }
   return out;
 }
@@ -194,7 +192,7 @@ export class ChangeTracker {
   }
 
   private onEvent(e: ConfigEvent): void {
-    for (const k of eventKeys(e, this.view.clusterDomain)) this.dirty.add(k);
+    for (const k of eventKeys(e, this.view)) this.dirty.add(k);
     if (e.type === 'held' || bindsHosts(e.kind)) this.heldChanged = true;
     if (e.kind === 'ServiceEntry' || e.kind === 'Service') {
       if (e.old !== undefined) this.countFirstHost(e.old as ConfigObject, -1);

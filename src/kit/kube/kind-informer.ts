@@ -68,7 +68,7 @@ export function forbiddenMessage(verb: string, r: ResourceId): string {
 }
 
 /**
- * `RedisService not installed (CRD redisservices.redis.aeraki.io)`; a built-in kind (a `*.k8s.io` group, such as
+ * `MetaRouter not installed (CRD metarouters.metaprotocol.aeraki.io)`; a built-in kind (a `*.k8s.io` group, such as
  * EndpointSlice before Kubernetes 1.21) is `EndpointSlice not served (endpointslices.discovery.k8s.io)`.
  */
 export function notInstalledMessage(kind: string, r: ResourceId): string {

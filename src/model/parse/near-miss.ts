@@ -8,12 +8,20 @@
  */
 import { isPlainObject } from '../../util/json.ts';
 import { describe } from './fields.ts';
+import type { KindSpec } from '../kinds.ts';
 import { DEFAULT_NAMESPACE, readKinds } from './parse.ts';
 import { warning, type ConfigIssue, type ObjectRef } from '../result.ts';
 
 type KnownKind = ReturnType<typeof readKinds>[number];
 
-const KNOWN: readonly KnownKind[] = readKinds();
+/** The kinds read, per list of plugin kinds (built once each). */
+const known = new Map<readonly KindSpec[] | undefined, readonly KnownKind[]>();
+
+function knownKinds(kinds: readonly KindSpec[] | undefined): readonly KnownKind[] {
+  let out = known.get(kinds);
+  if (out === undefined) known.set(kinds, (out = readKinds(kinds)));
+  return out;
+}
 
 /** `networking.istio.io/v1` → `networking.istio.io`; a core version (`v1`) → ''. */
 function groupOf(apiVersion: string): string {
@@ -25,9 +33,13 @@ function preferred(k: KnownKind): string {
   return k.versions[k.versions.length - 1] ?? '';
 }
 
-/** The near-miss warning for a document this controller does not read; undefined when it is none. */
-export function nearMissIssue(raw: unknown): ConfigIssue | undefined {
+/**
+ * The near-miss warning for a document this controller does not read (the core's kinds and the plugins' `kinds`);
+ * undefined when it is none.
+ */
+export function nearMissIssue(raw: unknown, kinds?: readonly KindSpec[]): ConfigIssue | undefined {
   if (!isPlainObject(raw) || typeof raw['kind'] !== 'string') return undefined;
+  const KNOWN = knownKinds(kinds);
   const kind = raw['kind'];
   const apiVersion = raw['apiVersion'];
   const given = typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion : undefined;

@@ -73,11 +73,11 @@ export function parseRawObjects(
     if (misplaced) issues.push(misplaced);
     const parsed = parseConfigObject(raw, parseOptions);
     if (!parsed) {
-      const near = nearMissIssue(raw);
+      const near = nearMissIssue(raw, parseOptions.kinds);
       if (near) issues.push(near);
       continue;
     }
-    const kind = recognisedKind(raw) as ConfigKind;
+    const kind = recognisedKind(raw, parseOptions.kinds) as ConfigKind;
     if (parsed.ok) {
       const key = objectIdentity(kind, parsed.value.metadata.namespace, parsed.value.metadata.name);
       byKey.delete(key);

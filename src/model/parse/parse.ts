@@ -3,13 +3,14 @@
  * Wrong types and missing required fields become ConfigIssues naming the object and the field path
  * (`spec.ports[1].name`); an object with any error is rejected as a whole (ok: false), one with only warnings
  * (MetaRouter rules, validate/metarouter.ts) is returned with them. Unknown fields are ignored, except by the
- * kinds read strictly (Aeraki's own: MetaRouter, ApplicationProtocol, DubboAuthorizationPolicy, RedisService,
- * RedisDestination; parse/strict.ts), where they are errors. Never throws on input.
+ * kinds read strictly (Aeraki's own: MetaRouter, ApplicationProtocol and the plugins' kinds; parse/strict.ts),
+ * where they are errors. The plugins' kinds are read when the options name them (ParseOptions.kinds, from the
+ * plugin list). Never throws on input.
  */
 import { deepFreeze, isPlainObject } from '../../util/json.ts';
+import { apiVersionOf, type KindSpec } from '../kinds.ts';
 import type { ConfigKind, ConfigObject, ObjectMeta } from '../objects.ts';
 import { readApplicationProtocolSpec, readMetaRouterSpec } from './aeraki.ts';
-import { readDubboAuthorizationPolicySpec } from './dubbo.ts';
 import { Fields, type Raw } from './fields.ts';
 import {
   readDestinationRuleSpec,
@@ -17,7 +18,7 @@ import {
   readServiceEntrySpec,
   readVirtualServiceSpec,
 } from './istio.ts';
-import { readRedisDestinationSpec, readRedisServiceSpec, readSecretBody } from './redis.ts';
+import { readSecretBody } from './secret.ts';
 import { fail, hasErrors, ok, type ObjectRef, type Result } from '../result.ts';
 import { CLUSTER_DOMAIN } from '../constants.ts';
 import { convertServiceSpec, readKubeServiceSpec } from './service.ts';
@@ -30,13 +31,15 @@ const ISTIO_VERSIONS: ReadonlySet<string> = new Set([
   'networking.istio.io/v1',
 ]);
 const AERAKI_VERSIONS: ReadonlySet<string> = new Set(['metaprotocol.aeraki.io/v1alpha1']);
-const DUBBO_VERSIONS: ReadonlySet<string> = new Set(['dubbo.aeraki.io/v1alpha1']);
-const REDIS_VERSIONS: ReadonlySet<string> = new Set(['redis.aeraki.io/v1alpha1']);
 const CORE_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
-/** How objects are read: the cluster domain of Kubernetes Service hosts (`--cluster-domain`). */
+/**
+ * How objects are read: the cluster domain of Kubernetes Service hosts (`--cluster-domain`) and the plugins' kinds
+ * (plugins/registry.ts; absent: the core's kinds only).
+ */
 export interface ParseOptions {
   readonly clusterDomain: string;
+  readonly kinds?: readonly KindSpec[];
 }
 
 export const DEFAULT_PARSE_OPTIONS: ParseOptions = Object.freeze({ clusterDomain: CLUSTER_DOMAIN });
@@ -61,48 +64,64 @@ interface KindInfo {
   readonly topLevel?: boolean;
 }
 
-const KINDS: Readonly<Record<ConfigKind, KindInfo>> = {
+const CORE_KINDS: Readonly<Partial<Record<ConfigKind, KindInfo>>> = {
   ServiceEntry: { versions: ISTIO_VERSIONS, clusterScoped: false, read: readServiceEntrySpec },
   VirtualService: { versions: ISTIO_VERSIONS, clusterScoped: false, read: readVirtualServiceSpec },
   DestinationRule: { versions: ISTIO_VERSIONS, clusterScoped: false, read: readDestinationRuleSpec },
   Gateway: { versions: ISTIO_VERSIONS, clusterScoped: false, read: readGatewaySpec },
   MetaRouter: { versions: AERAKI_VERSIONS, clusterScoped: false, read: readMetaRouterSpec },
   ApplicationProtocol: { versions: AERAKI_VERSIONS, clusterScoped: true, read: readApplicationProtocolSpec },
-  DubboAuthorizationPolicy: {
-    versions: DUBBO_VERSIONS,
-    clusterScoped: false,
-    read: readDubboAuthorizationPolicySpec,
-  },
   Service: { versions: CORE_VERSIONS, clusterScoped: false, read: readServiceAsEntry },
-  RedisService: { versions: REDIS_VERSIONS, clusterScoped: false, read: readRedisServiceSpec },
-  RedisDestination: { versions: REDIS_VERSIONS, clusterScoped: false, read: readRedisDestinationSpec },
   Secret: { versions: CORE_VERSIONS, clusterScoped: false, read: readSecretBody, topLevel: true },
 };
 
 /** Namespace given to namespaced objects whose metadata has none (as `kubectl apply` would in its default context). */
 export const DEFAULT_NAMESPACE = 'default';
 
+/** The core's kinds, then the plugins' (`kinds`), by kind; built once per list of plugin kinds. */
+const tables = new WeakMap<readonly KindSpec[], ReadonlyMap<string, KindInfo>>();
+const CORE_TABLE: ReadonlyMap<string, KindInfo> = new Map(Object.entries(CORE_KINDS));
+
+function kindTable(kinds: readonly KindSpec[] | undefined): ReadonlyMap<string, KindInfo> {
+  if (kinds === undefined || kinds.length === 0) return CORE_TABLE;
+  let table = tables.get(kinds);
+  if (table === undefined) {
+    const m = new Map(CORE_TABLE);
+    for (const k of kinds) {
+      m.set(k.kind, {
+        versions: new Set([apiVersionOf(k)]),
+        clusterScoped: !k.namespaced,
+        read: (f, spec) => k.readSpec(f, spec),
+      });
+    }
+    tables.set(kinds, (table = m));
+  }
+  return table;
+}
+
 /**
- * The kinds this controller reads, each with the apiVersions it reads them in (the preferred one last) and whether
- * it is cluster-scoped (model/parse/near-miss.ts names them for documents that almost match one).
+ * The kinds this controller reads (the core's and `kinds`), each with the apiVersions it reads them in (the
+ * preferred one last) and whether it is cluster-scoped (model/parse/near-miss.ts names them for documents that
+ * almost match one).
  */
-export function readKinds(): { kind: ConfigKind; versions: readonly string[]; clusterScoped: boolean }[] {
-  return (Object.keys(KINDS) as ConfigKind[]).map((kind) => ({
-    kind,
-    versions: [...KINDS[kind].versions],
-    clusterScoped: KINDS[kind].clusterScoped,
+export function readKinds(
+  kinds?: readonly KindSpec[],
+): { kind: ConfigKind; versions: readonly string[]; clusterScoped: boolean }[] {
+  return [...kindTable(kinds)].map(([kind, info]) => ({
+    kind: kind as ConfigKind,
+    versions: [...info.versions],
+    clusterScoped: info.clusterScoped,
   }));
 }
 
-/** The kind and apiVersion of `raw` when it is one this controller reads. */
-export function recognisedKind(raw: unknown): ConfigKind | undefined {
+/** The kind and apiVersion of `raw` when it is one this controller reads (the core's and `kinds`). */
+export function recognisedKind(raw: unknown, kinds?: readonly KindSpec[]): ConfigKind | undefined {
   if (!isPlainObject(raw)) return undefined;
   const kind = raw['kind'];
   const apiVersion = raw['apiVersion'];
   if (typeof kind !== 'string' || typeof apiVersion !== 'string') return undefined;
-  if (!Object.hasOwn(KINDS, kind)) return undefined;
-  const info = KINDS[kind as ConfigKind];
-  return info.versions.has(apiVersion) ? (kind as ConfigKind) : undefined;
+  const info = kindTable(kinds).get(kind);
+  return info?.versions.has(apiVersion) === true ? (kind as ConfigKind) : undefined;
 }
 
 /**
@@ -115,9 +134,10 @@ export function parseConfigObject(
   raw: unknown,
   options: ParseOptions = DEFAULT_PARSE_OPTIONS,
 ): Result<ConfigObject> | undefined {
-  const kind = recognisedKind(raw);
+  const kind = recognisedKind(raw, options.kinds);
   if (kind === undefined || !isPlainObject(raw)) return undefined;
-  const info = KINDS[kind];
+  const info = kindTable(options.kinds).get(kind);
+  if (info === undefined) return undefined;
   const mdRaw = raw['metadata'];
   const md = isPlainObject(mdRaw) ? mdRaw : {};
   const nameV = md['name'];

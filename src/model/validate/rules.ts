@@ -3,18 +3,23 @@
  * what the status planner reports for an object the store holds, such as a rule of admission hygiene it breaks
  * (result.ts hygiene), without the store keeping the issues of every valid object.
  */
+import type { KindSpec } from '../kinds.ts';
 import type { ConfigObject } from '../objects.ts';
 import { refOf, type ConfigIssue, type ObjectRef } from '../result.ts';
-import { dubboAuthorizationPolicyIssues } from './dubbo.ts';
 import { destinationRuleIssues, serviceEntryIssues } from './istio-entries.ts';
 import { virtualServiceIssues } from './istio.ts';
 import { applicationProtocolIssues, metaRouterIssues } from './metarouter.ts';
 
 /**
  * The issues the rules of its kind find in `o` (a parsed, valid object): warnings only, in field order. `ref` is
- * the object's ref when the caller holds it already (the parser does).
+ * the object's ref when the caller holds it already (the parser does); `kinds` are the plugins' kinds, whose own
+ * rules (KindSpec.ruleIssues) apply to their objects.
  */
-export function ruleIssues(o: ConfigObject, ref: ObjectRef = refOf(o)): readonly ConfigIssue[] {
+export function ruleIssues(
+  o: ConfigObject,
+  ref: ObjectRef = refOf(o),
+  kinds: readonly KindSpec[] = [],
+): readonly ConfigIssue[] {
   switch (o.kind) {
     case 'MetaRouter':
       return metaRouterIssues(o.spec, ref);
@@ -26,9 +31,7 @@ export function ruleIssues(o: ConfigObject, ref: ObjectRef = refOf(o)): readonly
       return destinationRuleIssues(o.spec, ref);
     case 'ServiceEntry':
       return serviceEntryIssues(o.spec, ref);
-    case 'DubboAuthorizationPolicy':
-      return dubboAuthorizationPolicyIssues(o.spec, ref);
     default:
-      return [];
+      return kinds.find((k) => k.kind === o.kind)?.ruleIssues?.(o, ref) ?? [];
   }
 }

@@ -10,6 +10,7 @@ import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 import { inboundDraft, outboundDrafts, type NetworkFilter } from '../sdk/patches.ts';
+import type { DubboContext } from './context.ts';
 import { dubboProxy, ROUTER, type DubboFilter, type DubboProxyConfig } from './filters.ts';
 import { authorizationFilters } from './rbac.ts';
 import { defaultRoute, outboundRoutes } from './route.ts';
@@ -27,12 +28,12 @@ export interface DubboGeneratorOptions {
    * ServiceEntry (so its previous output is kept) instead of writing an inbound filter without its access control.
    * Default: the RBAC filters of the context's DubboAuthorizationPolicies (rbac.ts).
    */
-  readonly inboundFilters?: (ctx: SidecarContext) => Result<readonly DubboFilter[]>;
+  readonly inboundFilters?: (ctx: SidecarContext<DubboContext>) => Result<readonly DubboFilter[]>;
 }
 
 /** The default inbound filters: RBAC from the DubboAuthorizationPolicies that apply (none without policies). */
-function policyFilters(ctx: SidecarContext): Result<readonly DubboFilter[]> {
-  return ok(authorizationFilters(ctx.dubboAuthorizationPolicies ?? []));
+function policyFilters(ctx: SidecarContext<DubboContext>): Result<readonly DubboFilter[]> {
+  return ok(authorizationFilters(ctx.extension ?? []));
 }
 
 function networkFilter(config: DubboProxyConfig): NetworkFilter {
@@ -40,7 +41,7 @@ function networkFilter(config: DubboProxyConfig): NetworkFilter {
 }
 
 export function generateDubboSidecar(
-  ctx: SidecarContext,
+  ctx: SidecarContext<DubboContext>,
   options: DubboGeneratorOptions,
 ): Result<readonly FilterDraft[]> {
   const se = ctx.serviceEntry;

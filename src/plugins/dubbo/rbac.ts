@@ -10,14 +10,9 @@
  * - inside a set, each non-empty list is one OR of its values and each `not*` list the same under a NOT, in the
  *   order principals, notPrincipals, namespaces, notNamespaces (sources) and methods, notMethods, interfaces,
  *   notInterfaces (operations).
- * The policies are already validated (parse/dubbo.ts), so the translation cannot fail.
+ * The policies are already validated (parse.ts), so the translation cannot fail.
  */
-import type {
-  DubboAuthorizationPolicy,
-  DubboOperation,
-  DubboRule,
-  DubboSource,
-} from '../../model/objects.ts';
+import type { DubboAuthorizationPolicy, DubboOperation, DubboRule, DubboSource } from './types.ts';
 import { DUBBO_RBAC_FILTER, type DubboFilter } from './filters.ts';
 import {
   metadataRule,

@@ -4,10 +4,9 @@
  * `passwordField`, else `password`, else `token` when there is no `password` key; username key `usernameField`,
  * else `username`; values trimmed; a missing key gives nothing. A missing Secret is an input error of the owner.
  */
-import type { RedisAuth } from '../../model/redis.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
+import type { RedisAuth, SecretAuth } from './types.ts';
+import type { RedisContext } from './context.ts';
 import { fail, issue, ok, type ObjectRef, type Result } from '../../model/result.ts';
-import { passwordKeyOf, usernameKeyOf } from '../../model/secret-refs.ts';
 
 /** Credentials; '' means "not set" (left out of the config). */
 export interface Credentials {
@@ -37,6 +36,16 @@ export function resolveAuth(
   const usernameKey = usernameKeyOf(ref);
   const value = (key: string): string => (Object.hasOwn(data, key) ? (data[key] ?? '').trim() : '');
   return ok({ password: value(passwordKey), username: value(usernameKey) });
+}
+
+/** The password key: `passwordField`, else `password`, else `token` when the data has no `password` key. */
+export function passwordKeyOf(auth: SecretAuth, data: Readonly<Record<string, string>>): string {
+  return auth.passwordField ?? (Object.hasOwn(data, 'password') ? 'password' : 'token');
+}
+
+/** The username key: `usernameField`, else `username`. */
+export function usernameKeyOf(auth: SecretAuth): string {
+  return auth.usernameField ?? 'username';
 }
 
 /** `{inlineString}` DataSource, or undefined for an empty value. */

@@ -7,8 +7,7 @@
  * metadata exchange and a raw-buffer transport socket (mTLS to Redis is off, istio#30022).
  */
 import type { ServiceEntry, ServicePort } from '../../model/objects.ts';
-import type { RedisDestination } from '../../model/objects.ts';
-import type { RedisConnectionPool, TcpKeepalive } from '../../model/redis.ts';
+import type { RedisConnectionPool, RedisDestination, TcpKeepalive } from './types.ts';
 import { inline, type Credentials } from './auth.ts';
 import { REDIS_PROXY_FILTER } from './constants.ts';
 

@@ -7,7 +7,7 @@
  */
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { outboundClusterName } from '../../model/names.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
+import type { RedisContext } from './context.ts';
 import { fail, issue, ok, refOf, type ConfigIssue, type Result } from '../../model/result.ts';
 import {
   clusterAddPatch,
@@ -61,10 +61,10 @@ function clusterConfig(
   return destinationCluster(name, ctx.serviceEntry, ctx.port, usable, auth.ok ? auth.value : NO_CREDENTIALS);
 }
 
-export function generateRedisSidecar(ctx: SidecarContext): Result<readonly FilterDraft[]> {
+export function generateRedisSidecar(ctx: SidecarContext<RedisContext>): Result<readonly FilterDraft[]> {
   const se = ctx.serviceEntry;
   const host = se.spec.hosts[0];
-  const redis = ctx.redis;
+  const redis = ctx.extension;
   if (host === undefined || redis === undefined) {
     return fail([issue(refOf(se), 'spec.hosts', 'has no host; a redis service needs hosts[0]')]);
   }

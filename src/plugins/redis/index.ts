@@ -4,12 +4,16 @@
  * https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/filters/network/redis_proxy/v3/redis_proxy.proto
  */
 import type { Generator } from '../../model/generator.ts';
+import { resolveRedisContext, type RedisContext } from './context.ts';
 import { generateRedisSidecar } from './generator.ts';
+import { REDIS_KINDS } from './kinds.ts';
 
-export function createRedisGenerator(): Generator {
+export function createRedisGenerator(): Generator<RedisContext> {
   return {
     name: 'redis',
     protocols: ['redis'],
+    kinds: REDIS_KINDS,
+    resolveContext: resolveRedisContext,
     generateSidecar: generateRedisSidecar,
-  } satisfies Generator;
+  } satisfies Generator<RedisContext>;
 }

@@ -6,8 +6,8 @@
  */
 import type { ServicePort } from '../../model/objects.ts';
 import { outboundClusterName } from '../../model/names.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
-import type { RedisRouteDestination } from '../../model/redis.ts';
+import type { RedisContext } from './context.ts';
+import type { RedisRouteDestination } from './types.ts';
 
 export function inferPort(ctx: RedisContext, host: string, listener: ServicePort): number {
   const ports = ctx.portsOfHost(host);

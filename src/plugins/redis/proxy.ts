@@ -4,10 +4,10 @@
  * Outbound from the bound RedisService (Aeraki internal/plugin/redis/outbound.go, with D10, D11, D13), or the
  * default that sends everything to the service's own cluster; inbound always to `inbound|<port>||`.
  */
-import type { RedisService, ServicePort } from '../../model/objects.ts';
-import type { RedisContext } from '../../model/redis-context.ts';
+import type { ServicePort } from '../../model/objects.ts';
+import type { RedisContext } from './context.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
-import type { RedisFault, RedisMirror, RedisRoute, RedisSettings } from '../../model/redis.ts';
+import type { RedisFault, RedisMirror, RedisRoute, RedisService, RedisSettings } from './types.ts';
 import { inline, type Credentials } from './auth.ts';
 import { destinationCluster } from './ports.ts';
 

@@ -9,7 +9,7 @@ import { KubeSource } from '../../../src/controller/kube/sources.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { IncrementalGenerator } from '../../../src/envoyfilter/incremental.ts';
 import type { EnvoyFilterObject } from '../../../src/model/objects.ts';
-import { createGenerators } from '../../../src/plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../../../src/plugins/registry.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
 import { fakeKubeConfig } from '../../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fakes/kube-apiserver/index.ts';
@@ -51,6 +51,7 @@ const ledgerService = {
 function source(api: FakeKubeApiServer, store: ConfigStore, services: boolean): KubeSource {
   return new KubeSource({
     kc: fakeKubeConfig(api, { token: 'aeraki' }),
+    kinds: createPluginKinds(),
     store,
     rootNamespace: ROOT,
     istio: services ? 'v1' : false,

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { KubeSource } from '../../../src/controller/kube/sources.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { generateAll } from '../../../src/envoyfilter/generate-all.ts';
-import { createGenerators } from '../../../src/plugins/registry.ts';
+import { createGenerators, createPluginKinds } from '../../../src/plugins/registry.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
 import { buildRouteConfigurations } from '../../../src/xds-rds/routes.ts';
 import { fakeKubeConfig } from '../../fakes/kube-apiserver/client.ts';
@@ -44,6 +44,7 @@ describe('last known good: Kubernetes source (fake kube-apiserver)', () => {
     const store = new ConfigStore({ rootNamespace: ROOT });
     const src = new KubeSource({
       kc: fakeKubeConfig(api, { token: 'aeraki' }),
+      kinds: createPluginKinds(),
       store,
       rootNamespace: ROOT,
       istio: 'auto',

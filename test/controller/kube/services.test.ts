@@ -10,6 +10,7 @@ import { fakeKubeConfig } from '../../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fakes/kube-apiserver/index.ts';
 import { refClock } from '../../reconcile/support.ts';
 import { waitFor } from '../../reconcile/kube-support.ts';
+import { createPluginKinds } from '../../../src/plugins/registry.ts';
 
 const ROOT = 'istio-system';
 
@@ -23,6 +24,7 @@ const service = (ns: string, name: string, clusterIP: string, portName = 'tcp-me
 function source(api: FakeKubeApiServer, store: ConfigStore, services: boolean): KubeSource {
   return new KubeSource({
     kc: fakeKubeConfig(api, { token: 'aeraki' }),
+    kinds: createPluginKinds(),
     store,
     rootNamespace: ROOT,
     istio: services ? 'v1' : false,

@@ -9,6 +9,9 @@ import { fakeKubeConfig } from '../../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../../fakes/kube-apiserver/index.ts';
 import { refClock } from '../../reconcile/support.ts';
 import { waitFor } from '../../reconcile/kube-support.ts';
+import { POLICIES_BY_NAMESPACE } from '../../../src/plugins/dubbo/context.ts';
+import { exactHostKey, REDIS_SERVICES_BY_HOST } from '../../../src/plugins/redis/context.ts';
+import { createPluginKinds } from '../../../src/plugins/registry.ts';
 
 const ROOT = 'istio-system';
 const AP = 'applicationprotocols.metaprotocol.aeraki.io';
@@ -49,6 +52,7 @@ const meshConfigMap = (mesh: string) => ({
 function source(api: FakeKubeApiServer, store: ConfigStore, istio: 'auto' | false = false): KubeSource {
   return new KubeSource({
     kc: fakeKubeConfig(api, { token: 'aeraki' }),
+    kinds: createPluginKinds(),
     store,
     rootNamespace: ROOT,
     istio,
@@ -121,7 +125,7 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     const src = source(api, store);
     t.after(() => src.stop());
     await src.whenSynced();
-    const names = () => store.dubboAuthorizationPolicies('rpc').map((p) => p.metadata.name);
+    const names = () => store.indexed(POLICIES_BY_NAMESPACE, 'rpc').map((p) => p.metadata.name);
     assert.deepEqual(names(), ['deny-guests']);
     assert.deepEqual(
       store
@@ -261,7 +265,7 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     await src.whenSynced();
     assert.deepEqual(
       store
-        .exactHostObjects('RedisService', 'cache', 'r.cache.svc.cluster.local')
+        .indexed(REDIS_SERVICES_BY_HOST, exactHostKey('cache', 'r.cache.svc.cluster.local'))
         .map((o) => o.metadata.name),
       ['rs'],
     );
@@ -301,6 +305,7 @@ describe('Kubernetes sources (fake kube-apiserver)', () => {
     const store = new ConfigStore({ rootNamespace: ROOT });
     const src = new KubeSource({
       kc: fakeKubeConfig(api, { token: 'aeraki' }),
+      kinds: createPluginKinds(),
       store,
       rootNamespace: ROOT,
       backoff: { initialMs: 50, maxMs: 300 },

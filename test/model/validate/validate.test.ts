@@ -6,6 +6,7 @@ import { generationCheck } from '../../../src/app/validate.ts';
 import { parseRawObjects } from '../../../src/model/parse/objects.ts';
 import { issueLine } from '../../../src/model/result.ts';
 import { validateObjects } from '../../../src/model/validate/validate.ts';
+import { PARSE_OPTIONS } from '../../support/kinds.ts';
 
 const ROOT = 'istio-system';
 const check = generationCheck({ rootNamespace: ROOT, namespaceScope: false });
@@ -29,8 +30,9 @@ const protocol = (name: string, codec: string) => ({
 const lines = (raws: unknown[], existing?: unknown[]) =>
   validateObjects(raws, {
     rootNamespace: ROOT,
+    parseOptions: PARSE_OPTIONS,
     check,
-    ...(existing ? { existing: parseRawObjects(existing, ROOT) } : {}),
+    ...(existing ? { existing: parseRawObjects(existing, ROOT, [], PARSE_OPTIONS) } : {}),
   }).issues.map(issueLine);
 
 describe('validateObjects', () => {

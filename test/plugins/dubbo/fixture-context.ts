@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { sidecarContexts } from '../../../src/envoyfilter/context.ts';
-import type { SidecarContext } from '../../../src/model/generator.ts';
+import type { Generator, SidecarContext } from '../../../src/model/generator.ts';
 import { DEFAULT_MESH_CONFIG } from '../../../src/model/mesh.ts';
 import { normalizeHost } from '../../../src/model/names.ts';
 import type {
@@ -22,7 +22,9 @@ import type {
 } from '../../../src/model/objects.ts';
 import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import { detectProtocol, type Protocol } from '../../../src/model/protocol.ts';
+import { createGenerators } from '../../../src/plugins/registry.ts';
 import { serviceEntry, virtualService } from '../../support/builders.ts';
+import { PARSE_OPTIONS, PLUGIN_KINDS } from '../../support/kinds.ts';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/render');
@@ -31,7 +33,7 @@ export function sidecarContext(
   se: ServiceEntry,
   portIndex: number,
   vs?: VirtualService,
-): SidecarContext & { port: ServicePort } {
+): SidecarContext<never> & { port: ServicePort } {
   const port = se.spec.ports[portIndex];
   if (!port) throw new Error(`no port ${portIndex}`);
   return {
@@ -104,10 +106,10 @@ function toVirtualService(o: RawObject): VirtualService {
 }
 
 /** One sidecar context per port of `protocol` of every ServiceEntry of the case, VS resolved by FQDN host (D6). */
-export function fixtureContexts(caseName: string, protocol: Protocol): SidecarContext[] {
+export function fixtureContexts(caseName: string, protocol: Protocol): SidecarContext<never>[] {
   const objects = rawObjects(caseName);
   const vss = objects.filter((o) => o.kind === 'VirtualService').map(toVirtualService);
-  const out: SidecarContext[] = [];
+  const out: SidecarContext<never>[] = [];
   for (const se of objects.filter((o) => o.kind === 'ServiceEntry').map(toServiceEntry)) {
     const ns = se.metadata.namespace;
     const host = normalizeHost(se.spec.hosts[0] ?? '', ns);
@@ -119,19 +121,29 @@ export function fixtureContexts(caseName: string, protocol: Protocol): SidecarCo
   return out;
 }
 
-/** The same contexts through the controller's own parser, store and context resolution. */
-export function pipelineContexts(caseName: string, protocol: Protocol): SidecarContext[] {
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+/**
+ * The same contexts through the controller's own parser, store and context resolution (with the registry's
+ * generators, so each port gets what its own generator resolves: typed `X` by the caller).
+ */
+export function pipelineContexts<X = never>(caseName: string, protocol: Protocol): SidecarContext<X>[] {
+  const store = new ConfigStore({ rootNamespace: 'istio-system', kinds: PLUGIN_KINDS });
   for (const raw of rawObjects(caseName)) {
-    const parsed = parseConfigObject(raw);
+    const parsed = parseConfigObject(raw, PARSE_OPTIONS);
     if (parsed === undefined) continue;
     if (!parsed.ok) throw new Error(`fixture object does not parse: ${JSON.stringify(parsed.issues)}`);
     store.upsert(parsed.value);
   }
   return store
     .serviceEntries()
-    .flatMap((se) => sidecarContexts(store, se, se.spec.hosts[0] ?? ''))
-    .filter((ctx) => ctx.protocol === protocol);
+    .flatMap((se) => sidecarContexts(store, se, se.spec.hosts[0] ?? '', generatorsByProtocol()))
+    .filter((ctx) => ctx.protocol === protocol) as SidecarContext<X>[];
+}
+
+/** The registry's generators, by protocol. */
+function generatorsByProtocol(): Map<Protocol, Generator> {
+  const out = new Map<Protocol, Generator>();
+  for (const g of createGenerators()) for (const p of g.protocols) out.set(p, g);
+  return out;
 }
 
 export const CONTEXT_SOURCES = { 'by hand': fixtureContexts, pipeline: pipelineContexts } as const;

@@ -2,7 +2,7 @@
 // and the DENY-before-ALLOW filters, and the dubbo generator placing them on the inbound proxy by default.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { DubboRule } from '../../../src/model/objects.ts';
+import type { DubboRule } from '../../../src/plugins/dubbo/types.ts';
 import type { DubboProxyConfig } from '../../../src/plugins/dubbo/filters.ts';
 import { createDubboGenerator } from '../../../src/plugins/dubbo/index.ts';
 import { authorizationFilters, rulePolicy, ruleName } from '../../../src/plugins/dubbo/rbac.ts';
@@ -192,7 +192,7 @@ describe('DubboAuthorizationPolicy RBAC filters', () => {
       workloadSelector: { labels: { app: 'cart' } },
     });
     const policies = [deny('shop', 'block', [EMPTY]), allow('shop', 'open', [EMPTY])];
-    const ctx = { ...sidecarContext(se, 0), dubboAuthorizationPolicies: policies };
+    const ctx = { ...sidecarContext(se, 0), extension: policies };
     const result = createDubboGenerator().generateSidecar(ctx);
     assert.ok(result.ok);
     const chains = new Map(

@@ -15,6 +15,7 @@ import { formatIssue, severityOf, type ConfigIssue } from '../../../src/model/re
 import { createMetaProtocolGenerator } from '../../../src/plugins/metaprotocol/index.ts';
 import { sanitizeObjectName } from '../../../src/util/names.ts';
 import { asJson, expectedItems, fixturesDir } from './support.ts';
+import { PLUGIN_KINDS } from '../../support/kinds.ts';
 
 const CASES = [
   '01-metaprotocol-dubbo-sidecar',
@@ -53,7 +54,7 @@ function rootNamespaceOf(caseDir: string): string {
 function generateCase(caseName: string): { specs: Map<string, EnvoyFilterSpec>; issues: ConfigIssue[] } {
   const dir = path.join(fixturesDir, caseName);
   const rootNamespace = rootNamespaceOf(dir);
-  const loaded = loadConfigFiles([path.join(dir, 'input.yaml')], { rootNamespace });
+  const loaded = loadConfigFiles([path.join(dir, 'input.yaml')], { rootNamespace, kinds: PLUGIN_KINDS });
   const store = new ConfigStore({ rootNamespace });
   fillStore(store, loaded);
   const issues: ConfigIssue[] = [...loaded.issues];

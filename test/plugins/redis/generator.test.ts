@@ -10,12 +10,13 @@ import { generateAll, type GenerateOutput } from '../../../src/envoyfilter/gener
 import type { EnvoyFilterObject } from '../../../src/model/objects.ts';
 import { formatIssue } from '../../../src/model/result.ts';
 import { createRedisGenerator } from '../../../src/plugins/redis/index.ts';
+import { PARSE_OPTIONS, PLUGIN_KINDS } from '../../support/kinds.ts';
 
 function storeOf(yaml: string): ConfigStore {
   const raws = parseAllDocuments(yaml).map((d) => d.toJS() as unknown);
-  const parsed = parseRawObjects(raws, 'istio-system');
+  const parsed = parseRawObjects(raws, 'istio-system', [], PARSE_OPTIONS);
   assert.deepEqual(parsed.issues.map(formatIssue), [], 'valid input');
-  const store = new ConfigStore({ rootNamespace: 'istio-system' });
+  const store = new ConfigStore({ rootNamespace: 'istio-system', kinds: PLUGIN_KINDS });
   fillStore(store, parsed);
   return store;
 }

@@ -5,8 +5,8 @@
  *   AuthorizationPolicy, which this kind follows).
  * - A namespace value that, `*` aside, holds a character no namespace name has (`Shop`, `a_b`) matches no namespace.
  */
-import type { DubboAuthorizationPolicySpec, DubboOperation, DubboSource } from '../objects.ts';
-import { warning, type ConfigIssue, type ObjectRef } from '../result.ts';
+import type { DubboAuthorizationPolicySpec, DubboOperation, DubboSource } from './types.ts';
+import { warning, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
 
 const SOURCE_LISTS = ['principals', 'notPrincipals', 'namespaces', 'notNamespaces'] as const;
 const OPERATION_LISTS = ['interfaces', 'notInterfaces', 'methods', 'notMethods'] as const;

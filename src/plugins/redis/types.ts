@@ -1,8 +1,10 @@
 /**
  * Typed shapes of the redis.aeraki.io/v1alpha1 kinds (api: redis/v1alpha1/redisservice.proto,
- * redisdestination.proto) and of the v1 Secrets they read auth from. Durations are proto3 JSON strings
- * (`"60s"`, `"0.250s"`), already validated; enums are their names. Parsed by parse/redis.ts.
+ * redisdestination.proto). Durations are proto3 JSON strings (`"60s"`, `"0.250s"`), already validated; enums are
+ * their names. Parsed by parse.ts; added to the model's object union (PluginObjects) here.
  */
+import type { KubeObject } from '../../model/objects.ts';
+
 export const READ_POLICIES = ['MASTER', 'PREFER_MASTER', 'REPLICA', 'PREFER_REPLICA', 'ANY'] as const;
 export type ReadPolicy = (typeof READ_POLICIES)[number];
 export const FAULT_TYPES = ['DELAY', 'ERROR'] as const;
@@ -102,7 +104,12 @@ export interface RedisDestinationSpec {
   readonly trafficPolicy?: { readonly connectionPool?: RedisConnectionPool };
 }
 
-/** A v1 Secret as the controller keeps it: `data` decoded, `stringData` merged over it. */
-export interface SecretSpec {
-  readonly data: Readonly<Record<string, string>>;
+export type RedisService = KubeObject<'RedisService', RedisServiceSpec>;
+export type RedisDestination = KubeObject<'RedisDestination', RedisDestinationSpec>;
+
+declare module '../../model/objects.ts' {
+  interface PluginObjects {
+    RedisService: RedisService;
+    RedisDestination: RedisDestination;
+  }
 }

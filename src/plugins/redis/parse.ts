@@ -3,10 +3,9 @@
  * unknown fields at any depth, wrong JSON types, unknown enum names, Go-invalid durations and `secret` with
  * `plain` in one auth are input errors; so are the inputs D13 lists (a fault without percentage, a route or mirror
  * without host) and a CLUSTER-mode discovery endpoint that is not `host`, `host:port` or `[ipv6]:port`.
- * Also v1 Secrets: `data` (base64) decoded, `stringData` merged over it.
  */
-import { describe, type Fields, type Raw } from './fields.ts';
-import { readEnum, rejectUnknownFields, strictObject } from './strict.ts';
+import { describe, type Fields, type Raw } from '../../model/parse/fields.ts';
+import { readEnum, rejectUnknownFields, strictObject } from '../../model/parse/strict.ts';
 import {
   FAULT_TYPES,
   READ_POLICIES,
@@ -21,9 +20,8 @@ import {
   type RedisRouteDestination,
   type RedisServiceSpec,
   type RedisSettings,
-  type SecretSpec,
   type TcpKeepalive,
-} from '../redis.ts';
+} from './types.ts';
 
 /** Drops the keys whose value is undefined (objects of the model leave absent fields out). */
 function defined<T extends object>(o: T): T {
@@ -223,19 +221,4 @@ export function readRedisDestinationSpec(f: Fields, spec: Raw): RedisDestination
     ? defined({ connectionPool: readConnectionPool(f, tp, 'spec.trafficPolicy.connectionPool') })
     : undefined;
   return defined({ host, trafficPolicy });
-}
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** A Secret's top level (it has no spec): `data` decoded from base64, `stringData` merged over it. */
-export function readSecretBody(f: Fields, raw: Raw): SecretSpec {
-  const data: Record<string, string> = {};
-  const encoded = f.stringMap(raw, 'data', 'data');
-  for (const [key, value] of Object.entries(encoded)) {
-    const compact = value.replace(/\s+/g, '');
-    if (compact.length % 4 !== 0 || !BASE64.test(compact)) f.error(`data.${key}`, 'not valid base64');
-    else data[key] = Buffer.from(compact, 'base64').toString('utf8');
-  }
-  Object.assign(data, f.stringMap(raw, 'stringData', 'stringData'));
-  return { data };
 }

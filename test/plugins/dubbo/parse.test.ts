@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import type { DubboAuthorizationPolicySpec } from '../../../src/model/objects.ts';
+import type { DubboAuthorizationPolicySpec } from '../../../src/plugins/dubbo/types.ts';
 import { parseConfigObject } from '../../../src/model/parse/parse.ts';
 import { formatIssue, severityOf } from '../../../src/model/result.ts';
+import { PARSE_OPTIONS } from '../../support/kinds.ts';
 
 const HEAD = `
 apiVersion: dubbo.aeraki.io/v1alpha1
@@ -14,7 +15,7 @@ metadata: {name: p, namespace: rpc}
 `;
 
 function parse(body: string) {
-  const r = parseConfigObject(parseYaml(`${HEAD}${body}`));
+  const r = parseConfigObject(parseYaml(`${HEAD}${body}`), PARSE_OPTIONS);
   assert.ok(r, 'recognised');
   return r;
 }
@@ -173,9 +174,9 @@ spec:
       metadata: { name: 'p' },
       spec: {},
     });
-    assert.equal(parseConfigObject(raw('metaprotocol.aeraki.io/v1alpha1')), undefined);
-    assert.equal(parseConfigObject(raw('dubbo.aeraki.io/v1')), undefined);
-    const r = parseConfigObject(raw('dubbo.aeraki.io/v1alpha1'));
+    assert.equal(parseConfigObject(raw('metaprotocol.aeraki.io/v1alpha1'), PARSE_OPTIONS), undefined);
+    assert.equal(parseConfigObject(raw('dubbo.aeraki.io/v1'), PARSE_OPTIONS), undefined);
+    const r = parseConfigObject(raw('dubbo.aeraki.io/v1alpha1'), PARSE_OPTIONS);
     assert.ok(r?.ok);
     assert.equal(r.value.metadata.namespace, 'default');
   });

@@ -2,9 +2,17 @@
 // namespace and of the root namespace (D15), by namespace then name; other ports and namespaces get none.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sidecarContexts } from '../../src/envoyfilter/context.ts';
-import type { ConfigObject, ServiceEntry } from '../../src/model/objects.ts';
-import { dubboAuthorizationPolicy, serviceEntry, storeOf } from '../support/builders.ts';
+import { sidecarContexts } from '../../../src/envoyfilter/context.ts';
+import type { ConfigObject, ServiceEntry } from '../../../src/model/objects.ts';
+import type { Generator } from '../../../src/model/generator.ts';
+import type { Protocol } from '../../../src/model/protocol.ts';
+import type { DubboContext } from '../../../src/plugins/dubbo/index.ts';
+import { createGenerators } from '../../../src/plugins/registry.ts';
+import { dubboAuthorizationPolicy, serviceEntry, storeOf } from '../../support/builders.ts';
+
+const GENERATORS = new Map<Protocol, Generator>(
+  createGenerators().flatMap((g) => g.protocols.map((p) => [p, g])),
+);
 
 function dubboService(ns: string): ServiceEntry {
   return serviceEntry(ns, 'svc', {
@@ -28,8 +36,8 @@ function policiesByPort(
 ): Record<number, string[]> {
   const store = storeOf([...objects, se], root);
   const out: Record<number, string[]> = {};
-  for (const ctx of sidecarContexts(store, se, se.spec.hosts[0] ?? '')) {
-    out[ctx.port.number] = (ctx.dubboAuthorizationPolicies ?? []).map(
+  for (const ctx of sidecarContexts(store, se, se.spec.hosts[0] ?? '', GENERATORS)) {
+    out[ctx.port.number] = ((ctx.extension as DubboContext) ?? []).map(
       (p) => `${p.metadata.namespace}/${p.metadata.name}`,
     );
   }
@@ -63,8 +71,13 @@ describe('sidecar contexts: DubboAuthorizationPolicies', () => {
 
   it('without policies the field is absent', () => {
     const store = storeOf([dubboService('empty')]);
-    for (const ctx of sidecarContexts(store, dubboService('empty'), 'svc.empty.svc.cluster.local')) {
-      assert.equal('dubboAuthorizationPolicies' in ctx, false);
+    for (const ctx of sidecarContexts(
+      store,
+      dubboService('empty'),
+      'svc.empty.svc.cluster.local',
+      GENERATORS,
+    )) {
+      assert.equal('extension' in ctx, false);
     }
   });
 });

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { parseConfigObject } from '../../../src/model/parse/parse.ts';
-import type { RedisDestination, RedisService, Secret } from '../../../src/model/objects.ts';
+import type { Secret } from '../../../src/model/objects.ts';
+import type { RedisDestination, RedisService } from '../../../src/plugins/redis/types.ts';
 import { formatIssue } from '../../../src/model/result.ts';
+import { PARSE_OPTIONS } from '../../support/kinds.ts';
 
 function parse(yaml: string) {
-  const r = parseConfigObject(parseYaml(yaml));
+  const r = parseConfigObject(parseYaml(yaml), PARSE_OPTIONS);
   assert.ok(r, 'recognised');
   return r;
 }
@@ -232,5 +234,18 @@ data: {password: "not base64!"}
   it('ignores other core v1 kinds and other Secret versions', () => {
     assert.equal(parseConfigObject({ apiVersion: 'v2', kind: 'Secret', metadata: { name: 's' } }), undefined);
     assert.equal(parseConfigObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 's' } }), undefined);
+  });
+
+  it('RedisService and RedisDestination are read only with the plugin list: the core alone does not know them', () => {
+    for (const kind of ['RedisService', 'RedisDestination']) {
+      const raw = {
+        apiVersion: 'redis.aeraki.io/v1alpha1',
+        kind,
+        metadata: { name: 'r', namespace: 'cache' },
+        spec: {},
+      };
+      assert.equal(parseConfigObject(raw), undefined, kind);
+      assert.notEqual(parseConfigObject(raw, PARSE_OPTIONS), undefined, kind);
+    }
   });
 });

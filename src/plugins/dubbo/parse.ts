@@ -4,11 +4,11 @@
  * than ALLOW or DENY are errors of the object, which is then not applied. There is no `selector` (the proto comment
  * mentions one, the message has none): a policy applies to every native Dubbo service of its namespace.
  */
-import type { DubboAuthorizationPolicySpec, DubboOperation, DubboRule, DubboSource } from '../objects.ts';
-import { describe, type Fields, type Raw } from './fields.ts';
-import { rejectUnknownFields } from './strict.ts';
-import { hasErrors } from '../result.ts';
-import { dubboAuthorizationPolicyIssues } from '../validate/dubbo.ts';
+import type { DubboAuthorizationPolicySpec, DubboOperation, DubboRule, DubboSource } from './types.ts';
+import { describe, type Fields, type Raw } from '../../model/parse/fields.ts';
+import { rejectUnknownFields } from '../../model/parse/strict.ts';
+import { hasErrors } from '../../model/result.ts';
+import { dubboAuthorizationPolicyIssues } from './validate.ts';
 
 const SPEC_FIELDS: ReadonlySet<string> = new Set(['action', 'rules']);
 const RULE_FIELDS: ReadonlySet<string> = new Set(['from', 'to']);
