@@ -15,19 +15,11 @@ import { InformerHub } from '../kit/kube/informer-hub.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Lifecycle } from '../kit/lifecycle.ts';
 import { ConfigStore } from '../controller/store.ts';
-import { createDirSink } from '../reconcile/dir-sink.ts';
-import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
-import { createKubeSink } from '../reconcile/kube-sink.ts';
 import { limitedApply } from '../kit/apply.ts';
-import { ManagedCache } from '../reconcile/managed-cache.ts';
 import { systemClock } from '../util/clock.ts';
 import { TokenBucket } from '../util/rate-limit.ts';
-import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
-import type { EnvoyFilterSink } from '../reconcile/sink.ts';
+import type { Reconciler } from '../reconcile/reconciler.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
-import type { ConfigIssue } from '../model/result.ts';
-import { heldHosts } from '../status/held.ts';
-import { AdminServer } from '../ops/admin-server.ts';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { AerakiMetrics } from '../ops/metrics.ts';
 import { createGenerators, createPluginKinds } from '../plugins/registry.ts';
@@ -38,15 +30,14 @@ import { createLogger } from '../util/logging.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
-import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
-import { KubeOutput } from './kube-output.ts';
-import { startWebhook } from './webhook.ts';
+import { startWebhook, type RunningWebhook } from './webhook.ts';
+import { buildWriters } from './serve-writers.ts';
+import { buildOpsServers, provideServeMetrics } from './serve-ops.ts';
 import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
-import { ConfigSources, describeUnavailable, type UnavailableKind } from './sources.ts';
-import type { ReadinessStatus } from '../ops/readiness.ts';
+import { ConfigSources } from './sources.ts';
 import { createRegistries } from './registries.ts';
 import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
 
@@ -98,7 +89,6 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     deps.logger ?? createLogger({ level: o.logging.level, format: o.logging.format, component: 'aeraki' });
   if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
-  const rdsListen = o.rds.address;
   const life = new Lifecycle(log);
   const identity = await startIdentity(
     o.identity,
@@ -107,7 +97,6 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     deps.backoff,
   );
   await life.start({ name: 'identity', stop: () => identity.provider?.close() });
-  const { tls, devCerts } = identity;
   const kc = needsKube(o.source.kind, o.output.kind, o.registries)
     ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
     : undefined;
@@ -120,7 +109,6 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         logger: logger.child({ component: 'informers' }),
       })
     : undefined;
-
   const store = new ConfigStore({
     rootNamespace: o.mesh.rootNamespace,
     clusterDomain: o.mesh.clusterDomain,
@@ -129,13 +117,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
   const generators = createGenerators();
   const metrics = new AerakiMetrics({ version: o.version });
+
   const cache = new SnapshotCache();
-  const rdsHost = rdsListen.host === '' ? '0.0.0.0' : rdsListen.host;
+  const rdsHost = o.rds.address.host === '' ? '0.0.0.0' : o.rds.address.host;
   const rds = new RdsServer(
     {
       host: rdsHost,
-      port: rdsListen.port,
-      tls,
+      port: o.rds.address.port,
+      tls: identity.tls,
       logger,
       peers: rdsPeers(o.rds, o.mesh),
       limits: rdsLimits(o.rds),
@@ -144,15 +133,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     cache,
   );
   let rdsPort = 0;
-  const rdsWhere = formatAddress(rdsHost, rdsListen.port);
-  await life.start(rdsPart(rds, rdsWhere, (port) => (rdsPort = port)));
+  await life.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (port) => (rdsPort = port)));
 
-  let webhook: Awaited<ReturnType<typeof startWebhook>>;
+  let webhook: RunningWebhook | undefined;
   await life.start({
     name: 'webhook',
     start: async () => {
       const shared = { mesh: o.mesh, output: o.output, handshake: o.handshake, httpLimits: o.httpLimits };
-      webhook = await startWebhook(o.webhook, shared, store, devCerts, logger);
+      webhook = await startWebhook(o.webhook, shared, store, identity.devCerts, logger);
     },
     stop: () => webhook?.server.stop(),
   });
@@ -175,91 +163,46 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kube.apiQps, burst: o.kube.apiBurst, clock: systemClock });
   let registries: Registries | undefined;
-  const registryShared = { mesh: o.mesh, resyncMs: o.reconcile.resyncMs, handshake: o.handshake };
   try {
-    registries = createRegistries(o.registries, registryShared, {
-      apply: limitedApply(limiter),
-      store,
-      kc,
-      informers,
-      metricsRegistry: metrics.registry,
-      watcherFactory: deps.registryWatcher,
-      backoff: deps.backoff,
-      logger,
-      isLeader: () => kubeOut?.isLeader() ?? true,
-      mcpTls: identity.mcpTls,
-    });
+    registries = createRegistries(
+      o.registries,
+      { mesh: o.mesh, resyncMs: o.reconcile.resyncMs, handshake: o.handshake },
+      {
+        apply: limitedApply(limiter),
+        store,
+        kc,
+        informers,
+        metricsRegistry: metrics.registry,
+        watcherFactory: deps.registryWatcher,
+        backoff: deps.backoff,
+        logger,
+        // The writers are built next; no registry asks before it starts.
+        isLeader: () => writers.kubeOut?.isLeader() ?? true,
+        mcpTls: identity.mcpTls,
+      },
+    );
   } catch (err) {
     await life.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
-  const sink: EnvoyFilterSink =
-    o.output.kind === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.output.dir);
-  let kubeOut: KubeOutput | undefined;
-  const toKube = o.output.kind === 'kube' && kc !== undefined;
-  const managedCache = toKube ? new ManagedCache() : undefined;
-  /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
-  let generationIssues: readonly ConfigIssue[] = [];
-  let generationConflicts: readonly ConfigIssue[] | undefined;
-  // The desired set is maintained: each reconcile regenerates only the sources a change touched.
-  const desiredState = new IncrementalGenerator(store, generators, {
-    namespaceScope: o.output.namespaceScope,
-  });
-  const reconciler = new Reconciler({
-    sink,
-    desired: () => {
-      const desired = desiredState.update();
-      metrics.recordUnhandledPorts(desired.unhandledPorts);
-      generationIssues = desired.issues;
-      generationConflicts = desired.conflicts;
-      metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
-      return desired;
-    },
-    heldSources: () => heldSourceKeys(store.rejected()),
-    holdDeletes: () => sources.partial,
-    isSynced: allSynced,
-    isLeader: () => kubeOut?.isLeader() ?? true,
-    quietMs: o.reconcile.debounceAfterMs,
-    maxWaitMs: o.reconcile.debounceMaxMs,
-    resyncMs: o.reconcile.resyncMs,
-    ...(deps.backoff ? { retry: deps.backoff } : {}),
-    ...(toKube ? { limiter } : {}),
-    ...(managedCache ? { cache: managedCache } : {}),
-    onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
-    onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
+  const writers = buildWriters(o, {
+    store,
+    generators,
+    sources,
+    registries,
+    kc,
+    informers,
+    metrics,
+    limiter,
+    rdsPort,
+    serverIdentity: identity.serverIdentity,
+    allSynced,
+    backoff: deps.backoff,
+    discovery: deps.discovery,
     logger,
   });
-  reconciler.onRun((r) => {
-    metrics.recordReconcileRun(r);
-    if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
-  });
-  if (o.output.kind === 'kube' && kc && informers) {
-    const { leader, bootstrap, vip, reconcile, podName, mesh } = o;
-    kubeOut = new KubeOutput({ leader, bootstrap, vip, reconcile, podName, mesh }, kc, rdsPort, {
-      informers,
-      onChange: () => {
-        reconciler.trigger();
-        registries?.trigger();
-      },
-      statusInputs: () => ({
-        view: store,
-        rejected: store.rejected(),
-        issues: generationIssues,
-        ...(generationConflicts ? { conflicts: generationConflicts } : {}),
-      }),
-      isSynced: () => sources.synced,
-      metrics,
-      protocols: generators.flatMap((g) => g.protocols),
-      kinds: store.kinds,
-      serverIdentity: identity.serverIdentity,
-      ...(managedCache ? { managedCache } : {}),
-      ...(deps.discovery ? { discovery: deps.discovery } : {}),
-      apply: limitedApply(limiter),
-      ...(deps.backoff ? { backoff: deps.backoff } : {}),
-      logger,
-    });
-  }
+  const { reconciler, desiredState, kubeOut } = writers;
   sources.dir?.onProblemsChanged(() => reconciler.trigger());
   const routes = new RouteSource(store, cache, {
     quietMs: o.rds.debounceAfterMs,
@@ -284,66 +227,13 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     if (sources.synced) routes.onEvent(e);
   });
 
-  const elector = kubeOut?.elector;
-  metrics.provide({
-    ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
-    rds: () => rds.metrics,
-    ...(elector ? { leader: () => elector.isLeader() } : {}),
-    configObjects: () => Object.fromEntries(store.configKinds.map((k) => [k, store.list(k).length])),
-    unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
-    rejectedObjects: () => {
-      const counts: Record<string, number> = Object.fromEntries(store.configKinds.map((k) => [k, 0]));
-      for (const r of store.rejected()) counts[r.ref.kind] = (counts[r.ref.kind] ?? 0) + 1;
-      return counts;
-    },
-    // Kept by the drift watch on every replica: the objects after every run, incremental or full, leader or not.
-    ...(managedCache
-      ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
-      : {}),
-    ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
-    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
-    ...(identity.provider ? { certificate: identity.metrics } : {}),
-    handshakes: () => [
-      rds.handshakes.stats(),
-      ...(registries?.mcpHandshakes ? [registries.mcpHandshakes] : []),
-      ...(webhook ? [webhook.server.handshakes.stats()] : []),
-    ],
-  });
-  const httpLimits = o.httpLimits;
-  const admin = new AdminServer({
-    address: o.admin.address,
-    paths: 'ops',
-    limits: httpLimits,
-    metrics,
-    readiness: {
-      config: () => {
-        // Kinds not installed are listed while ready; forbidden ones also name the source waiting for them.
-        const details = sources.unavailableKinds().map(describeUnavailable);
-        if (allSynced()) return { ready: true, details };
-        const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
-        return { ready: false, reason: `waiting for ${waiting}`, details };
-      },
-      rds: () => (rdsPort > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
-      ...(kubeOut ? { output: () => outputReadiness(kubeOut?.unavailableKinds() ?? []) } : {}),
-      ...(identity.provider ? { certificate: identity.readiness } : {}),
-    },
-    logger,
-  });
-  const debug = o.admin.debugEndpoints
-    ? new AdminServer({
-        address: o.admin.debugAddress,
-        paths: 'debug',
-        limits: httpLimits,
-        debug: {
-          config: () => configDocument(store, sources.synced, sources.dir),
-          envoyfilters: () =>
-            envoyFiltersDocument(store, generators, { namespaceScope: o.output.namespaceScope }, sink),
-          routes: () => routesDocument(cache),
-          ...(registries ? { registries: () => registries.debugDocument() } : {}),
-        },
-        logger,
-      })
-    : undefined;
+  const ops = {
+    ...{ store, generators, sources, registries, writers, rds, cache, identity, metrics, allSynced, logger },
+    webhook: () => webhook,
+    rdsPort: () => rdsPort,
+  };
+  provideServeMetrics(ops);
+  const { admin, debug } = buildOpsServers(o, ops);
   let adminAddress: ListenAddress = { host: '', port: 0 };
   let debugAddress: ListenAddress | undefined;
   /** The route and EnvoyFilter builders' timers, stopped once nothing writes. */
@@ -387,7 +277,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
     debugAddress: debugAddress && formatAddress(debugAddress.host || '0.0.0.0', debugAddress.port),
     webhookAddress: webhook?.address,
-    devCerts,
+    devCerts: identity.devCerts,
     synced,
     metrics,
     reconciler,
@@ -396,10 +286,4 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     isLeader: () => kubeOut?.isLeader() ?? true,
     stop,
   };
-}
-
-/** The EnvoyFilter writer's kinds: a CRD not installed or a 403 keeps the replica unready, naming why. */
-function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
-  if (kinds.length === 0) return { ready: true };
-  return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
 }

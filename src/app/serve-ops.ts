@@ -1,0 +1,123 @@
+/**
+ * What `startServe` shows operators: the metrics' providers, the admin server (`/metrics`, `/healthz`,
+ * `/readyz`) and, with `--debug-endpoints`, the debug server (`/debug/config`, `/debug/envoyfilters`,
+ * `/debug/routes`, `/debug/registries`).
+ */
+import type { ConfigStore } from '../controller/store.ts';
+import type { Generator } from '../model/generator.ts';
+import { AdminServer } from '../ops/admin-server.ts';
+import type { AerakiMetrics } from '../ops/metrics.ts';
+import type { ReadinessStatus } from '../ops/readiness.ts';
+import type { Registries } from '../registry/registries.ts';
+import { heldHosts } from '../status/held.ts';
+import type { Logger } from '../util/logger.ts';
+import type { RdsServer } from '../xds-rds/server.ts';
+import type { SnapshotCache } from '../xds-rds/snapshot.ts';
+import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts';
+import type { ServeIdentity } from './identity.ts';
+import type { ServeOptions } from './options.ts';
+import type { ServeWriters } from './serve-writers.ts';
+import { describeUnavailable, type ConfigSources, type UnavailableKind } from './sources.ts';
+import type { RunningWebhook } from './webhook.ts';
+
+export interface ServeOpsInputs {
+  readonly store: ConfigStore;
+  readonly generators: readonly Generator[];
+  readonly sources: ConfigSources;
+  readonly registries: Registries | undefined;
+  readonly writers: ServeWriters;
+  readonly rds: RdsServer;
+  readonly cache: SnapshotCache;
+  readonly identity: ServeIdentity;
+  readonly webhook: () => RunningWebhook | undefined;
+  readonly metrics: AerakiMetrics;
+  /** Every source and registry synced once. */
+  readonly allSynced: () => boolean;
+  /** The RDS server's bound port; 0 until it listens. */
+  readonly rdsPort: () => number;
+  readonly logger: Logger;
+}
+
+/** What each metric reads, from the parts that own it. */
+export function provideServeMetrics(i: ServeOpsInputs): void {
+  const { store, sources, registries, rds, identity } = i;
+  const { kubeOut, managedCache } = i.writers;
+  const elector = kubeOut?.elector;
+  i.metrics.provide({
+    ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
+    rds: () => rds.metrics,
+    ...(elector ? { leader: () => elector.isLeader() } : {}),
+    configObjects: () => Object.fromEntries(store.configKinds.map((k) => [k, store.list(k).length])),
+    unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
+    rejectedObjects: () => {
+      const counts: Record<string, number> = Object.fromEntries(store.configKinds.map((k) => [k, 0]));
+      for (const r of store.rejected()) counts[r.ref.kind] = (counts[r.ref.kind] ?? 0) + 1;
+      return counts;
+    },
+    // Kept by the drift watch on every replica: the objects after every run, incremental or full, leader or not.
+    ...(managedCache
+      ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
+      : {}),
+    ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
+    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
+    ...(identity.provider ? { certificate: identity.metrics } : {}),
+    handshakes: () => {
+      const webhook = i.webhook();
+      return [
+        rds.handshakes.stats(),
+        ...(registries?.mcpHandshakes ? [registries.mcpHandshakes] : []),
+        ...(webhook ? [webhook.server.handshakes.stats()] : []),
+      ];
+    },
+  });
+}
+
+/** The admin server and, with `--debug-endpoints`, the debug server; neither listens yet. */
+export function buildOpsServers(
+  o: Pick<ServeOptions, 'admin' | 'httpLimits' | 'output'>,
+  i: ServeOpsInputs,
+): { readonly admin: AdminServer; readonly debug: AdminServer | undefined } {
+  const { store, sources, registries, identity, logger } = i;
+  const { kubeOut, sink } = i.writers;
+  const admin = new AdminServer({
+    address: o.admin.address,
+    paths: 'ops',
+    limits: o.httpLimits,
+    metrics: i.metrics,
+    readiness: {
+      config: () => {
+        // Kinds not installed are listed while ready; forbidden ones also name the source waiting for them.
+        const details = sources.unavailableKinds().map(describeUnavailable);
+        if (i.allSynced()) return { ready: true, details };
+        const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
+        return { ready: false, reason: `waiting for ${waiting}`, details };
+      },
+      rds: () => (i.rdsPort() > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
+      ...(kubeOut ? { output: () => outputReadiness(kubeOut.unavailableKinds()) } : {}),
+      ...(identity.provider ? { certificate: identity.readiness } : {}),
+    },
+    logger,
+  });
+  const debug = o.admin.debugEndpoints
+    ? new AdminServer({
+        address: o.admin.debugAddress,
+        paths: 'debug',
+        limits: o.httpLimits,
+        debug: {
+          config: () => configDocument(store, sources.synced, sources.dir),
+          envoyfilters: () =>
+            envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
+          routes: () => routesDocument(i.cache),
+          ...(registries ? { registries: () => registries.debugDocument() } : {}),
+        },
+        logger,
+      })
+    : undefined;
+  return { admin, debug };
+}
+
+/** The EnvoyFilter writer's kinds: a CRD not installed or a 403 keeps the replica unready, naming why. */
+function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
+  if (kinds.length === 0) return { ready: true };
+  return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
+}

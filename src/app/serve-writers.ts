@@ -1,0 +1,131 @@
+/**
+ * The writers `startServe` runs: the EnvoyFilter reconciler over the incrementally maintained desired set (every
+ * replica builds it; the leader writes), and with `--output kube` the KubeOutput (leader election, drift watch,
+ * namespace bootstrap, VIPs, status). Built after the sources and the registries, whose sync they wait for.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ConfigStore } from '../controller/store.ts';
+import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
+import { limitedApply } from '../kit/apply.ts';
+import type { KubeInformers } from '../kit/kube/informer-hub.ts';
+import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
+import type { Generator } from '../model/generator.ts';
+import type { ConfigIssue } from '../model/result.ts';
+import type { AerakiMetrics } from '../ops/metrics.ts';
+import { createDirSink } from '../reconcile/dir-sink.ts';
+import { createKubeSink } from '../reconcile/kube-sink.ts';
+import { ManagedCache } from '../reconcile/managed-cache.ts';
+import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
+import type { EnvoyFilterSink } from '../reconcile/sink.ts';
+import type { Registries } from '../registry/registries.ts';
+import type { BackoffOptions } from '../util/backoff.ts';
+import type { Logger } from '../util/logger.ts';
+import type { TokenBucket } from '../util/rate-limit.ts';
+import { KubeOutput } from './kube-output.ts';
+import type { ServeOptions } from './options.ts';
+import type { ConfigSources } from './sources.ts';
+
+export interface ServeWriters {
+  readonly sink: EnvoyFilterSink;
+  readonly desiredState: IncrementalGenerator;
+  readonly reconciler: Reconciler;
+  /** With `--output kube`: leader election, drift watch, bootstrap, VIPs and status. */
+  readonly kubeOut: KubeOutput | undefined;
+  /** The drift watch's cache of the managed objects (`--output kube`). */
+  readonly managedCache: ManagedCache | undefined;
+}
+
+export interface ServeWritersInputs {
+  readonly store: ConfigStore;
+  readonly generators: readonly Generator[];
+  readonly sources: ConfigSources;
+  readonly registries: Registries | undefined;
+  readonly kc: KubeConfig | undefined;
+  readonly informers: KubeInformers | undefined;
+  readonly metrics: AerakiMetrics;
+  /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
+  readonly limiter: TokenBucket;
+  readonly rdsPort: number;
+  readonly serverIdentity: string | undefined;
+  /** Every source and registry synced once. */
+  readonly allSynced: () => boolean;
+  readonly backoff: BackoffOptions | undefined;
+  readonly discovery: KindDiscoveryOptions | undefined;
+  readonly logger: Logger;
+}
+
+export type ServeWritersOptions = Pick<
+  ServeOptions,
+  'output' | 'reconcile' | 'leader' | 'bootstrap' | 'vip' | 'podName' | 'mesh'
+>;
+
+export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): ServeWriters {
+  const { store, generators, sources, registries, kc, metrics, limiter, logger } = i;
+  const sink: EnvoyFilterSink =
+    o.output.kind === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.output.dir);
+  let kubeOut: KubeOutput | undefined;
+  const toKube = o.output.kind === 'kube' && kc !== undefined;
+  const managedCache = toKube ? new ManagedCache() : undefined;
+  /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
+  let generationIssues: readonly ConfigIssue[] = [];
+  let generationConflicts: readonly ConfigIssue[] | undefined;
+  // The desired set is maintained: each reconcile regenerates only the sources a change touched.
+  const desiredState = new IncrementalGenerator(store, generators, {
+    namespaceScope: o.output.namespaceScope,
+  });
+  const reconciler = new Reconciler({
+    sink,
+    desired: () => {
+      const desired = desiredState.update();
+      metrics.recordUnhandledPorts(desired.unhandledPorts);
+      generationIssues = desired.issues;
+      generationConflicts = desired.conflicts;
+      metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
+      return desired;
+    },
+    heldSources: () => heldSourceKeys(store.rejected()),
+    holdDeletes: () => sources.partial,
+    isSynced: i.allSynced,
+    isLeader: () => kubeOut?.isLeader() ?? true,
+    quietMs: o.reconcile.debounceAfterMs,
+    maxWaitMs: o.reconcile.debounceMaxMs,
+    resyncMs: o.reconcile.resyncMs,
+    ...(i.backoff ? { retry: i.backoff } : {}),
+    ...(toKube ? { limiter } : {}),
+    ...(managedCache ? { cache: managedCache } : {}),
+    onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
+    onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
+    logger,
+  });
+  reconciler.onRun((r) => {
+    metrics.recordReconcileRun(r);
+    if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
+  });
+  if (o.output.kind === 'kube' && kc && i.informers) {
+    const { leader, bootstrap, vip, reconcile, podName, mesh } = o;
+    kubeOut = new KubeOutput({ leader, bootstrap, vip, reconcile, podName, mesh }, kc, i.rdsPort, {
+      informers: i.informers,
+      onChange: () => {
+        reconciler.trigger();
+        registries?.trigger();
+      },
+      statusInputs: () => ({
+        view: store,
+        rejected: store.rejected(),
+        issues: generationIssues,
+        ...(generationConflicts ? { conflicts: generationConflicts } : {}),
+      }),
+      isSynced: () => sources.synced,
+      metrics,
+      protocols: generators.flatMap((g) => g.protocols),
+      kinds: store.kinds,
+      serverIdentity: i.serverIdentity,
+      ...(managedCache ? { managedCache } : {}),
+      ...(i.discovery ? { discovery: i.discovery } : {}),
+      apply: limitedApply(limiter),
+      ...(i.backoff ? { backoff: i.backoff } : {}),
+      logger,
+    });
+  }
+  return { sink, desiredState, reconciler, kubeOut, managedCache };
+}
