@@ -46,6 +46,7 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
   i.metrics.provide({
     ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
     rds: () => rds.metrics,
+    routeAcks: () => rds.acks,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(store.configKinds.map((k) => [k, store.list(k).length])),
     unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],

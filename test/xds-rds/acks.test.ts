@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
+import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { AckTracker, proxyNamespace } from '../../src/xds-rds/acks.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
@@ -16,6 +17,12 @@ const route = (name: string, cluster: string): RouteConfigurationJson => ({
   name,
   virtualHosts: [{ name: 'dummy', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster } }] }],
 });
+
+/** The value of one sample line of the Prometheus text (`name` with its labels, if any). */
+const sample = (text: string, name: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.slice(name.length + 1));
+};
 
 const nackOf = (
   resp: { versionInfo: string; nonce: string },
@@ -41,6 +48,7 @@ describe('RDS acknowledgements per stream and per route', () => {
     return c;
   };
   const observed: number[] = [];
+  const metrics = new AerakiMetrics({ defaultMetrics: false });
 
   before(async () => {
     cache = new SnapshotCache();
@@ -49,7 +57,11 @@ describe('RDS acknowledgements per stream and per route', () => {
       { host: '127.0.0.1', port: 0, logger: silentLogger, tls: { insecure: true } },
       cache,
     );
-    server.acks.onAllAcked = (ms) => observed.push(ms);
+    server.acks.onAllAcked = (ms) => {
+      observed.push(ms);
+      metrics.configToAck.observe(ms / 1000);
+    };
+    metrics.provide({ routeAcks: () => server.acks });
     port = await server.start();
   });
 
@@ -88,6 +100,9 @@ describe('RDS acknowledgements per stream and per route', () => {
     assert.ok(sum.firstRejection?.detail.startsWith('bad route x'));
     assert.equal(server.acks.routeConfigsRejected, 1);
     assert.equal(server.acks.proxiesRejecting, 1);
+    let text = await metrics.render();
+    assert.equal(sample(text, 'aeraki_route_configs_rejected'), 1);
+    assert.equal(sample(text, 'aeraki_proxies_rejecting_routes'), 1);
     const [proxy] = server.acks.proxies();
     assert.equal(proxy?.namespace, 'ns');
     assert.equal(proxy?.protocol, 'sotw');
@@ -108,6 +123,10 @@ describe('RDS acknowledgements per stream and per route', () => {
     assert.equal(server.acks.proxiesRejecting, 0);
     assert.equal(server.acks.proxies()[0]?.routes[0]?.rejected, undefined);
     assert.equal(observed.length, 1, 'the change is measured once every subscribed proxy acknowledged');
+    text = await metrics.render();
+    assert.equal(sample(text, 'aeraki_route_configs_rejected'), 0);
+    assert.equal(sample(text, 'aeraki_proxies_rejecting_routes'), 0);
+    assert.equal(sample(text, 'aeraki_config_to_ack_seconds_count'), 1);
     s.close();
     await waitFor(() => server.acks.summary(A) === undefined);
   });
