@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ROUTE_CONFIGURATION_TYPE } from '../../src/model/constants.ts';
+import { proxiesDocument } from '../../src/app/debug.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { AckTracker, proxyNamespace } from '../../src/xds-rds/acks.ts';
@@ -103,6 +104,19 @@ describe('RDS acknowledgements per stream and per route', () => {
     let text = await metrics.render();
     assert.equal(sample(text, 'aeraki_route_configs_rejected'), 1);
     assert.equal(sample(text, 'aeraki_proxies_rejecting_routes'), 1);
+    const doc = JSON.parse(JSON.stringify(proxiesDocument(server.acks))) as {
+      proxies: { nodeId: string; routes: { name: string; rejected?: { errorDetail: string } }[] }[];
+      routes: { name: string; rejected: number }[];
+      routeConfigsRejected: number;
+    };
+    assert.equal(doc.proxies[0]?.nodeId, 'sidecar~10.0.0.1~proxy-0.ns~ns.svc.cluster.local');
+    assert.equal(doc.proxies[0]?.routes[0]?.name, A);
+    assert.ok(doc.proxies[0]?.routes[0]?.rejected?.errorDetail.startsWith('bad route'));
+    assert.deepEqual(
+      doc.routes.map((r) => [r.name, r.rejected]),
+      [[A, 1]],
+    );
+    assert.equal(doc.routeConfigsRejected, 1);
     const [proxy] = server.acks.proxies();
     assert.equal(proxy?.namespace, 'ns');
     assert.equal(proxy?.protocol, 'sotw');
