@@ -161,6 +161,7 @@ import './vip/plan.test.ts';
 import './webhook/admission.test.ts';
 import './webhook/limits.test.ts';
 import './webhook/server.test.ts';
+import './xds-rds/acks.test.ts';
 import './xds-rds/encoding.test.ts';
 import './xds-rds/fixtures.test.ts';
 import './xds-rds/hardening.test.ts';

@@ -12,6 +12,7 @@ import type { Generator } from '../model/generator.ts';
 import type { Secret } from '../model/objects.ts';
 import { heldIssue, holdersOf } from '../model/held.ts';
 import { formatIssue, refOf } from '../model/result.ts';
+import type { AckTracker } from '../xds-rds/acks.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
 /** A Secret as /debug/config shows it: its name and the keys kept (secrets.ts), never their values. */
@@ -113,5 +114,19 @@ export function routesDocument(cache: SnapshotCache): unknown {
       version: r.version,
       config: r.json,
     })),
+  };
+}
+
+/**
+ * `/debug/proxies`: every connected RDS proxy (node id, peer identity, namespace, connected since) with, per
+ * route, the version sent, acknowledged and rejected (and the error detail); and per route configuration the
+ * subscribed, acknowledged, pending and rejecting proxies.
+ */
+export function proxiesDocument(acks: AckTracker): unknown {
+  return {
+    proxies: acks.proxies(),
+    routes: acks.summaries(),
+    routeConfigsRejected: acks.routeConfigsRejected,
+    proxiesRejecting: acks.proxiesRejecting,
   };
 }

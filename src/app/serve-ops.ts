@@ -1,7 +1,7 @@
 /**
  * What `startServe` shows operators: the metrics' providers, the admin server (`/metrics`, `/healthz`,
  * `/readyz`) and, with `--debug-endpoints`, the debug server (`/debug/config`, `/debug/envoyfilters`,
- * `/debug/routes`, `/debug/registries`).
+ * `/debug/routes`, `/debug/registries`, `/debug/proxies`).
  */
 import type { ConfigStore } from '../controller/store.ts';
 import type { Generator } from '../model/generator.ts';
@@ -13,7 +13,7 @@ import { heldHosts } from '../status/held.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RdsServer } from '../xds-rds/server.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
-import { configDocument, envoyFiltersDocument, routesDocument } from './debug.ts';
+import { configDocument, envoyFiltersDocument, proxiesDocument, routesDocument } from './debug.ts';
 import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
 import type { ServeWriters } from './serve-writers.ts';
@@ -46,6 +46,7 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
   i.metrics.provide({
     ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
     rds: () => rds.metrics,
+    routeAcks: () => rds.acks,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
     configObjects: () => Object.fromEntries(store.configKinds.map((k) => [k, store.list(k).length])),
     unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
@@ -108,6 +109,7 @@ export function buildOpsServers(
           envoyfilters: () =>
             envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
           routes: () => routesDocument(i.cache),
+          proxies: () => proxiesDocument(i.rds.acks),
           ...(registries ? { registries: () => registries.debugDocument() } : {}),
         },
         logger,

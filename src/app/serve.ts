@@ -132,6 +132,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     },
     cache,
   );
+  rds.acks.onAllAcked = (ms) => metrics.configToAck.observe(ms / 1000);
   let rdsPort = 0;
   await life.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (port) => (rdsPort = port)));
 
@@ -208,6 +209,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     quietMs: o.rds.debounceAfterMs,
     maxWaitMs: o.rds.debounceMaxMs,
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
+    onRoutesChanged: (changed, at) => rds.acks.noteChange(changed, at),
     now: () => systemClock.now(),
     logger,
   });

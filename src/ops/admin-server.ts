@@ -10,6 +10,7 @@
  * | `/debug/envoyfilters` | JSON from the `envoyfilters` provider (desired set and its diff)                 |
  * | `/debug/routes`       | JSON from the `routes` provider                                                  |
  * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
+ * | `/debug/proxies`      | JSON from the `proxies` provider (per RDS proxy: routes acknowledged, rejected)  |
  *
  * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`), a request with a body 413 (the
  * connection is then closed). A provider or check that throws or rejects never crashes the process: 500 with
@@ -30,8 +31,14 @@ export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
 
 /** A JSON document for a debug endpoint; called once per request, may be async. */
 export type DebugProvider = () => unknown;
-export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries';
-export const DEBUG_ENDPOINTS: readonly DebugEndpoint[] = ['config', 'envoyfilters', 'routes', 'registries'];
+export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries' | 'proxies';
+export const DEBUG_ENDPOINTS: readonly DebugEndpoint[] = [
+  'config',
+  'envoyfilters',
+  'routes',
+  'registries',
+  'proxies',
+];
 
 /** What `/metrics` serves (AerakiMetrics fits). */
 export interface MetricsSource {

@@ -91,6 +91,9 @@ export class AerakiMetrics {
   readonly certRenewals: Counter<'result'>;
   readonly configToWrite: Histogram;
   readonly configToPush: Histogram;
+  readonly configToAck: Histogram;
+  readonly routeConfigsRejected: Gauge;
+  readonly proxiesRejectingRoutes: Gauge;
   readonly resyncRepairs: Counter;
 
   constructor(options: MetricsOptions = {}) {
@@ -163,6 +166,8 @@ export class AerakiMetrics {
     this.rdsPushes = status.rdsPushes;
     this.rdsAcks = status.rdsAcks;
     this.rdsNacks = status.rdsNacks;
+    this.routeConfigsRejected = status.routeConfigsRejected;
+    this.proxiesRejectingRoutes = status.proxiesRejectingRoutes;
     this.leader = new Gauge({
       name: 'aeraki_leader',
       help: '1 while this replica holds the leader lease (writes EnvoyFilters and bootstrap ConfigMaps).',
@@ -206,6 +211,12 @@ export class AerakiMetrics {
     this.configToPush = new Histogram({
       name: 'aeraki_config_to_push_seconds',
       help: 'From the store event that changed a route input to the RDS push (snapshot) that carries the change.',
+      buckets: convergenceBuckets,
+      registers,
+    });
+    this.configToAck = new Histogram({
+      name: 'aeraki_config_to_ack_seconds',
+      help: 'From the store event that changed a route configuration to the moment every proxy subscribed to it acknowledged the new version (one observation per change and route configuration).',
       buckets: convergenceBuckets,
       registers,
     });

@@ -168,7 +168,27 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
       }
     },
   });
+  const routeConfigsRejected = new Gauge({
+    name: 'aeraki_route_configs_rejected',
+    help: 'MetaProtocol route configurations that at least one connected proxy rejects (NACKs) in the version it was sent.',
+    registers,
+    collect: () => {
+      const r = read((p) => p.routeAcks?.());
+      if (r !== undefined) routeConfigsRejected.set(r.routeConfigsRejected);
+    },
+  });
+  const proxiesRejectingRoutes = new Gauge({
+    name: 'aeraki_proxies_rejecting_routes',
+    help: 'Connected proxies that reject (NACK) at least one MetaProtocol route configuration in the version they were sent.',
+    registers,
+    collect: () => {
+      const r = read((p) => p.routeAcks?.());
+      if (r !== undefined) proxiesRejectingRoutes.set(r.proxiesRejecting);
+    },
+  });
   return {
+    routeConfigsRejected,
+    proxiesRejectingRoutes,
     rdsInvalidRequests,
     rdsRefused,
     configObjects,

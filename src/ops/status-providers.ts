@@ -36,6 +36,14 @@ export interface RdsCountersLike {
   readonly refused?: ReadonlyMap<string, number>;
 }
 
+/** The RDS acknowledgement tracker's current counts (src/xds-rds/acks.ts AckTracker). */
+export interface RouteAcksLike {
+  /** Route configurations with at least one connected proxy rejecting the version it was sent. */
+  readonly routeConfigsRejected: number;
+  /** Connected proxies rejecting at least one route configuration. */
+  readonly proxiesRejecting: number;
+}
+
 /** The controller's own certificate (src/identity/types.ts IdentityStatus). */
 export interface CertificateStatusLike {
   /** ms since the epoch; undefined before the first certificate. */
@@ -55,6 +63,7 @@ export interface HandshakeStatsLike {
 export interface StatusProviders {
   readonly mcp?: () => McpStatusLike;
   readonly rds?: () => RdsCountersLike;
+  readonly routeAcks?: () => RouteAcksLike;
   /** Leadership right now (the elector's `isLeader()`); absent means "not elected" and the gauge is not set. */
   readonly leader?: () => boolean;
   /** Valid objects held in the store by kind (`ServiceEntry` → 12); kinds are the store's, a bounded set. */

@@ -21,6 +21,10 @@ export class DeltaStream extends RdsStreamBase {
   /** name -> version the client has (as far as the server knows). */
   private readonly known = new Map<string, string>();
 
+  protected protocol(): 'delta' {
+    return 'delta';
+  }
+
   handleRequest(req: DeltaRequest): void {
     if (!this.accept(req)) return;
     if (!this.started) {
@@ -29,14 +33,21 @@ export class DeltaStream extends RdsStreamBase {
     this.started = true;
     if (req.responseNonce !== '' && req.responseNonce === this.lastNonce) {
       if (req.errorDetail) this.recordNack(req.errorDetail);
-      else this.deps.metrics.acks++;
+      else {
+        this.deps.metrics.acks++;
+        this.acks?.ack(req.responseNonce);
+      }
     } else if (req.responseNonce !== '') {
       this.deps.metrics.staleNonces++;
+      // Each delta response is answered on its own: an answer to an older one still settles the routes it carried.
+      if (req.errorDetail) this.acks?.nack(req.responseNonce, req.errorDetail.message);
+      else this.acks?.ack(req.responseNonce);
     }
     for (const n of req.unsubscribe) {
       if (!this.names.delete(n)) continue;
       this.deps.cache.unwatch(n, this);
       this.known.delete(n);
+      this.acks?.forget(n);
     }
     const total = this.names.size + req.subscribe.length;
     if (total > REQUEST_LIMITS.names) {
@@ -66,10 +77,14 @@ export class DeltaStream extends RdsStreamBase {
       const r = snapshot.resources.get(n);
       if (r && this.known.get(n) !== r.version) resources.push(r);
       else if (!r && this.known.has(n)) removed.push(n);
+      else if (r) this.acks?.has(n, r.version);
     }
     if (resources.length === 0 && removed.length === 0) return;
     for (const r of resources) this.known.set(r.name, r.version);
-    for (const n of removed) this.known.delete(n);
+    for (const n of removed) {
+      this.known.delete(n);
+      this.acks?.forget(n);
+    }
     this.send(
       snapshot.version,
       resources,

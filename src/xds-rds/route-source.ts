@@ -26,6 +26,11 @@ export interface RouteSourceOptions {
    * to that push (`aeraki_config_to_push_seconds`); `now` is the same clock as the store's (default the clock's).
    */
   readonly onPushed?: (ms: number) => void;
+  /**
+   * Called once per rebuild that changed the snapshot and followed noted events, with the changed names and the
+   * `at` of the oldest of those events (the change the new versions carry), after the cache pushed them.
+   */
+  readonly onRoutesChanged?: (changed: readonly string[], at: number) => void;
   readonly now?: () => number;
   readonly logger: Logger;
 }
@@ -99,6 +104,11 @@ export class RouteSource {
     if (changed.length > 0) {
       const now = this.now();
       for (const at of noted) this.options.onPushed?.(Math.max(0, now - at));
+      if (noted.length > 0)
+        this.options.onRoutesChanged?.(
+          changed,
+          noted.reduce((a, b) => Math.min(a, b)),
+        );
       this.options.logger.info('rds: routes updated', {
         version: this.cache.snapshot().version,
         changed: changed.length,

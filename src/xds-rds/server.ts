@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../util/grpc-duplex.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
+import { AckTracker } from './acks.ts';
 import { RdsAdmission } from './admission.ts';
 import { DeltaStream } from './delta-stream.ts';
 import { DEFAULT_RDS_LIMITS, type RdsLimits } from './limits.ts';
@@ -69,6 +70,8 @@ type Call<Req> = grpc.ServerDuplexStream<Req, Buffer>;
  */
 export class RdsServer {
   readonly metrics = new RdsMetrics();
+  /** Per stream and per route: versions sent, acknowledged and rejected (on the server's clock). */
+  readonly acks: AckTracker;
   /** Connections in their handshake (aeraki_tls_handshakes_total{listener="rds"}). */
   readonly handshakes: HandshakeGuard;
   private readonly server: grpc.Server;
@@ -86,6 +89,7 @@ export class RdsServer {
   ) {
     this.limits = { ...DEFAULT_RDS_LIMITS, ...options.limits };
     this.clock = options.clock ?? systemClock;
+    this.acks = new AckTracker({ clock: this.clock });
     const handshake = options.handshake ?? DEFAULT_HANDSHAKE_LIMITS;
     this.handshakes = new HandshakeGuard('rds', handshake, options.logger, this.clock);
     const secure = !('insecure' in options.tls);
@@ -184,7 +188,7 @@ export class RdsServer {
         if (code === STATUS_INVALID_ARGUMENT) this.guard.invalidRequest(connection);
       },
     };
-    const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer });
+    const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer, acks: this.acks });
     let idle: TimerHandle | undefined;
     const end = () => {
       if (idle) this.clock.clearTimeout(idle);

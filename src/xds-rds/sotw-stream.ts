@@ -22,6 +22,10 @@ export class SotwStream extends RdsStreamBase {
   private readonly sent = new Map<string, string>();
   private ackedVersion = '';
 
+  protected protocol(): 'sotw' {
+    return 'sotw';
+  }
+
   /** What the client last ACKed ('' until the first ACK). */
   get acked(): string {
     return this.ackedVersion;
@@ -39,6 +43,7 @@ export class SotwStream extends RdsStreamBase {
       else {
         this.deps.metrics.acks++;
         this.ackedVersion = req.versionInfo;
+        this.acks?.ack(req.responseNonce);
       }
     }
     this.setNames(req.resourceNames);
@@ -55,6 +60,7 @@ export class SotwStream extends RdsStreamBase {
       if (!next.has(n)) {
         this.deps.cache.unwatch(n, this);
         this.sent.delete(n);
+        this.acks?.forget(n);
       }
     }
     for (const n of next) if (!this.names.has(n)) this.deps.cache.watch(n, this);

@@ -1,4 +1,5 @@
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
+import type { StreamAcks } from './acks.ts';
 import type { EncodedResource, ResourceWatcher, Snapshot } from './snapshot.ts';
 import { requestProblem } from './limits.ts';
 import {
@@ -24,11 +25,17 @@ export abstract class RdsStreamBase implements ResourceWatcher {
   protected started = false;
   protected closed = false;
   private nonceCounter = 0;
+  /** This stream's routes in the acknowledgement tracker, when the server keeps one. */
+  protected readonly acks: StreamAcks | undefined;
 
   constructor(protected readonly deps: StreamDeps) {
     deps.metrics.streamsOpened++;
     deps.metrics.streamsActive++;
+    this.acks = deps.acks?.open(deps.peer, this.protocol());
   }
+
+  /** 'sotw': every response carries the stream's whole set; 'delta': only what changed. */
+  protected abstract protocol(): 'sotw' | 'delta';
 
   get subscribed(): readonly string[] {
     return [...this.names].sort();
@@ -42,6 +49,7 @@ export abstract class RdsStreamBase implements ResourceWatcher {
     this.closed = true;
     for (const n of this.names) this.deps.cache.unwatch(n, this);
     this.names.clear();
+    this.acks?.close();
     this.deps.metrics.streamsActive--;
   }
 
@@ -54,7 +62,10 @@ export abstract class RdsStreamBase implements ResourceWatcher {
     if (this.closed) return false;
     const problem = req.invalid ?? requestProblem(req);
     if (problem !== undefined) return this.refuse('rds: invalid request', problem);
-    if (req.nodeId) this.nodeId = req.nodeId;
+    if (req.nodeId) {
+      this.nodeId = req.nodeId;
+      if (this.acks) this.acks.nodeId = req.nodeId;
+    }
     if (req.typeUrl === ROUTE_CONFIGURATION_TYPE || (this.started && req.typeUrl === '')) return true;
     this.deps.metrics.rejectedTypeUrls++;
     const typeUrl = req.typeUrl.slice(0, 200);
@@ -70,9 +81,13 @@ export abstract class RdsStreamBase implements ResourceWatcher {
     return false;
   }
 
-  /** A NACK of the last response: logged and counted with the proxy, peer and reason; nothing is resent. */
+  /**
+   * A NACK of the last response: logged and counted with the proxy, peer and reason, and recorded against the
+   * routes it carried; nothing is resent (the proxy keeps its last good version and is served nothing else).
+   */
   protected recordNack(detail: ErrorDetail, keptVersion?: string): void {
     const reason = detail.message.slice(0, MAX_REASON);
+    this.acks?.nack(this.lastNonce, reason);
     this.deps.metrics.recordNack({
       proxy: this.nodeId,
       peer: this.deps.peer,
@@ -99,6 +114,7 @@ export abstract class RdsStreamBase implements ResourceWatcher {
     const bytes = encode(nonce);
     this.lastNonce = nonce;
     this.sentVersion = version;
+    this.acks?.sent(nonce, resources, this.protocol() === 'sotw');
     this.deps.metrics.responses++;
     this.deps.metrics.responseBytes += bytes.length;
     this.deps.logger.debug('rds: push', {

@@ -1,4 +1,5 @@
 import type { Logger } from '../util/logger.ts';
+import type { AckTracker } from './acks.ts';
 import type { RdsMetrics } from './metrics.ts';
 import type { SnapshotCache } from './snapshot.ts';
 
@@ -49,6 +50,8 @@ export interface StreamDeps {
   readonly metrics: RdsMetrics;
   /** Identity of the peer certificate (SPIFFE URI SAN or CN), `unauthenticated` without TLS. */
   readonly peer: string;
+  /** Records what the stream sends and what the proxy acknowledges or rejects, route by route (optional). */
+  readonly acks?: AckTracker;
 }
 
 export const STATUS_INVALID_ARGUMENT = 3;

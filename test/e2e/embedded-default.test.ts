@@ -83,6 +83,9 @@ describe('npm start (the embedded default, directory mode)', () => {
     const routes = await httpGet(`http://127.0.0.1:${debugPort}/debug/routes`);
     assert.equal(routes.status, 200, routes.body);
     assert.equal((await httpGet(`http://127.0.0.1:${ports.admin}/debug/routes`)).status, 404);
+    const proxies = await httpGet(`http://127.0.0.1:${debugPort}/debug/proxies`);
+    assert.equal(proxies.status, 200, proxies.body);
+    assert.ok(Array.isArray((JSON.parse(proxies.body) as { proxies: unknown }).proxies), proxies.body);
 
     // Routes as a proxy sees them, through the real client command and the generated certificates.
     const certs = path.join(dir, 'certs');

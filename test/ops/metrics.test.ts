@@ -38,6 +38,9 @@ describe('ops/metrics', () => {
       'aeraki_rds_streams',
       'aeraki_rds_pushes_total',
       'aeraki_rds_nacks_total',
+      'aeraki_route_configs_rejected',
+      'aeraki_proxies_rejecting_routes',
+      'aeraki_config_to_ack_seconds',
       'aeraki_leader',
     ]) {
       assert.ok(names.includes(required), required);

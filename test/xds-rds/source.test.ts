@@ -46,11 +46,13 @@ describe('RouteSource', () => {
       });
     const store = storeOf([se(1)]);
     const pushed: number[] = [];
+    const changes: { names: string[]; at: number }[] = [];
     const source = new RouteSource(store, new SnapshotCache(), {
       logger: silentLogger,
       quietMs: 20,
       maxWaitMs: 20,
       onPushed: (ms) => pushed.push(ms),
+      onRoutesChanged: (names, at) => changes.push({ names: [...names], at }),
       now: () => 1000,
     });
     source.rebuild();
@@ -63,6 +65,9 @@ describe('RouteSource', () => {
     source.onEvent({ type: 'updated', kind: 'MetaRouter', namespace: 'ns', name: 'm' });
     source.flush();
     assert.deepEqual(pushed, [50], 'only the relevant event with a time');
+    assert.equal(changes.length, 1, 'one change, at its oldest relevant event');
+    assert.equal(changes[0]?.at, 950);
+    assert.ok(changes[0].names.length > 0);
     source.stop();
   });
 });
