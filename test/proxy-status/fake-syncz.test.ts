@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { decodeSyncz } from '../../src/proxy-status/decode.ts';
 import { loadSynczProtos } from '../../src/proxy-status/protos.ts';
@@ -113,12 +114,16 @@ describe('fake istiod: istio.io/debug/syncz', () => {
     }
   });
 
-  it('an istiod that does not know the type answers with another type', async () => {
+  it('an istiod that does not know the type sends no answer', async () => {
     fake.syncz.mode = 'unknown';
     try {
-      const out = await ask({ spiffe: ROOT_IDENTITY });
-      assert.ok('answer' in out);
-      assert.equal(out.answer.resources?.length ?? 0, 0);
+      const t = transportFor(fake, { spiffe: ROOT_IDENTITY });
+      const stream = await t.open();
+      const out = await Promise.race([askOnce(stream), sleep(300).then(() => 'silence' as const)]);
+      stream.cancel();
+      t.close();
+      assert.equal(out, 'silence');
+      assert.equal(fake.requests.at(-1)?.kind, 'debug');
     } finally {
       fake.syncz.mode = 'current';
     }

@@ -263,9 +263,8 @@ export class FakeIstiod extends EventEmitter {
     });
     this.emit('change');
     const { mode, proxies, rootNamespace } = this.syncz;
-    if (typeUrl !== 'istio.io/debug/syncz' || mode === 'unknown') {
-      return this.respondWith(s, typeUrl, []);
-    }
+    // An istiod without a generator for the type sends nothing (ads.go pushXds: no generator, no response).
+    if (typeUrl !== 'istio.io/debug/syncz' || mode === 'unknown') return;
     if (mode === 'refuse') {
       return this.endStream(s, grpc.status.PERMISSION_DENIED, 'debug info is not available');
     }

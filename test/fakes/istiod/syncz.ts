@@ -20,8 +20,8 @@ export interface FakeProxy {
 /**
  * How the fake answers syncz: `current` (TLS port and an authenticated caller only; a caller outside the root
  * namespace sees its namespace's proxies), `older` (any caller, the old shape), `refuse` (ends the stream with
- * PERMISSION_DENIED, as istiod does when a debug generator fails), `unknown` (an istiod without the type:
- * the api generator answers with an empty answer of another type).
+ * PERMISSION_DENIED, as istiod does when a debug generator fails), `unknown` (an istiod without a generator
+ * for the type: no answer at all).
  */
 export type SynczMode = 'current' | 'older' | 'refuse' | 'unknown';
 
