@@ -113,6 +113,7 @@ import './plugins/redis/parse.test.ts';
 import './plugins/thrift/generator.test.ts';
 import './plugins/thrift/golden.test.ts';
 import './plugins/zookeeper/generator.test.ts';
+import './proxy-status/attribute.test.ts';
 import './proxy-status/client.test.ts';
 import './proxy-status/fake-syncz.test.ts';
 import './reconcile/diff.test.ts';

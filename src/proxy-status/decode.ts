@@ -19,24 +19,28 @@ export interface AnyLike {
   readonly value?: Uint8Array;
 }
 
+const EMPTY = new Uint8Array();
+
 export type DecodeResult =
   | { readonly ok: true; readonly proxies: readonly ProxySync[] }
   | { readonly ok: false; readonly reason: string };
 
+/** A decoded ClientConfig (protobufjs message: enums as numbers, unset oneof members absent). */
 interface DecodedClientConfig {
-  node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } };
+  node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } } | null;
   genericXdsConfigs?: {
     typeUrl?: string;
-    configStatus?: string;
-    errorState?: { details?: string };
+    configStatus?: number;
+    errorState?: { details?: string } | null;
   }[];
-  xdsConfig?: { status?: string; perXdsConfig?: string }[];
+  xdsConfig?: { status?: number; listenerConfig?: unknown }[];
 }
 
-const STATUSES = new Set<string>(['UNKNOWN', 'SYNCED', 'NOT_SENT', 'STALE', 'ERROR']);
+/** envoy.service.status.v3.ConfigStatus by number. */
+const STATUSES: readonly ConfigStatus[] = ['UNKNOWN', 'SYNCED', 'NOT_SENT', 'STALE', 'ERROR'];
 
-function asStatus(s: string | undefined): ConfigStatus {
-  return s !== undefined && STATUSES.has(s) ? (s as ConfigStatus) : 'UNKNOWN';
+function asStatus(n: number | undefined): ConfigStatus {
+  return STATUSES[n ?? 0] ?? 'UNKNOWN';
 }
 
 /** `sidecar~<ip>~<pod>.<ns>~<ns>.svc.<domain>`: the namespace, or '' when the id has another shape. */
@@ -65,10 +69,7 @@ export function decodeSyncz(protos: SynczProtos, resources: readonly AnyLike[]):
     }
     let c: DecodedClientConfig;
     try {
-      c = ClientConfig.toObject(ClientConfig.decode(r.value ?? new Uint8Array()), {
-        enums: String,
-        oneofs: true,
-      });
+      c = ClientConfig.decode(r.value ?? EMPTY) as DecodedClientConfig;
     } catch (err) {
       return { ok: false, reason: `undecodable ClientConfig: ${(err as Error).message}` };
     }
@@ -81,7 +82,7 @@ export function decodeSyncz(protos: SynczProtos, resources: readonly AnyLike[]):
       listeners = asStatus(lds.configStatus);
       listenerError = lds.errorState?.details || undefined;
     } else {
-      const old = c.xdsConfig?.find((x) => x.perXdsConfig === 'listenerConfig');
+      const old = c.xdsConfig?.find((x) => x.listenerConfig != null);
       if (old) listeners = asStatus(old.status);
     }
     out.push({ id, namespace, listeners, listenerError });
