@@ -4,6 +4,7 @@ import './app/admission-tolerance.test.ts';
 import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
+import './app/proxy-status.test.ts';
 import './app/render-fixtures.test.ts';
 import './app/render-robustness.test.ts';
 import './app/render-services.test.ts';
