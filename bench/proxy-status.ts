@@ -6,7 +6,6 @@ import type { EnvoyFilterObject } from '../src/model/objects.ts';
 import { outboundPatch } from '../src/plugins/sdk/patches.ts';
 import { attributeRejections, indexEnvoyFilters } from '../src/proxy-status/attribute.ts';
 import { decodeSyncz } from '../src/proxy-status/decode.ts';
-import { loadSynczProtos } from '../src/proxy-status/protos.ts';
 import { encodeSyncz, proxyId, type FakeProxy } from '../test/fakes/istiod/syncz.ts';
 import { median, round } from './figures.ts';
 
@@ -69,7 +68,6 @@ function proxies(): FakeProxy[] {
 }
 
 export function benchProxyStatus(): Promise<Record<string, unknown>> {
-  const protos = loadSynczProtos();
   const answer = encodeSyncz(proxies(), 'current');
   const desired = filters();
   const decodeMs: number[] = [];
@@ -79,7 +77,7 @@ export function benchProxyStatus(): Promise<Record<string, unknown>> {
   let rejections = 0;
   for (let r = 0; r < ROUNDS; r++) {
     const t0 = performance.now();
-    const decoded = decodeSyncz(protos, answer);
+    const decoded = decodeSyncz(answer);
     const t1 = performance.now();
     const index = indexEnvoyFilters(desired, 'istio-system');
     const t2 = performance.now();

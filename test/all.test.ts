@@ -117,6 +117,7 @@ import './plugins/zookeeper/generator.test.ts';
 import './proxy-status/attribute.test.ts';
 import './proxy-status/client.test.ts';
 import './proxy-status/fake-syncz.test.ts';
+import './proxy-status/wire.test.ts';
 import './reconcile/diff.test.ts';
 import './reconcile/dir-sink.test.ts';
 import './reconcile/incremental-differential.test.ts';

@@ -1,7 +1,7 @@
 import type { Logger } from '../util/logger.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { decodeSyncz, type AnyLike, type ProxySync } from './decode.ts';
-import { loadSynczProtos, SYNCZ_TYPE_URL, type SynczProtos } from './protos.ts';
+import { SYNCZ_TYPE_URL } from './protos.ts';
 
 /** What the client needs of an ADS stream (grpc-js ClientDuplexStream of DiscoveryRequest/Response objects). */
 export interface SynczStream {
@@ -39,7 +39,6 @@ export interface SynczClientDeps {
   /** Every decoded answer: the proxies istiod sees. */
   readonly onAnswer: (proxies: readonly ProxySync[]) => void;
   readonly clock?: Clock;
-  readonly protos?: SynczProtos;
 }
 
 /** gRPC codes by which istiod refuses a debug request (it then ends the whole stream). */
@@ -57,7 +56,6 @@ export type SynczClientState = 'idle' | 'answering' | 'refused' | 'unreachable';
  */
 export class SynczClient {
   private readonly clock: Clock;
-  private readonly protos: SynczProtos;
   private readonly intervalMs: number;
   private readonly afterWriteMs: number;
   private readonly refusedBackoffMs: number;
@@ -79,7 +77,6 @@ export class SynczClient {
     private readonly deps: SynczClientDeps,
   ) {
     this.clock = deps.clock ?? systemClock;
-    this.protos = deps.protos ?? loadSynczProtos();
     this.intervalMs = options.intervalMs ?? 30_000;
     this.afterWriteMs = options.afterWriteMs ?? 5_000;
     this.refusedBackoffMs = options.refusedBackoffMs ?? 600_000;
@@ -149,7 +146,7 @@ export class SynczClient {
       if (this.stream !== stream || res.typeUrl !== SYNCZ_TYPE_URL) return;
       this.clearDeadline();
       this.outstanding = false;
-      const decoded = decodeSyncz(this.protos, res.resources ?? []);
+      const decoded = decodeSyncz(res.resources ?? []);
       if (!decoded.ok) {
         this.refused(`istiod does not answer ${SYNCZ_TYPE_URL} (${decoded.reason})`);
         this.dropStream();

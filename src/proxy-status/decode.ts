@@ -1,4 +1,5 @@
-import { CLIENT_CONFIG_TYPE_URL, LISTENER_TYPE_URL, type SynczProtos } from './protos.ts';
+import { CLIENT_CONFIG_TYPE_URL } from './protos.ts';
+import { readClientConfig, type ClientConfigFields } from './wire.ts';
 
 /** A proxy's listener (LDS) state as istiod reports it. */
 export type ConfigStatus = 'UNKNOWN' | 'SYNCED' | 'NOT_SENT' | 'STALE' | 'ERROR';
@@ -25,17 +26,6 @@ export type DecodeResult =
   | { readonly ok: true; readonly proxies: readonly ProxySync[] }
   | { readonly ok: false; readonly reason: string };
 
-/** A decoded ClientConfig (protobufjs message: enums as numbers, unset oneof members absent). */
-interface DecodedClientConfig {
-  node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } } | null;
-  genericXdsConfigs?: {
-    typeUrl?: string;
-    configStatus?: number;
-    errorState?: { details?: string } | null;
-  }[];
-  xdsConfig?: { status?: number; listenerConfig?: unknown }[];
-}
-
 /** envoy.service.status.v3.ConfigStatus by number. */
 const STATUSES: readonly ConfigStatus[] = ['UNKNOWN', 'SYNCED', 'NOT_SENT', 'STALE', 'ERROR'];
 
@@ -60,32 +50,24 @@ export function namespaceOfProxyId(id: string): string {
  * listener_config / route_config ... oneof). A resource of another type means this istiod does not know the
  * debug type (it answered with something else): not ok.
  */
-export function decodeSyncz(protos: SynczProtos, resources: readonly AnyLike[]): DecodeResult {
+export function decodeSyncz(resources: readonly AnyLike[]): DecodeResult {
   const out: ProxySync[] = [];
-  const { ClientConfig } = protos;
   for (const r of resources) {
     if (r.type_url !== CLIENT_CONFIG_TYPE_URL) {
       return { ok: false, reason: `answer holds ${r.type_url ?? 'an untyped resource'}, not ClientConfig` };
     }
-    let c: DecodedClientConfig;
+    let c: ClientConfigFields;
     try {
-      c = ClientConfig.decode(r.value ?? EMPTY) as DecodedClientConfig;
+      c = readClientConfig(r.value ?? EMPTY);
     } catch (err) {
       return { ok: false, reason: `undecodable ClientConfig: ${(err as Error).message}` };
     }
-    const id = c.node?.id ?? '';
-    const namespace = c.node?.metadata?.fields?.['NAMESPACE']?.stringValue || namespaceOfProxyId(id);
-    let listeners: ConfigStatus = 'UNKNOWN';
-    let listenerError: string | undefined;
-    const lds = c.genericXdsConfigs?.find((g) => g.typeUrl === LISTENER_TYPE_URL);
-    if (lds) {
-      listeners = asStatus(lds.configStatus);
-      listenerError = lds.errorState?.details || undefined;
-    } else {
-      const old = c.xdsConfig?.find((x) => x.listenerConfig != null);
-      if (old) listeners = asStatus(old.status);
-    }
-    out.push({ id, namespace, listeners, listenerError });
+    out.push({
+      id: c.id,
+      namespace: c.namespace || namespaceOfProxyId(c.id),
+      listeners: c.ldsStatus === undefined ? 'UNKNOWN' : asStatus(c.ldsStatus),
+      listenerError: c.ldsError,
+    });
   }
   return { ok: true, proxies: out };
 }

@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as grpc from '@grpc/grpc-js';
 import { decodeSyncz } from '../../src/proxy-status/decode.ts';
-import { loadSynczProtos } from '../../src/proxy-status/protos.ts';
 import type { FakeIstiod } from '../fakes/istiod/server.ts';
 import { proxyId, type FakeProxy } from '../fakes/istiod/syncz.ts';
 import { askOnce, ROOT_IDENTITY, tlsIstiod, transportFor, type Caller, type Outcome } from './support.ts';
@@ -50,7 +49,7 @@ describe('fake istiod: istio.io/debug/syncz', () => {
 
   function proxies(out: Outcome) {
     assert.ok('answer' in out, `expected an answer, got ${JSON.stringify(out)}`);
-    const d = decodeSyncz(loadSynczProtos(), out.answer.resources ?? []);
+    const d = decodeSyncz(out.answer.resources ?? []);
     assert.ok(d.ok);
     return d.proxies;
   }
