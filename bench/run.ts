@@ -8,6 +8,7 @@ import { leftBehind, openResources, runBounded, timeLimitMinutes } from './bound
 import { benchCli } from './cli.ts';
 import { benchGenerate } from './generate.ts';
 import { benchMcp } from './mcp.ts';
+import { benchProxyStatus } from './proxy-status.ts';
 import { benchRds } from './rds.ts';
 import { benchRdsAbuse } from './rds-abuse.ts';
 import { benchReconcile } from './reconcile.ts';
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   mcp: benchMcp,
   rds: benchRds,
   'rds-abuse': benchRdsAbuse,
+  'proxy-status': benchProxyStatus,
   cli: benchCli,
   registry: benchRegistry,
   'registry-bridge': benchRegistryBridge,

@@ -11,6 +11,7 @@ import type { ListenerFlags } from './serve-rows-listeners.ts';
 import type { LoggingFlags } from './serve-rows-logging.ts';
 import type { MeshFlags } from './serve-rows-mesh.ts';
 import type { OutputFlags } from './serve-rows-output.ts';
+import type { ProxyStatusFlags } from './serve-rows-proxy-status.ts';
 import type { RdsFlags } from './serve-rows-rds.ts';
 import type { RegistryFlags } from './serve-rows-registries.ts';
 import type { SourceFlags } from './serve-rows-source.ts';
@@ -30,7 +31,8 @@ export type ServeFlags = MeshFlags &
   WebhookFlags &
   AdminFlags &
   ListenerFlags &
-  LoggingFlags;
+  LoggingFlags &
+  ProxyStatusFlags;
 
 /** ServeFlags with every default filled in (serve-config.ts), and the version: what serveOptionsOf nests. */
 export type ServeValues = Omit<ServeFlags, 'leaderElect' | 'allocateVips'> & {

@@ -17,6 +17,7 @@ import { handshakeOptions, httpLimitOptions, LISTENER_ROWS } from './serve-rows-
 import { LOGGING_ROWS, loggingOptions } from './serve-rows-logging.ts';
 import { MESH_ROWS, meshOptions } from './serve-rows-mesh.ts';
 import { OUTPUT_ROWS, outputOptions, reconcileOptions } from './serve-rows-output.ts';
+import { PROXY_STATUS_ROWS, proxyStatusOptions } from './serve-rows-proxy-status.ts';
 import { RDS_ROWS, rdsOptions } from './serve-rows-rds.ts';
 import { REGISTRY_ROWS, registryOptions } from './serve-rows-registries.ts';
 import { SOURCE_ROWS, sourceOptions } from './serve-rows-source.ts';
@@ -38,6 +39,7 @@ const ROWS: RowTable<ServeFlags> = {
   ...ADMIN_ROWS,
   ...LISTENER_ROWS,
   ...LOGGING_ROWS,
+  ...PROXY_STATUS_ROWS,
 };
 
 /** The order `--help` (and the README's table) lists the options in: every key of ServeFlags once. */
@@ -55,6 +57,7 @@ const HELP_ORDER = [
   'maxFileDocuments',
   'maxYamlAliasNodes',
   'secretRefreshMs',
+  'proxyStatusIntervalMs',
   'output',
   'outputDir',
   'kubeconfig',
@@ -148,6 +151,7 @@ export function serveOptionsOf(v: ServeValues): ServeOptions {
     handshake: handshakeOptions(v),
     httpLimits: httpLimitOptions(v),
     logging: loggingOptions(v),
+    proxyStatus: proxyStatusOptions(v),
     version: v.version,
   };
 }

@@ -59,6 +59,15 @@ export interface SourceOptions {
   readonly secretRefreshMs: number;
 }
 
+/**
+ * Asking istiod for its proxies' status (istio.io/debug/syncz) to report listener rejections of this controller's
+ * EnvoyFilters: on a stream of its own to `--istiod-address` with the MCP client's credentials.
+ */
+export interface ProxyStatusOptions {
+  /** `--proxy-status-interval`: between two questions; 0 = off. */
+  readonly intervalMs: number;
+}
+
 /** Where EnvoyFilters go. */
 export interface OutputOptions {
   readonly kind: OutputKind;
@@ -206,6 +215,8 @@ export interface ServeOptions {
   /** Admin and webhook HTTP servers: time to receive the headers, then the whole request. */
   readonly httpLimits: Pick<HttpLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>;
   readonly logging: LoggingOptions;
+  /** Proxy status from istiod; absent = off. */
+  readonly proxyStatus?: ProxyStatusOptions;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
 }

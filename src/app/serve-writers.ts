@@ -10,6 +10,8 @@ import { limitedApply } from '../kit/apply.ts';
 import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
+import type { ListenerRejection } from '../model/listener-rejections.ts';
+import type { OutputObject } from '../model/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
@@ -33,6 +35,8 @@ export interface ServeWriters {
   readonly kubeOut: KubeOutput | undefined;
   /** The drift watch's cache of the managed objects (`--output kube`). */
   readonly managedCache: ManagedCache | undefined;
+  /** The desired objects of the last generation pass. */
+  desiredObjects(): readonly OutputObject[];
 }
 
 export interface ServeWritersInputs {
@@ -52,6 +56,8 @@ export interface ServeWritersInputs {
   readonly backoff: BackoffOptions | undefined;
   readonly discovery: KindDiscoveryOptions | undefined;
   readonly logger: Logger;
+  /** Listener rejections istiod's proxies report (proxy-status), for the status controller. */
+  readonly listenerRejections?: () => readonly ListenerRejection[];
 }
 
 export type ServeWritersOptions = Pick<
@@ -69,6 +75,8 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
   let generationIssues: readonly ConfigIssue[] = [];
   let generationConflicts: readonly ConfigIssue[] | undefined;
+  /** The last generation output; its `objects` are read (materialised) only when proxy status asks. */
+  let lastDesired: { readonly objects: readonly OutputObject[] } | undefined;
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
   const desiredState = new IncrementalGenerator(store, generators, {
     namespaceScope: o.output.namespaceScope,
@@ -80,6 +88,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
       metrics.recordUnhandledPorts(desired.unhandledPorts);
       generationIssues = desired.issues;
       generationConflicts = desired.conflicts;
+      lastDesired = desired;
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
       return desired;
     },
@@ -114,6 +123,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
         rejected: store.rejected(),
         issues: generationIssues,
         ...(generationConflicts ? { conflicts: generationConflicts } : {}),
+        ...(i.listenerRejections ? { listenerRejections: i.listenerRejections() } : {}),
       }),
       isSynced: () => sources.synced,
       metrics,
@@ -127,5 +137,12 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
       logger,
     });
   }
-  return { sink, desiredState, reconciler, kubeOut, managedCache };
+  return {
+    sink,
+    desiredState,
+    reconciler,
+    kubeOut,
+    managedCache,
+    desiredObjects: () => lastDesired?.objects ?? [],
+  };
 }

@@ -39,6 +39,8 @@ import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 import { createRegistries } from './registries.ts';
+import { buildProxyStatus } from './proxy-status.ts';
+import type { OutputObject } from '../model/objects.ts';
 import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
 
 export interface ServeDeps {
@@ -187,6 +189,13 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
+  let desiredObjects = (): readonly OutputObject[] => [];
+  const proxyStatus = buildProxyStatus(o, {
+    desired: () => desiredObjects(),
+    metrics: metrics.proxyStatus,
+    ...(mcpIdentity ? { clientIdentity: () => mcpIdentity.current() } : {}),
+    logger,
+  });
   const writers = buildWriters(o, {
     store,
     generators,
@@ -202,8 +211,16 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     backoff: deps.backoff,
     discovery: deps.discovery,
     logger,
+    ...(proxyStatus ? { listenerRejections: () => proxyStatus.rejections.current() } : {}),
   });
   const { reconciler, desiredState, kubeOut } = writers;
+  desiredObjects = () => writers.desiredObjects();
+  if (proxyStatus) {
+    proxyStatus.rejections.subscribe(() => kubeOut?.status.trigger());
+    reconciler.onRun((r) => {
+      if (r.created + r.updated > 0) proxyStatus.nudge(); // ask the proxies soon after a write
+    });
+  }
   sources.dir?.onProblemsChanged(() => reconciler.trigger());
   const routes = new RouteSource(store, cache, {
     quietMs: o.rds.debounceAfterMs,
@@ -249,6 +266,9 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     [{ name: 'builders', drain: stopBuilders }],
     [writersPart(reconciler, registries, kubeOut)],
     [sourcesPart(sources, log)],
+    proxyStatus
+      ? [{ name: 'proxy-status', start: () => proxyStatus.start(), stop: () => proxyStatus.stop() }]
+      : [],
     [{ name: 'readiness', drain: () => admin.beginShutdown() }], // drained first: /readyz turns 503
   ]);
   const synced = sources

@@ -10,6 +10,7 @@
  * - status: gauges and cumulative counters that a component already keeps (MCP status, RDS counters, the store's
  *   counts, leadership) are read at scrape time from providers given to `provide()`.
  */
+import { createProxyStatusMetrics, type ProxyStatusMetrics } from './proxy-status-metrics.ts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { createCertMetrics } from './cert-metrics.ts';
 import { createHandshakeMetrics } from './handshake-metrics.ts';
@@ -95,6 +96,8 @@ export class AerakiMetrics {
   readonly routeConfigsRejected: Gauge;
   readonly proxiesRejectingRoutes: Gauge;
   readonly resyncRepairs: Counter;
+  /** aeraki_listener_rejections{reason}, aeraki_listener_rejecting_proxies{reason} (proxy-status). */
+  readonly proxyStatus: ProxyStatusMetrics;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -231,6 +234,7 @@ export class AerakiMetrics {
       labelNames: ['version'],
       registers,
     }).set({ version: options.version ?? 'unknown' }, 1);
+    this.proxyStatus = createProxyStatusMetrics(registers);
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 

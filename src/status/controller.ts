@@ -21,6 +21,7 @@ import { errorFields } from '../util/logger.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
+import type { ListenerRejection } from '../model/listener-rejections.ts';
 import {
   asSinkError,
   writeRunHandlers,
@@ -40,6 +41,8 @@ export interface StatusInputs {
   readonly issues: readonly ConfigIssue[];
   /** The conflicts of the same generation pass (StatusPlanInput.conflicts). */
   readonly conflicts?: readonly ConfigIssue[];
+  /** Listener rejections attributed to this controller's EnvoyFilters (StatusPlanInput.listenerRejections). */
+  readonly listenerRejections?: readonly ListenerRejection[];
 }
 
 export interface StatusRunReport {

@@ -34,6 +34,14 @@ import {
   servedMetaRouters,
   type DesiredCondition,
 } from './conditions.ts';
+import type { ListenerRejection } from '../model/listener-rejections.ts';
+import {
+  rejectedMetaRouters,
+  rejectedProgrammed,
+  rejectionKey,
+  rejectionNote,
+  sourceRef,
+} from './proxy-rejections.ts';
 import type { Condition, EventReason, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
 
 export interface StatusPlanInput {
@@ -48,6 +56,8 @@ export interface StatusPlanInput {
   readonly targets: readonly StatusTarget[];
   /** RFC 3339 time of new transitions. */
   readonly now: string;
+  /** What istiod's proxies reject of this controller's EnvoyFilters (proxy-status); none when absent. */
+  readonly listenerRejections?: readonly ListenerRejection[];
 }
 
 export interface StatusPlan {
@@ -96,6 +106,7 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
   const issues = byObject(input.issues);
   const served = servedMetaRouters(view);
   const heldBy = heldSources(view, input.rejected);
+  const proxyRejected = rejectedMetaRouters(view, input.listenerRejections ?? []);
   const desired: StatusPatch[] = [];
   for (const target of targets) {
     const key = refKey(target.ref);
@@ -104,7 +115,9 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
     const conditions = [acceptedCondition(r?.issues, [...own, ...(issues.get(key) ?? [])])];
     if (target.ref.kind === 'MetaRouter') {
       const holding = r === undefined ? [] : (heldBy.get(key) ?? []);
-      conditions.push(programmedCondition(target.ref, view, served, r !== undefined, holding));
+      const programmed = programmedCondition(target.ref, view, served, r !== undefined, holding);
+      const byProxies = programmed.status === 'True' ? proxyRejected.get(key) : undefined;
+      conditions.push(byProxies ? rejectedProgrammed(byProxies) : programmed);
     }
     desired.push({ target, status: desiredStatus(target, conditions, now) });
   }
@@ -184,6 +197,20 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
     if (!conflicts.has(line) || seen.has(line)) continue;
     seen.add(line);
     add(i.ref, 'Conflict', issuesMessage([i]));
+  }
+  for (const r of input.listenerRejections ?? []) {
+    const ref = sourceRef(r.source);
+    if (!ref) continue;
+    const uid = uidOf(view, ref, uids);
+    out.push({
+      key: rejectionKey(ref, r),
+      ref,
+      ...(uid ? { uid } : {}),
+      type: 'Warning',
+      reason: r.reason,
+      action: 'Program',
+      note: rejectionNote(r),
+    });
   }
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

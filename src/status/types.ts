@@ -39,7 +39,8 @@ export interface StatusPatch {
   readonly status: ObjectStatus;
 }
 
-export type EventReason = 'Invalid' | 'Conflict' | 'Held';
+/** `ProxyRejected`, `ProxyLacksExtension`: proxies reject a listener this controller patched (proxy-rejections.ts). */
+export type EventReason = 'Invalid' | 'Conflict' | 'Held' | 'ProxyRejected' | 'ProxyLacksExtension';
 
 /** One events.k8s.io/v1 Event to create on the object `ref`. */
 export interface EventSpec {
@@ -49,6 +50,6 @@ export interface EventSpec {
   readonly uid?: string;
   readonly type: 'Warning' | 'Normal';
   readonly reason: EventReason;
-  readonly action: 'Validate';
+  readonly action: 'Validate' | 'Program';
   readonly note: string;
 }

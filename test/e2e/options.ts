@@ -55,6 +55,8 @@ export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
     rdsDebounceMaxMs: 200,
     resyncMs: 0,
     secretRefreshMs: 60_000,
+    // Off: the proxy status client has e2e tests of its own (test/proxy-status).
+    proxyStatusIntervalMs: 0,
     registries: [],
     registryOutput: 'kube',
     mcpServerAddress: { host: '127.0.0.1', port: 0 },

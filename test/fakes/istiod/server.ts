@@ -10,6 +10,7 @@ import { loadMcpProtos, type McpProtos } from '../../../src/controller/mcp/proto
 import type { IstioConfig } from '../../../src/model/objects.ts';
 import { FakeConfig } from './config.ts';
 import type { AnyBytes, FakeResource } from './encode.ts';
+import { encodeSyncz, namespaceOfSpiffe, newFakeSyncz, type FakeSyncz } from './syncz.ts';
 import type {
   FakeIstiodOptions,
   PushScope,
@@ -27,6 +28,9 @@ interface StreamState {
   readonly call: grpc.ServerDuplexStream<Req, Buffer>;
   readonly lastNonce: Map<string, string>;
   nodeSeen: boolean;
+  /** TLS connection; the caller's identity namespace (client certificate URI SAN or a known bearer token). */
+  readonly tls: boolean;
+  readonly identityNamespace: string | undefined;
 }
 
 export class FakeIstiod extends EventEmitter {
@@ -48,14 +52,20 @@ export class FakeIstiod extends EventEmitter {
   dropAfterResponses: number | undefined;
   private readonly server = new grpc.Server();
   readonly config: FakeConfig = new FakeConfig(this.protos);
+  /** What `istio.io/debug/syncz` answers (syncz.ts): shape, access rule, the connected proxies. */
+  readonly syncz: FakeSyncz = newFakeSyncz();
   private readonly live = new Map<number, StreamState>();
   private nextStream = 1;
   private pushVersion = 0;
   private nonceCounter = 0;
   port = 0;
 
+  /** Serving TLS (istiod's secure port): debug types are answered only here. */
+  private readonly tls: boolean;
+
   constructor(options: FakeIstiodOptions = {}) {
     super();
+    this.tls = options.tls !== undefined;
     this.serve = options.serve ?? 'v1';
     this.requireToken = options.requireToken;
     this.pushScope = options.pushScope ?? 'all';
@@ -148,14 +158,24 @@ export class FakeIstiod extends EventEmitter {
   private onStream(call: grpc.ServerDuplexStream<Req, Buffer>): void {
     const id = this.nextStream++;
     const auth = call.metadata.get('authorization')[0];
+    const authContext = call.getAuthContext();
     const rec: RecordedStream = {
       id,
       authorization: typeof auth === 'string' ? auth : undefined,
-      peer: /URI:([^,]+)/.exec(call.getAuthContext().sslPeerCertificate?.subjectaltname ?? '')?.[1],
+      peer: /URI:([^,]+)/.exec(authContext.sslPeerCertificate?.subjectaltname ?? '')?.[1],
       open: true,
     };
     this.streams.push(rec);
-    const s: StreamState = { id, call, lastNonce: new Map(), nodeSeen: false };
+    const bearer = rec.authorization?.startsWith('Bearer ') ? rec.authorization.slice(7) : undefined;
+    const s: StreamState = {
+      id,
+      call,
+      lastNonce: new Map(),
+      nodeSeen: false,
+      tls: this.tls,
+      identityNamespace:
+        namespaceOfSpiffe(rec.peer) ?? (bearer !== undefined ? this.syncz.tokens.get(bearer) : undefined),
+    };
     call.on('error', () => {});
     call.on('close', () => this.closed(s, rec));
     call.on('end', () => this.closed(s, rec));
@@ -199,6 +219,7 @@ export class FakeIstiod extends EventEmitter {
       s.nodeSeen = true;
     }
     const nonce = req.responseNonce ?? '';
+    if (typeUrl.startsWith('istio.io/debug/')) return this.onDebugRequest(s, req, typeUrl, nonce);
     let kind: RequestKind;
     if (req.errorDetail && (req.errorDetail.code ?? 0) !== 0) kind = 'nack';
     else if (nonce === '' || !s.lastNonce.has(typeUrl)) kind = 'init';
@@ -222,6 +243,58 @@ export class FakeIstiod extends EventEmitter {
       this.respond(s, typeUrl);
     }
     this.emit('change');
+  }
+
+  /**
+   * A debug type: answered once per request, no watch kept (an ACK would be answered as one more request).
+   * Current istiod serves it only over TLS to an authenticated caller and a caller outside the root namespace
+   * sees only its own namespace's proxies; a refusal ends the whole stream.
+   */
+  private onDebugRequest(s: StreamState, req: Req, typeUrl: string, nonce: string): void {
+    this.requests.push({
+      stream: s.id,
+      kind: 'debug',
+      typeUrl,
+      versionInfo: req.versionInfo ?? '',
+      responseNonce: nonce,
+      nodeId: req.node?.id || undefined,
+      nodeMetadata: undefined,
+      errorMessage: req.errorDetail?.message || undefined,
+    });
+    this.emit('change');
+    const { mode, proxies, rootNamespace } = this.syncz;
+    // An istiod without a generator for the type sends nothing (ads.go pushXds: no generator, no response).
+    if (typeUrl !== 'istio.io/debug/syncz' || mode === 'unknown') return;
+    if (mode === 'refuse') {
+      return this.endStream(s, grpc.status.PERMISSION_DENIED, 'debug info is not available');
+    }
+    if (mode === 'older') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'older'));
+    if (!s.tls || s.identityNamespace === undefined) {
+      return this.endStream(s, grpc.status.UNAUTHENTICATED, 'authentication required');
+    }
+    const visible =
+      s.identityNamespace === rootNamespace
+        ? proxies
+        : proxies.filter((p) => p.namespace === s.identityNamespace);
+    this.respondWith(s, typeUrl, encodeSyncz(visible, 'current'));
+  }
+
+  private respondWith(s: StreamState, typeUrl: string, resources: readonly AnyBytes[]): void {
+    const out = Buffer.from(
+      this.protos.DiscoveryResponse.encode(
+        this.protos.DiscoveryResponse.fromObject({
+          versionInfo: `v${this.pushVersion}`,
+          typeUrl,
+          nonce: `${++this.nonceCounter}-${randomBytes(4).toString('hex')}`,
+          resources,
+        }),
+      ).finish(),
+    );
+    const write = (): void => {
+      if (this.live.has(s.id)) s.call.write(out);
+    };
+    if (this.delayMs > 0) setTimeout(write, this.delayMs);
+    else write();
   }
 
   private respond(s: StreamState, typeUrl: string): void {

@@ -18,7 +18,8 @@ export interface FakeIstiodOptions {
   readonly clientCa?: Buffer;
 }
 
-export type RequestKind = 'init' | 'ack' | 'nack' | 'stale';
+/** `debug`: a request of a debug type (istio.io/debug/...), answered once, never watched. */
+export type RequestKind = 'init' | 'ack' | 'nack' | 'stale' | 'debug';
 
 export interface RecordedRequest {
   readonly stream: number;

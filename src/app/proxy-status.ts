@@ -1,0 +1,85 @@
+/**
+ * The proxy-status part of `aeraki serve`: asks istiod for istio.io/debug/syncz (SynczClient, on an ADS stream of
+ * its own with the MCP client's address and credentials), attributes the listener rejections to the desired
+ * EnvoyFilters and keeps them in a ListenerRejectionsStore that the status controller and the metrics read.
+ */
+import { AdsTransport } from '../controller/mcp/transport.ts';
+import { buildNode, firstHostIp } from '../controller/mcp/node.ts';
+import { loadMcpProtos } from '../controller/mcp/protos.ts';
+import type { KeyPair } from '../kit/certs/key-pair.ts';
+import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
+import { recordListenerRejections, type ProxyStatusMetrics } from '../ops/proxy-status-metrics.ts';
+import { attributeRejections, indexEnvoyFilters } from '../proxy-status/attribute.ts';
+import { SynczClient } from '../proxy-status/client.ts';
+import { ListenerRejectionsStore } from '../proxy-status/rejections.ts';
+import type { Logger } from '../util/logger.ts';
+import type { ServeOptions } from './options.ts';
+
+export interface ProxyStatusPart {
+  readonly rejections: ListenerRejectionsStore;
+  start(): void;
+  stop(): void;
+  /** EnvoyFilters were written: ask soon. */
+  nudge(): void;
+}
+
+export interface ProxyStatusDeps {
+  /** The current desired output (EnvoyFilters with their source annotation). */
+  readonly desired: () => readonly OutputObject[];
+  readonly metrics: ProxyStatusMetrics;
+  readonly clientIdentity?: () => KeyPair | undefined;
+  readonly logger: Logger;
+}
+
+/** Undefined when off (`--proxy-status-interval 0`, or no proxyStatus options). */
+export function buildProxyStatus(
+  o: Pick<ServeOptions, 'proxyStatus' | 'source' | 'mesh' | 'podName'>,
+  deps: ProxyStatusDeps,
+): ProxyStatusPart | undefined {
+  if (!o.proxyStatus || o.proxyStatus.intervalMs <= 0) return undefined;
+  const { source, mesh } = o;
+  const transport = new AdsTransport(
+    {
+      address: source.istiodAddress,
+      tls: source.istiodTls,
+      ...(source.istiodRootCertFile ? { rootCertFile: source.istiodRootCertFile } : {}),
+      ...(source.istiodTokenFile ? { tokenFile: source.istiodTokenFile } : {}),
+      ...(deps.clientIdentity ? { clientIdentity: deps.clientIdentity } : {}),
+    },
+    loadMcpProtos(),
+  );
+  const rejections = new ListenerRejectionsStore();
+  const log = deps.logger.child({ component: 'proxy-status' });
+  const client = new SynczClient(
+    {
+      open: () => transport.open(),
+      node: buildNode({
+        podName: o.podName,
+        namespace: mesh.rootNamespace,
+        podIp: firstHostIp(),
+        clusterDomain: mesh.clusterDomain,
+      }),
+      intervalMs: o.proxyStatus.intervalMs,
+    },
+    {
+      logger: log,
+      onAnswer: (proxies) => {
+        const filters = deps.desired().filter((x): x is EnvoyFilterObject => x.kind === 'EnvoyFilter');
+        const list = attributeRejections(proxies, indexEnvoyFilters(filters, mesh.rootNamespace));
+        recordListenerRejections(deps.metrics, list);
+        if (rejections.set(list)) {
+          log.info('listener rejections changed', { objects: list.length });
+        }
+      },
+    },
+  );
+  return {
+    rejections,
+    start: () => client.start(),
+    stop: () => {
+      client.stop();
+      transport.close();
+    },
+    nudge: () => client.nudge(),
+  };
+}

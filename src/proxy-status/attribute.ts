@@ -1,0 +1,175 @@
+import { SOURCE_ANNOTATION } from '../model/constants.ts';
+import type { ListenerRejection, ListenerRejectionReason } from '../model/listener-rejections.ts';
+import type { EnvoyFilterObject } from '../model/objects.ts';
+import type { ProxySync } from './decode.ts';
+
+/** What one EnvoyFilter of this controller patches, and where it applies. */
+interface FilterRef {
+  readonly source: string;
+  /** The EnvoyFilter's namespace; undefined = the root namespace (applies to every proxy). */
+  readonly namespace: string | undefined;
+  readonly listeners: ReadonlySet<string>;
+  /** Filter names and config type URLs (without prefix) of its patches. */
+  readonly filters: ReadonlySet<string>;
+}
+
+/** The desired EnvoyFilters indexed by the listener names, ports and filter names / type URLs they patch. */
+export interface FilterIndex {
+  readonly byListener: ReadonlyMap<string, readonly FilterRef[]>;
+  /** Patches that match a listener by port only (`portNumber`), by port. */
+  readonly byPort: ReadonlyMap<number, readonly FilterRef[]>;
+  /** By filter name (`envoy.filters.network.meta_protocol_proxy`) and by config type URL (without prefix). */
+  readonly byFilter: ReadonlyMap<string, readonly FilterRef[]>;
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (!list) m.set(k, [v]);
+  else if (list[list.length - 1] !== v) list.push(v);
+}
+
+const TYPE_PREFIX = 'type.googleapis.com/';
+const stripType = (t: string): string => (t.startsWith(TYPE_PREFIX) ? t.slice(TYPE_PREFIX.length) : t);
+
+/** Indexes the EnvoyFilters this controller writes (those with a source annotation). */
+export function indexEnvoyFilters(filters: readonly EnvoyFilterObject[], rootNamespace: string): FilterIndex {
+  const byListener = new Map<string, FilterRef[]>();
+  const byPort = new Map<number, FilterRef[]>();
+  const byFilter = new Map<string, FilterRef[]>();
+  for (const ef of filters) {
+    const source = ef.metadata.annotations?.[SOURCE_ANNOTATION];
+    if (!source) continue;
+    const listeners = new Set<string>();
+    const ports: number[] = [];
+    const filterKeys = new Set<string>();
+    for (const p of ef.spec.configPatches) {
+      const listener = p.match?.['listener'] as { name?: unknown; portNumber?: unknown } | undefined;
+      if (typeof listener?.name === 'string') listeners.add(listener.name);
+      else if (typeof listener?.portNumber === 'number') ports.push(listener.portNumber);
+      const value = p.patch.value as
+        { name?: unknown; typed_config?: { '@type'?: unknown; type_url?: unknown } } | undefined;
+      if (typeof value?.name === 'string') filterKeys.add(value.name);
+      const tc = value?.typed_config;
+      if (typeof tc?.type_url === 'string') filterKeys.add(stripType(tc.type_url));
+      if (typeof tc?.['@type'] === 'string') filterKeys.add(stripType(tc['@type']));
+    }
+    const ns = ef.metadata.namespace;
+    const ref: FilterRef = {
+      source,
+      namespace: ns === rootNamespace ? undefined : ns,
+      listeners,
+      filters: filterKeys,
+    };
+    for (const l of listeners) push(byListener, l, ref);
+    for (const port of ports) push(byPort, port, ref);
+    for (const f of filterKeys) push(byFilter, f, ref);
+  }
+  return { byListener, byPort, byFilter };
+}
+
+const LISTENER_PREFIX = 'Error adding/updating listener(s) ';
+const LACKS = /Didn't find a registered implementation for '([^']+)'(?: with type URL: '([^']+)')?/;
+const LISTENER_NAME = /(?:^|\n|, )([^\s,]+?): /g;
+
+/** The listener names an Envoy LDS rejection names (`Error adding/updating listener(s) a: ...\nb: ...`). */
+export function rejectedListeners(message: string): string[] {
+  const at = message.indexOf(LISTENER_PREFIX);
+  if (at < 0) return [];
+  const rest = message.slice(at + LISTENER_PREFIX.length);
+  const out: string[] = [];
+  LISTENER_NAME.lastIndex = 0;
+  for (let m = LISTENER_NAME.exec(rest); m; m = LISTENER_NAME.exec(rest)) {
+    if (/^[\w.:[\]-]+$/.test(m[1]!) && /\d$|^virtual/.test(m[1]!)) out.push(m[1]!);
+  }
+  return out;
+}
+
+function portOf(listener: string): number | undefined {
+  const m = /_(\d+)$/.exec(listener);
+  return m ? Number(m[1]) : undefined;
+}
+
+interface Acc {
+  source: string;
+  reason: ListenerRejectionReason;
+  proxies: number;
+  namespaces: Set<string>;
+  firstProxy: string;
+  firstError: string;
+  filter: string | undefined;
+}
+
+/**
+ * Attributes every listener rejection istiod reports (LDS `ERROR` with its detail) to the source objects of the
+ * EnvoyFilters that patch the named listener, or that carry the filter the proxy has no implementation of. An
+ * EnvoyFilter in the root namespace applies to every proxy, another to its namespace's. Rejections of listeners
+ * no EnvoyFilter here patches are left out. Pure; the result is sorted by source and reason.
+ */
+export function attributeRejections(proxies: readonly ProxySync[], index: FilterIndex): ListenerRejection[] {
+  const acc = new Map<string, Acc>();
+  const applies = (ref: FilterRef, ns: string): boolean =>
+    ref.namespace === undefined || ref.namespace === ns;
+  for (const p of proxies) {
+    if (p.listeners !== 'ERROR' || !p.listenerError) continue;
+    const error = p.listenerError;
+    const listeners = rejectedListeners(error);
+    const sources = new Set<string>();
+    let reason: ListenerRejectionReason = 'ProxyRejected';
+    let filter: string | undefined;
+    const lacks = LACKS.exec(error);
+    if (lacks) {
+      reason = 'ProxyLacksExtension';
+      filter = lacks[1]!;
+      const name = stripType(lacks[1]!);
+      const typeUrl = lacks[2] ? stripType(lacks[2]) : undefined;
+      const carries = (r: FilterRef): boolean =>
+        applies(r, p.namespace) && (r.filters.has(name) || (typeUrl !== undefined && r.filters.has(typeUrl)));
+      // The EnvoyFilters carrying the filter on a listener the message names; else every one carrying it.
+      for (const l of listeners) {
+        for (const r of index.byListener.get(l) ?? []) if (carries(r)) sources.add(r.source);
+      }
+      if (sources.size === 0) {
+        for (const key of typeUrl !== undefined ? [name, typeUrl] : [name]) {
+          for (const r of index.byFilter.get(key) ?? []) if (carries(r)) sources.add(r.source);
+        }
+      }
+    } else {
+      for (const l of listeners) {
+        for (const r of index.byListener.get(l) ?? []) if (applies(r, p.namespace)) sources.add(r.source);
+        const port = portOf(l);
+        if (port !== undefined) {
+          for (const r of index.byPort.get(port) ?? []) if (applies(r, p.namespace)) sources.add(r.source);
+        }
+      }
+    }
+    for (const source of sources) {
+      const key = `${source}\n${reason}`;
+      const a = acc.get(key);
+      if (a) {
+        a.proxies++;
+        a.namespaces.add(p.namespace);
+      } else {
+        acc.set(key, {
+          source,
+          reason,
+          proxies: 1,
+          namespaces: new Set([p.namespace]),
+          firstProxy: p.id,
+          firstError: error,
+          filter,
+        });
+      }
+    }
+  }
+  return [...acc.values()]
+    .sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.reason < b.reason ? -1 : 1))
+    .map((a) => ({
+      source: a.source,
+      reason: a.reason,
+      proxies: a.proxies,
+      namespaces: [...a.namespaces].sort(),
+      firstProxy: a.firstProxy,
+      firstError: a.firstError,
+      ...(a.filter !== undefined ? { filter: a.filter } : {}),
+    }));
+}

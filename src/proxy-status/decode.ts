@@ -1,0 +1,73 @@
+import { CLIENT_CONFIG_TYPE_URL } from './protos.ts';
+import { readClientConfig, type ClientConfigFields } from './wire.ts';
+
+/** A proxy's listener (LDS) state as istiod reports it. */
+export type ConfigStatus = 'UNKNOWN' | 'SYNCED' | 'NOT_SENT' | 'STALE' | 'ERROR';
+
+/** One proxy of a syncz answer, reduced to what attribution needs. */
+export interface ProxySync {
+  readonly id: string;
+  /** The proxy's namespace: metadata NAMESPACE (newer istiod), else the `<pod>.<ns>` part of the id. */
+  readonly namespace: string;
+  readonly listeners: ConfigStatus;
+  /** The last rejection's detail (`error_state.details`) of the listeners; undefined when none. */
+  readonly listenerError: string | undefined;
+}
+
+/** A resource of the answer: an Any (protobufjs message field names). */
+export interface AnyLike {
+  readonly type_url?: string;
+  readonly value?: Uint8Array;
+}
+
+const EMPTY = new Uint8Array();
+
+export type DecodeResult =
+  | { readonly ok: true; readonly proxies: readonly ProxySync[] }
+  | { readonly ok: false; readonly reason: string };
+
+/** envoy.service.status.v3.ConfigStatus by number. */
+const STATUSES: readonly ConfigStatus[] = ['UNKNOWN', 'SYNCED', 'NOT_SENT', 'STALE', 'ERROR'];
+
+function asStatus(n: number | undefined): ConfigStatus {
+  return STATUSES[n ?? 0] ?? 'UNKNOWN';
+}
+
+/** `sidecar~<ip>~<pod>.<ns>~<ns>.svc.<domain>`: the namespace, or '' when the id has another shape. */
+export function namespaceOfProxyId(id: string): string {
+  const parts = id.split('~');
+  const podNs = parts[2] ?? '';
+  const dot = podNs.indexOf('.');
+  if (dot >= 0) return podNs.slice(dot + 1);
+  const dns = parts[3] ?? '';
+  const d = dns.indexOf('.');
+  return d > 0 ? dns.slice(0, d) : '';
+}
+
+/**
+ * Decodes the resources of a syncz answer: current istiod (generic_xds_configs with config_status and
+ * error_state) and older ones (node id only, the deprecated per-type xds_config with `status` and a
+ * listener_config / route_config ... oneof). A resource of another type means this istiod does not know the
+ * debug type (it answered with something else): not ok.
+ */
+export function decodeSyncz(resources: readonly AnyLike[]): DecodeResult {
+  const out: ProxySync[] = [];
+  for (const r of resources) {
+    if (r.type_url !== CLIENT_CONFIG_TYPE_URL) {
+      return { ok: false, reason: `answer holds ${r.type_url ?? 'an untyped resource'}, not ClientConfig` };
+    }
+    let c: ClientConfigFields;
+    try {
+      c = readClientConfig(r.value ?? EMPTY);
+    } catch (err) {
+      return { ok: false, reason: `undecodable ClientConfig: ${(err as Error).message}` };
+    }
+    out.push({
+      id: c.id,
+      namespace: c.namespace || namespaceOfProxyId(c.id),
+      listeners: c.ldsStatus === undefined ? 'UNKNOWN' : asStatus(c.ldsStatus),
+      listenerError: c.ldsError,
+    });
+  }
+  return { ok: true, proxies: out };
+}
