@@ -1,9 +1,10 @@
 /**
  * The content comparison of Kubernetes objects written by the controller (EnvoyFilters, gateway VirtualServices,
  * registry ServiceEntries): the owned fields (kind, our labels and annotations, the whole spec) are hashed into
- * CONTENT_HASH_ANNOTATION, and an existing object is current when its owned fields hash to the desired hash. Foreign
- * labels and annotations are neither compared nor lost (the update body keeps them). The `changed` hook of
- * kit/diff.ts.
+ * CONTENT_HASH_ANNOTATION, and an existing object is current when its owned fields are those of the desired object.
+ * Foreign labels and annotations are neither compared nor lost (the update body keeps them). An existing object
+ * holds the hash of its spec (`specHash`, computed once when it is read), not the spec: the spec is the bulk of an
+ * EnvoyFilter, and its hash is all the comparison needs. The `changed` hook of kit/diff.ts.
  */
 import { CONTENT_HASH_ANNOTATION } from '../model/constants.ts';
 import { contentHash } from '../util/json.ts';
@@ -28,12 +29,16 @@ export interface ExistingObject<K extends string = string> {
   readonly resourceVersion: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
-  readonly spec: unknown;
+  /** `specHash` of the object's spec: what the comparison reads of it (the spec itself is not held). */
+  readonly specHash: string;
+}
+
+/** The hash of a spec as the content comparison compares it (its stable stringification). */
+export function specHash(spec: unknown): string {
+  return contentHash(spec);
 }
 
 export interface ContentMemos {
-  /** Optional memo of existing-object hashes (key includes the resourceVersion), shared across runs. */
-  readonly hashMemo?: Map<string, string>;
   /**
    * Optional memo of desiredHash by desired object (objects are never mutated): when generation hands back the
    * same object for an unchanged source, it is not hashed again.
@@ -85,13 +90,13 @@ export function desiredHash(obj: DiffObject): string {
   });
 }
 
-function existingHash(e: ExistingObject<string>, labelKeys: string[], annotationKeys: string[]): string {
-  return contentHash({
-    kind: e.kind,
-    labels: pick(e.labels, labelKeys),
-    annotations: pick(e.annotations, annotationKeys),
-    spec: e.spec,
-  });
+/** The existing values of the desired object's own keys are its values (a missing key differs). */
+function sameValues(
+  desired: Readonly<Record<string, string>>,
+  existing: Readonly<Record<string, string>>,
+  keys: readonly string[],
+): boolean {
+  return keys.every((k) => existing[k] === desired[k]);
 }
 
 /** The desired object with CONTENT_HASH_ANNOTATION set to desiredHash. */
@@ -105,23 +110,20 @@ export function withContentHash<T extends DiffObject>(obj: T, hash = desiredHash
   };
 }
 
-function isUnchanged(
-  desired: DiffObject,
-  hash: string,
-  e: ExistingObject<string>,
-  memo?: Map<string, string>,
-): boolean {
+/**
+ * True when `e` holds the owned content of `desired`: the hash annotation, the kind, the desired object's labels
+ * and annotations (without the hash itself), and the spec (by its hash). What hashing both objects' owned fields
+ * (desiredHash) and comparing the hashes decides, without the existing spec.
+ */
+function isUnchanged(desired: DiffObject, hash: string, e: ExistingObject<string>): boolean {
   // The annotation alone is not enough: a person may edit the spec and keep the annotation (drift).
   if (e.annotations[CONTENT_HASH_ANNOTATION] !== hash) return false;
-  const labelKeys = Object.keys(desired.metadata.labels).sort();
-  const annotationKeys = ownedAnnotationKeys(desired);
-  const memoKey = `${objectKey(e.kind, e.namespace, e.name)}@${e.resourceVersion}#${labelKeys.join(',')}#${annotationKeys.join(',')}`;
-  let actual = e.resourceVersion ? memo?.get(memoKey) : undefined;
-  if (actual === undefined) {
-    actual = existingHash(e, labelKeys, annotationKeys);
-    if (memo && e.resourceVersion) memo.set(memoKey, actual);
-  }
-  return actual === hash;
+  return (
+    e.kind === desired.kind &&
+    sameValues(desired.metadata.labels, e.labels, Object.keys(desired.metadata.labels)) &&
+    sameValues(desired.metadata.annotations ?? {}, e.annotations, ownedAnnotationKeys(desired)) &&
+    e.specHash === specHash(desired.spec)
+  );
 }
 
 /**
@@ -139,7 +141,7 @@ export function ownedContentChanged<T extends DiffObject>(
       memos.desiredMemo?.set(d, hash);
     }
     if (e === undefined) return withContentHash(d, hash);
-    if (isUnchanged(d, hash, e, memos.hashMemo)) {
+    if (isUnchanged(d, hash, e)) {
       memos.equalMemo?.set(e, d);
       return undefined;
     }

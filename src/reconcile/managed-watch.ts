@@ -22,7 +22,7 @@ import type { Clock } from '../util/clock.ts';
 import type { KindDiscoveryOptions, KindStatus } from '../kit/kube/kind-informer.ts';
 import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
 import type { ManagedKind } from './diff.ts';
-import { toExisting } from '../kit/kube/bodies.ts';
+import { existingFields, toExisting } from '../kit/kube/bodies.ts';
 import type { ManagedCache } from './managed-cache.ts';
 
 const KIND_OF: Readonly<Record<string, ManagedKind>> = {
@@ -95,7 +95,8 @@ export class ManagedObjectsWatch {
             })) as KubernetesListObject<KubernetesObject>,
         },
         { upsert, delete: remove },
-        { optional: false },
+        // The informer caches what toExisting reads: the metadata and the spec's hash, not the spec.
+        { optional: false, reduce: existingFields },
       );
       return informer;
     });

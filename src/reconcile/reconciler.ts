@@ -61,7 +61,6 @@ export class Reconciler {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly loop: ControllerLoop<RunReport>;
-  private readonly hashMemo = new Map<string, string>();
   private readonly desiredMemo = new WeakMap<OutputObject, string>();
   private readonly equalMemo = new WeakMap<ExistingObject, OutputObject>();
   private lastIssues = '';
@@ -217,14 +216,12 @@ export class Reconciler {
     const lastFailed = this.lastFailed;
     this.lastFailed = failed;
     if (cache && continues && this.reader.cacheReady()) {
-      this.pruneMemo(cache.size);
       const sources = [...delta.sources, ...toggled(lastFailed, failed)];
       const plan = planChanged(delta, cache, { sources, existingChanged }, this.diffOptions(failed));
       return { plan, listed: false, incremental: true };
     }
     if (delta !== undefined && !continues) this.reader.listNext();
     const read = await this.reader.read();
-    this.pruneMemo(read.existing.length);
     const plan = this.plan(desired, read.existing, failed);
     const repairs = read.repairs;
     if (repairs !== undefined) this.reportRepairs(repairs);
@@ -244,7 +241,6 @@ export class Reconciler {
   private diffOptions(failed: ReadonlySet<string>): DiffOptions {
     return {
       failedSources: failed,
-      hashMemo: this.hashMemo,
       desiredMemo: this.desiredMemo,
       equalMemo: this.equalMemo,
     };
@@ -305,10 +301,5 @@ export class Reconciler {
       const what = severityOf(i) === 'warning' ? 'config warning' : 'config issue';
       this.log.warn(what, { issue: formatIssue(i) });
     }
-  }
-
-  /** Keeps the memo bounded: entries of old resourceVersions are dropped once it outgrows the existing set. */
-  private pruneMemo(existingCount: number): void {
-    if (this.hashMemo.size > existingCount * 2 + 1000) this.hashMemo.clear();
   }
 }

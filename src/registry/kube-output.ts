@@ -37,7 +37,8 @@ import { errorFields, type Logger } from '../util/logger.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
 import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 
-export type ExistingServiceEntry = ExistingObject<'ServiceEntry'>;
+/** A registry ServiceEntry as listed: with its spec, whose addresses the VIP seeding reads (seedVipsFromKube). */
+export type ExistingServiceEntry = ExistingObject<'ServiceEntry'> & { readonly spec: unknown };
 
 /** Storage of registry ServiceEntries. Every method rejects with a SinkError. */
 export interface RegistryServiceEntryPort {
@@ -80,7 +81,12 @@ export function createKubeRegistryPort(kc: KubeConfig, version: string): Registr
       } catch (err) {
         throw kubeSinkError('list serviceentries', err);
       }
-      return items.map((i) => toExisting('ServiceEntry', i)).filter((e) => e !== undefined);
+      const out: ExistingServiceEntry[] = [];
+      for (const i of items) {
+        const e = toExisting('ServiceEntry', i);
+        if (e) out.push({ ...e, spec: (i as { spec?: unknown }).spec ?? {} });
+      }
+      return out;
     },
     create: (se) =>
       call(`create ServiceEntry ${se.metadata.namespace}/${se.metadata.name}`, () =>
@@ -128,7 +134,6 @@ export interface RegistryKubeOutputOptions extends LoopControllerSettings<Regist
 
 export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
   private readonly o: RegistryKubeOutputOptions;
-  private readonly hashMemo = new Map<string, string>();
 
   constructor(options: RegistryKubeOutputOptions) {
     super({
@@ -155,7 +160,7 @@ export class RegistryKubeOutput extends LoopController<RegistryWriteReport> {
     const plan = diffObjects<RegistryServiceEntry, ExistingServiceEntry>(desired, existing, {
       desiredKey: desiredObjectKey,
       existingKey: existingObjectKey,
-      changed: ownedContentChanged({ hashMemo: this.hashMemo }),
+      changed: ownedContentChanged(),
       mayDelete: (e) => bridges.get(e.labels[REGISTRY_LABEL] ?? '')?.mayDelete() ?? false,
     });
     const port = this.o.port;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ExistingObject } from '../../src/reconcile/diff.ts';
 import { ManagedCache } from '../../src/reconcile/managed-cache.ts';
+import { specHash } from '../../src/kit/owned-content.ts';
 import { olderVersion, replacesVersion } from '../../src/kit/kube/resource-version.ts';
 
 const obj = (name: string, resourceVersion: string): ExistingObject => ({
@@ -11,7 +12,7 @@ const obj = (name: string, resourceVersion: string): ExistingObject => ({
   resourceVersion,
   labels: { manager: 'Aeraki' },
   annotations: {},
-  spec: { v: resourceVersion },
+  specHash: specHash({ v: resourceVersion }),
 });
 
 describe('ManagedCache', () => {

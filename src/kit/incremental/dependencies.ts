@@ -220,7 +220,11 @@ export class ChangeTracker {
 export class DependentUnits<V> {
   private readonly values = new Map<string, V>();
   private readonly depsOf = new Map<string, readonly string[]>();
-  private readonly unitsOf = new Map<string, Set<string>>();
+  /**
+   * Key → the units reading it, in the order they were added: the unit itself while there is one (most keys are
+   * read by one unit, and a Set of one costs far more than the string), a Set once there are more.
+   */
+  private readonly unitsOf = new Map<string, string | Set<string>>();
 
   constructor(
     private readonly view: TrackedView,
@@ -240,7 +244,9 @@ export class DependentUnits<V> {
     const out = new Set<string>();
     for (const k of keys) {
       if (prefixes.some((p) => k.startsWith(p))) out.add(k);
-      for (const u of this.unitsOf.get(k) ?? []) out.add(u);
+      const units = this.unitsOf.get(k);
+      if (typeof units === 'string') out.add(units);
+      else for (const u of units ?? []) out.add(u);
     }
     return out;
   }
@@ -258,11 +264,7 @@ export class DependentUnits<V> {
       if (now !== undefined) {
         this.values.set(unit, now);
         this.depsOf.set(unit, [...deps]);
-        for (const d of deps) {
-          const set = this.unitsOf.get(d);
-          if (set) set.add(unit);
-          else this.unitsOf.set(d, new Set([unit]));
-        }
+        for (const d of deps) this.addReader(d, unit);
       }
       if (old !== undefined || now !== undefined) onChange(unit, old, now);
     }
@@ -275,11 +277,23 @@ export class DependentUnits<V> {
 
   private forget(unit: string): void {
     this.values.delete(unit);
-    for (const d of this.depsOf.get(unit) ?? []) {
-      const set = this.unitsOf.get(d);
-      set?.delete(unit);
-      if (set?.size === 0) this.unitsOf.delete(d);
-    }
+    for (const d of this.depsOf.get(unit) ?? []) this.removeReader(d, unit);
     this.depsOf.delete(unit);
+  }
+
+  private addReader(key: string, unit: string): void {
+    const units = this.unitsOf.get(key);
+    if (units === undefined) this.unitsOf.set(key, unit);
+    else if (typeof units !== 'string') units.add(unit);
+    else if (units !== unit) this.unitsOf.set(key, new Set([units, unit]));
+  }
+
+  private removeReader(key: string, unit: string): void {
+    const units = this.unitsOf.get(key);
+    if (units === unit) this.unitsOf.delete(key);
+    else if (typeof units !== 'string' && units !== undefined) {
+      units.delete(unit);
+      if (units.size === 1) this.unitsOf.set(key, units.values().next().value as string);
+    }
   }
 }

@@ -3,8 +3,9 @@
  * written object a writer compares or needs (`toExisting`), and the body of a replace (`updateBody`). The shapes
  * are those of the write planners (kit/owned-content.ts DiffObject and ExistingObject).
  */
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { isPlainObject } from '../../util/json.ts';
-import type { DiffObject, ExistingObject } from '../owned-content.ts';
+import { specHash, type DiffObject, type ExistingObject } from '../owned-content.ts';
 
 /** An object to write (kit/owned-content.ts DiffObject): kind, the owned metadata, the spec. */
 export type DesiredBody = DiffObject;
@@ -19,11 +20,15 @@ function stringMap(v: unknown): Record<string, string> {
   return out;
 }
 
-/** The fields of a listed item the reconciler needs; undefined for malformed items. */
+/**
+ * The fields of a listed item the reconciler needs; undefined for malformed items. The spec is read as its hash
+ * (kit/owned-content.ts specHash); an item reduced by `existingFields` carries that hash in place of its spec.
+ */
 export function toExisting<K extends string>(kind: K, item: unknown): ExistingBody<K> | undefined {
   if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
   const m = item['metadata'];
   if (typeof m['name'] !== 'string') return undefined;
+  const reduced = item[SPEC_HASH_FIELD];
   return {
     kind,
     namespace: typeof m['namespace'] === 'string' ? m['namespace'] : '',
@@ -31,8 +36,30 @@ export function toExisting<K extends string>(kind: K, item: unknown): ExistingBo
     resourceVersion: typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '',
     labels: stringMap(m['labels']),
     annotations: stringMap(m['annotations']),
-    spec: item['spec'] ?? {},
+    specHash: typeof reduced === 'string' ? reduced : specHash(item['spec'] ?? {}),
   };
+}
+
+/** The field of an `existingFields` object that holds its spec's hash. */
+const SPEC_HASH_FIELD = 'specHash';
+
+/**
+ * An informer's reducer (kit/kube/informer-hub.ts) for objects read by `toExisting`: the metadata it reads, and
+ * the hash of the spec instead of the spec, so a cache of written objects does not hold their specs.
+ */
+export function existingFields(obj: KubernetesObject): KubernetesObject {
+  const m = obj.metadata ?? {};
+  const item = obj as KubernetesObject & { spec?: unknown };
+  return {
+    metadata: {
+      ...(m.name !== undefined ? { name: m.name } : {}),
+      ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
+      ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+      ...(m.labels !== undefined ? { labels: m.labels } : {}),
+      ...(m.annotations !== undefined ? { annotations: m.annotations } : {}),
+    },
+    [SPEC_HASH_FIELD]: specHash(item.spec ?? {}),
+  } as KubernetesObject;
 }
 
 /** The PUT body: the desired object plus the existing resourceVersion and the existing foreign labels/annotations. */
