@@ -11,6 +11,7 @@ import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
 import type { ConfigIssue } from '../model/result.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
@@ -51,6 +52,8 @@ export interface ServeWritersInputs {
   readonly allSynced: () => boolean;
   readonly backoff: BackoffOptions | undefined;
   readonly discovery: KindDiscoveryOptions | undefined;
+  /** The proxies' answers to the routes served over RDS, for MetaRouters' Programmed condition. */
+  readonly routeAcks?: () => RouteAcks | undefined;
   readonly logger: Logger;
 }
 
@@ -109,12 +112,16 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
         reconciler.trigger();
         registries?.trigger();
       },
-      statusInputs: () => ({
-        view: store,
-        rejected: store.rejected(),
-        issues: generationIssues,
-        ...(generationConflicts ? { conflicts: generationConflicts } : {}),
-      }),
+      statusInputs: () => {
+        const routeAcks = i.routeAcks?.();
+        return {
+          view: store,
+          rejected: store.rejected(),
+          issues: generationIssues,
+          ...(generationConflicts ? { conflicts: generationConflicts } : {}),
+          ...(routeAcks ? { routeAcks } : {}),
+        };
+      },
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),

@@ -27,6 +27,7 @@ import type { BackoffOptions } from '../util/backoff.ts';
 import { routeGrpcLogs } from '../util/grpc-logging.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
 import { RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
@@ -187,6 +188,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     throw err;
   }
   const allSynced = () => sources.synced && (registries?.synced ?? true);
+  // Set once the route source exists (below); the status controller does not run before.
+  const acks: { routeAcks?: RouteAcks } = {};
   const writers = buildWriters(o, {
     store,
     generators,
@@ -201,6 +204,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     allSynced,
     backoff: deps.backoff,
     discovery: deps.discovery,
+    routeAcks: () => acks.routeAcks,
     logger,
   });
   const { reconciler, desiredState, kubeOut } = writers;
@@ -210,9 +214,16 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     maxWaitMs: o.rds.debounceMaxMs,
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
     onRoutesChanged: (changed, at) => rds.acks.noteChange(changed, at),
+    // MetaRouters' Programmed follows the generations the routes carry and the proxies' answers.
+    onRebuilt: () => kubeOut?.status.trigger(),
     now: () => systemClock.now(),
     logger,
   });
+  acks.routeAcks = {
+    routesOf: (namespace, name) => routes.routesOf(namespace, name),
+    summary: (route) => rds.acks.summary(route),
+  };
+  rds.acks.onStateChange = () => kubeOut?.status.trigger();
   let wasSynced = false;
   onKindChange = () => {
     // Events were not routed while a kind was forbidden: rebuild once every source is synced again.

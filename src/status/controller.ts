@@ -21,6 +21,7 @@ import { errorFields } from '../util/logger.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
 import {
   asSinkError,
   writeRunHandlers,
@@ -40,6 +41,8 @@ export interface StatusInputs {
   readonly issues: readonly ConfigIssue[];
   /** The conflicts of the same generation pass (StatusPlanInput.conflicts). */
   readonly conflicts?: readonly ConfigIssue[];
+  /** The proxies' answers to the routes served over RDS (StatusPlanInput.routeAcks). */
+  readonly routeAcks?: RouteAcks;
 }
 
 export interface StatusRunReport {

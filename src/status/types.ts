@@ -39,11 +39,11 @@ export interface StatusPatch {
   readonly status: ObjectStatus;
 }
 
-export type EventReason = 'Invalid' | 'Conflict' | 'Held';
+export type EventReason = 'Invalid' | 'Conflict' | 'Held' | 'ProxyRejected';
 
 /** One events.k8s.io/v1 Event to create on the object `ref`. */
 export interface EventSpec {
-  /** Identity for deduplication: object, reason and note. */
+  /** Identity for deduplication: object, reason and note (ProxyRejected: object, reason, route and version). */
   readonly key: string;
   readonly ref: ObjectRef;
   readonly uid?: string;
