@@ -28,7 +28,7 @@ import { routeGrpcLogs } from '../util/grpc-logging.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
 import type { RouteAcks } from '../model/route-acks.ts';
-import { RouteSource } from '../xds-rds/route-source.ts';
+import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
@@ -219,10 +219,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     now: () => systemClock.now(),
     logger,
   });
-  acks.routeAcks = {
-    routesOf: (namespace, name) => routes.routesOf(namespace, name),
-    summary: (route) => rds.acks.summary(route),
-  };
+  acks.routeAcks = routeAcksOf(routes, rds.acks);
   rds.acks.onStateChange = () => kubeOut?.status.trigger();
   let wasSynced = false;
   onKindChange = () => {

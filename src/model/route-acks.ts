@@ -17,8 +17,11 @@ export interface RouteAckCounts {
   readonly subscribed: number;
   readonly acked: number;
   readonly pending: number;
-  /** ms since the oldest pending version was sent; 0 without pending proxies. */
-  readonly oldestPendingMs: number;
+  /**
+   * When (ms since the epoch) the oldest pending version was sent; undefined without pending proxies. A time, not
+   * an age, so that a status naming it stays the same while nothing changes.
+   */
+  readonly oldestPendingAt?: number;
   readonly rejected: number;
   /** The earliest current rejection: the proxy (node id or peer identity), the version and the error detail. */
   readonly firstRejection?: { readonly proxy: string; readonly version: string; readonly detail: string };

@@ -10,7 +10,8 @@
  *   of a ServiceEntry with a MetaProtocol port) and, with the proxies' answers at hand (RouteAcks), every connected
  *   proxy subscribed to them acknowledged the version built from the MetaRouter's current generation (the count
  *   in the message; "no proxy subscribed" without any); Unknown with `Pending` while the routes do not carry that
- *   generation yet or some proxy has not answered (the count and the age of the oldest); False with
+ *   generation yet or some proxy has not answered (the count and when the oldest was sent: a time, not an age, so
+ *   that the status stays put while nothing changes); False with
  *   `ProxyRejected` when a proxy rejected them (how many, the first one and its error detail, cut); False with `Held` (rejected, its last valid version still
  *   served), `Invalid` (rejected, nothing served; the message names the ServiceEntries it holds), `Conflict`
  *   (another MetaRouter for its host is used),
@@ -99,6 +100,11 @@ function programmed(status: ConditionStatus, reason: string, message: string): D
 /** Error details in a condition message or an Event note are cut to this many characters. */
 export const MAX_DETAIL = 512;
 
+/** RFC 3339 to the second, as metav1 times. */
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
 function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
@@ -113,7 +119,8 @@ export interface ProxyStanding {
   readonly subscribed: number;
   readonly acked: number;
   readonly pending: number;
-  readonly oldestPendingMs: number;
+  /** ms since the epoch; undefined without pending proxies. */
+  readonly oldestPendingAt?: number;
   readonly rejected: number;
   readonly firstRejection?: {
     readonly route: string;
@@ -133,7 +140,7 @@ export function proxyStanding(
   let subscribed = 0;
   let acked = 0;
   let pending = 0;
-  let oldestPendingMs = 0;
+  let oldestPendingAt: number | undefined;
   let rejected = 0;
   let staleGeneration: number | undefined;
   let firstRejection: ProxyStanding['firstRejection'];
@@ -147,13 +154,19 @@ export function proxyStanding(
     acked += s.acked;
     pending += s.pending;
     rejected += s.rejected;
-    oldestPendingMs = Math.max(oldestPendingMs, s.oldestPendingMs);
+    if (
+      s.oldestPendingAt !== undefined &&
+      (oldestPendingAt === undefined || s.oldestPendingAt < oldestPendingAt)
+    ) {
+      oldestPendingAt = s.oldestPendingAt;
+    }
     if (!firstRejection && s.firstRejection) firstRejection = { route: o.name, ...s.firstRejection };
   }
   return {
     routes: origins.map((o) => o.name),
     ...(staleGeneration !== undefined ? { staleGeneration } : {}),
-    ...{ subscribed, acked, pending, oldestPendingMs, rejected },
+    ...{ subscribed, acked, pending, rejected },
+    ...(oldestPendingAt !== undefined ? { oldestPendingAt } : {}),
     ...(firstRejection ? { firstRejection } : {}),
   };
 }
@@ -195,7 +208,7 @@ function programmedByProxies(
       'Unknown',
       'Pending',
       `${proxies(p.pending)} of ${p.subscribed} ${p.pending === 1 ? 'has' : 'have'} not acknowledged the routes for host ${quoted} yet ` +
-        `(the oldest sent ${Math.floor(p.oldestPendingMs / 1000)}s ago)`,
+        `(the oldest sent at ${rfc3339(p.oldestPendingAt ?? 0)})`,
     );
   }
   if (p.subscribed === 0) return programmed('True', 'Programmed', `${served}; no proxy subscribed`);

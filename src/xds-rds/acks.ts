@@ -171,6 +171,17 @@ export class AckTracker {
     };
   }
 
+  /** When (ms, tracker clock) the oldest version still pending for `name` was sent; undefined without any. */
+  oldestPendingAt(name: string): number | undefined {
+    const agg = this.routes.get(name);
+    if (!agg || agg.pending === 0) return undefined;
+    let oldest: number | undefined;
+    for (const e of agg.entries.values()) {
+      if (e.state === 'pending' && (oldest === undefined || e.sentAt < oldest)) oldest = e.sentAt;
+    }
+    return oldest;
+  }
+
   /** Every route configuration some connected proxy was sent, in name order. */
   summaries(): RouteAckSummary[] {
     return [...this.routes.keys()].sort(compareStrings).map((n) => this.summary(n)!);

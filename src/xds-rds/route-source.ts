@@ -1,6 +1,7 @@
 import type { TrackedView } from '../kit/incremental/dependencies.ts';
 import type { ConfigEvent } from '../model/view.ts';
-import type { RouteOrigin } from '../model/route-acks.ts';
+import type { RouteAcks, RouteOrigin } from '../model/route-acks.ts';
+import type { AckTracker } from './acks.ts';
 import { compareStrings } from '../model/order.ts';
 import { formatIssue } from '../model/result.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
@@ -178,4 +179,16 @@ export class RouteSource {
     void this.loop.stop();
     this.builder.stop();
   }
+}
+
+/** The proxies' answers to the routes of each MetaRouter (the status controller's RouteAcks port). */
+export function routeAcksOf(source: RouteSource, tracker: AckTracker): RouteAcks {
+  return {
+    routesOf: (namespace, name) => source.routesOf(namespace, name),
+    summary: (route) => {
+      const s = tracker.summary(route);
+      const at = tracker.oldestPendingAt(route);
+      return s && { ...s, ...(at !== undefined ? { oldestPendingAt: at } : {}) };
+    },
+  };
 }

@@ -233,7 +233,6 @@ describe('status/plan: Programmed from the proxies answers (RouteAcks)', () => {
     subscribed: 0,
     acked: 0,
     pending: 0,
-    oldestPendingMs: 0,
     rejected: 0,
     ...over,
   });
@@ -274,9 +273,21 @@ describe('status/plan: Programmed from the proxies answers (RouteAcks)', () => {
       acks({
         a_1: {
           generation: 3,
-          counts: counts({ subscribed: 2, acked: 1, pending: 1, oldestPendingMs: 4500 }),
+          counts: counts({
+            subscribed: 2,
+            acked: 1,
+            pending: 1,
+            oldestPendingAt: Date.parse('2026-02-03T04:05:01Z'),
+          }),
         },
-        b_2: { generation: 3, counts: counts({ subscribed: 2, pending: 2, oldestPendingMs: 61_000 }) },
+        b_2: {
+          generation: 3,
+          counts: counts({
+            subscribed: 2,
+            pending: 2,
+            oldestPendingAt: Date.parse('2026-02-03T04:04:05.250Z'),
+          }),
+        },
       }),
     );
     assert.deepEqual(
@@ -284,7 +295,7 @@ describe('status/plan: Programmed from the proxies answers (RouteAcks)', () => {
       [
         'Unknown',
         'Pending',
-        `3 proxies of 4 have not acknowledged the routes for host "${HOST}" yet (the oldest sent 61s ago)`,
+        `3 proxies of 4 have not acknowledged the routes for host "${HOST}" yet (the oldest sent at 2026-02-03T04:04:05Z)`,
       ],
     );
     const first = { proxy: 'node-b', version: 'v9', detail: 'bad' };

@@ -4,14 +4,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { aerakiResources } from '../../src/controller/kube/resources.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
-import type { RouteAcks } from '../../src/model/route-acks.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { createPluginKinds } from '../../src/plugins/registry.ts';
 import { StatusController } from '../../src/status/controller.ts';
 import { createKubeStatusPort } from '../../src/status/kube.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import { RouteSource } from '../../src/xds-rds/route-source.ts';
+import { routeAcksOf, RouteSource } from '../../src/xds-rds/route-source.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
@@ -80,10 +79,7 @@ describe('status: MetaRouter Programmed from the proxies acknowledgements', () =
     routes = new RouteSource(store, cache, { logger: silentLogger, onRebuilt: () => triggers++ });
     store.subscribe((e) => routes.onEvent(e));
     routes.rebuild();
-    const routeAcks: RouteAcks = {
-      routesOf: (namespace, name) => routes.routesOf(namespace, name),
-      summary: (route) => rds.acks.summary(route),
-    };
+    const routeAcks = routeAcksOf(routes, rds.acks);
     rds.acks.onStateChange = () => triggers++;
     status = new StatusController({
       port: createKubeStatusPort(fakeKubeConfig(api), {
@@ -149,7 +145,7 @@ describe('status: MetaRouter Programmed from the proxies acknowledgements', () =
     assert.equal(c.reason, 'Pending');
     assert.match(
       c.message,
-      /^1 proxy of 1 has not acknowledged the routes for host "svc.shop.example" yet \(the oldest sent \d+s ago\)$/,
+      /^1 proxy of 1 has not acknowledged the routes for host "svc.shop.example" yet \(the oldest sent at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)$/,
     );
     quiet.close();
     await waitFor(() => rds.acks.summary(ROUTE) === undefined);
