@@ -152,6 +152,7 @@ import './security/secrets.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';
 import './status/plan.test.ts';
+import './status/programmed.test.ts';
 import './status/proxy-rejections.test.ts';
 import './status/target-cache.test.ts';
 import './tools/route-watcher.test.ts';

@@ -31,12 +31,15 @@ export interface ProxyStatusDeps {
   readonly logger: Logger;
 }
 
-/** Undefined when off (`--proxy-status-interval 0`, or no proxyStatus options). */
+/**
+ * Undefined when off: `--proxy-status-interval 0`, no proxyStatus options, or EnvoyFilters not written to the API
+ * server (`--output dir`: no proxy receives them, so istiod has nothing to say about them).
+ */
 export function buildProxyStatus(
-  o: Pick<ServeOptions, 'proxyStatus' | 'source' | 'mesh' | 'podName'>,
+  o: Pick<ServeOptions, 'proxyStatus' | 'source' | 'mesh' | 'podName' | 'output'>,
   deps: ProxyStatusDeps,
 ): ProxyStatusPart | undefined {
-  if (!o.proxyStatus || o.proxyStatus.intervalMs <= 0) return undefined;
+  if (!o.proxyStatus || o.proxyStatus.intervalMs <= 0 || o.output.kind !== 'kube') return undefined;
   const { source, mesh } = o;
   const transport = new AdsTransport(
     {

@@ -13,6 +13,7 @@ import type { Generator } from '../model/generator.ts';
 import type { ListenerRejection } from '../model/listener-rejections.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
@@ -55,6 +56,8 @@ export interface ServeWritersInputs {
   readonly allSynced: () => boolean;
   readonly backoff: BackoffOptions | undefined;
   readonly discovery: KindDiscoveryOptions | undefined;
+  /** The proxies' answers to the routes served over RDS, for MetaRouters' Programmed condition. */
+  readonly routeAcks?: () => RouteAcks | undefined;
   readonly logger: Logger;
   /** Listener rejections istiod's proxies report (proxy-status), for the status controller. */
   readonly listenerRejections?: () => readonly ListenerRejection[];
@@ -118,13 +121,17 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
         reconciler.trigger();
         registries?.trigger();
       },
-      statusInputs: () => ({
-        view: store,
-        rejected: store.rejected(),
-        issues: generationIssues,
-        ...(generationConflicts ? { conflicts: generationConflicts } : {}),
-        ...(i.listenerRejections ? { listenerRejections: i.listenerRejections() } : {}),
-      }),
+      statusInputs: () => {
+        const routeAcks = i.routeAcks?.();
+        return {
+          view: store,
+          rejected: store.rejected(),
+          issues: generationIssues,
+          ...(generationConflicts ? { conflicts: generationConflicts } : {}),
+          ...(i.listenerRejections ? { listenerRejections: i.listenerRejections() } : {}),
+          ...(routeAcks ? { routeAcks } : {}),
+        };
+      },
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),

@@ -27,7 +27,8 @@ import type { BackoffOptions } from '../util/backoff.ts';
 import { routeGrpcLogs } from '../util/grpc-logging.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
-import { RouteSource } from '../xds-rds/route-source.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
+import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
@@ -196,6 +197,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(mcpIdentity ? { clientIdentity: () => mcpIdentity.current() } : {}),
     logger,
   });
+  // Set once the route source exists (below); the status controller does not run before.
+  const acks: { routeAcks?: RouteAcks } = {};
   const writers = buildWriters(o, {
     store,
     generators,
@@ -210,6 +213,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     allSynced,
     backoff: deps.backoff,
     discovery: deps.discovery,
+    routeAcks: () => acks.routeAcks,
     logger,
     ...(proxyStatus ? { listenerRejections: () => proxyStatus.rejections.current() } : {}),
   });
@@ -227,9 +231,13 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     maxWaitMs: o.rds.debounceMaxMs,
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
     onRoutesChanged: (changed, at) => rds.acks.noteChange(changed, at),
+    // MetaRouters' Programmed follows the generations the routes carry and the proxies' answers.
+    onRebuilt: () => kubeOut?.status.trigger(),
     now: () => systemClock.now(),
     logger,
   });
+  acks.routeAcks = routeAcksOf(routes, rds.acks);
+  rds.acks.onStateChange = () => kubeOut?.status.trigger();
   let wasSynced = false;
   onKindChange = () => {
     // Events were not routed while a kind was forbidden: rebuild once every source is synced again.

@@ -139,6 +139,11 @@ export class ClaimIndex<S extends ClaimSource, T> {
     }
   }
 
+  /** The source of the winning claim of `key`, if any. */
+  winner(key: string): S | undefined {
+    return this.byKey.get(key)?.[0]?.source;
+  }
+
   /** The claims that lose, in claim order (as resolveClaims' `lost`). */
   lost(): LostClaim<S, T>[] {
     const beaten: { claim: Claim<S, T>; key: string; winner: Claim<S, T> }[] = [];

@@ -22,6 +22,7 @@ import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import type { ListenerRejection } from '../model/listener-rejections.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
 import {
   asSinkError,
   writeRunHandlers,
@@ -43,6 +44,8 @@ export interface StatusInputs {
   readonly conflicts?: readonly ConfigIssue[];
   /** Listener rejections attributed to this controller's EnvoyFilters (StatusPlanInput.listenerRejections). */
   readonly listenerRejections?: readonly ListenerRejection[];
+  /** The proxies' answers to the routes served over RDS (StatusPlanInput.routeAcks). */
+  readonly routeAcks?: RouteAcks;
 }
 
 export interface StatusRunReport {

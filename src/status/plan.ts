@@ -14,8 +14,10 @@
  *   admission hygiene says that admission would refuse it;
  * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind), `Held` for a
  *   rejected object whose last valid version the store still serves and for each valid object held by an
- *   invalid one (model/held.ts), `Conflict` for each MetaRouter or ApplicationProtocol conflict warning. The
- *   controller creates only those it has not reported yet.
+ *   invalid one (model/held.ts), `Conflict` for each MetaRouter or ApplicationProtocol conflict warning,
+ *   `ProxyRejected` for a MetaRouter whose routes a proxy rejects (keyed by the rejected route and version, so it
+ *   is reported once per version whatever the count of proxies). The controller creates only those it has not
+ *   reported yet.
  */
 import { configConflicts } from '../model/conflicts/conflicts.ts';
 import type { ConfigKind } from '../model/objects.ts';
@@ -24,13 +26,16 @@ import { holdersOf, isHeldIssue } from '../model/held.ts';
 import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { ruleIssues } from '../model/validate/rules.ts';
 import type { ConfigView } from '../model/view.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
 import { stableStringify } from '../util/json.ts';
 import { diffObjects } from '../kit/diff.ts';
 import {
   acceptedCondition,
   issuesMessage,
   programmedCondition,
+  proxyStanding,
   refKey,
+  rejectionNote as routeRejectionNote,
   servedMetaRouters,
   type DesiredCondition,
 } from './conditions.ts';
@@ -54,6 +59,8 @@ export interface StatusPlanInput {
   readonly conflicts?: readonly ConfigIssue[];
   /** Every Aeraki object of the API server. */
   readonly targets: readonly StatusTarget[];
+  /** The proxies' answers to the routes (RDS acknowledgements); Programmed says only "served" without it. */
+  readonly routeAcks?: RouteAcks;
   /** RFC 3339 time of new transitions. */
   readonly now: string;
   /** What istiod's proxies reject of this controller's EnvoyFilters (proxy-status); none when absent. */
@@ -115,8 +122,13 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
     const conditions = [acceptedCondition(r?.issues, [...own, ...(issues.get(key) ?? [])])];
     if (target.ref.kind === 'MetaRouter') {
       const holding = r === undefined ? [] : (heldBy.get(key) ?? []);
-      const programmed = programmedCondition(target.ref, view, served, r !== undefined, holding);
-      const byProxies = programmed.status === 'True' ? proxyRejected.get(key) : undefined;
+      const acks = input.routeAcks
+        ? { routeAcks: input.routeAcks, generation: target.generation }
+        : undefined;
+      const programmed = programmedCondition(target.ref, view, served, r !== undefined, holding, acks);
+      // A listener this MetaRouter's host is patched on, rejected by proxies (istiod's syncz), outweighs what
+      // the RDS answers say unless they already say False.
+      const byProxies = programmed.status !== 'False' ? proxyRejected.get(key) : undefined;
       conditions.push(byProxies ? rejectedProgrammed(byProxies) : programmed);
     }
     desired.push({ target, status: desiredStatus(target, conditions, now) });
@@ -129,7 +141,39 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
     mayDelete: () => false,
   });
   const patches = plan.updates.map((u) => u.desired);
-  return { patches, events: planEvents(input, new Map(targets.map((t) => [refKey(t.ref), t.uid]))) };
+  return {
+    patches,
+    events: [
+      ...planEvents(input, new Map(targets.map((t) => [refKey(t.ref), t.uid]))),
+      ...proxyEvents(input),
+    ].sort(byKey),
+  };
+}
+
+function byKey(a: EventSpec, b: EventSpec): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+/** A ProxyRejected Event per MetaRouter whose routes a proxy rejects, keyed by the first rejected route and version. */
+function proxyEvents(input: StatusPlanInput): EventSpec[] {
+  const acks = input.routeAcks;
+  if (!acks) return [];
+  const out: EventSpec[] = [];
+  for (const target of input.targets) {
+    if (target.ref.kind !== 'MetaRouter') continue;
+    const first = proxyStanding(target.ref, acks, undefined).firstRejection;
+    if (!first) continue;
+    out.push({
+      key: `${refKey(target.ref)}|ProxyRejected|${first.route}@${first.version}`,
+      ref: target.ref,
+      ...(target.uid ? { uid: target.uid } : {}),
+      type: 'Warning',
+      reason: 'ProxyRejected',
+      action: 'Validate',
+      note: routeRejectionNote(first),
+    });
+  }
+  return out;
 }
 
 /** The issues the rules find in the valid version of `ref` (none when it has none). */
@@ -212,7 +256,7 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
       note: rejectionNote(r),
     });
   }
-  return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return out.sort(byKey);
 }
 
 /** The events not reported yet (`reported`: keys of Events created before and still current). */

@@ -39,12 +39,13 @@ export interface StatusPatch {
   readonly status: ObjectStatus;
 }
 
-/** `ProxyRejected`, `ProxyLacksExtension`: proxies reject a listener this controller patched (proxy-rejections.ts). */
+/** `ProxyRejected`: proxies reject a MetaRouter's routes (RDS) or a listener this controller patched
+ *  (proxy-rejections.ts); `ProxyLacksExtension`: a proxy has no implementation of a patched filter. */
 export type EventReason = 'Invalid' | 'Conflict' | 'Held' | 'ProxyRejected' | 'ProxyLacksExtension';
 
 /** One events.k8s.io/v1 Event to create on the object `ref`. */
 export interface EventSpec {
-  /** Identity for deduplication: object, reason and note. */
+  /** Identity for deduplication: object, reason and note (ProxyRejected: object, reason, route and version). */
   readonly key: string;
   readonly ref: ObjectRef;
   readonly uid?: string;

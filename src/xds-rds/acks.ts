@@ -94,6 +94,11 @@ export class AckTracker {
   readonly clock: Clock;
   /** Called once per noted change (`noteChange`) when every subscribed proxy acknowledged it: ms from the change. */
   onAllAcked: ((ms: number) => void) | undefined;
+  /**
+   * Called after every change of where a route stands on a stream (sent, acknowledged, rejected, forgotten): the
+   * status of the MetaRouters may change. Cheap callers only (the status controller debounces its trigger).
+   */
+  onStateChange: (() => void) | undefined;
 
   constructor(options: { readonly clock?: Clock; readonly onAllAcked?: (ms: number) => void } = {}) {
     this.clock = options.clock ?? systemClock;
@@ -166,6 +171,17 @@ export class AckTracker {
     };
   }
 
+  /** When (ms, tracker clock) the oldest version still pending for `name` was sent; undefined without any. */
+  oldestPendingAt(name: string): number | undefined {
+    const agg = this.routes.get(name);
+    if (!agg || agg.pending === 0) return undefined;
+    let oldest: number | undefined;
+    for (const e of agg.entries.values()) {
+      if (e.state === 'pending' && (oldest === undefined || e.sentAt < oldest)) oldest = e.sentAt;
+    }
+    return oldest;
+  }
+
   /** Every route configuration some connected proxy was sent, in name order. */
   summaries(): RouteAckSummary[] {
     return [...this.routes.keys()].sort(compareStrings).map((n) => this.summary(n)!);
@@ -206,11 +222,9 @@ export class AckTracker {
     if (from === 'rejected' && to !== 'rejected' && s.rejecting === 0) this.rejectingStreams--;
     if (to === 'rejected' && from !== 'rejected' && s.rejecting === 1) this.rejectingStreams++;
     if (wasRejected !== agg.rejected > 0) this.rejectedRoutes += wasRejected ? -1 : 1;
-    if (agg.entries.size === 0) {
-      this.routes.delete(name);
-      return;
-    }
-    if (to !== 'pending') this.checkComplete(agg);
+    if (agg.entries.size === 0) this.routes.delete(name);
+    else if (to !== 'pending') this.checkComplete(agg);
+    this.onStateChange?.();
   }
 
   /** @internal */

@@ -94,6 +94,11 @@ export class IncrementalRoutes {
     return this.state?.byName.get(name);
   }
 
+  /** The ServiceEntry (or Service) the route served under `name` comes from, if any. */
+  sourceOf(name: string): ServiceEntry | undefined {
+    return this.state?.claims.winner(name);
+  }
+
   /** Whether a held ServiceEntry produces the route `name` (its served version, if any, is kept). */
   isHeld(name: string): boolean {
     return this.state?.heldCount.has(name) ?? false;

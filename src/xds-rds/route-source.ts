@@ -1,5 +1,8 @@
 import type { TrackedView } from '../kit/incremental/dependencies.ts';
 import type { ConfigEvent } from '../model/view.ts';
+import type { RouteAcks, RouteOrigin } from '../model/route-acks.ts';
+import type { AckTracker } from './acks.ts';
+import { compareStrings } from '../model/order.ts';
 import { formatIssue } from '../model/result.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
@@ -31,6 +34,8 @@ export interface RouteSourceOptions {
    * `at` of the oldest of those events (the change the new versions carry), after the cache pushed them.
    */
   readonly onRoutesChanged?: (changed: readonly string[], at: number) => void;
+  /** Called after a rebuild that rebuilt routes (their MetaRouter generations may have changed; routesOf). */
+  readonly onRebuilt?: () => void;
   readonly now?: () => number;
   readonly logger: Logger;
 }
@@ -48,10 +53,17 @@ export class RouteSource {
   private lastIssues = new Set<string>();
   /** `at` of the events since the last rebuild. */
   private pending: number[] = [];
+  /** Route name → the MetaRouter (`namespace/name`) it was last built from and that MetaRouter's generation. */
+  private readonly origins = new Map<
+    string,
+    { readonly metaRouter: string; readonly generation: number | undefined }
+  >();
+  /** MetaRouter `namespace/name` → the names of the routes built from it. */
+  private readonly byMetaRouter = new Map<string, Set<string>>();
   rebuilds = 0;
 
   constructor(
-    view: TrackedView,
+    private readonly view: TrackedView,
     private readonly cache: SnapshotCache,
     private readonly options: RouteSourceOptions,
   ) {
@@ -99,6 +111,7 @@ export class RouteSource {
       route: (name) => this.builder.route(name),
       isHeld: (name) => this.builder.isHeld(name),
     });
+    for (const name of names) this.recordOrigin(name);
     const noted = this.pending;
     this.pending = [];
     if (changed.length > 0) {
@@ -115,7 +128,41 @@ export class RouteSource {
         total: routes.length,
       });
     }
+    if (names.length > 0) this.options.onRebuilt?.();
     return changed;
+  }
+
+  /**
+   * The routes served from the MetaRouter `namespace/name` and the generation of it each was last built from, in
+   * name order (routes without a MetaRouter, served with the default route, have none).
+   */
+  routesOf(namespace: string, name: string): RouteOrigin[] {
+    const names = this.byMetaRouter.get(`${namespace}/${name}`);
+    if (!names) return [];
+    return [...names]
+      .sort(compareStrings)
+      .map((n) => ({ name: n, generation: this.origins.get(n)?.generation }));
+  }
+
+  /** Records, for a rebuilt route, the MetaRouter it comes from now (if any) and that MetaRouter's generation. */
+  private recordOrigin(name: string): void {
+    const old = this.origins.get(name);
+    if (old) {
+      const set = this.byMetaRouter.get(old.metaRouter);
+      set?.delete(name);
+      if (set?.size === 0) this.byMetaRouter.delete(old.metaRouter);
+      this.origins.delete(name);
+    }
+    const source = this.builder.route(name) ? this.builder.sourceOf(name) : undefined;
+    const host = source?.spec.hosts[0];
+    if (!source || !host) return;
+    const mr = this.view.configForHost(host, source.metadata.namespace).metaRouter;
+    if (!mr) return;
+    const key = `${mr.metadata.namespace}/${mr.metadata.name}`;
+    this.origins.set(name, { metaRouter: key, generation: mr.metadata.generation });
+    let set = this.byMetaRouter.get(key);
+    if (!set) this.byMetaRouter.set(key, (set = new Set()));
+    set.add(name);
   }
 
   /** Runs a pending rebuild now. */
@@ -132,4 +179,16 @@ export class RouteSource {
     void this.loop.stop();
     this.builder.stop();
   }
+}
+
+/** The proxies' answers to the routes of each MetaRouter (the status controller's RouteAcks port). */
+export function routeAcksOf(source: RouteSource, tracker: AckTracker): RouteAcks {
+  return {
+    routesOf: (namespace, name) => source.routesOf(namespace, name),
+    summary: (route) => {
+      const s = tracker.summary(route);
+      const at = tracker.oldestPendingAt(route);
+      return s && { ...s, ...(at !== undefined ? { oldestPendingAt: at } : {}) };
+    },
+  };
 }

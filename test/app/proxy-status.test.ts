@@ -46,6 +46,25 @@ describe('app/proxy-status', () => {
         source: {} as never,
         mesh: {} as never,
         podName: 'p',
+        output: { kind: 'kube', dir: '', namespaceScope: false },
+      },
+      {
+        desired: () => [],
+        metrics: new AerakiMetrics({ defaultMetrics: false }).proxyStatus,
+        logger: silentLogger,
+      },
+    );
+    assert.equal(part, undefined);
+  });
+
+  it('is off when EnvoyFilters are not written to the API server (--output dir)', () => {
+    const part = buildProxyStatus(
+      {
+        proxyStatus: { intervalMs: 30_000 },
+        source: {} as never,
+        mesh: {} as never,
+        podName: 'p',
+        output: { kind: 'dir', dir: '/tmp/out', namespaceScope: false },
       },
       {
         desired: () => [],
@@ -70,6 +89,7 @@ describe('app/proxy-status', () => {
     const part = buildProxyStatus(
       {
         proxyStatus: { intervalMs: 100 },
+        output: { kind: 'kube', dir: '', namespaceScope: false },
         source: {
           kind: 'mcp',
           istiodAddress: `localhost:${fake.port}`,

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { metaProtocolConflicts } from '../../src/model/conflicts/metarouter.ts';
 import { issue, warning, type ObjectRef } from '../../src/model/result.ts';
+import type { RouteAckCounts, RouteAcks } from '../../src/model/route-acks.ts';
 import { heldHosts } from '../../src/status/held.ts';
 import { newEvents, planStatus, type StatusPlanInput } from '../../src/status/plan.ts';
 import type { StatusTarget } from '../../src/status/types.ts';
@@ -224,5 +225,131 @@ describe('status/plan', () => {
       'gw.shop.example',
       HOST,
     ]);
+  });
+});
+
+describe('status/plan: Programmed from the proxies answers (RouteAcks)', () => {
+  const counts = (over: Partial<RouteAckCounts> = {}): RouteAckCounts => ({
+    subscribed: 0,
+    acked: 0,
+    pending: 0,
+    rejected: 0,
+    ...over,
+  });
+  const acks = (
+    routes: Record<string, { generation: number | undefined; counts?: RouteAckCounts }>,
+  ): RouteAcks => ({
+    routesOf: (namespace, name) =>
+      namespace === 'shop' && name === 'r'
+        ? Object.entries(routes).map(([n, r]) => ({ name: n, generation: r.generation }))
+        : [],
+    summary: (route) => routes[route]?.counts,
+  });
+  const programmedOf = (routeAcks: RouteAcks, generation = 3) =>
+    conditionsOf(
+      plan({ view: storeOf([se(), router('r')]), targets: [target('r', { generation })], routeAcks }),
+      'r',
+    )['Programmed']!;
+
+  it('no route recorded yet: True as without answers; none subscribed: True, saying so', () => {
+    const none = programmedOf(acks({}));
+    assert.deepEqual([none.status, none.message], ['True', `routes are served for host "${HOST}"`]);
+    const idle = programmedOf(acks({ [`${HOST}_20880`]: { generation: 3 } }));
+    assert.deepEqual(
+      [idle.status, idle.reason, idle.message],
+      ['True', 'Programmed', `routes are served for host "${HOST}"; no proxy subscribed`],
+    );
+  });
+
+  it('counts over every route of the MetaRouter; the first rejection in route order', () => {
+    const a = programmedOf(
+      acks({
+        a_1: { generation: 3, counts: counts({ subscribed: 2, acked: 2 }) },
+        b_2: { generation: 3, counts: counts({ subscribed: 1, acked: 1 }) },
+      }),
+    );
+    assert.equal(a.message, `routes are served for host "${HOST}": acknowledged by 3 proxies`);
+    const p = programmedOf(
+      acks({
+        a_1: {
+          generation: 3,
+          counts: counts({
+            subscribed: 2,
+            acked: 1,
+            pending: 1,
+            oldestPendingAt: Date.parse('2026-02-03T04:05:01Z'),
+          }),
+        },
+        b_2: {
+          generation: 3,
+          counts: counts({
+            subscribed: 2,
+            pending: 2,
+            oldestPendingAt: Date.parse('2026-02-03T04:04:05.250Z'),
+          }),
+        },
+      }),
+    );
+    assert.deepEqual(
+      [p.status, p.reason, p.message],
+      [
+        'Unknown',
+        'Pending',
+        `3 proxies of 4 have not acknowledged the routes for host "${HOST}" yet (the oldest sent at 2026-02-03T04:04:05Z)`,
+      ],
+    );
+    const first = { proxy: 'node-b', version: 'v9', detail: 'bad' };
+    const r = programmedOf(
+      acks({
+        a_1: { generation: 3, counts: counts({ subscribed: 1, pending: 1 }) },
+        b_2: {
+          generation: 3,
+          counts: counts({ subscribed: 3, acked: 1, rejected: 2, firstRejection: first }),
+        },
+      }),
+    );
+    assert.deepEqual(
+      [r.status, r.reason, r.message],
+      [
+        'False',
+        'ProxyRejected',
+        `2 proxies of 4 rejected the routes for host "${HOST}"; proxy node-b rejected version v9 of route b_2: bad`,
+      ],
+    );
+  });
+
+  it('routes built from an older generation than the API server has: Pending', () => {
+    const c = programmedOf(acks({ a_1: { generation: 2, counts: counts({ subscribed: 1, acked: 1 }) } }));
+    assert.deepEqual(
+      [c.status, c.reason, c.message],
+      ['Unknown', 'Pending', `the routes for host "${HOST}" are built from generation 2, not yet 3`],
+    );
+  });
+
+  it('a ProxyRejected Event per rejected route and version, whatever the count of proxies', () => {
+    const rejecting = (n: number, version: string) =>
+      acks({
+        a_1: {
+          generation: 3,
+          counts: counts({
+            subscribed: n,
+            rejected: n,
+            firstRejection: { proxy: 'p', version, detail: 'no' },
+          }),
+        },
+      });
+    const eventsOf = (routeAcks: RouteAcks) =>
+      plan({ view: storeOf([se(), router('r')]), targets: [target('r')], routeAcks }).events;
+    const [one] = eventsOf(rejecting(1, 'v1'));
+    assert.deepEqual(
+      [one?.reason, one?.type, one?.uid, one?.note],
+      ['ProxyRejected', 'Warning', 'uid-r', 'proxy p rejected version v1 of route a_1: no'],
+    );
+    assert.equal(eventsOf(rejecting(2, 'v1'))[0]?.key, one?.key, 'more proxies: the same Event');
+    assert.notEqual(eventsOf(rejecting(1, 'v2'))[0]?.key, one?.key, 'another version: a new Event');
+    assert.deepEqual(
+      eventsOf(acks({ a_1: { generation: 3, counts: counts({ subscribed: 1, acked: 1 }) } })),
+      [],
+    );
   });
 });

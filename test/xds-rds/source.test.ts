@@ -10,7 +10,7 @@ import { writeDevCertificates } from '../../src/tools/dev-certs.ts';
 import { RouteSource } from '../../src/xds-rds/route-source.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { peerIdentity } from '../../src/xds-rds/tls.ts';
-import { serviceEntry, storeOf } from '../support/builders.ts';
+import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 
 describe('RouteSource', () => {
   // Short timers, on the system clock (flush() clears the pending one).
@@ -68,6 +68,49 @@ describe('RouteSource', () => {
     assert.equal(changes.length, 1, 'one change, at its oldest relevant event');
     assert.equal(changes[0]?.at, 950);
     assert.ok(changes[0].names.length > 0);
+    source.stop();
+  });
+});
+
+describe('RouteSource: the MetaRouter each route is built from', () => {
+  it('records the MetaRouter and its generation per rebuilt route; forgets them when it no longer applies', () => {
+    const se = (name: string, host: string) =>
+      serviceEntry('ns', name, { hosts: [host], ports: [{ number: 1, name: 'tcp-metaprotocol-x' }] });
+    const mr = (generation: number, routes: boolean) =>
+      metaRouter(
+        'ns',
+        'r',
+        {
+          hosts: ['s.example'],
+          routes: routes
+            ? [{ route: [{ destination: { host: 's.example' } }], requestMutation: [], responseMutation: [] }]
+            : [],
+        },
+        { generation },
+      );
+    const store = storeOf([se('s', 's.example'), se('t', 't.example'), mr(1, true)]);
+    let rebuilt = 0;
+    const source = new RouteSource(store, new SnapshotCache(), {
+      logger: silentLogger,
+      onRebuilt: () => rebuilt++,
+    });
+    store.subscribe((e) => source.onEvent(e));
+    source.rebuild();
+    assert.equal(rebuilt, 1);
+    assert.deepEqual(source.routesOf('ns', 'r'), [{ name: 's.example_1', generation: 1 }]);
+    assert.deepEqual(source.routesOf('ns', 't'), [], 'a route without a MetaRouter has none');
+    store.upsert(mr(2, false));
+    source.flush();
+    assert.deepEqual(
+      source.routesOf('ns', 'r'),
+      [{ name: 's.example_1', generation: 2 }],
+      'a MetaRouter without routes still decides the route (the default one)',
+    );
+    source.rebuild();
+    assert.equal(rebuilt, 2, 'a rebuild that rebuilt nothing reports nothing');
+    store.delete('MetaRouter', 'ns', 'r');
+    source.flush();
+    assert.deepEqual(source.routesOf('ns', 'r'), []);
     source.stop();
   });
 });

@@ -1,0 +1,35 @@
+/**
+ * What the status controller reads about the proxies' answers to the routes it serves (RDS acknowledgements):
+ * for a MetaRouter, the route configurations built from it and the MetaRouter generation each carries, and per
+ * route configuration the connected proxies subscribed to it and where they stand. Implemented over the RDS
+ * server's AckTracker and the RouteSource (app/serve.ts wires it).
+ */
+
+/** The route configurations built from one MetaRouter, each with the MetaRouter generation it carries. */
+export interface RouteOrigin {
+  readonly name: string;
+  /** metadata.generation of the MetaRouter when the route was last built (undefined: the store had none). */
+  readonly generation: number | undefined;
+}
+
+/** Connected proxies subscribed to one route configuration, for the version last sent to each. */
+export interface RouteAckCounts {
+  readonly subscribed: number;
+  readonly acked: number;
+  readonly pending: number;
+  /**
+   * When (ms since the epoch) the oldest pending version was sent; undefined without pending proxies. A time, not
+   * an age, so that a status naming it stays the same while nothing changes.
+   */
+  readonly oldestPendingAt?: number;
+  readonly rejected: number;
+  /** The earliest current rejection: the proxy (node id or peer identity), the version and the error detail. */
+  readonly firstRejection?: { readonly proxy: string; readonly version: string; readonly detail: string };
+}
+
+export interface RouteAcks {
+  /** The route configurations served from the MetaRouter `namespace/name`, in name order. */
+  routesOf(namespace: string, name: string): readonly RouteOrigin[];
+  /** The proxies of `route`; undefined when no connected proxy is subscribed to it. */
+  summary(route: string): RouteAckCounts | undefined;
+}
