@@ -13,7 +13,7 @@ export const PROXY_STATUS_ROWS = {
     env: 'AERAKI_PROXY_STATUS_INTERVAL',
     default: 30_000,
     description:
-      "how often istiod is asked which proxies reject this controller's EnvoyFilters (on --istiod-address with the MCP credentials; 0: never)",
+      "with --output kube: how often istiod is asked which proxies reject this controller's EnvoyFilters (on --istiod-address with the MCP credentials; 0: never)",
     parse: parseDurationMs,
   },
 } satisfies RowTable<ProxyStatusFlags>;
