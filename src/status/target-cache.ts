@@ -18,7 +18,7 @@ import {
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
-import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
+import { informersOf, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
 import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
@@ -66,18 +66,7 @@ export class StatusTargetCache {
 
   constructor(options: StatusTargetCacheOptions) {
     this.o = options;
-    const hub =
-      options.informers ??
-      new InformerHub({
-        kc: options.kc,
-        ...(options.backoff ? { backoff: options.backoff } : {}),
-        ...(options.minWatchIntervalMs !== undefined
-          ? { minWatchIntervalMs: options.minWatchIntervalMs }
-          : {}),
-        ...options.discovery,
-        ...(options.clock ? { clock: options.clock } : {}),
-        logger: options.logger.child({ component: 'status-targets' }),
-      });
+    const hub = informersOf(options, options.logger.child({ component: 'status-targets' }));
     for (const r of options.resources) {
       this.byKind.set(r.kind, new Map());
       this.informers.set(r.kind, this.informer(r, hub));

@@ -41,7 +41,7 @@ import type { ResourceId } from '../../kit/kube/discovery.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { KindDiscoveryOptions, KindStatus } from '../../kit/kube/kind-informer.ts';
 import {
-  InformerHub,
+  informersOf,
   type KubeInformers,
   type SubscribeOptions,
   type Subscription,
@@ -126,18 +126,7 @@ export class KubeSource {
     this.o = options;
     this.log = options.logger.child({ component: 'kube-source' });
     this.clock = options.clock ?? systemClock;
-    this.hub =
-      options.informers ??
-      new InformerHub({
-        kc: options.kc,
-        ...(options.backoff ? { backoff: options.backoff } : {}),
-        ...(options.minWatchIntervalMs !== undefined
-          ? { minWatchIntervalMs: options.minWatchIntervalMs }
-          : {}),
-        ...options.discovery,
-        clock: this.clock,
-        logger: this.log,
-      });
+    this.hub = informersOf({ ...options, clock: this.clock }, this.log);
     this.parseOptions = {
       clusterDomain: options.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
       kinds: options.kinds,

@@ -301,3 +301,29 @@ export function nameAndLabels(obj: KubernetesObject): KubernetesObject {
     },
   };
 }
+
+/** What a feature built alone (as in its unit tests) needs to make the informers serve would hand it. */
+export interface OwnInformersOptions {
+  readonly kc: KubeConfig;
+  /** The process's shared informers; when absent, the feature gets a hub of its own. */
+  readonly informers?: KubeInformers;
+  readonly backoff?: BackoffOptions;
+  readonly minWatchIntervalMs?: number;
+  readonly discovery?: KindDiscoveryOptions;
+  readonly clock?: Clock;
+}
+
+/** `o.informers`, or a hub of the feature's own with its settings. */
+export function informersOf(o: OwnInformersOptions, logger: Logger): KubeInformers {
+  return (
+    o.informers ??
+    new InformerHub({
+      kc: o.kc,
+      ...(o.backoff ? { backoff: o.backoff } : {}),
+      ...(o.minWatchIntervalMs !== undefined ? { minWatchIntervalMs: o.minWatchIntervalMs } : {}),
+      ...o.discovery,
+      ...(o.clock ? { clock: o.clock } : {}),
+      logger,
+    })
+  );
+}
