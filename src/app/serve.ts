@@ -35,7 +35,7 @@ import type { DevCertPaths } from '../tools/dev-certs.ts';
 import { startIdentity } from './identity.ts';
 import { startWebhook, type RunningWebhook } from './webhook.ts';
 import { buildWriters } from './serve-writers.ts';
-import { buildOpsServers, provideServeMetrics } from './serve-ops.ts';
+import { buildOpsServers, provideServeMetrics, type ServeOpsInputs } from './serve-ops.ts';
 import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
@@ -254,8 +254,18 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     if (sources.synced) routes.onEvent(e);
   });
 
-  const ops = {
-    ...{ store, generators, sources, registries, writers, rds, cache, identity, metrics, allSynced, logger },
+  const ops: ServeOpsInputs = {
+    store,
+    generators,
+    sources,
+    registries,
+    writers,
+    rds,
+    cache,
+    identity,
+    metrics,
+    allSynced,
+    logger,
     webhook: () => webhook,
     rdsPort: () => rdsPort,
   };
