@@ -1,6 +1,6 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
 //   util <- model <- kit <- controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops,
-//                           webhook, status, identity, proxy-status, tools                    (the features)
+//                           webhook, status, identity, proxy-status, analyze, tools                   (the features)
 //                 <- kit <- plugins/sdk <- plugins/*    (plugins: model, kit, util and plugins/sdk only)
 //   tools also reads the RDS wire definitions (xds-rds/protos.ts)
 //   everything <- app/ <- cmd/
@@ -31,6 +31,7 @@ const PEERS = [
   'status',
   'identity',
   'proxy-status',
+  'analyze',
 ];
 
 module.exports = {
@@ -78,7 +79,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|proxy-status|tools)/',
+          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|proxy-status|analyze|tools)/',
       },
       to: {},
     },

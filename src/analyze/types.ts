@@ -1,0 +1,120 @@
+/**
+ * `aeraki analyze`: the contract every analyzer meets. An analyzer is a pure function of an AnalysisInput (the
+ * objects read, offline from files or live from a cluster, the EnvoyFilters this controller would write for them,
+ * and, live only, facts about the cluster) to messages, each with a stable code (`AER0004`) that a user can look
+ * up in the generated reference (docs/analyze.md) and silence in CI. Analyzers never fetch anything themselves:
+ * what they read is in the input, so each runs the same offline and live, in tests, on any input.
+ */
+import type { ConfigIssue, ObjectRef } from '../model/result.ts';
+import type { ParsedObjects } from '../model/parse/objects.ts';
+
+/** Worst first: `--fail-on warning` fails on errors and warnings. */
+export type AnalysisSeverity = 'error' | 'warning' | 'info';
+
+/** One entry of the code reference: stable once released (a code is never reused for another meaning). */
+export interface AnalysisCode {
+  /** `AER` and four digits. */
+  readonly code: string;
+  /** PascalCase, like istioctl's (`PortNameNearMiss`). */
+  readonly name: string;
+  readonly severity: AnalysisSeverity;
+  /** One line: why this matters. */
+  readonly why: string;
+  /** One line: what to do about it. */
+  readonly fix: string;
+  /** Whether it needs a cluster (`--kubeconfig`); offline analysis cannot find it. */
+  readonly live: boolean;
+  /**
+   * An input that produces the message (YAML documents, as a user would write them), for the reference and the
+   * tests; live codes describe the cluster facts in `example` prose after the YAML, as a comment.
+   */
+  readonly example: string;
+}
+
+/** One finding. */
+export interface AnalysisMessage {
+  readonly code: AnalysisCode;
+  /** The object the message is about (`MetaRouter shop/orders`); absent for a finding about the cluster. */
+  readonly ref?: ObjectRef;
+  /** Dotted field path inside the object (`spec.ports[1].name`), as ConfigIssue paths are; may be empty. */
+  readonly path?: string;
+  readonly message: string;
+}
+
+/** An EnvoyFilter as an analyzer sees it: the ones this controller would write, or the ones found in a cluster. */
+export interface EnvoyFilterFacts {
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** `aeraki.io/source` (`ServiceEntry/<ns>/<name>`), when present. */
+  readonly source?: string;
+  readonly patches: readonly EnvoyFilterPatchFacts[];
+}
+
+export interface EnvoyFilterPatchFacts {
+  /** `NETWORK_FILTER`, `LISTENER`, ... */
+  readonly applyTo: string;
+  /** `REPLACE`, `MERGE`, `INSERT_BEFORE`, ... */
+  readonly operation: string;
+  /** `SIDECAR_INBOUND`, `SIDECAR_OUTBOUND`, `GATEWAY`, `ANY` (absent = ANY). */
+  readonly context?: string;
+  /** match.listener.name (`10.96.10.20_20880`). */
+  readonly listenerName?: string;
+  /** match.listener.portNumber. */
+  readonly portNumber?: number;
+  /** match.listener.filterChain.filter.name (`envoy.filters.network.tcp_proxy`). */
+  readonly filterName?: string;
+}
+
+/** What a live analysis learns about the cluster beyond the objects the controller reads. */
+export interface ClusterFacts {
+  readonly namespaces: readonly {
+    readonly name: string;
+    readonly labels: Readonly<Record<string, string>>;
+  }[];
+  /** Pods of the namespaces analysed (only the fields used). */
+  readonly pods: readonly PodFacts[];
+  /** istiod's version (`1.24.2`), when it could be read; absent when not found or not allowed. */
+  readonly istiodVersion?: string;
+  /** Every EnvoyFilter in the namespaces analysed, this controller's (label manager=Aeraki) and others'. */
+  readonly envoyFilters: readonly EnvoyFilterFacts[];
+  /** What could not be read (RBAC, a missing CRD): each becomes an info message, the analysis goes on. */
+  readonly unreadable: readonly string[];
+}
+
+export interface PodFacts {
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** The image of the container named `istio-proxy` (sidecar), when the pod has one. */
+  readonly proxyImage?: string;
+}
+
+export interface AnalysisOptions {
+  readonly rootNamespace: string;
+  readonly namespaceScope: boolean;
+  /** Whether the mesh allocates addresses to ServiceEntries without one (ISTIO_META_DNS_AUTO_ALLOCATE). */
+  readonly vipAllocation: boolean;
+  /** Images (repository, with or without tag) known to carry the MetaProtocol proxy. */
+  readonly metaProtocolImages: readonly string[];
+  /** Images known to be Envoy builds with contrib extensions (Kafka, ...). */
+  readonly contribImages: readonly string[];
+}
+
+export interface AnalysisInput {
+  /** The objects read (valid, rejected, and the issues found reading them). */
+  readonly objects: ParsedObjects;
+  /** Every issue validate would report (parse and generation), with their admission severity. */
+  readonly issues: readonly ConfigIssue[];
+  /** The EnvoyFilters this controller would write for `objects`. */
+  readonly generated: readonly EnvoyFilterFacts[];
+  readonly options: AnalysisOptions;
+  /** Present for a live analysis only. */
+  readonly cluster?: ClusterFacts;
+}
+
+export interface Analyzer {
+  /** The codes it may report (each listed by exactly one analyzer). */
+  readonly codes: readonly AnalysisCode[];
+  analyze(input: AnalysisInput): readonly AnalysisMessage[];
+}
