@@ -1,13 +1,10 @@
 // The debug page in a real browser: `aeraki serve` in process on examples/ as `npm start` runs it (directory source
 // and output, development certificates, the debug listener), plus a held ServiceEntry, an object whose rejection
 // quotes markup, a registry and two MetaProtocol proxies (one acknowledging, one rejecting). Debian's chromium,
-// headless, loads /debug/; the test reads the DOM after the script ran and takes screenshots at a phone's and a wide
-// screen's width.
+// headless, loads /debug/; the test reads the DOM after the script ran, measures the layout at a phone's and a wide
+// screen's width and takes screenshots at both.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import {
-  accessSync,
-  constants,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
@@ -18,7 +15,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
@@ -26,25 +22,10 @@ import { parseRegistrySpec } from '../../src/registry/spec.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
 import { FakeRegistryWatcher, provider } from '../fakes/registry/fake-watcher.ts';
+import { chromiumRun, evaluateAt, findChromium } from '../support/chromium.ts';
 import { metaEntry, metaRouterRaw } from '../support/lkg-objects.ts';
 import { serveOptions } from './options.ts';
 import { httpGet, repoRoot, waitFor } from './support.ts';
-
-const run = promisify(execFile);
-
-/** `chromium` on PATH, or undefined. */
-function findChromium(): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
-    const file = path.join(dir, 'chromium');
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
 
 const chromium = findChromium();
 if (!chromium && process.env['CI'] === 'true') {
@@ -116,26 +97,7 @@ describe('debug page in headless chromium', { skip }, () => {
   let rds: RdsTestClient;
   let url = '';
 
-  /** Chromium with a profile of its own; resolves with stdout. */
-  async function browse(...args: string[]): Promise<string> {
-    const profile = mkdtempSync(path.join(root, 'profile-'));
-    const { stdout } = await run(
-      chromium!,
-      [
-        '--headless=new',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        `--user-data-dir=${profile}`,
-        '--hide-scrollbars',
-        '--virtual-time-budget=5000',
-        ...args,
-        url,
-      ],
-      { timeout: 30_000, maxBuffer: 16 << 20 },
-    );
-    return stdout;
-  }
+  const browse = (...args: string[]) => chromiumRun(chromium!, root, url, args);
 
   before(async () => {
     mkdirSync(configDir);
@@ -265,6 +227,28 @@ describe('debug page in headless chromium', { skip }, () => {
       registries,
       /data-registry="zk" data-state="ok"><span [^>]*>synced<\/span> zk \(zookeeper\): 1 services/,
     );
+  });
+
+  it('fits a phone and a wide screen without scrolling sideways', async () => {
+    // After the script ran: how wide the document is against the viewport.
+    const measure = `new Promise((resolve) => {
+      const check = () => document.body?.dataset.loaded
+        ? resolve([document.body.dataset.loaded, document.documentElement.scrollWidth, window.innerWidth])
+        : setTimeout(check, 20);
+      check();
+    })`;
+    for (const width of [375, 1600]) {
+      const [loaded, scrollWidth, innerWidth] = (await evaluateAt(
+        chromium!,
+        root,
+        url,
+        { width, height: 800 },
+        measure,
+      )) as [string, number, number];
+      assert.equal(loaded, 'true');
+      assert.ok(scrollWidth <= width, `${width} px: the page is ${scrollWidth} px wide`);
+      assert.equal(innerWidth, width, 'the viewport as asked (a phone widens it to fit wider content)');
+    }
   });
 
   it('takes screenshots at a phone and a wide screen width', async () => {
