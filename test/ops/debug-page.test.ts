@@ -141,6 +141,7 @@ describe('debug page: view model', () => {
       spec: { hosts: [host], ports: [{ number: 20880, name: port }] },
     });
     const holder = { kind: 'MetaRouter', namespace: 'shop', name: 'mr' };
+    const HELD = 'ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/mr is invalid: not rendered';
     const v = view.buildView({
       config: {
         synced: true,
@@ -156,9 +157,11 @@ describe('debug page: view model', () => {
         },
         rejected: [{ ref: holder, issues: ['MetaRouter shop/mr: spec.routes: bad'] }],
         held: [{ host: 'orders.shop', by: [holder] }],
+        heldObjects: [HELD],
         someFieldFromLater: { ignored: true },
       },
       envoyfilters: {
+        issues: [HELD, 'ServiceEntry a/pay: spec.ports[0]: a warning'],
         desired: [
           {
             metadata: {
@@ -208,7 +211,12 @@ describe('debug page: view model', () => {
     ]);
     assert.deepEqual(
       v.problems.map((p: { kind: string; subject: string }) => `${p.kind} ${p.subject}`),
-      ['rejected MetaRouter shop/mr', 'proxy route pay.a_20880: rejected by 1 proxy'],
+      [
+        'rejected MetaRouter shop/mr',
+        'held ServiceEntry shop/orders',
+        'issue ServiceEntry a/pay',
+        'proxy route pay.a_20880: rejected by 1 proxy',
+      ],
     );
     assert.equal(v.registries, undefined);
   });

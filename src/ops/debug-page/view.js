@@ -242,8 +242,11 @@ function problemsOf(config, envoyfilters, proxies) {
       lines: ['a file was never read well: deletions are held'],
     });
   }
-  for (const i of list(envoyfilters?.issues))
-    out.push({ kind: 'issue', subject: String(i).split(':')[0], lines: [i] });
+  // Generation repeats the held warnings already listed from /debug/config.
+  const shown = new Set(out.flatMap((p) => p.lines));
+  for (const i of list(envoyfilters?.issues)) {
+    if (!shown.has(i)) out.push({ kind: 'issue', subject: String(i).split(':')[0], lines: [i] });
+  }
   for (const s of list(proxies?.routes)) {
     if (!(s?.rejected > 0)) continue;
     const first = s.firstRejection;
