@@ -217,7 +217,15 @@ function registriesSection(registries) {
               badge(state, word),
               ` ${r.name} (${r.type ?? '?'}): ${r.services ?? 0} services, ${r.endpoints ?? 0} endpoints`,
               r.skipped ? `, ${r.skipped} held back (no namespace)` : '',
+              r.syncErrors ? `, ${r.syncErrors} sync errors` : '',
               r.lastError ? el('p', { class: 'detail' }, `last error: ${r.lastError}`) : undefined,
+              Array.isArray(r.issues) && r.issues.length > 0
+                ? el(
+                    'ul',
+                    {},
+                    r.issues.map((i) => el('li', {}, badge('issue'), ` ${String(i)}`)),
+                  )
+                : undefined,
             );
           }),
         );
