@@ -25,6 +25,15 @@ export default tseslint.config(
     },
   },
   {
+    // The debug page's browser modules: plain JavaScript served as is, outside the TypeScript project.
+    files: ['src/ops/debug-page/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false, program: null, project: false },
+      globals: { document: 'readonly', fetch: 'readonly' },
+    },
+  },
+  {
     files: ['cmd/**', 'test/**', 'bench/**'],
     rules: { 'no-restricted-properties': 'off' },
   },

@@ -11,6 +11,7 @@
  * | `/debug/routes`       | JSON from the `routes` provider                                                  |
  * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
  * | `/debug/proxies`      | JSON from the `proxies` provider (per RDS proxy: routes acknowledged, rejected)  |
+ * | `/debug/`             | the read-only debug page (debug-page.ts; `/debug` redirects here), strict CSP    |
  *
  * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`), a request with a body 413 (the
  * connection is then closed). A provider or check that throws or rejects never crashes the process: 500 with
@@ -26,6 +27,7 @@ import { errorFields, type Logger } from '../util/logger.ts';
 import { formatAddress, type ListenAddress } from '../util/address.ts';
 import { httpServerOptions, type HttpLimits } from '../util/http-limits.ts';
 import { runChecks, type ReadinessCheck } from './readiness.ts';
+import { DEBUG_PAGE_CSP, debugPageFile, readDebugPageFile, type DebugPageFile } from './debug-page.ts';
 
 export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
 
@@ -172,6 +174,7 @@ export class AdminServer {
 
   private route(path: string): ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined {
     const paths = this.options.paths ?? 'all';
+    if (path === '/debug' && paths !== 'ops') return (req, res) => this.redirect('/debug/', req, res);
     if (paths === 'debug' && !path.startsWith('/debug/')) return undefined;
     if (paths === 'ops' && path.startsWith('/debug/')) return undefined;
     switch (path) {
@@ -186,7 +189,21 @@ export class AdminServer {
     if (name !== undefined && (DEBUG_ENDPOINTS as readonly string[]).includes(name)) {
       return (req, res) => this.debugDoc(name as DebugEndpoint, req, res);
     }
-    return undefined;
+    const page = debugPageFile(path);
+    return page ? (req, res) => this.debugPage(page, req, res) : undefined;
+  }
+
+  private async debugPage(page: DebugPageFile, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readDebugPageFile(page);
+    res.setHeader('Content-Security-Policy', DEBUG_PAGE_CSP);
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    this.send(res, req, 200, page.contentType, text);
+  }
+
+  private redirect(location: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader('Location', location);
+    this.send(res, req, 308, 'text/plain; charset=utf-8', `see ${location}\n`);
+    return Promise.resolve();
   }
 
   private healthz(req: IncomingMessage, res: ServerResponse): Promise<void> {

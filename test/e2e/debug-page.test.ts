@@ -1,0 +1,270 @@
+// The debug page in a real browser: `aeraki serve` in process on examples/ as `npm start` runs it (directory source
+// and output, development certificates, the debug listener), plus a held ServiceEntry, an object whose rejection
+// quotes markup, a registry and two MetaProtocol proxies (one acknowledging, one rejecting). Debian's chromium,
+// headless, loads /debug/; the test reads the DOM after the script ran, measures the layout at a phone's and a wide
+// screen's width and takes screenshots at both.
+import assert from 'node:assert/strict';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseAllDocuments, stringify } from 'yaml';
+import { startServe, type RunningServe } from '../../src/app/serve.ts';
+import { parseRegistrySpec } from '../../src/registry/spec.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
+import { FakeRegistryWatcher, provider } from '../fakes/registry/fake-watcher.ts';
+import { chromiumRun, evaluateAt, findChromium } from '../support/chromium.ts';
+import { metaEntry, metaRouterRaw } from '../support/lkg-objects.ts';
+import { serveOptions } from './options.ts';
+import { httpGet, repoRoot, waitFor } from './support.ts';
+
+const chromium = findChromium();
+// Without chromium the test is skipped, except in CI (CI=true), where it fails: .ci/run installs chromium.
+const skip =
+  chromium || process.env['CI'] === 'true'
+    ? false
+    : 'chromium is not on PATH (apt-get install chromium): the debug page is not tested';
+
+const examples = path.join(repoRoot, 'examples');
+const DEMO = 'org.apache.dubbo.samples.basic.api.demoservice_20880';
+
+/** The services of examples/ that have a handled port, as `namespace/name`, with the protocol group of each. */
+const EXAMPLE_SERVICES: [string, string][] = [
+  ['dubbo/dubbo-secondservice', 'dubbo'],
+  ['kafka/kafka', 'kafka'],
+  ['kafka/zookeeper', 'zookeeper'],
+  ['meta-dubbo/dubbo-demoservice', 'metaprotocol-dubbo'],
+  ['meta-thrift/thrift-sample-server', 'metaprotocol-thrift'],
+  ['meta-trpc/trpc-echo', 'metaprotocol-trpc'],
+  ['redis/redis-client', 'redis'],
+];
+
+/** The weighted route of examples/'s MetaRouter, with each destination's share in percent. */
+function exampleSplit(): { router: string; route: string; percents: number[] } {
+  for (const file of readdirSync(examples).filter((f) => f.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(path.join(examples, file), 'utf8'))) {
+      const o = doc.toJS() as { kind?: string; metadata?: { namespace: string; name: string }; spec?: any };
+      if (o?.kind !== 'MetaRouter') continue;
+      for (const r of o.spec.routes as { name: string; route: { weight?: number }[] }[]) {
+        if (!r.route.some((d) => d.weight !== undefined)) continue;
+        const total = r.route.reduce((a, d) => a + (d.weight ?? 0), 0);
+        const percents = r.route.map((d) => Math.round(((d.weight ?? 0) / total) * 1000) / 10);
+        return { router: `${o.metadata!.namespace}/${o.metadata!.name}`, route: r.name, percents };
+      }
+    }
+  }
+  throw new Error('examples/ has no MetaRouter with a weighted route');
+}
+
+/** The element (opening tag to its matching closing tag) whose opening tag carries `attr`. */
+function element(html: string, tag: string, attr: string): string {
+  const at = html.indexOf(attr);
+  assert.ok(at >= 0, `no element with ${attr}`);
+  const open = html.lastIndexOf(`<${tag} `, at);
+  const tags = new RegExp(`<${tag}[ >]|</${tag}>`, 'g');
+  tags.lastIndex = open;
+  let depth = 0;
+  for (let m = tags.exec(html); m; m = tags.exec(html)) {
+    depth += m[0].startsWith('</') ? -1 : 1;
+    if (depth === 0) return html.slice(open, m.index + m[0].length);
+  }
+  throw new Error(`unclosed <${tag}> with ${attr}`);
+}
+
+/** Width and height of a PNG file (after checking its signature). */
+function pngSize(file: string): { width: number; height: number } {
+  const b = readFileSync(file);
+  assert.ok(b.length > 1000, `${file}: ${b.length} bytes`);
+  assert.deepEqual([...b.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
+  assert.equal(b.subarray(12, 16).toString('latin1'), 'IHDR');
+  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+}
+
+describe('debug page in headless chromium', { skip }, () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'aeraki-debug-page-'));
+  const configDir = path.join(root, 'config');
+  let running: RunningServe;
+  let rds: RdsTestClient;
+  let url = '';
+
+  const browse = (...args: string[]) => chromiumRun(chromium!, root, url, args);
+
+  before(async () => {
+    assert.ok(chromium, 'chromium is not on PATH (.ci/run installs it with apt-get)');
+    mkdirSync(configDir);
+    for (const f of readdirSync(examples).filter((f) => f.endsWith('.yaml'))) {
+      copyFileSync(path.join(examples, f), path.join(configDir, f));
+    }
+    // Held: a MetaProtocol ServiceEntry whose only MetaRouter is invalid (no valid version known). Rejected: a
+    // MetaRouter whose issue quotes markup, which the page must show as text.
+    const evil = {
+      apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+      kind: 'MetaRouter',
+      metadata: { namespace: 'shop', name: 'evil' },
+      spec: { hosts: ['<img src=x>.shop.svc.cluster.local'], routes: [] },
+    };
+    writeFileSync(
+      path.join(configDir, 'held.yaml'),
+      [metaEntry, metaRouterRaw(false), evil].map((o) => stringify(o)).join('---\n'),
+    );
+    const spec = parseRegistrySpec('zk=zookeeper://127.0.0.1:2181/dubbo');
+    assert.ok(spec.ok);
+    let watcher: FakeRegistryWatcher | undefined;
+    running = await startServe(
+      serveOptions({
+        configSource: 'dir',
+        configDir,
+        output: 'dir',
+        outputDir: path.join(root, 'out'),
+        devCertsDir: path.join(root, 'certs'),
+        certProvider: 'dev',
+        leaderElect: false,
+        namespaceBootstrap: false,
+        debugEndpoints: true,
+        registries: [spec.value],
+        registryOutput: 'mcp',
+        mcpServerInsecure: true,
+      }),
+      { logger: silentLogger, registryWatcher: (s) => (watcher = new FakeRegistryWatcher(s.name)) },
+    );
+    const iface = 'org.apache.dubbo.samples.RegistryService';
+    watcher!.set(iface, [provider(iface, '10.0.0.9', 20880)], true);
+    watcher!.sync();
+    await running.synced;
+    await running.reconciler.runNow();
+    url = `http://${running.debugAddress!}/debug/`;
+
+    // Two MetaProtocol proxies on the example's route: one acknowledges, one rejects (its detail quotes markup).
+    const paths = running.devCerts!.paths;
+    rds = new RdsTestClient(running.rdsPort, {
+      ca: readFileSync(paths.ca),
+      cert: readFileSync(paths.clientCert),
+      key: readFileSync(paths.clientKey),
+    });
+    const good = rds.sotw();
+    good.send(
+      sotwRequest([DEMO], {
+        node: { id: 'sidecar~10.0.0.1~good-0.meta-dubbo~meta-dubbo.svc.cluster.local' },
+      }),
+    );
+    good.send(ackOf(await good.next(), [DEMO]));
+    const bad = rds.sotw();
+    bad.send(
+      sotwRequest([DEMO], { node: { id: 'sidecar~10.0.0.2~bad-0.meta-dubbo~meta-dubbo.svc.cluster.local' } }),
+    );
+    const resp = await bad.next();
+    bad.send({
+      ...ackOf(resp, [DEMO]),
+      versionInfo: '',
+      errorDetail: { code: 3, message: 'no cluster <script>x</script>' },
+    });
+    await waitFor(async () => {
+      const doc = JSON.parse((await httpGet(`${url}proxies`)).body) as {
+        routes: { acked: number; rejected: number }[];
+      };
+      return doc.routes.some((r) => r.acked === 1 && r.rejected === 1);
+    }, 'one acknowledgement and one rejection');
+  });
+
+  after(async () => {
+    rds?.close();
+    await running?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('renders services by protocol, the example split, proxies, the held object and the registry', async () => {
+    const dom = await browse('--dump-dom');
+    assert.match(dom, /<body data-loaded="true">/, 'the script ran and every document loaded');
+
+    for (const [service, protocol] of EXAMPLE_SERVICES) {
+      const group = element(dom, 'section', `data-protocol="${protocol}"`);
+      assert.match(group, new RegExp(`data-service="${service}"`), `${service} under ${protocol}`);
+    }
+
+    const split = exampleSplit();
+    const card = element(dom, 'article', `data-service="${split.router}"`);
+    const route = element(card, 'div', `data-route="${split.route}"`);
+    assert.deepEqual(
+      [...route.matchAll(/<li data-percent="([\d.]+)">/g)].map((m) => Number(m[1])),
+      split.percents,
+    );
+    for (const p of split.percents)
+      assert.match(route, new RegExp(`<span class="segment segment-\\d" style="width: ${p}%;">${p}%</span>`));
+    assert.match(card, /rate limit local: 100\/1s/);
+    assert.match(
+      card,
+      /inbound<\/span> istio-system\/aeraki-inbound-org\.apache\.dubbo\.samples\.basic\.api\.demoservice-20880/,
+    );
+    assert.match(
+      card,
+      /outbound<\/span> istio-system\/aeraki-outbound-org\.apache\.dubbo\.samples\.basic\.api\.demoservice-/,
+    );
+    assert.match(card, /data-state="rejected"/);
+    assert.match(card, /data-badge="ok">acknowledged<\/span> sidecar~10\.0\.0\.1~good-0\.meta-dubbo/);
+    assert.match(card, /data-badge="rejected">rejected<\/span> sidecar~10\.0\.0\.2~bad-0\.meta-dubbo/);
+
+    const held = element(dom, 'article', 'data-service="shop/svc"');
+    assert.match(held, /data-state="held"/);
+    assert.match(held, /data-badge="held">held<\/span> not rendered: MetaRouter shop\/mr is invalid/);
+    assert.match(dom, /data-problem="rejected"><span [^>]*>rejected<\/span> MetaRouter shop\/mr/);
+    const problems = element(dom, 'section', 'id="problems"');
+    assert.equal(
+      problems.split('ServiceEntry shop/svc: spec.hosts: held:').length - 1,
+      1,
+      'the held warning once',
+    );
+
+    // Markup from the documents is text: escaped in the DOM, never an element.
+    assert.match(dom, /&lt;img src=x&gt;/);
+    assert.match(dom, /no cluster &lt;script&gt;x&lt;\/script&gt;/);
+    assert.doesNotMatch(dom, /<img|<script>x/);
+
+    const registries = element(dom, 'section', 'id="registries"');
+    assert.match(
+      registries,
+      /data-registry="zk" data-state="ok"><span [^>]*>synced<\/span> zk \(zookeeper\): 1 services/,
+    );
+  });
+
+  it('fits a phone and a wide screen without scrolling sideways', async () => {
+    // After the script ran: how wide the document is against the viewport.
+    const measure = `new Promise((resolve) => {
+      const check = () => document.body?.dataset.loaded
+        ? resolve([document.body.dataset.loaded, document.documentElement.scrollWidth, window.innerWidth])
+        : setTimeout(check, 20);
+      check();
+    })`;
+    for (const width of [375, 1600]) {
+      const [loaded, scrollWidth, innerWidth] = (await evaluateAt(
+        chromium!,
+        root,
+        url,
+        { width, height: 800 },
+        measure,
+      )) as [string, number, number];
+      assert.equal(loaded, 'true');
+      assert.ok(scrollWidth <= width, `${width} px: the page is ${scrollWidth} px wide`);
+      assert.equal(innerWidth, width, 'the viewport as asked (a phone widens it to fit wider content)');
+    }
+  });
+
+  it('takes screenshots at a phone and a wide screen width', async () => {
+    for (const [width, height] of [
+      [375, 1400],
+      [1600, 1000],
+    ] as const) {
+      const file = path.join(root, `debug-page-${width}.png`);
+      await browse(`--screenshot=${file}`, `--window-size=${width},${height}`);
+      assert.deepEqual(pngSize(file), { width, height });
+    }
+  });
+});

@@ -1,0 +1,228 @@
+// The debug page's files as the debug listener serves them (types, CSP, no inline code) and its pure view module
+// (src/ops/debug-page/view.js, the browser's code, imported here as it is served).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { after, describe, it } from 'node:test';
+import { AdminServer } from '../../src/ops/admin-server.ts';
+import { detectProtocol, PROTOCOLS } from '../../src/model/protocol.ts';
+import { silentLogger } from '../../src/util/logger.ts';
+
+const PAGE_DIR = new URL('../../src/ops/debug-page/', import.meta.url);
+// A browser module without type declarations: its exports are checked by behaviour below.
+const view = await import(new URL('view.js', PAGE_DIR).href);
+
+function call(port: number, path: string, method = 'GET') {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+    (resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path, method, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+
+const servers: AdminServer[] = [];
+after(() => Promise.all(servers.map((s) => s.stop())));
+
+async function serve(paths: 'debug' | 'ops'): Promise<number> {
+  const server = new AdminServer({
+    address: { host: '127.0.0.1', port: 0 },
+    paths,
+    debug: { config: () => ({ synced: true }) },
+    logger: silentLogger,
+  });
+  servers.push(server);
+  return (await server.start()).port;
+}
+
+describe('debug page: served by the debug listener', () => {
+  it('serves the page and its files with their types and a strict CSP', async () => {
+    const port = await serve('debug');
+    const files: [string, string][] = [
+      ['/debug/', 'text/html; charset=utf-8'],
+      ['/debug/page.css', 'text/css; charset=utf-8'],
+      ['/debug/page.js', 'text/javascript; charset=utf-8'],
+      ['/debug/view.js', 'text/javascript; charset=utf-8'],
+    ];
+    for (const [path, type] of files) {
+      const res = await call(port, path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['content-type'], type, path);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff');
+      const csp = String(res.headers['content-security-policy']);
+      assert.match(csp, /default-src 'self'/);
+      assert.match(csp, /script-src 'self';/);
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
+    }
+    const head = await call(port, '/debug/', 'HEAD');
+    assert.equal(head.status, 200);
+    assert.equal(head.body, '');
+    // The documents keep their JSON, without the page's CSP.
+    const doc = await call(port, '/debug/config');
+    assert.deepEqual(JSON.parse(doc.body), { synced: true });
+    assert.equal(doc.headers['content-security-policy'], undefined);
+  });
+
+  it('redirects /debug to /debug/ and knows no other file', async () => {
+    const port = await serve('debug');
+    const res = await call(port, '/debug');
+    assert.equal(res.status, 308);
+    assert.equal(res.headers['location'], '/debug/');
+    for (const path of ['/debug/index.html', '/debug/nope.js', '/debug/../package.json', '/debug/page.js/']) {
+      assert.equal((await call(port, path)).status, 404, path);
+    }
+    assert.equal((await call(port, '/debug/', 'POST')).status, 405);
+  });
+
+  it('is not on the ops listener', async () => {
+    const port = await serve('ops');
+    assert.equal((await call(port, '/debug/')).status, 404);
+    assert.equal((await call(port, '/debug')).status, 404);
+  });
+
+  it('has no inline script, style or event handler (the CSP would block them)', () => {
+    const html = readFileSync(new URL('index.html', PAGE_DIR), 'utf8');
+    for (const m of html.matchAll(/<script\b[^>]*>/g)) assert.match(m[0], /\ssrc="[^":]+"/);
+    assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=|https?:\/\//i);
+    const script = readFileSync(new URL('page.js', PAGE_DIR), 'utf8');
+    assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|https?:\/\//);
+  });
+});
+
+describe('debug page: view model', () => {
+  it('detects protocols as the controller does', () => {
+    assert.deepEqual(view.PROTOCOLS, [...PROTOCOLS]);
+    const names = [
+      'tcp-dubbo',
+      'tcp-Thrift-x',
+      'redis',
+      'tcp',
+      'http-web',
+      'tcp-metaprotocol-trpc',
+      'tcp-kafka-',
+    ];
+    for (const name of names) {
+      const p = view.protocolOf(name) as string | undefined;
+      assert.equal(p?.split('-')[0], detectProtocol(name), name);
+    }
+    assert.equal(view.protocolOf('tcp-metaprotocol-thrift-hello'), 'metaprotocol-thrift');
+    assert.equal(view.protocolOf('tcp-metaprotocol'), 'metaprotocol');
+  });
+
+  it('draws splits in percent of the total weight', () => {
+    const d = (subset: string, weight?: number) => ({ destination: { host: 'h', subset }, weight });
+    assert.deepEqual(
+      view.splitOf([d('v1', 80), d('v2', 20)]).map((s: { percent: number }) => s.percent),
+      [80, 20],
+    );
+    assert.deepEqual(
+      view.splitOf([d('v1', 1), d('v2', 2)]).map((s: { percent: number }) => s.percent),
+      [33.3, 66.7],
+    );
+    assert.deepEqual(view.splitOf([d('v1')]), [{ label: 'h (v1)', weight: 1, percent: 100 }]);
+    assert.deepEqual(
+      view.splitOf([d('v1', 10), d('v2')]).map((s: { percent: number }) => s.percent),
+      [100, 0],
+    );
+    assert.deepEqual(view.splitOf(undefined), []);
+  });
+
+  it('builds services by protocol with their filters, routes, proxies and what holds them', () => {
+    const se = (ns: string, name: string, host: string, port: string) => ({
+      kind: 'ServiceEntry',
+      metadata: { namespace: ns, name },
+      spec: { hosts: [host], ports: [{ number: 20880, name: port }] },
+    });
+    const holder = { kind: 'MetaRouter', namespace: 'shop', name: 'mr' };
+    const HELD = 'ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/mr is invalid: not rendered';
+    const v = view.buildView({
+      config: {
+        synced: true,
+        objects: {
+          ServiceEntry: [
+            se('shop', 'orders', 'orders.shop', 'tcp-metaprotocol-dubbo'),
+            se('shop', 'web', 'web.shop', 'http'),
+            se('a', 'pay', 'pay.a', 'tcp-dubbo'),
+          ],
+          MetaRouter: [
+            { metadata: { namespace: 'shop', name: 'ok' }, spec: { hosts: ['pay.a'], routes: [] } },
+          ],
+        },
+        rejected: [{ ref: holder, issues: ['MetaRouter shop/mr: spec.routes: bad'] }],
+        held: [{ host: 'orders.shop', by: [holder] }],
+        heldObjects: [HELD],
+        someFieldFromLater: { ignored: true },
+      },
+      envoyfilters: {
+        issues: [HELD, 'ServiceEntry a/pay: spec.ports[0]: a warning'],
+        desired: [
+          {
+            metadata: {
+              namespace: 'root',
+              name: 'aeraki-inbound-x',
+              annotations: { 'aeraki.io/source': 'ServiceEntry/a/pay' },
+            },
+            spec: { configPatches: [{ match: { listener: { name: 'virtualInbound' } } }] },
+          },
+        ],
+      },
+      proxies: {
+        proxies: [
+          {
+            nodeId: 'p1',
+            routes: [{ name: 'pay.a_20880', state: 'rejected', rejected: { errorDetail: 'no' } }],
+          },
+        ],
+        routes: [{ name: 'pay.a_20880', subscribed: 1, acked: 0, pending: 0, rejected: 1 }],
+        istiod: [{ unknown: 'ignored' }],
+      },
+    });
+    assert.equal(v.synced, true);
+    assert.deepEqual(
+      v.groups.map((g: { protocol: string; services: { id: string }[] }) => [
+        g.protocol,
+        g.services.map((s) => s.id),
+      ]),
+      [
+        ['dubbo', ['a/pay']],
+        ['metaprotocol-dubbo', ['shop/orders']],
+      ],
+    );
+    const [pay] = v.groups[0].services;
+    assert.deepEqual(pay.envoyFilters, [
+      { name: 'aeraki-inbound-x', namespace: 'root', direction: 'inbound' },
+    ]);
+    assert.deepEqual(
+      pay.routers.map((r: { ref: string }) => r.ref),
+      ['MetaRouter shop/ok'],
+    );
+    assert.deepEqual(pay.proxies, [{ proxy: 'p1', route: 'pay.a_20880', state: 'rejected', detail: 'no' }]);
+    assert.equal(pay.rejectedByProxies, true);
+    const [orders] = v.groups[1].services;
+    assert.deepEqual(orders.held, [
+      { by: 'MetaRouter shop/mr', issues: ['MetaRouter shop/mr: spec.routes: bad'] },
+    ]);
+    assert.deepEqual(
+      v.problems.map((p: { kind: string; subject: string }) => `${p.kind} ${p.subject}`),
+      [
+        'rejected MetaRouter shop/mr',
+        'held ServiceEntry shop/orders',
+        'issue ServiceEntry a/pay',
+        'proxy route pay.a_20880: rejected by 1 proxy',
+      ],
+    );
+    assert.equal(v.registries, undefined);
+  });
+
+  it('renders nothing from missing documents without failing', () => {
+    const v = view.buildView({});
+    assert.deepEqual(v, { synced: false, groups: [], problems: [], registries: undefined });
+  });
+});
