@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
@@ -230,7 +230,6 @@ describe('manifests/monitoring', () => {
         for (const l of labelNames) exported.get(m.name)?.labels.add(l);
       }
     });
-    after(() => undefined);
 
     it('promtool check metrics: no error, and no lint problem in a metric of ours', PROMTOOL, () => {
       const r = promtool(['check', 'metrics'], ROOT, text);
