@@ -222,8 +222,9 @@ describe('manifests/monitoring', () => {
     before(async () => {
       text = await scrapeLiveMetrics();
       exported = families(text);
-      // Label names declared by the code, for families without samples in this scrape.
-      const declared = new AerakiMetrics({ defaultMetrics: false });
+      // Label names declared by the code, for families without samples in this scrape (a labelled gauge never
+      // set, nodejs_gc_duration_seconds before a collection).
+      const declared = new AerakiMetrics();
       registerRegistryMetrics(declared.registry, () => []);
       for (const m of declared.registry.getMetricsAsArray()) {
         const labelNames = (m as unknown as { labelNames?: readonly string[] }).labelNames ?? [];
