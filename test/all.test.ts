@@ -94,6 +94,7 @@ import './model/validate/metarouter.test.ts';
 import './model/validate/re2.test.ts';
 import './model/validate/validate.test.ts';
 import './model/validate/verdicts.test.ts';
+import './monitoring/monitoring.test.ts';
 import './ops/admin-limits.test.ts';
 import './ops/admin-server.test.ts';
 import './ops/debug-page.test.ts';
