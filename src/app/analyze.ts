@@ -5,6 +5,9 @@
  * which reads raw objects and the cluster's facts instead of files.
  */
 import { readFileSync } from 'node:fs';
+import { formatJson } from '../analyze/format/json.ts';
+import { formatSarif, type SarifOptions } from '../analyze/format/sarif.ts';
+import { formatText } from '../analyze/format/text.ts';
 import { lineOfObject } from '../analyze/locate.ts';
 import { runAnalysis } from '../analyze/run.ts';
 import type {
@@ -189,4 +192,15 @@ export function analyzeFiles(o: AnalyzeFilesOptions): AnalysisMessage[] {
   const read = readLocatedObjects(o.files, fileLimitsOf(o));
   const input = analysisInputOf(read.raws, read.issues, { ...o, locate: o.locate ?? read.locate });
   return runAnalysis(input, o.namespace !== undefined ? { namespace: o.namespace } : {});
+}
+
+/** The messages as `-o` asks: text (istioctl's form), json or sarif. */
+export function formatAnalysis(
+  messages: readonly AnalysisMessage[],
+  output: 'text' | 'json' | 'sarif',
+  sarif: SarifOptions,
+): string {
+  if (output === 'json') return formatJson(messages);
+  if (output === 'sarif') return formatSarif(messages, sarif);
+  return formatText(messages);
 }
