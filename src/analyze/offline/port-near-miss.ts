@@ -53,18 +53,17 @@ export function nearMissProtocol(name: string, handled: ReadonlySet<string>): st
   if (name === '' || detectProtocol(name) !== undefined) return undefined;
   const lower = name.toLowerCase();
   const protocols = [...handled].sort((a, b) => b.length - a.length);
-  // Named, but in the wrong segment or glued to another word: `dubbo-tcp`, `tcp_dubbo`, `tcpdubbo`.
-  const contained = protocols.find((p) => lower.includes(p));
-  if (contained !== undefined) return contained;
-  // A typo of one (two for long names): `tcp-thirft`, `tcp-dubo`, `tcp-metaprotocl-dubbo`.
+  // In the wrong segment, or misspelt by one edit (two for names of eight letters or more): `dubbo-tcp`, `tcp_dubbo`, `tcp-thirft`,
+  // `tcp-metaprotocl-dubbo`.
   for (const token of lower.split(/[-_.]/)) {
-    const typo = protocols.find((p) => {
-      const max = p.length >= 6 ? 2 : 1;
+    const near = protocols.find((p) => {
+      const max = p.length >= 8 ? 2 : 1;
       return Math.abs(token.length - p.length) <= max && editDistance(token, p) <= max;
     });
-    if (typo !== undefined) return typo;
+    if (near !== undefined) return near;
   }
-  return undefined;
+  // Glued to another word: `tcpdubbo`, `dubbo20880`.
+  return protocols.find((p) => lower.includes(p));
 }
 
 function suggestion(protocol: string): string {
