@@ -2,8 +2,8 @@
  * `-o sarif`: SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html), for code-scanning
  * UIs. One run; the driver's rules are every code (ANALYSIS_CODES), each with its why (shortDescription), fix
  * (help) and severity (defaultConfiguration.level: error, warning, note); each result names its rule, level and
- * message, the file its object came from (relative paths against the `SRCROOT` base, the working directory) with
- * the line when known, and the object as a logical location (`MetaRouter shop/orders`).
+ * message, the file and line its object came from (relative paths against the `SRCROOT` base, the working
+ * directory), and the object as a logical location (`MetaRouter shop/orders`).
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,10 +53,12 @@ function artifactLocation(file: string, base: string): Record<string, unknown> {
 
 function result(m: AnalysisMessage, ruleIndex: number | undefined, base: string): Record<string, unknown> {
   const location: Record<string, unknown> = {};
-  if (m.file !== undefined) {
+  // A physical location needs a region (SARIF2017): without a line (a file that cannot be read, an object not found
+  // again in its file's text) the file is named in the logical location's properties only.
+  if (m.file !== undefined && m.line !== undefined) {
     location['physicalLocation'] = {
       artifactLocation: artifactLocation(m.file, base),
-      ...(m.line !== undefined ? { region: { startLine: m.line } } : {}),
+      region: { startLine: m.line },
     };
   }
   if (m.ref !== undefined) {
@@ -65,7 +67,13 @@ function result(m: AnalysisMessage, ruleIndex: number | undefined, base: string)
         name: m.ref.name,
         fullyQualifiedName: refString(m.ref) + (m.path ? ` ${m.path}` : ''),
         kind: 'resource',
-        properties: { kind: m.ref.kind, namespace: m.ref.namespace, name: m.ref.name, path: m.path ?? '' },
+        properties: {
+          kind: m.ref.kind,
+          namespace: m.ref.namespace,
+          name: m.ref.name,
+          path: m.path ?? '',
+          ...(m.file !== undefined ? { file: m.file } : {}),
+        },
       },
     ];
   }
