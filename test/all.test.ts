@@ -11,6 +11,7 @@ import './analyze/run.test.ts';
 import './analyze/sarif-validator.test.ts';
 import './app/admission-tolerance.test.ts';
 import './app/aeraki-demos.test.ts';
+import './app/analyze-cli.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
 import './app/proxy-status.test.ts';
