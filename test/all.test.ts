@@ -12,6 +12,7 @@ import './analyze/sarif-validator.test.ts';
 import './app/admission-tolerance.test.ts';
 import './app/aeraki-demos.test.ts';
 import './app/analyze-cli.test.ts';
+import './app/analyze-input.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
 import './app/proxy-status.test.ts';
