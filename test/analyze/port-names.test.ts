@@ -46,6 +46,16 @@ describe('AER0001 PortNameNearMiss', () => {
     assert.match(m?.message ?? '', /"tcp-thrift"/);
   });
 
+  it('covers only the unknown-segment warning: another issue of the same port is still reported', () => {
+    const messages = analyzeText(
+      serviceEntry('orders', ['dubbo-tcp:20880', 'dubbo-tcp:20881', 'tcp-dubbo:20882']),
+    );
+    assert.deepEqual(
+      messages.map((m) => `${m.code.code} ${m.path}`),
+      ['AER0001 spec.ports[0].name', 'AER0001 spec.ports[1].name', 'AER0009 spec.ports[1].name'],
+    );
+  });
+
   it('says nothing about well-named ports', () => {
     assert.deepEqual(analyzeText(serviceEntry('orders', ['tcp-dubbo:20880', 'http:8080'])), []);
   });

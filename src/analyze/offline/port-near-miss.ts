@@ -6,7 +6,8 @@
  */
 import { detectProtocol } from '../../model/protocol.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
-import { handledProtocols, message, perInput, portsOf, sameSpot } from './shared.ts';
+import { admissionOnly } from '../../model/result.ts';
+import { controllerSeverity, handledProtocols, message, perInput, portsOf, sameSpot } from './shared.ts';
 
 export const PORT_NAME_NEAR_MISS: AnalysisCode = {
   code: 'AER0001',
@@ -66,6 +67,9 @@ export function nearMissProtocol(name: string, handled: ReadonlySet<string>): st
   return protocols.find((p) => lower.includes(p));
 }
 
+/** The generation warning of a `tcp-<segment>` name (envoyfilter/generate-all.ts unhandledPortsOf). */
+const UNKNOWN_SEGMENT = /^port ".*": ".*" is not a known protocol/;
+
 function suggestion(protocol: string): string {
   return protocol === 'metaprotocol' ? 'tcp-metaprotocol-<application>' : `tcp-${protocol}`;
 }
@@ -85,7 +89,10 @@ const findings = perInput((input: AnalysisInput): AnalysisMessage[] => {
 export const portNameNearMissAnalyzer: Analyzer = {
   codes: [PORT_NAME_NEAR_MISS],
   analyze: findings,
-  // The generic `tcp-<segment>` warning of the same port says less.
+  // The generic `tcp-<segment>` warning of the same port says less; any other issue there is reported as well.
   covers: (issue, input) =>
+    controllerSeverity(issue, 'warning') &&
+    !admissionOnly(issue) &&
+    UNKNOWN_SEGMENT.test(issue.message) &&
     findings(input).some((m) => sameSpot({ ref: issue.ref, path: issue.path }, m.ref, m.path ?? '')),
 };
