@@ -1,7 +1,8 @@
 /**
  * AER0007 SubsetNotDefined: a MetaRouter destination or mirror names a subset that no DestinationRule for that
  * host defines: the proxy routes to a cluster with no endpoints (`outbound|<port>|<subset>|<host>`), so those
- * requests fail.
+ * requests fail. Any DestinationRule of the host in the input counts, whatever its namespace or exportTo (a
+ * short host is completed in the DestinationRule's own namespace), so a subset defined out of sight is not reported.
  */
 import { CLUSTER_DOMAIN } from '../../model/constants.ts';
 import type { ConfigObject, Destination, DestinationRule, MetaRouter } from '../../model/objects.ts';
