@@ -1,7 +1,7 @@
 /**
- * Process entry: `aeraki render | validate | serve | certs | routes | version`. The only module that touches
+ * Process entry: `aeraki render | validate | analyze | serve | certs | routes | version`. The only module that touches
  * process (argv, env, signals, exit code, stdout/stderr). Exit codes: render and validate 0 valid (warnings allowed,
- * unless `validate --strict`) / 1 input errors or bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
+ * unless `validate --strict`) / 1 input errors or bad flags; analyze 0 / 1 a message at or above `--fail-on` / 2 bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
  * routes as routes-command.ts says (2 for a bad option value).
  * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
  * the Kubernetes client, gRPC or the servers.
@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { hasErrors, issueLine } from '../src/model/result.ts';
+import { ANALYZE_ROWS, analyzeConfig } from './analyze-config.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
 import { RENDER_ROWS, renderConfig } from './render-config.ts';
 import { runRoutes } from './routes-command.ts';
@@ -27,6 +28,15 @@ function packageVersion(): string {
     if (typeof v === 'string') return v;
   }
   return 'unknown';
+}
+
+/** The directory holding package.json (the repository, or the installed package), as a file: URL ending in `/`. */
+function packageRoot(): URL {
+  for (const rel of ['../', '../../']) {
+    const url = new URL(rel, import.meta.url);
+    if (existsSync(new URL('package.json', url))) return url;
+  }
+  return new URL('../', import.meta.url);
 }
 
 function fail(message: string, code: number): never {
@@ -91,6 +101,39 @@ const validateCommand = addOptions(
   for (const i of issues) process.stderr.write(`${issueLine(i)}\n`);
   process.exitCode = hasErrors(issues) || (options.strict && issues.length > 0) ? 1 : 0;
 });
+
+const analyzeCommand = addOptions(
+  program
+    .command('analyze')
+    .description(
+      'analyze config files offline for problems with stable codes (AER0001...), as istioctl analyze does for Istio',
+    ),
+  ANALYZE_ROWS,
+)
+  // Bad flags exit 2; 1 means a message at or above --fail-on.
+  .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
+  .action(async () => {
+    let options;
+    try {
+      options = analyzeConfig(analyzeCommand, process.env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      fail(err.message, 2);
+    }
+    const { analyzeFiles, formatAnalysis } = await import('../src/app/analyze.ts');
+    const { atLeast } = await import('../src/analyze/codes.ts');
+    const { namespace, ...rest } = options;
+    const messages = analyzeFiles({ ...rest, ...(namespace !== undefined ? { namespace } : {}) });
+    const root = packageRoot();
+    process.stdout.write(
+      formatAnalysis(messages, options.output, {
+        version: packageVersion(),
+        informationUri: root.href,
+        baseDirectory: process.cwd(),
+      }),
+    );
+    process.exitCode = messages.some((m) => atLeast(m.code.severity, options.failOn)) ? 1 : 0;
+  });
 
 const serveCommand = addOptions(
   program

@@ -1,7 +1,18 @@
 // The one test entry: every suite is imported here so the whole suite runs in one process.
 // Keep one line per suite file; keep them sorted.
+import './analyze/codes.test.ts';
+import './analyze/config-issues.test.ts';
+import './analyze/format.test.ts';
+import './analyze/generation.test.ts';
+import './analyze/port-names.test.ts';
+import './analyze/reference.test.ts';
+import './analyze/routing.test.ts';
+import './analyze/run.test.ts';
+import './analyze/sarif-validator.test.ts';
 import './app/admission-tolerance.test.ts';
 import './app/aeraki-demos.test.ts';
+import './app/analyze-cli.test.ts';
+import './app/analyze-input.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
 import './app/proxy-status.test.ts';

@@ -39,6 +39,17 @@ export interface AnalysisMessage {
   /** Dotted field path inside the object (`spec.ports[1].name`), as ConfigIssue paths are; may be empty. */
   readonly path?: string;
   readonly message: string;
+  /** The file the object was read from (offline), filled in by run.ts from AnalysisInput.locate. */
+  readonly file?: string;
+  /** 1-based line of the object in `file`, when known. */
+  readonly line?: number;
+}
+
+/** Where an object was read from (offline analysis). */
+export interface SourceLocation {
+  readonly file: string;
+  /** 1-based line of the object's document, when it could be found. */
+  readonly line?: number;
 }
 
 /** An EnvoyFilter as an analyzer sees it: the ones this controller would write, or the ones found in a cluster. */
@@ -99,6 +110,8 @@ export interface AnalysisOptions {
   readonly metaProtocolImages: readonly string[];
   /** Images known to be Envoy builds with contrib extensions (Kafka, ...). */
   readonly contribImages: readonly string[];
+  /** Kubernetes cluster domain of Service hosts (`<svc>.<ns>.svc.<domain>`); default cluster.local. */
+  readonly clusterDomain?: string;
 }
 
 export interface AnalysisInput {
@@ -111,10 +124,20 @@ export interface AnalysisInput {
   readonly options: AnalysisOptions;
   /** Present for a live analysis only. */
   readonly cluster?: ClusterFacts;
+  /** The L7 protocols some generator handles (`dubbo`, `metaprotocol`, ...); absent: every protocol.ts protocol. */
+  readonly handledProtocols?: readonly string[];
+  /** Where an object came from (offline: its file and line); absent or undefined when unknown. */
+  readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
 }
 
 export interface Analyzer {
   /** The codes it may report (each listed by exactly one analyzer). */
   readonly codes: readonly AnalysisCode[];
   analyze(input: AnalysisInput): readonly AnalysisMessage[];
+  /**
+   * The issues of `input.issues` this analyzer reports in its own words (or deliberately leaves out, such as the
+   * no-address warning when VIPs are allocated): the catch-all codes (InvalidConfig, ConfigWarning,
+   * AdmissionWouldRefuse) skip them, so one problem is reported once. Absent: none.
+   */
+  covers?(issue: ConfigIssue, input: AnalysisInput): boolean;
 }

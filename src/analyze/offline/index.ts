@@ -1,4 +1,21 @@
-/** The analyzers that need no cluster (they run offline and live). */
+/** The analyzers that need no cluster (they run offline and live), the catch-all of the config issues last. */
 import type { Analyzer } from '../types.ts';
+import { configIssuesAnalyzer } from './config-issues.ts';
+import { generationAnalyzer } from './generation.ts';
+import { hostProducedTwiceAnalyzer } from './host-produced-twice.ts';
+import { noHandledPortsAnalyzer } from './no-handled-ports.ts';
+import { portNameNearMissAnalyzer } from './port-near-miss.ts';
+import { wellKnownRpcPortAnalyzer } from './rpc-port-unnamed.ts';
+import { subsetNotDefinedAnalyzer } from './subset-not-defined.ts';
 
-export const OFFLINE_ANALYZERS: readonly Analyzer[] = [];
+/** The analyzers with codes of their own, whose issues the catch-all leaves out (Analyzer.covers). */
+const SPECIFIC: readonly Analyzer[] = [
+  portNameNearMissAnalyzer,
+  wellKnownRpcPortAnalyzer,
+  generationAnalyzer,
+  subsetNotDefinedAnalyzer,
+  hostProducedTwiceAnalyzer,
+  noHandledPortsAnalyzer,
+];
+
+export const OFFLINE_ANALYZERS: readonly Analyzer[] = [...SPECIFIC, configIssuesAnalyzer(SPECIFIC)];

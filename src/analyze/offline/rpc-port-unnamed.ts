@@ -1,0 +1,47 @@
+/**
+ * AER0002 WellKnownRpcPortUnnamed: Dubbo's port 20880 or Thrift's 9090 named plain `tcp` (or not named): the
+ * service very probably speaks that protocol, yet the name selects none, so no protocol filter is generated.
+ */
+import type { AnalysisCode, Analyzer } from '../types.ts';
+import { handledProtocols, message, portsOf } from './shared.ts';
+
+export const WELL_KNOWN_RPC_PORT_UNNAMED: AnalysisCode = {
+  code: 'AER0002',
+  name: 'WellKnownRpcPortUnnamed',
+  severity: 'warning',
+  why: "The port has Dubbo's (20880) or Thrift's (9090) well-known number but is named plain `tcp` or not at all, so it is passed through as plain TCP.",
+  fix: 'Name the port after its protocol (`tcp-dubbo`, `tcp-metaprotocol-dubbo`, `tcp-thrift`), or ignore this if it is not that protocol.',
+  live: false,
+  example: `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: orders, namespace: shop}
+spec:
+  hosts: [orders.shop.svc.cluster.local]
+  addresses: [240.240.0.10]
+  ports:
+  - {number: 9090, name: tcp-thrift, protocol: TCP}
+  - {number: 20880, name: tcp, protocol: TCP}
+`,
+};
+
+const WELL_KNOWN: ReadonlyMap<number, string> = new Map([
+  [20880, 'dubbo'],
+  [9090, 'thrift'],
+]);
+
+export const wellKnownRpcPortAnalyzer: Analyzer = {
+  codes: [WELL_KNOWN_RPC_PORT_UNNAMED],
+  analyze: (input) => {
+    const handled = handledProtocols(input);
+    return portsOf(input).flatMap(({ ref, port, path }) => {
+      const protocol = WELL_KNOWN.get(port.number);
+      const name = port.name.toLowerCase();
+      if (protocol === undefined || !handled.has(protocol) || (name !== '' && name !== 'tcp')) return [];
+      const named = port.name === '' ? 'has no name' : `is named "${port.name}"`;
+      const text =
+        `port ${port.number} (${protocol}'s well-known port) ${named}, so its traffic stays plain TCP; ` +
+        `name it "tcp-${protocol}" if it speaks ${protocol}`;
+      return [message(WELL_KNOWN_RPC_PORT_UNNAMED, ref, path, text)];
+    });
+  },
+};

@@ -1,0 +1,206 @@
+/**
+ * `aeraki analyze`, offline: files → the objects as validate reads them, the EnvoyFilters render would write for
+ * them (generateAll, as validate.ts generationCheck runs it) and every issue validate reports, with both
+ * severities → the analyzers (src/analyze/) → sorted messages. analysisInputOf is shared with the live path,
+ * which reads raw objects and the cluster's facts instead of files.
+ */
+import { readFileSync } from 'node:fs';
+import { formatJson } from '../analyze/format/json.ts';
+import { formatSarif, type SarifOptions } from '../analyze/format/sarif.ts';
+import { formatText } from '../analyze/format/text.ts';
+import { lineOfObject } from '../analyze/locate.ts';
+import { runAnalysis } from '../analyze/run.ts';
+import type {
+  AnalysisInput,
+  AnalysisMessage,
+  AnalysisOptions,
+  ClusterFacts,
+  EnvoyFilterFacts,
+  EnvoyFilterPatchFacts,
+  SourceLocation,
+} from '../analyze/types.ts';
+import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
+import { fileIssue, fillStore, listConfigFiles, readFileObjects } from '../controller/file-source.ts';
+import { ConfigStore } from '../controller/store.ts';
+import { generateAll } from '../envoyfilter/generate-all.ts';
+import { SOURCE_ANNOTATION } from '../model/constants.ts';
+import { kindsOf } from '../model/kinds.ts';
+import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
+import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
+import { parseRawObjects } from '../model/parse/objects.ts';
+import { dedupeIssues, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { createGenerators } from '../plugins/registry.ts';
+import { isPlainObject } from '../util/json.ts';
+
+/** What an analysis needs besides its input objects: AnalysisOptions with the generation's own switches. */
+export interface AnalyzeOptions extends AnalysisOptions {
+  /** Only messages about this namespace (and about no namespace); absent: all. */
+  readonly namespace?: string;
+  /** Where each object came from (offline), for the messages' file and line. */
+  readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
+}
+
+/** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
+export interface AnalyzeFilesOptions extends AnalyzeOptions, Partial<FileLimits> {
+  readonly files: readonly string[];
+}
+
+function record(v: unknown, key: string): Record<string, unknown> | undefined {
+  if (!isPlainObject(v)) return undefined;
+  const child = v[key];
+  return isPlainObject(child) ? child : undefined;
+}
+
+function text(v: Record<string, unknown> | undefined, key: string): string | undefined {
+  const x = v?.[key];
+  return typeof x === 'string' ? x : undefined;
+}
+
+/** The facts of one EnvoyFilter patch: where it applies and what it does. */
+function patchFacts(p: EnvoyFilterObject['spec']['configPatches'][number]): EnvoyFilterPatchFacts {
+  const listener = record(p.match, 'listener');
+  const filter = record(record(listener, 'filterChain'), 'filter');
+  const port = listener?.['portNumber'];
+  const context = text(p.match, 'context');
+  const listenerName = text(listener, 'name');
+  const filterName = text(filter, 'name');
+  return {
+    applyTo: p.applyTo,
+    operation: p.patch.operation,
+    ...(context !== undefined ? { context } : {}),
+    ...(listenerName !== undefined ? { listenerName } : {}),
+    ...(typeof port === 'number' ? { portNumber: port } : {}),
+    ...(filterName !== undefined ? { filterName } : {}),
+  };
+}
+
+/** An EnvoyFilter as analyzers see it (generated here, or read from a cluster). */
+export function envoyFilterFacts(ef: EnvoyFilterObject): EnvoyFilterFacts {
+  const source = ef.metadata.annotations?.[SOURCE_ANNOTATION];
+  return {
+    namespace: ef.metadata.namespace,
+    name: ef.metadata.name,
+    labels: ef.metadata.labels,
+    ...(source !== undefined ? { source } : {}),
+    patches: ef.spec.configPatches.map(patchFacts),
+  };
+}
+
+/**
+ * The input of an analysis: `raws` parsed as validate parses them (after `readIssues`, the problems of reading
+ * them), the EnvoyFilters generateAll makes of them and every issue (parse, generation, ports nothing handles),
+ * each keeping both its severities; `cluster` for a live analysis.
+ */
+export function analysisInputOf(
+  raws: readonly unknown[],
+  readIssues: readonly ConfigIssue[],
+  o: AnalyzeOptions,
+  cluster?: ClusterFacts,
+): AnalysisInput {
+  const generators = createGenerators();
+  const kinds = kindsOf(generators);
+  const clusterDomain = o.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain;
+  const objects = parseRawObjects(raws, o.rootNamespace, [...readIssues], { clusterDomain, kinds });
+  const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, clusterDomain, kinds });
+  fillStore(store, objects);
+  const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+  const issues = dedupeIssues([
+    ...objects.issues,
+    ...generated.issues,
+    ...generated.unhandledPorts.map((p) => p.warning),
+  ]);
+  const options: AnalysisOptions = {
+    rootNamespace: o.rootNamespace,
+    namespaceScope: o.namespaceScope,
+    vipAllocation: o.vipAllocation,
+    metaProtocolImages: o.metaProtocolImages,
+    contribImages: o.contribImages,
+    clusterDomain,
+  };
+  return {
+    objects,
+    issues,
+    generated: generated.objects
+      .filter((x: OutputObject): x is EnvoyFilterObject => x.kind === 'EnvoyFilter')
+      .map(envoyFilterFacts),
+    options,
+    handledProtocols: [...new Set(generators.flatMap((g) => g.protocols))],
+    ...(cluster !== undefined ? { cluster } : {}),
+    ...(o.locate !== undefined ? { locate: o.locate } : {}),
+  };
+}
+
+/** `Kind/namespace/name` of a raw object as written (namespace '' when absent). */
+function rawKey(raw: unknown): { kind: string; namespace: string; name: string } | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const md = record(raw, 'metadata');
+  const kind = text(raw, 'kind');
+  const name = text(md, 'name');
+  if (kind === undefined || name === undefined) return undefined;
+  return { kind, namespace: text(md, 'namespace') ?? '', name };
+}
+
+/** The files' objects with a locator: each object's file (the last one defining it wins, as in parsing) and line. */
+export function readLocatedObjects(
+  paths: readonly string[],
+  limits: FileLimits,
+): { raws: unknown[]; issues: ConfigIssue[]; locate: (ref: ObjectRef) => SourceLocation | undefined } {
+  const issues: ConfigIssue[] = [];
+  const raws: unknown[] = [];
+  const fileOf = new Map<string, string>();
+  for (const file of listConfigFiles(paths, issues)) {
+    const read = readFileObjects(file, limits);
+    if (!read.ok) {
+      issues.push(fileIssue(read.error));
+      continue;
+    }
+    issues.push(...read.issues);
+    for (const raw of read.raws) {
+      raws.push(raw);
+      const k = rawKey(raw);
+      if (k === undefined) continue;
+      fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
+      fileOf.set(`${k.kind}//${k.name}`, file);
+    }
+  }
+  const texts = new Map<string, string>();
+  const textOf = (file: string): string => {
+    let t = texts.get(file);
+    if (t === undefined) {
+      try {
+        t = readFileSync(file, 'utf8');
+      } catch {
+        t = '';
+      }
+      texts.set(file, t);
+    }
+    return t;
+  };
+  const locate = (ref: ObjectRef): SourceLocation | undefined => {
+    if (ref.kind === 'File') return { file: ref.name };
+    const file =
+      fileOf.get(`${ref.kind}/${ref.namespace}/${ref.name}`) ?? fileOf.get(`${ref.kind}//${ref.name}`);
+    if (file === undefined) return undefined;
+    const line = lineOfObject(textOf(file), ref.kind, ref.name);
+    return line !== undefined ? { file, line } : { file };
+  };
+  return { raws, issues, locate };
+}
+
+/** Analyses files: every message, sorted (run.ts), with the file and line of its object. */
+export function analyzeFiles(o: AnalyzeFilesOptions): AnalysisMessage[] {
+  const read = readLocatedObjects(o.files, fileLimitsOf(o));
+  const input = analysisInputOf(read.raws, read.issues, { ...o, locate: o.locate ?? read.locate });
+  return runAnalysis(input, o.namespace !== undefined ? { namespace: o.namespace } : {});
+}
+
+/** The messages as `-o` asks: text (istioctl's form), json or sarif. */
+export function formatAnalysis(
+  messages: readonly AnalysisMessage[],
+  output: 'text' | 'json' | 'sarif',
+  sarif: SarifOptions,
+): string {
+  if (output === 'json') return formatJson(messages);
+  if (output === 'sarif') return formatSarif(messages, sarif);
+  return formatText(messages);
+}
