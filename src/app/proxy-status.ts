@@ -9,9 +9,10 @@ import { loadMcpProtos } from '../controller/mcp/protos.ts';
 import type { KeyPair } from '../kit/certs/key-pair.ts';
 import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
 import { recordListenerRejections, type ProxyStatusMetrics } from '../ops/proxy-status-metrics.ts';
-import { attributeRejections, indexEnvoyFilters } from '../proxy-status/attribute.ts';
+import { attributeProxies, indexEnvoyFilters, rejectionsBySource } from '../proxy-status/attribute.ts';
 import { SynczClient } from '../proxy-status/client.ts';
 import { ListenerRejectionsStore } from '../proxy-status/rejections.ts';
+import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeOptions } from './options.ts';
 
@@ -21,6 +22,8 @@ export interface ProxyStatusPart {
   stop(): void;
   /** EnvoyFilters were written: ask soon. */
   nudge(): void;
+  /** The `listenerRejections` part of /debug/proxies. */
+  document(): ListenerRejectionsDoc;
 }
 
 export interface ProxyStatusDeps {
@@ -53,6 +56,7 @@ export function buildProxyStatus(
   );
   const rejections = new ListenerRejectionsStore();
   const log = deps.logger.child({ component: 'proxy-status' });
+  const last = { at: 0, proxies: 0 };
   const client = new SynczClient(
     {
       open: () => transport.open(),
@@ -68,9 +72,12 @@ export function buildProxyStatus(
       logger: log,
       onAnswer: (proxies) => {
         const filters = deps.desired().filter((x): x is EnvoyFilterObject => x.kind === 'EnvoyFilter');
-        const list = attributeRejections(proxies, indexEnvoyFilters(filters, mesh.rootNamespace));
+        const byProxy = attributeProxies(proxies, indexEnvoyFilters(filters, mesh.rootNamespace));
+        const list = rejectionsBySource(byProxy);
         recordListenerRejections(deps.metrics, list);
-        if (rejections.set(list)) {
+        last.at = Date.now();
+        last.proxies = proxies.length;
+        if (rejections.set(list, byProxy)) {
           log.info('listener rejections changed', { objects: list.length });
         }
       },
@@ -84,5 +91,12 @@ export function buildProxyStatus(
       transport.close();
     },
     nudge: () => client.nudge(),
+    document: () => ({
+      state: client.state,
+      ...(last.at > 0 ? { answeredAt: new Date(last.at).toISOString() } : {}),
+      proxiesReported: last.proxies,
+      sources: rejections.current(),
+      proxies: rejections.byProxy(),
+    }),
   };
 }

@@ -121,6 +121,21 @@ describe('app/proxy-status', () => {
           firstError: error,
         },
       ]);
+      const doc = part.document();
+      assert.equal(doc.state, 'answering');
+      assert.equal(doc.proxiesReported, 2);
+      assert.ok(doc.answeredAt && !Number.isNaN(Date.parse(doc.answeredAt)), doc.answeredAt);
+      assert.deepEqual(doc.sources, part.rejections.current());
+      assert.deepEqual(doc.proxies, [
+        {
+          id: proxyId('web-1', 'web'),
+          namespace: 'web',
+          reason: 'ProxyRejected',
+          listeners: ['10.96.10.20_20880'],
+          errorDetail: error,
+          sources: ['ServiceEntry/shop/dubbo'],
+        },
+      ]);
       const text = await metrics.registry.metrics();
       assert.match(text, /aeraki_listener_rejections\{reason="ProxyRejected"\} 1/);
       assert.match(text, /aeraki_listener_rejecting_proxies\{reason="ProxyRejected"\} 1/);
@@ -130,6 +145,7 @@ describe('app/proxy-status', () => {
       );
       await waitClear;
       assert.deepEqual(part.rejections.current(), []);
+      assert.deepEqual(part.document().proxies, []);
       assert.equal(fake.streams.length, 1, 'one stream of its own for every question');
       assert.equal(fake.streams[0]!.authorization, 'Bearer aeraki-token');
     } finally {
