@@ -155,6 +155,8 @@ import './status/plan.test.ts';
 import './status/programmed.test.ts';
 import './status/proxy-rejections.test.ts';
 import './status/target-cache.test.ts';
+import './tools/proxy-status-cli.test.ts';
+import './tools/proxy-status-table.test.ts';
 import './tools/route-watcher.test.ts';
 import './tools/routes-cli.test.ts';
 import './util/bytes.test.ts';
