@@ -4,7 +4,7 @@
  * EnvoyFilters and keeps them in a ListenerRejectionsStore that the status controller and the metrics read.
  */
 import { AdsTransport } from '../controller/mcp/transport.ts';
-import { buildNode, firstHostIp } from '../controller/mcp/node.ts';
+import { buildNode, firstHostIp, type NodeIdentity, type NodeMessage } from '../controller/mcp/node.ts';
 import { loadMcpProtos } from '../controller/mcp/protos.ts';
 import type { KeyPair } from '../kit/certs/key-pair.ts';
 import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
@@ -35,6 +35,28 @@ export interface ProxyStatusDeps {
 }
 
 /**
+ * The warning's advice when istiod refuses syncz on a plaintext address: istiod's status generator answers any
+ * caller (docs/wire-formats.md), but an istiod that restricts debug types answers only on its TLS port to an
+ * identity of the root namespace, which the controller's token is.
+ */
+export const PLAINTEXT_HINT =
+  'if this istiod answers debug types only to authenticated callers, point --istiod-address at its TLS port ' +
+  '(istiod.istio-system:15012, TLS with --istiod-tls auto) with --istiod-root-cert-file and ' +
+  "--istiod-token-file (the controller's service account token: an identity of the root namespace)";
+
+/**
+ * The node of the syncz stream: the MCP client's node without `GENERATOR: api`. istiod routes a request to the
+ * generator the node names before falling back to its status generator for `istio.io/debug/*` (ads.go
+ * findGenerator); with `GENERATOR: api` the MCP generator answers syncz with an empty list, which would read as
+ * "no proxy rejects anything" (docs/wire-formats.md).
+ */
+export function synczNode(n: NodeIdentity): NodeMessage {
+  const { id, metadata } = buildNode(n);
+  const fields = Object.fromEntries(Object.entries(metadata.fields).filter(([k]) => k !== 'GENERATOR'));
+  return { id, metadata: { fields } };
+}
+
+/**
  * Undefined when off: `--proxy-status-interval 0`, no proxyStatus options, or EnvoyFilters not written to the API
  * server (`--output dir`: no proxy receives them, so istiod has nothing to say about them).
  */
@@ -60,13 +82,14 @@ export function buildProxyStatus(
   const client = new SynczClient(
     {
       open: () => transport.open(),
-      node: buildNode({
+      node: synczNode({
         podName: o.podName,
         namespace: mesh.rootNamespace,
         podIp: firstHostIp(),
         clusterDomain: mesh.clusterDomain,
       }),
       intervalMs: o.proxyStatus.intervalMs,
+      ...(source.istiodTls ? {} : { refusalHint: PLAINTEXT_HINT }),
     },
     {
       logger: log,
