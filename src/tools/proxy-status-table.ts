@@ -172,12 +172,14 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
 
 const count = (n: number | undefined): string => (n === undefined ? '-' : String(n));
 
-function errorCell(e: RejectionText | undefined, wide: boolean): string {
+/**
+ * Wide: the whole proxy id (unless the row is the proxy's), what it rejected and the whole message; else the short
+ * name (unless the row is the proxy's) and the message, cut.
+ */
+function errorCell(e: RejectionText | undefined, wide: boolean, proxyRow = false): string {
   if (!e) return '';
-  // Wide: the whole proxy id, what it rejected and the whole message; else the short name and the message, cut.
-  return wide
-    ? oneLine(`${e.proxy}: ${e.what}: ${e.detail}`)
-    : oneLine(`${shortName(e.proxy)}: ${e.detail}`, ERROR_WIDTH);
+  if (wide) return oneLine(`${proxyRow ? '' : `${e.proxy}: `}${e.what}: ${e.detail}`);
+  return oneLine(`${proxyRow ? '' : `${shortName(e.proxy)}: `}${e.detail}`, ERROR_WIDTH);
 }
 
 export function formatSources(rows: readonly SourceRow[], wide: boolean): string {
@@ -204,7 +206,7 @@ export function formatProxies(rows: readonly ProxyRow[], wide: boolean): string 
       String(r.pending),
       String(r.rejected),
       r.listenerSources.length > 0 ? 'REJECTED' : '-',
-      errorCell(r.firstError, wide),
+      errorCell(r.firstError, wide, true),
     ]),
   );
 }

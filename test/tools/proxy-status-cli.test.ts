@@ -106,7 +106,10 @@ describe('aeraki proxy-status (the CLI)', () => {
       /^PROXY\s+NAMESPACE\s+ROUTES\s+ACKED\s+PENDING\s+REJECTED\s+LISTENERS\s+FIRST ERROR$/m,
     );
     assert.match(proxies.stdout, /^web-1\.shop\s+shop\s+1\s+1\s+0\s+0\s+-$/m);
-    assert.match(proxies.stdout, /^web-2\.shop\s+shop\s+1\s+0\s+0\s+1\s+-\s+web-2\.shop: route /m);
+    assert.match(
+      proxies.stdout,
+      /^web-2\.shop\s+shop\s+1\s+0\s+0\s+1\s+-\s+route 'dummy\/0': unknown cluster/m,
+    );
 
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, /^Proxy: sidecar~10\.0\.0\.1~web-2\.shop~shop\.svc\.cluster\.local$/m);

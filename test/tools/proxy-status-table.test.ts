@@ -162,6 +162,14 @@ describe('proxy-status tables', () => {
     const at = lines[0]!.indexOf('LISTENERS');
     assert.ok(at > 0);
     for (const l of lines.slice(1)) assert.match(l.slice(at), /^(REJECTED|-)/, l);
+    assert.match(
+      lines[1]!,
+      /^a\.shop\s.*-\s+bad route: x+\.\.\.$/,
+      'the row is the proxy: its error without its name',
+    );
+    const wide = formatProxies(proxyRows(DOC), true);
+    assert.ok(wide.includes(`${id('a', 'shop')}   shop`), wide);
+    assert.ok(wide.includes(`route r2: ${oneLine(LONG)}`), wide);
   });
 
   it("a proxy's details: its routes with their sources and its listener rejection", () => {
