@@ -12,6 +12,8 @@ import { hasErrors, issueLine } from '../src/model/result.ts';
 import { ANALYZE_ROWS, analyzeConfig } from './analyze-config.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
 import { RENDER_ROWS, renderConfig } from './render-config.ts';
+import { runProxyStatus } from './proxy-status-command.ts';
+import { PROXY_STATUS_ROWS, proxyStatusConfig } from './proxy-status-config.ts';
 import { runRoutes } from './routes-command.ts';
 import { routesConfig, ROUTES_ROWS } from './routes-config.ts';
 import { addOptions, ConfigError } from './rows.ts';
@@ -213,6 +215,27 @@ const routesCommand = addOptions(
       fail(err.message, 2);
     }
     await runRoutes(names, o);
+  });
+
+const proxyStatusCommand = addOptions(
+  program
+    .command('proxy-status')
+    .description(
+      "print, per source object, how many proxies acknowledged, wait for or reject what the controller made (reads a running controller's /debug/proxies)",
+    )
+    .argument('[proxy]', "one proxy's details: its id or <pod>.<namespace>"),
+  PROXY_STATUS_ROWS,
+)
+  .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))
+  .action(async (proxy: string | undefined) => {
+    let o;
+    try {
+      o = proxyStatusConfig(proxyStatusCommand, process.env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      fail(err.message, 2); // a bad option value, as in serve and routes
+    }
+    process.exitCode = await runProxyStatus(proxy, o);
   });
 
 program

@@ -12,6 +12,7 @@ import type { Generator } from '../model/generator.ts';
 import type { Secret } from '../model/objects.ts';
 import { heldIssue, holdersOf } from '../model/held.ts';
 import { formatIssue, refOf } from '../model/result.ts';
+import type { ListenerRejectionsDoc, ProxiesDocument } from '../tools/proxies-document.ts';
 import type { AckTracker } from '../xds-rds/acks.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 
@@ -118,15 +119,27 @@ export function routesDocument(cache: SnapshotCache): unknown {
 }
 
 /**
- * `/debug/proxies`: every connected RDS proxy (node id, peer identity, namespace, connected since) with, per
- * route, the version sent, acknowledged and rejected (and the error detail); and per route configuration the
- * subscribed, acknowledged, pending and rejecting proxies.
+ * `/debug/proxies` (tools/proxies-document.ts): every connected RDS proxy (node id, peer identity, namespace,
+ * connected since) with, per route, the version sent, acknowledged and rejected (and the error detail); per route
+ * configuration the object it is built from and the subscribed, acknowledged, pending and rejecting proxies; and,
+ * with proxy status on, the listener rejections istiod reported, per source object and per proxy.
  */
-export function proxiesDocument(acks: AckTracker): unknown {
+export function proxiesDocument(
+  acks: AckTracker,
+  more: {
+    readonly routeOrigin?: (route: string) => string | undefined;
+    readonly listenerRejections?: () => ListenerRejectionsDoc;
+  } = {},
+): ProxiesDocument {
+  const origin = more.routeOrigin;
   return {
     proxies: acks.proxies(),
-    routes: acks.summaries(),
+    routes: acks.summaries().map(({ name, ...counts }) => {
+      const source = origin?.(name);
+      return { name, ...(source !== undefined ? { source } : {}), ...counts };
+    }),
     routeConfigsRejected: acks.routeConfigsRejected,
     proxiesRejecting: acks.proxiesRejecting,
+    ...(more.listenerRejections ? { listenerRejections: more.listenerRejections() } : {}),
   };
 }

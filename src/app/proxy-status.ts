@@ -4,14 +4,15 @@
  * EnvoyFilters and keeps them in a ListenerRejectionsStore that the status controller and the metrics read.
  */
 import { AdsTransport } from '../controller/mcp/transport.ts';
-import { buildNode, firstHostIp } from '../controller/mcp/node.ts';
+import { buildNode, firstHostIp, type NodeIdentity, type NodeMessage } from '../controller/mcp/node.ts';
 import { loadMcpProtos } from '../controller/mcp/protos.ts';
 import type { KeyPair } from '../kit/certs/key-pair.ts';
 import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
 import { recordListenerRejections, type ProxyStatusMetrics } from '../ops/proxy-status-metrics.ts';
-import { attributeRejections, indexEnvoyFilters } from '../proxy-status/attribute.ts';
+import { attributeProxies, indexEnvoyFilters, rejectionsBySource } from '../proxy-status/attribute.ts';
 import { SynczClient } from '../proxy-status/client.ts';
 import { ListenerRejectionsStore } from '../proxy-status/rejections.ts';
+import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeOptions } from './options.ts';
 
@@ -21,6 +22,8 @@ export interface ProxyStatusPart {
   stop(): void;
   /** EnvoyFilters were written: ask soon. */
   nudge(): void;
+  /** The `listenerRejections` part of /debug/proxies. */
+  document(): ListenerRejectionsDoc;
 }
 
 export interface ProxyStatusDeps {
@@ -29,6 +32,28 @@ export interface ProxyStatusDeps {
   readonly metrics: ProxyStatusMetrics;
   readonly clientIdentity?: () => KeyPair | undefined;
   readonly logger: Logger;
+}
+
+/**
+ * The warning's advice when istiod refuses syncz on a plaintext address: istiod's status generator answers any
+ * caller (docs/wire-formats.md), but an istiod that restricts debug types answers only on its TLS port to an
+ * identity of the root namespace, which the controller's token is.
+ */
+export const PLAINTEXT_HINT =
+  'if this istiod answers debug types only to authenticated callers, point --istiod-address at its TLS port ' +
+  '(istiod.istio-system:15012, TLS with --istiod-tls auto) with --istiod-root-cert-file and ' +
+  "--istiod-token-file (the controller's service account token: an identity of the root namespace)";
+
+/**
+ * The node of the syncz stream: the MCP client's node without `GENERATOR: api`. istiod routes a request to the
+ * generator the node names before falling back to its status generator for `istio.io/debug/*` (ads.go
+ * findGenerator); with `GENERATOR: api` the MCP generator answers syncz with an empty list, which would read as
+ * "no proxy rejects anything" (docs/wire-formats.md).
+ */
+export function synczNode(n: NodeIdentity): NodeMessage {
+  const { id, metadata } = buildNode(n);
+  const fields = Object.fromEntries(Object.entries(metadata.fields).filter(([k]) => k !== 'GENERATOR'));
+  return { id, metadata: { fields } };
 }
 
 /**
@@ -53,24 +78,29 @@ export function buildProxyStatus(
   );
   const rejections = new ListenerRejectionsStore();
   const log = deps.logger.child({ component: 'proxy-status' });
+  const last = { at: 0, proxies: 0 };
   const client = new SynczClient(
     {
       open: () => transport.open(),
-      node: buildNode({
+      node: synczNode({
         podName: o.podName,
         namespace: mesh.rootNamespace,
         podIp: firstHostIp(),
         clusterDomain: mesh.clusterDomain,
       }),
       intervalMs: o.proxyStatus.intervalMs,
+      ...(source.istiodTls ? {} : { refusalHint: PLAINTEXT_HINT }),
     },
     {
       logger: log,
       onAnswer: (proxies) => {
         const filters = deps.desired().filter((x): x is EnvoyFilterObject => x.kind === 'EnvoyFilter');
-        const list = attributeRejections(proxies, indexEnvoyFilters(filters, mesh.rootNamespace));
+        const byProxy = attributeProxies(proxies, indexEnvoyFilters(filters, mesh.rootNamespace));
+        const list = rejectionsBySource(byProxy);
         recordListenerRejections(deps.metrics, list);
-        if (rejections.set(list)) {
+        last.at = Date.now();
+        last.proxies = proxies.length;
+        if (rejections.set(list, byProxy)) {
           log.info('listener rejections changed', { objects: list.length });
         }
       },
@@ -84,5 +114,12 @@ export function buildProxyStatus(
       transport.close();
     },
     nudge: () => client.nudge(),
+    document: () => ({
+      state: client.state,
+      ...(last.at > 0 ? { answeredAt: new Date(last.at).toISOString() } : {}),
+      proxiesReported: last.proxies,
+      sources: rejections.current(),
+      proxies: rejections.byProxy(),
+    }),
   };
 }

@@ -10,6 +10,7 @@ import type { AerakiMetrics } from '../ops/metrics.ts';
 import type { ReadinessStatus } from '../ops/readiness.ts';
 import type { Registries } from '../registry/registries.ts';
 import { heldHosts } from '../status/held.ts';
+import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RdsServer } from '../xds-rds/server.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
@@ -35,6 +36,10 @@ export interface ServeOpsInputs {
   readonly allSynced: () => boolean;
   /** The RDS server's bound port; 0 until it listens. */
   readonly rdsPort: () => number;
+  /** The object a route configuration is built from (RouteSource.originOf), for /debug/proxies. */
+  readonly routeOrigin?: (route: string) => string | undefined;
+  /** With proxy status on: the listener rejections part of /debug/proxies. */
+  readonly listenerRejections?: () => ListenerRejectionsDoc;
   readonly logger: Logger;
 }
 
@@ -109,7 +114,11 @@ export function buildOpsServers(
           envoyfilters: () =>
             envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
           routes: () => routesDocument(i.cache),
-          proxies: () => proxiesDocument(i.rds.acks),
+          proxies: () =>
+            proxiesDocument(i.rds.acks, {
+              ...(i.routeOrigin ? { routeOrigin: i.routeOrigin } : {}),
+              ...(i.listenerRejections ? { listenerRejections: i.listenerRejections } : {}),
+            }),
           ...(registries ? { registries: () => registries.debugDocument() } : {}),
         },
         logger,

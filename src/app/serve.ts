@@ -268,6 +268,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     logger,
     webhook: () => webhook,
     rdsPort: () => rdsPort,
+    routeOrigin: (route) => routes.originOf(route),
+    ...(proxyStatus ? { listenerRejections: () => proxyStatus.document() } : {}),
   };
   provideServeMetrics(ops);
   const { admin, debug } = buildOpsServers(o, ops);

@@ -22,6 +22,22 @@ export interface ListenerRejection {
   readonly filter?: string;
 }
 
+/** One proxy's listener rejection, attributed to the objects of this controller (`/debug/proxies`). */
+export interface ProxyListenerRejection {
+  /** istiod's proxy id (`sidecar~<ip>~<pod>.<ns>~<ns>.svc.cluster.local`). */
+  readonly id: string;
+  readonly namespace: string;
+  readonly reason: ListenerRejectionReason;
+  /** The listeners Envoy's message names (none when it names only a filter). */
+  readonly listeners: readonly string[];
+  /** ProxyLacksExtension: the filter (or type URL) the proxy has no implementation of. */
+  readonly filter?: string;
+  /** Envoy's message (istiod's `error_state.details`). */
+  readonly errorDetail: string;
+  /** The source objects (aeraki.io/source) of the EnvoyFilters it was attributed to, sorted. */
+  readonly sources: readonly string[];
+}
+
 /** The current rejections, replaced as a whole on every answer (a proxy that took the filter later drops out). */
 export interface ListenerRejections {
   current(): readonly ListenerRejection[];

@@ -1,5 +1,9 @@
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
-import type { ListenerRejection, ListenerRejectionReason } from '../model/listener-rejections.ts';
+import type {
+  ListenerRejection,
+  ListenerRejectionReason,
+  ProxyListenerRejection,
+} from '../model/listener-rejections.ts';
 import type { EnvoyFilterObject } from '../model/objects.ts';
 import type { ProxySync } from './decode.ts';
 
@@ -100,50 +104,79 @@ interface Acc {
 }
 
 /**
- * Attributes every listener rejection istiod reports (LDS `ERROR` with its detail) to the source objects of the
- * EnvoyFilters that patch the named listener, or that carry the filter the proxy has no implementation of. An
- * EnvoyFilter in the root namespace applies to every proxy, another to its namespace's. Rejections of listeners
- * no EnvoyFilter here patches are left out. Pure; the result is sorted by source and reason.
+ * Attributes one proxy's listener rejection (LDS `ERROR` with its detail) to the source objects of the EnvoyFilters
+ * that patch the named listener, or that carry the filter the proxy has no implementation of. An EnvoyFilter in
+ * the root namespace applies to every proxy, another to its namespace's. Undefined when the proxy rejects nothing
+ * or nothing of this controller.
  */
-export function attributeRejections(proxies: readonly ProxySync[], index: FilterIndex): ListenerRejection[] {
-  const acc = new Map<string, Acc>();
-  const applies = (ref: FilterRef, ns: string): boolean =>
-    ref.namespace === undefined || ref.namespace === ns;
-  for (const p of proxies) {
-    if (p.listeners !== 'ERROR' || !p.listenerError) continue;
-    const error = p.listenerError;
-    const listeners = rejectedListeners(error);
-    const sources = new Set<string>();
-    let reason: ListenerRejectionReason = 'ProxyRejected';
-    let filter: string | undefined;
-    const lacks = LACKS.exec(error);
-    if (lacks) {
-      reason = 'ProxyLacksExtension';
-      filter = lacks[1]!;
-      const name = stripType(lacks[1]!);
-      const typeUrl = lacks[2] ? stripType(lacks[2]) : undefined;
-      const carries = (r: FilterRef): boolean =>
-        applies(r, p.namespace) && (r.filters.has(name) || (typeUrl !== undefined && r.filters.has(typeUrl)));
-      // The EnvoyFilters carrying the filter on a listener the message names; else every one carrying it.
-      for (const l of listeners) {
-        for (const r of index.byListener.get(l) ?? []) if (carries(r)) sources.add(r.source);
-      }
-      if (sources.size === 0) {
-        for (const key of typeUrl !== undefined ? [name, typeUrl] : [name]) {
-          for (const r of index.byFilter.get(key) ?? []) if (carries(r)) sources.add(r.source);
-        }
-      }
-    } else {
-      for (const l of listeners) {
-        for (const r of index.byListener.get(l) ?? []) if (applies(r, p.namespace)) sources.add(r.source);
-        const port = portOf(l);
-        if (port !== undefined) {
-          for (const r of index.byPort.get(port) ?? []) if (applies(r, p.namespace)) sources.add(r.source);
-        }
+export function attributeProxy(p: ProxySync, index: FilterIndex): ProxyListenerRejection | undefined {
+  if (p.listeners !== 'ERROR' || !p.listenerError) return undefined;
+  const applies = (ref: FilterRef): boolean => ref.namespace === undefined || ref.namespace === p.namespace;
+  const error = p.listenerError;
+  const listeners = rejectedListeners(error);
+  const sources = new Set<string>();
+  let reason: ListenerRejectionReason = 'ProxyRejected';
+  let filter: string | undefined;
+  const lacks = LACKS.exec(error);
+  if (lacks) {
+    reason = 'ProxyLacksExtension';
+    filter = lacks[1]!;
+    const name = stripType(lacks[1]!);
+    const typeUrl = lacks[2] ? stripType(lacks[2]) : undefined;
+    const carries = (r: FilterRef): boolean =>
+      applies(r) && (r.filters.has(name) || (typeUrl !== undefined && r.filters.has(typeUrl)));
+    // The EnvoyFilters carrying the filter on a listener the message names; else every one carrying it.
+    for (const l of listeners) {
+      for (const r of index.byListener.get(l) ?? []) if (carries(r)) sources.add(r.source);
+    }
+    if (sources.size === 0) {
+      for (const key of typeUrl !== undefined ? [name, typeUrl] : [name]) {
+        for (const r of index.byFilter.get(key) ?? []) if (carries(r)) sources.add(r.source);
       }
     }
-    for (const source of sources) {
-      const key = `${source}\n${reason}`;
+  } else {
+    for (const l of listeners) {
+      for (const r of index.byListener.get(l) ?? []) if (applies(r)) sources.add(r.source);
+      const port = portOf(l);
+      if (port !== undefined) {
+        for (const r of index.byPort.get(port) ?? []) if (applies(r)) sources.add(r.source);
+      }
+    }
+  }
+  if (sources.size === 0) return undefined;
+  return {
+    id: p.id,
+    namespace: p.namespace,
+    reason,
+    listeners,
+    ...(filter !== undefined ? { filter } : {}),
+    errorDetail: error,
+    sources: [...sources].sort(),
+  };
+}
+
+/** The proxies' attributed rejections (attributeProxy), in the answer's order. Pure. */
+export function attributeProxies(
+  proxies: readonly ProxySync[],
+  index: FilterIndex,
+): ProxyListenerRejection[] {
+  const out: ProxyListenerRejection[] = [];
+  for (const p of proxies) {
+    const r = attributeProxy(p, index);
+    if (r) out.push(r);
+  }
+  return out;
+}
+
+/**
+ * The attributed rejections per source object and reason: how many proxies, their namespaces, the first proxy (in
+ * `byProxy` order) and its error. Pure; the result is sorted by source and reason.
+ */
+export function rejectionsBySource(byProxy: readonly ProxyListenerRejection[]): ListenerRejection[] {
+  const acc = new Map<string, Acc>();
+  for (const p of byProxy) {
+    for (const source of p.sources) {
+      const key = `${source}\n${p.reason}`;
       const a = acc.get(key);
       if (a) {
         a.proxies++;
@@ -151,12 +184,12 @@ export function attributeRejections(proxies: readonly ProxySync[], index: Filter
       } else {
         acc.set(key, {
           source,
-          reason,
+          reason: p.reason,
           proxies: 1,
           namespaces: new Set([p.namespace]),
           firstProxy: p.id,
-          firstError: error,
-          filter,
+          firstError: p.errorDetail,
+          filter: p.filter,
         });
       }
     }
@@ -172,4 +205,13 @@ export function attributeRejections(proxies: readonly ProxySync[], index: Filter
       firstError: a.firstError,
       ...(a.filter !== undefined ? { filter: a.filter } : {}),
     }));
+}
+
+/**
+ * Every listener rejection istiod reports, attributed to this controller's source objects (attributeProxy) and
+ * counted per source and reason (rejectionsBySource). Rejections of listeners no EnvoyFilter here patches are
+ * left out. Pure; the result is sorted by source and reason.
+ */
+export function attributeRejections(proxies: readonly ProxySync[], index: FilterIndex): ListenerRejection[] {
+  return rejectionsBySource(attributeProxies(proxies, index));
 }

@@ -32,6 +32,8 @@ export interface SynczClientOptions {
   readonly refusedBackoffMs?: number;
   /** No answer within this: the stream is dropped and the type taken as unknown (long backoff); default 20 s. */
   readonly timeoutMs?: number;
+  /** Appended to the one warning of a refusal (what the operator can change). */
+  readonly refusalHint?: string;
 }
 
 export interface SynczClientDeps {
@@ -183,8 +185,9 @@ export class SynczClient {
     this.state = 'refused';
     if (!this.warned) {
       this.warned = true;
+      const hint = this.options.refusalHint ? `; ${this.options.refusalHint}` : '';
       this.deps.logger.warn(
-        `${message}; proxy rejections are not reported; asking again in ${Math.round(this.refusedBackoffMs / 1000)} s`,
+        `${message}; proxy rejections are not reported; asking again in ${Math.round(this.refusedBackoffMs / 1000)} s${hint}`,
       );
     }
     this.schedule(this.refusedBackoffMs, true);

@@ -144,6 +144,17 @@ export class RouteSource {
       .map((n) => ({ name: n, generation: this.origins.get(n)?.generation }));
   }
 
+  /**
+   * The object route `name` is served from: `MetaRouter/<ns>/<name>`, else (the default route)
+   * `ServiceEntry/<ns>/<name>`; undefined when it is not built.
+   */
+  originOf(name: string): string | undefined {
+    const origin = this.origins.get(name);
+    if (origin) return `MetaRouter/${origin.metaRouter}`;
+    const se = this.builder.route(name) ? this.builder.sourceOf(name) : undefined;
+    return se && `ServiceEntry/${se.metadata.namespace}/${se.metadata.name}`;
+  }
+
   /** Records, for a rebuilt route, the MetaRouter it comes from now (if any) and that MetaRouter's generation. */
   private recordOrigin(name: string): void {
     const old = this.origins.get(name);

@@ -5,13 +5,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { buildProxyStatus } from '../../src/app/proxy-status.ts';
+import { buildProxyStatus, PLAINTEXT_HINT } from '../../src/app/proxy-status.ts';
 import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { EnvoyFilterObject } from '../../src/model/objects.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
 import { outboundPatch } from '../../src/plugins/sdk/patches.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { FakeIstiod } from '../fakes/istiod/server.ts';
 import { proxyId } from '../fakes/istiod/syncz.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
+import { waitFor } from '../e2e/support.ts';
 import { testCa } from '../fakes/test-ca.ts';
 import { tlsIstiod } from '../proxy-status/support.ts';
 
@@ -121,6 +124,21 @@ describe('app/proxy-status', () => {
           firstError: error,
         },
       ]);
+      const doc = part.document();
+      assert.equal(doc.state, 'answering');
+      assert.equal(doc.proxiesReported, 2);
+      assert.ok(doc.answeredAt && !Number.isNaN(Date.parse(doc.answeredAt)), doc.answeredAt);
+      assert.deepEqual(doc.sources, part.rejections.current());
+      assert.deepEqual(doc.proxies, [
+        {
+          id: proxyId('web-1', 'web'),
+          namespace: 'web',
+          reason: 'ProxyRejected',
+          listeners: ['10.96.10.20_20880'],
+          errorDetail: error,
+          sources: ['ServiceEntry/shop/dubbo'],
+        },
+      ]);
       const text = await metrics.registry.metrics();
       assert.match(text, /aeraki_listener_rejections\{reason="ProxyRejected"\} 1/);
       assert.match(text, /aeraki_listener_rejecting_proxies\{reason="ProxyRejected"\} 1/);
@@ -130,10 +148,62 @@ describe('app/proxy-status', () => {
       );
       await waitClear;
       assert.deepEqual(part.rejections.current(), []);
+      assert.deepEqual(part.document().proxies, []);
       assert.equal(fake.streams.length, 1, 'one stream of its own for every question');
       assert.equal(fake.streams[0]!.authorization, 'Bearer aeraki-token');
     } finally {
       part.stop();
+      await fake.close();
+    }
+  });
+
+  it('plaintext (the default port 15010): answered; an istiod restricting syncz is warned about with the TLS advice', async () => {
+    const fake = await FakeIstiod.start();
+    const error = 'Error adding/updating listener(s) 10.96.10.20_20880: bad';
+    fake.syncz.proxies = [{ id: proxyId('web-1', 'web'), namespace: 'web', lds: 'ERROR', ldsError: error }];
+    const log = recordingLogger();
+    const options = (): Parameters<typeof buildProxyStatus>[0] => ({
+      proxyStatus: { intervalMs: 100 },
+      output: { kind: 'kube', dir: '', namespaceScope: false },
+      source: {
+        kind: 'mcp',
+        istiodAddress: fake.address,
+        istiodTls: false,
+        istiodRootCertFile: '',
+        istiodTokenFile: '',
+        dir: '',
+        watchDebounceMs: 0,
+        secretRefreshMs: 60_000,
+      },
+      mesh: { rootNamespace: 'istio-system', clusterDomain: 'cluster.local' } as never,
+      podName: 'aeraki-0',
+    });
+    const deps = {
+      desired: () => [FILTER],
+      metrics: new AerakiMetrics({ defaultMetrics: false }).proxyStatus,
+      logger: log,
+    };
+    const part = buildProxyStatus(options(), deps);
+    assert.ok(part);
+    const seen = new Promise<void>((resolve) => part.rejections.subscribe(() => resolve()));
+    part.start();
+    try {
+      await seen;
+      assert.equal(part.rejections.current()[0]?.source, 'ServiceEntry/shop/dubbo');
+    } finally {
+      part.stop();
+    }
+    fake.syncz.mode = 'restricted';
+    const restricted = buildProxyStatus(options(), deps);
+    assert.ok(restricted);
+    restricted.start();
+    try {
+      await waitFor(() => log.records.some((r) => r.level === 'warn'), 'the warning');
+      const [warning] = log.records.filter((r) => r.level === 'warn');
+      assert.ok(warning?.message.endsWith(`; ${PLAINTEXT_HINT}`), warning?.message);
+      assert.match(warning?.message ?? '', /refused istio\.io\/debug\/syncz/);
+    } finally {
+      restricted.stop();
       await fake.close();
     }
   });

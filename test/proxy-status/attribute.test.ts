@@ -4,6 +4,7 @@ import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
 import type { EnvoyFilterObject, EnvoyFilterPatch } from '../../src/model/objects.ts';
 import { inboundPatch, outboundPatch, type NetworkFilter } from '../../src/plugins/sdk/patches.ts';
 import {
+  attributeProxies,
   attributeRejections,
   indexEnvoyFilters,
   rejectedListeners,
@@ -85,6 +86,35 @@ describe('attributeRejections', () => {
         firstError: BAD_LISTENER,
       },
     ]);
+  });
+
+  it('per proxy: the listeners, the error and the sources each rejection is attributed to', () => {
+    const other = 'Error adding/updating listener(s) 10.96.0.1_443: some other problem';
+    assert.deepEqual(
+      attributeProxies(
+        [proxy('a', 'shop', BAD_LISTENER), proxy('b', 'shop', other), proxy('c', 'web', LACKS_META)],
+        INDEX,
+      ),
+      [
+        {
+          id: 'sidecar~10.244.1.1~a.shop~shop.svc.cluster.local',
+          namespace: 'shop',
+          reason: 'ProxyRejected',
+          listeners: ['10.96.10.20_20880'],
+          errorDetail: BAD_LISTENER,
+          sources: ['ServiceEntry/shop/dubbo'],
+        },
+        {
+          id: 'sidecar~10.244.1.1~c.web~web.svc.cluster.local',
+          namespace: 'web',
+          reason: 'ProxyLacksExtension',
+          listeners: ['10.96.10.30_9090'],
+          filter: 'envoy.filters.network.meta_protocol_proxy',
+          errorDetail: LACKS_META,
+          sources: ['ServiceEntry/shop/thrift'],
+        },
+      ],
+    );
   });
 
   it('a filter the proxy lacks is ProxyLacksExtension, on the EnvoyFilters carrying it on that listener', () => {

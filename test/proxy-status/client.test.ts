@@ -106,12 +106,19 @@ describe('SynczClient against the fake istiod', () => {
     assert.match(warnings[0]!.message, /did not answer/);
   });
 
-  it('an unauthenticated stream (no identity) is a refusal, warned once', async () => {
+  it('an istiod restricting syncz refuses an unauthenticated stream: warned once, with the hint', async () => {
     const fake = await tlsIstiod(false);
+    fake.syncz.mode = 'restricted';
     const transport = transportFor(fake, {});
     const log = recordingLogger();
     const client = new SynczClient(
-      { open: () => transport.open(), node: NODE, intervalMs: 50, refusedBackoffMs: 200 },
+      {
+        open: () => transport.open(),
+        node: NODE,
+        intervalMs: 50,
+        refusedBackoffMs: 200,
+        refusalHint: 'try the TLS port',
+      },
       { logger: log, onAnswer: () => {} },
     );
     client.start();
@@ -122,7 +129,9 @@ describe('SynczClient against the fake istiod', () => {
     });
     await fake.waitFor(() => debugRequests(fake).length >= 2, 'a second question after the backoff');
     await sleep(20);
-    assert.equal(log.records.filter((x) => x.level === 'warn').length, 1);
+    const warnings = log.records.filter((x) => x.level === 'warn');
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!.message, /refused istio\.io\/debug\/syncz: .*; try the TLS port$/);
     assert.ok(debugRequests(fake).length <= 3);
   });
 });

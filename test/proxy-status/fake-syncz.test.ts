@@ -5,7 +5,17 @@ import * as grpc from '@grpc/grpc-js';
 import { decodeSyncz } from '../../src/proxy-status/decode.ts';
 import type { FakeIstiod } from '../fakes/istiod/server.ts';
 import { proxyId, type FakeProxy } from '../fakes/istiod/syncz.ts';
-import { askOnce, ROOT_IDENTITY, tlsIstiod, transportFor, type Caller, type Outcome } from './support.ts';
+import { buildNode } from '../../src/controller/mcp/node.ts';
+import { TEST_NODE } from '../fakes/istiod/harness.ts';
+import {
+  askOnce,
+  NODE,
+  ROOT_IDENTITY,
+  tlsIstiod,
+  transportFor,
+  type Caller,
+  type Outcome,
+} from './support.ts';
 
 const PROXIES: FakeProxy[] = [
   { id: proxyId('shop-1', 'shop'), namespace: 'shop', lds: 'SYNCED' },
@@ -71,30 +81,65 @@ describe('fake istiod: istio.io/debug/syncz', () => {
     assert.equal(proxies(await ask({ token: 'root-token' })).length, 3);
   });
 
-  it('shows a caller outside the root namespace only its namespace', async () => {
-    const out = await ask({ spiffe: 'spiffe://cluster.local/ns/shop/sa/default' });
-    assert.deepEqual(
-      proxies(out).map((p) => p.id),
-      [PROXIES[0]!.id, PROXIES[1]!.id],
-    );
+  it('current istiod shows a caller outside the root namespace every proxy (statusgen.go checks no caller)', async () => {
+    assert.equal(proxies(await ask({ spiffe: 'spiffe://cluster.local/ns/shop/sa/default' })).length, 3);
+    assert.equal(proxies(await ask({})).length, 3, 'nor an unauthenticated one');
   });
 
-  it('refuses an unauthenticated caller by ending the stream', async () => {
-    const out = await ask({});
-    assert.ok('error' in out);
-    assert.equal(out.error.code, grpc.status.UNAUTHENTICATED);
+  it('restricted: a caller outside the root namespace sees only its namespace', async () => {
+    fake.syncz.mode = 'restricted';
+    try {
+      const out = await ask({ spiffe: 'spiffe://cluster.local/ns/shop/sa/default' });
+      assert.deepEqual(
+        proxies(out).map((p) => p.id),
+        [PROXIES[0]!.id, PROXIES[1]!.id],
+      );
+    } finally {
+      fake.syncz.mode = 'current';
+    }
   });
 
-  it('refuses over plaintext', async () => {
+  it('a node naming GENERATOR api is answered by the MCP generator: an empty list, whatever the proxies', async () => {
+    assert.equal(NODE.metadata.fields['GENERATOR'], undefined, "the syncz stream's node names no generator");
+    const t = transportFor(fake, { spiffe: ROOT_IDENTITY });
+    try {
+      const stream = await t.open();
+      const out = await askOnce(stream, 'istio.io/debug/syncz', buildNode(TEST_NODE));
+      stream.cancel();
+      assert.deepEqual(proxies(out), []);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('restricted: refuses an unauthenticated caller by ending the stream', async () => {
+    tokenPort.syncz.mode = 'restricted';
+    try {
+      const out = await ask({});
+      assert.ok('error' in out);
+      assert.equal(out.error.code, grpc.status.UNAUTHENTICATED);
+    } finally {
+      tokenPort.syncz.mode = 'current';
+    }
+  });
+
+  it('answers over plaintext (the default --istiod-address, port 15010); restricted refuses there', async () => {
     const plain = await (await import('../fakes/istiod/server.ts')).FakeIstiod.start();
     plain.syncz.proxies = PROXIES;
     const t = transportFor(plain, { tls: false });
-    const stream = await t.open();
-    const out = await askOnce(stream);
-    t.close();
-    await plain.close();
-    assert.ok('error' in out);
-    assert.equal(out.error.code, grpc.status.UNAUTHENTICATED);
+    try {
+      let stream = await t.open();
+      assert.equal(proxies(await askOnce(stream)).length, 3);
+      stream.cancel();
+      plain.syncz.mode = 'restricted';
+      stream = await t.open();
+      const out = await askOnce(stream);
+      assert.ok('error' in out);
+      assert.equal(out.error.code, grpc.status.UNAUTHENTICATED);
+    } finally {
+      t.close();
+      await plain.close();
+    }
   });
 
   it('older istiod: node id only and the per-type xds_config (a rejection is STALE, no detail), to anyone', async () => {

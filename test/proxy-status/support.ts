@@ -1,13 +1,14 @@
 // Test wiring for the syncz client: a fake istiod answering istio.io/debug/syncz over TLS, and ADS streams to it
 // built by the MCP client's transport (a real grpc-js client), authenticated by a client certificate or token.
 import { AdsTransport, type AdsStream } from '../../src/controller/mcp/transport.ts';
-import { buildNode } from '../../src/controller/mcp/node.ts';
+import { synczNode } from '../../src/app/proxy-status.ts';
 import { loadMcpProtos } from '../../src/controller/mcp/protos.ts';
 import { FakeIstiod } from '../fakes/istiod/server.ts';
 import { meshClient, testCa } from '../fakes/test-ca.ts';
 import { TEST_NODE } from '../fakes/istiod/harness.ts';
 
-export const NODE = buildNode(TEST_NODE);
+/** The syncz stream's node (no GENERATOR: istiod would route syncz to its MCP generator). */
+export const NODE = synczNode(TEST_NODE);
 export const ROOT_IDENTITY = 'spiffe://cluster.local/ns/istio-system/sa/aeraki';
 
 /** A fake istiod on TLS; with `clientCerts` it asks for (and requires) a client certificate of the mesh CA. */
@@ -54,7 +55,11 @@ export type Outcome =
   { readonly answer: AnswerLike } | { readonly error: { readonly code?: number; readonly details?: string } };
 
 /** Sends one syncz request on `stream` and resolves with the first response or the stream's error. */
-export function askOnce(stream: AdsStream, typeUrl = 'istio.io/debug/syncz'): Promise<Outcome> {
+export function askOnce(
+  stream: AdsStream,
+  typeUrl = 'istio.io/debug/syncz',
+  node: unknown = NODE,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const onData = (answer: AnswerLike): void => {
       stream.off('data', onData);
@@ -62,6 +67,6 @@ export function askOnce(stream: AdsStream, typeUrl = 'istio.io/debug/syncz'): Pr
     };
     stream.on('data', onData);
     stream.once('error', (error: { code?: number; details?: string }) => resolve({ error }));
-    stream.write({ typeUrl, node: NODE, resourceNames: [] });
+    stream.write({ typeUrl, node, resourceNames: [] });
   });
 }

@@ -99,6 +99,9 @@ describe('RouteSource: the MetaRouter each route is built from', () => {
     assert.equal(rebuilt, 1);
     assert.deepEqual(source.routesOf('ns', 'r'), [{ name: 's.example_1', generation: 1 }]);
     assert.deepEqual(source.routesOf('ns', 't'), [], 'a route without a MetaRouter has none');
+    assert.equal(source.originOf('s.example_1'), 'MetaRouter/ns/r');
+    assert.equal(source.originOf('t.example_1'), 'ServiceEntry/ns/t', 'the default route: its ServiceEntry');
+    assert.equal(source.originOf('u.example_1'), undefined);
     store.upsert(mr(2, false));
     source.flush();
     assert.deepEqual(
@@ -111,6 +114,7 @@ describe('RouteSource: the MetaRouter each route is built from', () => {
     store.delete('MetaRouter', 'ns', 'r');
     source.flush();
     assert.deepEqual(source.routesOf('ns', 'r'), []);
+    assert.equal(source.originOf('s.example_1'), 'ServiceEntry/ns/s');
     source.stop();
   });
 });

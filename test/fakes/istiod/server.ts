@@ -28,6 +28,8 @@ interface StreamState {
   readonly call: grpc.ServerDuplexStream<Req, Buffer>;
   readonly lastNonce: Map<string, string>;
   nodeSeen: boolean;
+  /** The first node's metadata GENERATOR (istiod binds the connection's generator to it). */
+  generator: string | undefined;
   /** TLS connection; the caller's identity namespace (client certificate URI SAN or a known bearer token). */
   readonly tls: boolean;
   readonly identityNamespace: string | undefined;
@@ -172,6 +174,7 @@ export class FakeIstiod extends EventEmitter {
       call,
       lastNonce: new Map(),
       nodeSeen: false,
+      generator: undefined,
       tls: this.tls,
       identityNamespace:
         namespaceOfSpiffe(rec.peer) ?? (bearer !== undefined ? this.syncz.tokens.get(bearer) : undefined),
@@ -213,9 +216,8 @@ export class FakeIstiod extends EventEmitter {
       if (parts.length !== 4 || parts[0] !== 'sidecar') {
         return this.endStream(s, grpc.status.INVALID_ARGUMENT, `invalid node id ${req.node.id}`);
       }
-      if (req.node.metadata?.fields?.['GENERATOR']?.stringValue !== 'api') {
-        return this.endStream(s, grpc.status.INVALID_ARGUMENT, 'fake istiod serves only the api generator');
-      }
+      // Config types go to the api (MCP) generator with or without GENERATOR (ads.go findGenerator's fallback).
+      s.generator = req.node.metadata?.fields?.['GENERATOR']?.stringValue || undefined;
       s.nodeSeen = true;
     }
     const nonce = req.responseNonce ?? '';
@@ -247,8 +249,8 @@ export class FakeIstiod extends EventEmitter {
 
   /**
    * A debug type: answered once per request, no watch kept (an ACK would be answered as one more request).
-   * Current istiod serves it only over TLS to an authenticated caller and a caller outside the root namespace
-   * sees only its own namespace's proxies; a refusal ends the whole stream.
+   * `restricted`: only over TLS to an authenticated caller, and a caller outside the root namespace sees only its
+   * own namespace's proxies; a refusal ends the whole stream.
    */
   private onDebugRequest(s: StreamState, req: Req, typeUrl: string, nonce: string): void {
     this.requests.push({
@@ -263,12 +265,17 @@ export class FakeIstiod extends EventEmitter {
     });
     this.emit('change');
     const { mode, proxies, rootNamespace } = this.syncz;
+    // A node naming a generator gets every type from it first (ads.go findGenerator): the api generator knows no
+    // istio.io/debug/syncz config and answers an empty list.
+    if (s.generator === 'api') return this.respondWith(s, typeUrl, []);
     // An istiod without a generator for the type sends nothing (ads.go pushXds: no generator, no response).
     if (typeUrl !== 'istio.io/debug/syncz' || mode === 'unknown') return;
     if (mode === 'refuse') {
       return this.endStream(s, grpc.status.PERMISSION_DENIED, 'debug info is not available');
     }
     if (mode === 'older') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'older'));
+    // statusgen.go debugSyncz checks neither the caller nor its port: every proxy, to anyone.
+    if (mode === 'current') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'current'));
     if (!s.tls || s.identityNamespace === undefined) {
       return this.endStream(s, grpc.status.UNAUTHENTICATED, 'authentication required');
     }

@@ -18,12 +18,15 @@ export interface FakeProxy {
 }
 
 /**
- * How the fake answers syncz: `current` (TLS port and an authenticated caller only; a caller outside the root
- * namespace sees its namespace's proxies), `older` (any caller, the old shape), `refuse` (ends the stream with
- * PERMISSION_DENIED, as istiod does when a debug generator fails), `unknown` (an istiod without a generator
- * for the type: no answer at all).
+ * How the fake answers syncz: `current` (istiod's status generator, statusgen.go debugSyncz: every proxy to any
+ * caller on either port, the current shape), `restricted` (the rule of istiod's `istio.io/debug` generator,
+ * debuggen.go, should a release apply it to syncz: TLS and an authenticated caller only, and a caller outside the
+ * root namespace sees its namespace's proxies), `older` (any caller, the old shape), `refuse` (ends the stream
+ * with PERMISSION_DENIED, as istiod does when a debug generator fails), `unknown` (an istiod without a generator
+ * for the type: no answer at all). A stream whose node names `GENERATOR: api` gets an empty list in every mode
+ * but `unknown` (istiod's MCP generator answers it). docs/wire-formats.md has the sources.
  */
-export type SynczMode = 'current' | 'older' | 'refuse' | 'unknown';
+export type SynczMode = 'current' | 'restricted' | 'older' | 'refuse' | 'unknown';
 
 export interface FakeSyncz {
   mode: SynczMode;

@@ -1,0 +1,80 @@
+/**
+ * The `/debug/proxies` document: what `aeraki serve` builds (app/debug.ts) and `aeraki proxy-status` reads. Field
+ * names are stable; new fields may be added, so readers ignore what they do not know.
+ */
+import type { ListenerRejection, ProxyListenerRejection } from '../model/listener-rejections.ts';
+
+export type RouteState = 'pending' | 'acked' | 'rejected';
+
+/** One RDS proxy (stream) of this controller and where each route it was sent stands. */
+export interface ProxyDoc {
+  readonly nodeId: string;
+  /** The peer's identity (SPIFFE URI of its client certificate), or its address. */
+  readonly peer: string;
+  readonly namespace?: string;
+  readonly protocol: 'sotw' | 'delta';
+  /** ISO time the stream opened. */
+  readonly connectedSince: string;
+  readonly routes: readonly {
+    readonly name: string;
+    readonly state: RouteState;
+    readonly sent: string;
+    readonly acked?: string;
+    readonly rejected?: { readonly version: string; readonly errorDetail: string };
+  }[];
+}
+
+/** One route configuration over every proxy subscribed to it. */
+export interface RouteDoc {
+  readonly name: string;
+  /** The object it is built from: `MetaRouter/<ns>/<name>`, else (the default route) `ServiceEntry/<ns>/<name>`. */
+  readonly source?: string;
+  readonly subscribed: number;
+  readonly acked: number;
+  readonly pending: number;
+  readonly oldestPendingMs: number;
+  readonly rejected: number;
+  readonly firstRejection?: { readonly proxy: string; readonly version: string; readonly detail: string };
+}
+
+/** What istiod's proxies reported about the listeners this controller's EnvoyFilters patch (istio.io/debug/syncz). */
+export interface ListenerRejectionsDoc {
+  /** The syncz client: `answering`, `refused` (istiod refuses or lacks the type), `unreachable`, `idle`. */
+  readonly state: string;
+  /** ISO time of the last answer; absent before the first. */
+  readonly answeredAt?: string;
+  /** Proxies istiod listed in the last answer. */
+  readonly proxiesReported: number;
+  /** Per source object and reason, sorted. */
+  readonly sources: readonly ListenerRejection[];
+  /** Per proxy, by id. */
+  readonly proxies: readonly ProxyListenerRejection[];
+}
+
+export interface ProxiesDocument {
+  /** RDS proxies by node id. */
+  readonly proxies: readonly ProxyDoc[];
+  /** Route configurations by name. */
+  readonly routes: readonly RouteDoc[];
+  readonly routeConfigsRejected: number;
+  readonly proxiesRejecting: number;
+  /** Absent when proxy status is off (`--proxy-status-interval 0`, or not `--output kube`). */
+  readonly listenerRejections?: ListenerRejectionsDoc;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** `value` as a ProxiesDocument when it has that shape's lists; else a reason it is not one. */
+export function readProxiesDocument(
+  value: unknown,
+): { readonly ok: true; readonly doc: ProxiesDocument } | { readonly ok: false; readonly reason: string } {
+  if (!isObject(value)) return { ok: false, reason: 'not a JSON object' };
+  if (!Array.isArray(value['proxies']) || !Array.isArray(value['routes'])) {
+    return { ok: false, reason: 'no proxies and routes lists' };
+  }
+  const lr = value['listenerRejections'];
+  if (lr !== undefined && (!isObject(lr) || !Array.isArray(lr['sources']) || !Array.isArray(lr['proxies']))) {
+    return { ok: false, reason: 'listenerRejections has no sources and proxies lists' };
+  }
+  return { ok: true, doc: value as unknown as ProxiesDocument };
+}
