@@ -1,6 +1,7 @@
 // The one test entry: every suite is imported here so the whole suite runs in one process.
 // Keep one line per suite file; keep them sorted.
 import './analyze/live/analyzers.test.ts';
+import './analyze/live/cluster.test.ts';
 import './analyze/live/images.test.ts';
 import './app/admission-tolerance.test.ts';
 import './app/analyze-cluster.test.ts';
