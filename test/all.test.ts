@@ -4,6 +4,7 @@ import './analyze/live/analyzers.test.ts';
 import './analyze/live/cluster.test.ts';
 import './analyze/live/images.test.ts';
 import './app/admission-tolerance.test.ts';
+import './app/analyze-cluster-istiod.test.ts';
 import './app/analyze-cluster.test.ts';
 import './app/aeraki-demos.test.ts';
 import './app/debug.test.ts';
