@@ -46,7 +46,19 @@ export class ClusterReader {
 
   /** Every object of `t` in scope (all of them for a cluster-scoped kind), with apiVersion and kind set. */
   list(t: ListTarget, scope: Scope = this.scope): Promise<Record<string, unknown>[]> {
-    return this.listWith(t, scope, this.fetcherOf(t));
+    return this.listWith(t, scope, (item) => item);
+  }
+
+  /**
+   * `reduce(object)` for every object of `t` in scope, applied page by page, so only what it keeps is held (a pod's
+   * labels and proxy image, not the pod).
+   */
+  listReduced<T>(
+    t: ListTarget,
+    reduce: (item: Record<string, unknown>) => T,
+    scope: Scope = this.scope,
+  ): Promise<T[]> {
+    return this.listWith(t, scope, reduce);
   }
 
   /** Records a line once. */
@@ -54,15 +66,25 @@ export class ClusterReader {
     if (!this.unreadable.includes(line)) this.unreadable.push(line);
   }
 
-  private async listWith(t: ListTarget, scope: Scope, fetch: PageFetch): Promise<Record<string, unknown>[]> {
+  private async listWith<T>(
+    t: ListTarget,
+    scope: Scope,
+    reduce: (item: Record<string, unknown>) => T,
+  ): Promise<T[]> {
+    const fetch = this.fetcherOf(t);
     const namespaces: readonly (string | undefined)[] =
       !t.namespaced || scope === 'all' ? [undefined] : scope;
-    const out: Record<string, unknown>[] = [];
+    const out: T[] = [];
     const denied: string[] = [];
     for (const ns of namespaces) {
       try {
-        const items = await listAllPages((next) => fetch(ns, next));
-        for (const item of items) out.push(withTypeMeta(item, t));
+        const items = await listAllPages(async (next) => {
+          const page = await fetch(ns, next);
+          const list = isPlainObject(page) ? page : {};
+          const raw = Array.isArray(list['items']) ? (list['items'] as unknown[]) : [];
+          return { ...list, items: raw.map((item) => reduce(withTypeMeta(item, t))) };
+        });
+        out.push(...(items as T[]));
       } catch (err) {
         const status = apiStatusOf(err);
         if (status === 404) {

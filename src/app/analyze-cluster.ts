@@ -90,9 +90,8 @@ export async function readCluster(o: ReadClusterOptions, kc = loadKubeConfig(o))
   raws.push(...(await reader.list(mesh, [o.rootNamespace])));
 
   const namespaces = await readNamespaces(reader, scope);
-  const pods = (await reader.list(core('Pod', 'pods'))).map(podFacts);
-  const envoyFilters = (await reader.list(ENVOY_FILTERS))
-    .map(envoyFilterFacts)
+  const pods = await reader.listReduced(core('Pod', 'pods'), podFacts);
+  const envoyFilters = (await reader.listReduced(ENVOY_FILTERS, envoyFilterFacts))
     .filter((f): f is EnvoyFilterFacts => f !== undefined)
     .filter((f) => inScope(f, scope));
   const deployments = await reader.list(

@@ -109,8 +109,31 @@ describe('readCluster', () => {
         .map((f) => f.source);
       assert.deepEqual(managed.sort(), ['ServiceEntry/elsewhere/x', 'ServiceEntry/shop/gone']);
       assert.deepEqual(cluster.unreadable, []);
-      const verbs = new Set(api.requests.filter((r) => r.verb !== undefined).map((r) => r.verb));
-      assert.deepEqual([...verbs], ['list']);
+      const calls = api.requests.filter((r) => r.verb !== undefined);
+      assert.deepEqual([...new Set(calls.map((r) => r.verb))], ['list']);
+      // What README's "Against a cluster" tells the user to grant, and nothing else.
+      assert.deepEqual([...new Set(calls.map((r) => `${r.group}/${r.resource}`))].sort(), [
+        '/configmaps',
+        '/namespaces',
+        '/pods',
+        '/services',
+        'apps/deployments',
+        'dubbo.aeraki.io/dubboauthorizationpolicies',
+        'metaprotocol.aeraki.io/applicationprotocols',
+        'metaprotocol.aeraki.io/metarouters',
+        'networking.istio.io/destinationrules',
+        'networking.istio.io/envoyfilters',
+        'networking.istio.io/gateways',
+        'networking.istio.io/serviceentries',
+        'networking.istio.io/virtualservices',
+        'redis.aeraki.io/redisdestinations',
+        'redis.aeraki.io/redisservices',
+      ]);
+      const configMaps = calls.filter((r) => r.resource === 'configmaps');
+      assert.deepEqual(
+        configMaps.map((r) => [r.namespace, r.query['fieldSelector']]),
+        [[ROOT, 'metadata.name=istio']],
+      );
     });
   });
 

@@ -102,14 +102,17 @@ describe('aeraki analyze against a cluster: readCluster and the live analyzers',
 
   it('goes on without pods when listing them is forbidden, and says so', async () => {
     const denied = api.forbid({ verb: 'list', resource: 'pods' });
+    const noDeployments = api.forbid({ verb: 'list', resource: 'deployments' });
     try {
       const { raws, cluster } = await readCluster({ kubeconfig, allNamespaces: true, rootNamespace: ROOT });
       const got = findings(analysisInputOf(raws, cluster));
-      assert.ok(got.includes('AER0108 -'), got.join('; '));
+      assert.equal(got.filter((f) => f === 'AER0108 -').length, 2, got.join('; '));
+      assert.ok(got.includes('AER0109 -'), 'the version could not be read');
       assert.ok(got.includes('AER0107 EnvoyFilter web/legacy-dubbo'));
       assert.ok(!got.some((f) => /^AER010[134]/.test(f)), `no pod findings without pods: ${got.join('; ')}`);
     } finally {
       denied.remove();
+      noDeployments.remove();
     }
   });
 
