@@ -25,6 +25,7 @@ kind: Service
 metadata: { name: kafka, namespace: kafka }
 spec:
   selector: { app: kafka }
+  clusterIP: 10.96.0.9
   ports: [{ name: tcp-kafka, port: 9092 }]
 # In the cluster: the pods of kafka labelled app=kafka run istio-proxy docker.io/istio/proxyv2:1.24.2.`,
 };

@@ -37,6 +37,7 @@ kind: Service
 metadata: { name: orders, namespace: shop }
 spec:
   selector: { app: orders }
+  clusterIP: 10.96.0.10
   ports: [{ name: tcp-metaprotocol-dubbo, port: 20880 }]
 # In the cluster: the pods of namespace shop labelled app=orders all have version=v1.`,
 };

@@ -1,6 +1,9 @@
 // The live analyzers, each code with a case that reports it and one that does not, over hand-built inputs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import yaml from 'js-yaml';
+import { parseRawObjects } from '../../../src/model/parse/objects.ts';
+import { createPluginKinds } from '../../../src/plugins/registry.ts';
 import { LIVE_ANALYZERS } from '../../../src/analyze/live/index.ts';
 import { subsetPodsAnalyzer } from '../../../src/analyze/live/subset-pods.ts';
 import { ambientAnalyzer } from '../../../src/analyze/live/ambient.ts';
@@ -48,6 +51,18 @@ describe('live analyzers: the registry', () => {
     for (const c of all) {
       assert.ok(c.live && c.example.includes('# In the cluster'), c.code);
       assert.match(c.name, /^[A-Z][A-Za-z]+$/);
+    }
+  });
+
+  it('has examples whose objects parse without issues', () => {
+    for (const c of LIVE_ANALYZERS.flatMap((a) => a.codes)) {
+      const docs = yaml.loadAll(c.example).filter((d) => d !== null && d !== undefined);
+      const parsed = parseRawObjects(docs, ROOT, [], {
+        clusterDomain: 'cluster.local',
+        kinds: createPluginKinds(),
+      });
+      assert.deepEqual(parsed.issues, [], c.code);
+      assert.equal(parsed.objects.length, docs.length, c.code);
     }
   });
 
