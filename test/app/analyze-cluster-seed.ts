@@ -59,6 +59,7 @@ export function seedCluster(
     ns('web', { 'istio-injection': 'enabled' }),
     ns('batch'),
     pod('shop', 'orders-1', { app: 'orders', version: 'v1' }, 'docker.io/istio/proxyv2:1.24.2'),
+    pod('shop', 'orders-2', { app: 'orders', version: 'v1' }), // ambient: no sidecar
     pod('web', 'frontend-1', { app: 'frontend' }, 'docker.io/istio/proxyv2:1.24.2'),
     pod('web', 'native-1', { app: 'native' }, 'ghcr.io/aeraki-mesh/meta-protocol-proxy:1.4.2', true),
     pod('batch', 'job-1', { app: 'job' }),

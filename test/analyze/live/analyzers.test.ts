@@ -137,6 +137,21 @@ describe('AER0102 AmbientNamespace', () => {
     assert.match(m.message, /ambient.*istio#43720.*2 EnvoyFilter/);
   });
 
+  it('counts the selected pods without a sidecar, and is silent when every selected pod has one', () => {
+    const raws = [serviceEntry({ selector: { app: 'orders' } })];
+    const namespaces = [{ name: 'shop', labels: { 'istio.io/dataplane-mode': 'ambient' } }];
+    const mixed = cluster({
+      namespaces,
+      pods: [pod('shop', 'orders-1', { app: 'orders' }, PROXYV2), pod('shop', 'orders-2', { app: 'orders' })],
+    });
+    assert.match(
+      one(ambientAnalyzer, input({ raws, generated, cluster: mixed })).message,
+      /\(1 pod\(s\) without one\)/,
+    );
+    const sidecars = cluster({ namespaces, pods: [pod('shop', 'orders-1', { app: 'orders' }, PROXYV2)] });
+    assert.deepEqual(codes(ambientAnalyzer, input({ raws, generated, cluster: sidecars })), []);
+  });
+
   it('is silent for a sidecar namespace and for a service nothing is written for', () => {
     const sidecar = cluster({ namespaces: [{ name: 'shop', labels: { 'istio-injection': 'enabled' } }] });
     assert.deepEqual(codes(ambientAnalyzer, input({ raws, generated, cluster: sidecar })), []);

@@ -89,7 +89,7 @@ describe('aeraki analyze against a cluster: readCluster and the live analyzers',
     );
     assert.deepEqual(findings(input), [
       'AER0101 MetaRouter shop/orders', // subset v2: the only orders pod is v1
-      'AER0102 ServiceEntry shop/orders', // shop is ambient
+      'AER0102 ServiceEntry shop/orders', // shop is ambient, orders-2 has no sidecar
       'AER0103 ServiceEntry shop/orders', // orders-1 and frontend-1 run proxyv2
       'AER0104 Service web/kafka', // frontend-1 (proxyv2) and native-1 (MetaProtocol proxy) lack kafka_broker
       'AER0106 EnvoyFilter istio-system/aeraki-outbound-gone',
