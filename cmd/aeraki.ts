@@ -1,7 +1,7 @@
 /**
  * Process entry: `aeraki render | validate | analyze | serve | certs | routes | version`. The only module that touches
  * process (argv, env, signals, exit code, stdout/stderr). Exit codes: render and validate 0 valid (warnings allowed,
- * unless `validate --strict`) / 1 input errors or bad flags; analyze 0 / 1 a message at or above `--fail-on` / 2 bad flags; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
+ * unless `validate --strict`) / 1 input errors or bad flags; analyze 0 / 1 a message at or above `--fail-on` / 2 bad flags / 3 the cluster cannot be read; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
  * routes as routes-command.ts says (2 for a bad option value).
  * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
  * the Kubernetes client, gRPC or the servers.
@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { hasErrors, issueLine } from '../src/model/result.ts';
-import { ANALYZE_ROWS, analyzeConfig } from './analyze-config.ts';
+import { ANALYZE_ROWS, analyzeConfig, isLive } from './analyze-config.ts';
 import { printServeBanner, printSyncedBanner } from './banner.ts';
 import { RENDER_ROWS, renderConfig } from './render-config.ts';
 import { runProxyStatus } from './proxy-status-command.ts';
@@ -108,7 +108,7 @@ const analyzeCommand = addOptions(
   program
     .command('analyze')
     .description(
-      'analyze config files offline for problems with stable codes (AER0001...), as istioctl analyze does for Istio',
+      'analyze config files (-f) or a cluster (--kubeconfig, -A) for problems with stable codes (AER0001...), as istioctl analyze does for Istio',
     ),
   ANALYZE_ROWS,
 )
@@ -125,7 +125,19 @@ const analyzeCommand = addOptions(
     const { analyzeFiles, formatAnalysis } = await import('../src/app/analyze.ts');
     const { atLeast } = await import('../src/analyze/codes.ts');
     const { namespace, ...rest } = options;
-    const messages = analyzeFiles({ ...rest, ...(namespace !== undefined ? { namespace } : {}) });
+    const o = { ...rest, ...(namespace !== undefined ? { namespace } : {}) };
+    let messages;
+    if (isLive(options)) {
+      // Live: the cluster (read only) and any files; the Kubernetes client is loaded only here.
+      const { analyzeCluster } = await import('../src/app/analyze-cluster.ts');
+      try {
+        messages = await analyzeCluster(o);
+      } catch (err) {
+        fail(`cannot read the cluster: ${err instanceof Error ? err.message : String(err)}`, 3);
+      }
+    } else {
+      messages = analyzeFiles(o);
+    }
     const root = packageRoot();
     process.stdout.write(
       formatAnalysis(messages, options.output, {

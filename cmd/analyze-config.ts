@@ -1,9 +1,11 @@
 /**
- * The options of `aeraki analyze` (offline): render's input rows (files, root namespace, scope, domain, file limits),
- * the output format, the severity that fails the run, the mesh facts the analyzers cannot read from files (VIP
- * allocation, the proxy images known to carry the MetaProtocol proxy or contrib extensions) and a namespace filter.
+ * The options of `aeraki analyze`: render's input rows (files, root namespace, scope, domain, file limits), the
+ * cluster to read (`--kubeconfig`, `--context`, `-A`; live when one of them is given or no `-f` is), the output
+ * format, the severity that fails the run, the mesh facts the analyzers cannot read from files (VIP allocation, the
+ * proxy images known to carry the MetaProtocol proxy or contrib extensions, beside the defaults) and a namespace.
  */
 import type { Command } from 'commander';
+import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../src/analyze/proxy-images.ts';
 import type { AnalysisSeverity } from '../src/analyze/types.ts';
 import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
 import { oneOf, parseBoolean, parseNamespace, splitList, text } from './parsers.ts';
@@ -23,6 +25,9 @@ export interface AnalyzeCliOptions {
   readonly metaProtocolImages: readonly string[];
   readonly contribImages: readonly string[];
   readonly namespace: string | undefined;
+  readonly kubeconfig: string;
+  readonly context: string;
+  readonly allNamespaces: boolean;
   readonly maxFileBytes: number;
   readonly maxFileDocuments: number;
   readonly maxYamlAliasNodes: number;
@@ -56,20 +61,41 @@ export const ANALYZE_ROWS: RowTable<AnalyzeCliOptions> = {
     flag: '--metaprotocol-images <images>',
     default: [],
     description:
-      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy',
+      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones',
     parse: splitList(text),
   },
   contribImages: {
     flag: '--contrib-images <images>',
     default: [],
-    description: 'comma-separated proxy images that are Envoy builds with contrib extensions (Kafka)',
+    description:
+      'comma-separated proxy images that are Envoy builds with contrib extensions (Kafka), beside the known ones',
     parse: splitList(text),
   },
   namespace: {
     flag: '-n, --namespace <namespace>',
     default: undefined,
-    description: 'only messages about objects of this namespace (and about cluster-scoped objects and files)',
+    description:
+      'only messages about objects of this namespace (and about cluster-scoped objects and files); live: read only it and the root namespace',
     parse: parseNamespace,
+  },
+  kubeconfig: {
+    flag: '--kubeconfig <file>',
+    default: '',
+    description:
+      'analyze the cluster of this kubeconfig (read only); without -f the default kubeconfig is read',
+    parse: text,
+  },
+  context: {
+    flag: '--context <name>',
+    default: '',
+    description: 'the kubeconfig context to read (default: its current context)',
+    parse: text,
+  },
+  allNamespaces: {
+    flag: '-A, --all-namespaces [bool]',
+    default: false,
+    description: "live: read every namespace (default: -n, else the context's namespace)",
+    parse: parseBoolean,
   },
   ...FILE_LIMIT_ROWS,
 };
@@ -77,6 +103,17 @@ export const ANALYZE_ROWS: RowTable<AnalyzeCliOptions> = {
 /** The validated options of `aeraki analyze`. */
 export function analyzeConfig(command: Command, env: Env): AnalyzeCliOptions {
   const options = resolveConfig(ANALYZE_ROWS, command, env);
-  if (options.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
-  return options;
+  if (options.allNamespaces && options.namespace !== undefined) {
+    throw new ConfigError('-n and -A exclude each other');
+  }
+  return {
+    ...options,
+    metaProtocolImages: [...DEFAULT_META_PROTOCOL_IMAGES, ...options.metaProtocolImages],
+    contribImages: [...DEFAULT_CONTRIB_IMAGES, ...options.contribImages],
+  };
+}
+
+/** Whether the run reads a cluster: a cluster flag is given, or no file is (as istioctl analyze reads its cluster). */
+export function isLive(o: AnalyzeCliOptions): boolean {
+  return o.kubeconfig !== '' || o.context !== '' || o.allNamespaces || o.files.length === 0;
 }

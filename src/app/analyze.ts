@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { formatJson } from '../analyze/format/json.ts';
 import { formatSarif, type SarifOptions } from '../analyze/format/sarif.ts';
 import { formatText } from '../analyze/format/text.ts';
+import { envoyFilterFacts } from '../analyze/envoyfilter-facts.ts';
 import { lineOfObject } from '../analyze/locate.ts';
 import { runAnalysis } from '../analyze/run.ts';
 import type {
@@ -16,16 +17,14 @@ import type {
   AnalysisOptions,
   ClusterFacts,
   EnvoyFilterFacts,
-  EnvoyFilterPatchFacts,
   SourceLocation,
 } from '../analyze/types.ts';
 import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fileIssue, fillStore, listConfigFiles, readFileObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
-import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import { kindsOf } from '../model/kinds.ts';
-import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
+import type { OutputObject } from '../model/objects.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects } from '../model/parse/objects.ts';
 import { dedupeIssues, type ConfigIssue, type ObjectRef } from '../model/result.ts';
@@ -43,47 +42,6 @@ export interface AnalyzeOptions extends AnalysisOptions {
 /** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
 export interface AnalyzeFilesOptions extends AnalyzeOptions, Partial<FileLimits> {
   readonly files: readonly string[];
-}
-
-function record(v: unknown, key: string): Record<string, unknown> | undefined {
-  if (!isPlainObject(v)) return undefined;
-  const child = v[key];
-  return isPlainObject(child) ? child : undefined;
-}
-
-function text(v: Record<string, unknown> | undefined, key: string): string | undefined {
-  const x = v?.[key];
-  return typeof x === 'string' ? x : undefined;
-}
-
-/** The facts of one EnvoyFilter patch: where it applies and what it does. */
-function patchFacts(p: EnvoyFilterObject['spec']['configPatches'][number]): EnvoyFilterPatchFacts {
-  const listener = record(p.match, 'listener');
-  const filter = record(record(listener, 'filterChain'), 'filter');
-  const port = listener?.['portNumber'];
-  const context = text(p.match, 'context');
-  const listenerName = text(listener, 'name');
-  const filterName = text(filter, 'name');
-  return {
-    applyTo: p.applyTo,
-    operation: p.patch.operation,
-    ...(context !== undefined ? { context } : {}),
-    ...(listenerName !== undefined ? { listenerName } : {}),
-    ...(typeof port === 'number' ? { portNumber: port } : {}),
-    ...(filterName !== undefined ? { filterName } : {}),
-  };
-}
-
-/** An EnvoyFilter as analyzers see it (generated here, or read from a cluster). */
-export function envoyFilterFacts(ef: EnvoyFilterObject): EnvoyFilterFacts {
-  const source = ef.metadata.annotations?.[SOURCE_ANNOTATION];
-  return {
-    namespace: ef.metadata.namespace,
-    name: ef.metadata.name,
-    labels: ef.metadata.labels,
-    ...(source !== undefined ? { source } : {}),
-    patches: ef.spec.configPatches.map(patchFacts),
-  };
 }
 
 /**
@@ -121,13 +79,25 @@ export function analysisInputOf(
     objects,
     issues,
     generated: generated.objects
-      .filter((x: OutputObject): x is EnvoyFilterObject => x.kind === 'EnvoyFilter')
-      .map(envoyFilterFacts),
+      .filter((x: OutputObject) => x.kind === 'EnvoyFilter')
+      .map(envoyFilterFacts)
+      .filter((f): f is EnvoyFilterFacts => f !== undefined),
     options,
     handledProtocols: [...new Set(generators.flatMap((g) => g.protocols))],
     ...(cluster !== undefined ? { cluster } : {}),
     ...(o.locate !== undefined ? { locate: o.locate } : {}),
   };
+}
+
+function record(v: unknown, key: string): Record<string, unknown> | undefined {
+  if (!isPlainObject(v)) return undefined;
+  const child = v[key];
+  return isPlainObject(child) ? child : undefined;
+}
+
+function text(v: Record<string, unknown> | undefined, key: string): string | undefined {
+  const x = v?.[key];
+  return typeof x === 'string' ? x : undefined;
 }
 
 /** `Kind/namespace/name` of a raw object as written (namespace '' when absent). */

@@ -83,8 +83,8 @@ describe('aeraki analyze', { concurrency: 4 }, () => {
   it('bad flags exit 2', async () => {
     assert.equal((await analyze('-f', clean, '-o', 'xml')).code, 2);
     assert.equal((await analyze('-f', clean, '--fail-on', 'fatal')).code, 2);
-    const none = await analyze();
-    assert.equal(none.code, 2);
-    assert.match(none.stderr, /at least one -f/);
+    const both = await analyze('-f', clean, '-n', 'rpc', '-A');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /-n and -A exclude each other/);
   });
 });

@@ -1,4 +1,4 @@
-// `aeraki version`, `aeraki render` and `aeraki validate` load neither the Kubernetes client nor gRPC (each command imports what it
+// `aeraki version`, `aeraki render`, `aeraki validate` and `aeraki analyze -f` (offline) load neither the Kubernetes client nor gRPC (each command imports what it
 // runs when it runs). A resolve hook preloaded into the CLI's process records every module URL it resolves,
 // plus the CommonJS cache at exit; a control run importing the serve module shows the record sees both.
 import assert from 'node:assert/strict';
@@ -67,7 +67,12 @@ describe('modules each command loads', { concurrency: 3 }, () => {
     for (const name of HEAVY) assert.ok(loaded.has(name), `${name} not seen`);
   });
 
-  for (const command of [['version'], ['render', '-f', 'examples/'], ['validate', '-f', 'examples/']]) {
+  for (const command of [
+    ['version'],
+    ['render', '-f', 'examples/'],
+    ['validate', '-f', 'examples/'],
+    ['analyze', '-f', 'examples/'],
+  ]) {
     it(`aeraki ${command.join(' ')}`, async () => {
       const loaded = await packagesLoaded((preload) => cliArgs(command, [preload]));
       assert.ok(loaded.has('commander'), 'the record saw the CLI run');

@@ -54,6 +54,26 @@ for (const tls of [false, true]) {
       );
     });
 
+    it('kubectl reads a forbidden list as RBAC refusing it', async () => {
+      const denied = api.forbid({ verb: 'list', resource: 'envoyfilters' });
+      try {
+        const r = await kubectl('get', 'envoyfilters.networking.istio.io', '-A', '-o', 'name');
+        assert.equal(r.code, 1);
+        const user = tls ? 'kubectl' : 'system:anonymous';
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `Error from server \\(Forbidden\\): envoyfilters\\.networking\\.istio\\.io is forbidden: User "${user}" ` +
+              'cannot list resource "envoyfilters" in API group "networking.istio.io" at the cluster scope',
+          ),
+        );
+      } finally {
+        denied.remove();
+      }
+      const again = await kubectl('get', 'envoyfilters.networking.istio.io', '-A', '-o', 'name');
+      assert.equal(again.code, 0, again.stderr);
+    });
+
     it('kubectl apply --server-side --field-manager creates, then updates', async () => {
       const file = join(dir, 'ef.yaml');
       const yaml = (v: number): string =>

@@ -1,0 +1,55 @@
+/**
+ * An EnvoyFilter (as the API server answers it, or as this controller generates it: the same JSON shape) reduced
+ * to what the analyzers read (EnvoyFilterFacts): labels, the `aeraki.io/source` annotation, and per config patch
+ * its applyTo, operation, context and listener match (name, portNumber, filterChain.filter.name). Never throws;
+ * undefined for something that is not an object with a name.
+ */
+import { SOURCE_ANNOTATION } from '../model/constants.ts';
+import { isPlainObject } from '../util/json.ts';
+import type { EnvoyFilterFacts, EnvoyFilterPatchFacts } from './types.ts';
+
+type Raw = Record<string, unknown>;
+
+const obj = (v: unknown): Raw => (isPlainObject(v) ? v : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function stringMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, x] of Object.entries(obj(v))) if (typeof x === 'string') out[k] = x;
+  return out;
+}
+
+function patchFacts(raw: unknown): EnvoyFilterPatchFacts {
+  const p = obj(raw);
+  const match = obj(p['match']);
+  const listener = obj(match['listener']);
+  const filter = obj(obj(listener['filterChain'])['filter']);
+  const context = str(match['context']);
+  const listenerName = str(listener['name']);
+  const port = listener['portNumber'];
+  const filterName = str(filter['name']);
+  return {
+    applyTo: str(p['applyTo']) ?? '',
+    operation: str(obj(p['patch'])['operation']) ?? '',
+    ...(context !== undefined ? { context } : {}),
+    ...(listenerName !== undefined ? { listenerName } : {}),
+    ...(typeof port === 'number' ? { portNumber: port } : {}),
+    ...(filterName !== undefined ? { filterName } : {}),
+  };
+}
+
+export function envoyFilterFacts(raw: unknown): EnvoyFilterFacts | undefined {
+  const o = obj(raw);
+  const md = obj(o['metadata']);
+  const name = str(md['name']);
+  if (name === undefined) return undefined;
+  const source = stringMap(md['annotations'])[SOURCE_ANNOTATION];
+  const patches = obj(o['spec'])['configPatches'];
+  return {
+    namespace: str(md['namespace']) ?? '',
+    name,
+    labels: stringMap(md['labels']),
+    ...(source !== undefined ? { source } : {}),
+    patches: Array.isArray(patches) ? patches.map(patchFacts) : [],
+  };
+}

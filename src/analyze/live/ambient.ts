@@ -1,0 +1,76 @@
+/**
+ * AER0102 AmbientNamespace: a service this controller writes EnvoyFilters for lives in a namespace in ambient mode
+ * (`istio.io/dataplane-mode=ambient`). Ambient workloads have no sidecar; ztunnel and waypoints ignore
+ * EnvoyFilters (istio/istio#43720, open), so nothing written for the service takes effect. A pod with a sidecar
+ * is not captured by ambient even there, so a service whose selected pods all run istio-proxy is not reported.
+ * https://istio.io/latest/docs/ambient/usage/add-workloads/
+ */
+import { refOf } from '../../model/result.ts';
+import type { ServiceEntry } from '../../model/objects.ts';
+import type {
+  AnalysisCode,
+  AnalysisInput,
+  AnalysisMessage,
+  Analyzer,
+  ClusterFacts,
+  PodFacts,
+} from '../types.ts';
+import { handledServices, selectorOf, selects } from './services.ts';
+import { unreadable } from './unreadable.ts';
+
+export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
+
+export const AMBIENT_NAMESPACE: AnalysisCode = {
+  code: 'AER0102',
+  name: 'AmbientNamespace',
+  severity: 'warning',
+  why: 'EnvoyFilters are ignored in ambient mode (istio#43720): the protocol filters written for this service never run.',
+  fix: 'Run the service and its clients with sidecars (namespace label istio-injection=enabled, no istio.io/dataplane-mode=ambient).',
+  live: true,
+  example: `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: orders, namespace: shop }
+spec:
+  hosts: [orders.shop.svc.cluster.local]
+  addresses: [240.240.0.10]
+  ports: [{ number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP }]
+  resolution: STATIC
+# In the cluster: namespace shop is labelled istio.io/dataplane-mode=ambient.`,
+};
+
+/** The pods a service selects in its namespace, sidecar or not; undefined when that cannot be told. */
+function selectedPods(service: ServiceEntry, cluster: ClusterFacts): PodFacts[] | undefined {
+  const selector = selectorOf(service);
+  if (Object.keys(selector).length === 0 || unreadable(cluster, 'Pod')) return undefined;
+  return cluster.pods.filter(
+    (p) => p.namespace === service.metadata.namespace && selects(selector, p.labels),
+  );
+}
+
+function analyze(input: AnalysisInput): AnalysisMessage[] {
+  const cluster = input.cluster;
+  if (!cluster) return [];
+  const ambient = new Set(
+    cluster.namespaces.filter((n) => n.labels[DATAPLANE_MODE_LABEL] === 'ambient').map((n) => n.name),
+  );
+  const out: AnalysisMessage[] = [];
+  for (const h of handledServices(input)) {
+    if (!ambient.has(h.service.metadata.namespace)) continue;
+    const pods = selectedPods(h.service, cluster);
+    const withoutSidecar = pods?.filter((p) => p.proxyImage === undefined);
+    if (pods && pods.length > 0 && withoutSidecar?.length === 0) continue; // sidecars win over ambient
+    const which =
+      withoutSidecar && withoutSidecar.length > 0 ? ` (${withoutSidecar.length} pod(s) without one)` : '';
+    out.push({
+      code: AMBIENT_NAMESPACE,
+      ref: refOf(h.service),
+      message:
+        `namespace ${h.service.metadata.namespace} is in ambient mode (${DATAPLANE_MODE_LABEL}=ambient): workloads ` +
+        `without a sidecar${which} are served by ztunnel and waypoints, to which istiod applies no EnvoyFilter ` +
+        `(istio#43720), so the ${h.filters.length} EnvoyFilter(s) written for this service take no effect there`,
+    });
+  }
+  return out;
+}
+
+export const ambientAnalyzer: Analyzer = { codes: [AMBIENT_NAMESPACE], analyze };

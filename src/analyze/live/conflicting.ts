@@ -1,0 +1,118 @@
+/**
+ * AER0107 ConflictingEnvoyFilter: an EnvoyFilter not written by this controller (no `manager: Aeraki` label) that
+ * REPLACEs, REMOVEs or MERGEs into the filter this controller's EnvoyFilters patch on the same listener (tcp_proxy,
+ * or the protocol filter that replaced it): one undoes the other, and which wins depends on priority and creation
+ * time (istio pilot/pkg/model/push_context.go, EnvoyFilter ordering).
+ * A listener is the same when both patches name it (`10.96.10.20_20880`), else when both give its port (a name's
+ * `_<port>` suffix counts). The shared `virtualInbound`/`virtualOutbound` listeners need the port on both sides.
+ */
+import {
+  DUBBO_PROXY_FILTER,
+  MANAGER_LABEL,
+  MANAGER_VALUE,
+  META_PROTOCOL_PROXY_FILTER,
+  TCP_PROXY_FILTER,
+  THRIFT_PROXY_FILTER,
+} from '../../model/constants.ts';
+import type {
+  AnalysisCode,
+  AnalysisInput,
+  AnalysisMessage,
+  Analyzer,
+  EnvoyFilterFacts,
+  EnvoyFilterPatchFacts,
+} from '../types.ts';
+
+export const CONFLICTING_ENVOY_FILTER: AnalysisCode = {
+  code: 'AER0107',
+  name: 'ConflictingEnvoyFilter',
+  severity: 'warning',
+  why: "Another EnvoyFilter replaces, removes or merges into the filter this controller's EnvoyFilter patches on the same listener: one undoes the other.",
+  fix: 'Remove the other EnvoyFilter, or narrow its match (listener, port, workloadSelector) so it leaves this service alone.',
+  live: true,
+  example: `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: orders, namespace: shop }
+spec:
+  hosts: [orders.shop.svc.cluster.local]
+  addresses: [240.240.0.10]
+  ports: [{ number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP }]
+  resolution: STATIC
+# In the cluster: EnvoyFilter istio-system/legacy-dubbo (no manager label) REPLACEs
+# envoy.filters.network.tcp_proxy on listener portNumber 20880, context SIDECAR_OUTBOUND.`,
+};
+
+const UNDOING = new Set(['REPLACE', 'REMOVE', 'MERGE']);
+/** tcp_proxy and the filters this controller puts in its place. */
+const CONTESTED = new Set([
+  TCP_PROXY_FILTER,
+  META_PROTOCOL_PROXY_FILTER,
+  DUBBO_PROXY_FILTER,
+  THRIFT_PROXY_FILTER,
+  'envoy.filters.network.redis_proxy',
+]);
+const SHARED_LISTENERS = new Set(['virtualInbound', 'virtualOutbound']);
+
+function portOf(p: EnvoyFilterPatchFacts): number | undefined {
+  if (p.portNumber !== undefined) return p.portNumber;
+  const m = p.listenerName === undefined ? null : /_(\d+)$/.exec(p.listenerName);
+  return m ? Number(m[1]) : undefined;
+}
+
+function sameListener(a: EnvoyFilterPatchFacts, b: EnvoyFilterPatchFacts): boolean {
+  const named = a.listenerName !== undefined && b.listenerName !== undefined;
+  if (named && a.listenerName !== b.listenerName) return false;
+  if (named && !SHARED_LISTENERS.has(a.listenerName ?? '')) return true;
+  const pa = portOf(a);
+  return pa !== undefined && pa === portOf(b);
+}
+
+const context = (p: EnvoyFilterPatchFacts) => p.context ?? 'ANY';
+const sameContext = (a: EnvoyFilterPatchFacts, b: EnvoyFilterPatchFacts) =>
+  context(a) === 'ANY' || context(b) === 'ANY' || context(a) === context(b);
+
+function conflicts(theirs: EnvoyFilterPatchFacts, ours: EnvoyFilterPatchFacts): boolean {
+  return (
+    UNDOING.has(theirs.operation) &&
+    theirs.filterName !== undefined &&
+    CONTESTED.has(theirs.filterName) &&
+    ours.filterName !== undefined &&
+    sameContext(theirs, ours) &&
+    sameListener(theirs, ours)
+  );
+}
+
+function listenerText(p: EnvoyFilterPatchFacts): string {
+  if (p.listenerName !== undefined) return `listener ${p.listenerName}`;
+  return `listener port ${p.portNumber ?? '?'}`;
+}
+
+function analyze(input: AnalysisInput): AnalysisMessage[] {
+  const cluster = input.cluster;
+  if (!cluster) return [];
+  const others = cluster.envoyFilters.filter((f) => f.labels[MANAGER_LABEL] !== MANAGER_VALUE);
+  const out: AnalysisMessage[] = [];
+  for (const other of others) {
+    const hits = new Map<string, { ours: EnvoyFilterFacts; theirs: EnvoyFilterPatchFacts; index: number }>();
+    other.patches.forEach((theirs, index) => {
+      for (const ours of input.generated) {
+        const key = `${ours.namespace}/${ours.name}`;
+        if (!hits.has(key) && ours.patches.some((p) => conflicts(theirs, p)))
+          hits.set(key, { ours, theirs, index });
+      }
+    });
+    for (const [key, { ours, theirs, index }] of [...hits].sort((a, b) => a[0].localeCompare(b[0]))) {
+      out.push({
+        code: CONFLICTING_ENVOY_FILTER,
+        ref: { kind: 'EnvoyFilter', namespace: other.namespace, name: other.name },
+        path: `spec.configPatches[${index}]`,
+        message:
+          `${theirs.operation} of ${theirs.filterName ?? ''} on ${listenerText(theirs)} patches the filter ` +
+          `this controller's EnvoyFilter ${key}${ours.source ? ` (for ${ours.source})` : ''} patches: one undoes the other`,
+      });
+    }
+  }
+  return out;
+}
+
+export const conflictingAnalyzer: Analyzer = { codes: [CONFLICTING_ENVOY_FILTER], analyze };
