@@ -1,5 +1,5 @@
 // Offline validation of everything users apply: `kubectl kustomize manifests/` must build, every object must
-// validate against the Kubernetes schemas (kubernetes-models), nothing may own istio-system, the CRD schemas must be
+// validate against the Kubernetes schemas (kubernetes-models; the Prometheus operator's for monitoring/), nothing may own istio-system, the CRD schemas must be
 // structural, accept every object of their kind the controller accepts (fixtures, examples/, Aeraki's demos) and
 // refuse invalid ones (CEL rules through their twins, crd-schema.ts), and every EnvoyFilter the generators write
 // must validate against Istio's EnvoyFilter schema (@kubernetes-models/istio).
@@ -12,8 +12,11 @@ import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { EnvoyFilter } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/EnvoyFilter';
 import { VirtualService } from '@kubernetes-models/istio/networking.istio.io/v1alpha3/VirtualService';
+import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
@@ -60,6 +63,9 @@ const MODELS: Record<string, Model> = {
   ValidatingWebhookConfiguration,
   PodDisruptionBudget,
   NetworkPolicy,
+  ConfigMap,
+  ServiceMonitor,
+  PrometheusRule,
 };
 
 const AERAKI_KINDS = ['MetaRouter', 'ApplicationProtocol', 'DubboAuthorizationPolicy', 'RedisService', 'RedisDestination'];
@@ -206,6 +212,12 @@ describe('manifests', () => {
     for (const set of [...components.map((c) => [c]), components]) {
       const built = withComponents(...set);
       for (const o of built) if (MODELS[o.kind]) new MODELS[o.kind]!(o).validate();
+      // The monitoring component's objects all have a schema here (the Prometheus operator's, Kubernetes').
+      if (set.includes('monitoring')) {
+        for (const kind of ['ServiceMonitor', 'PrometheusRule', 'ConfigMap']) {
+          assert.ok(built.some((o) => o.kind === kind), `monitoring: no ${kind}`);
+        }
+      }
       const args: string[] = built.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].args;
       const flags = args.filter((a) => a.startsWith('--')).map((a) => a.split('=')[0]!);
       const twice = flags.filter((f, i) => flags.indexOf(f) !== i);
