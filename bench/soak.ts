@@ -142,6 +142,18 @@ async function histogramPercentiles(h: {
   return { count, p50AtMostMs: at(50), p99AtMostMs: at(99) };
 }
 
+/** Count, p50, p99 and max of observed values (ms, to a tenth). */
+function observedStats(ms: readonly number[]): Record<string, number> {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const tenths = (n: number) => Math.round(n * 10) / 10;
+  return {
+    count: sorted.length,
+    p50Ms: tenths(percentile(sorted, 50)),
+    p99Ms: tenths(percentile(sorted, 99)),
+    maxMs: tenths(sorted.at(-1) ?? NaN),
+  };
+}
+
 /** The histogram's percentiles under the names of the ack figure's bucket view (the count is the figure's own). */
 function bucketView(h: Record<string, number>): Record<string, number> {
   return { bucketP50AtMostMs: h['p50AtMostMs'] ?? NaN, bucketP99AtMostMs: h['p99AtMostMs'] ?? NaN };
@@ -213,6 +225,7 @@ async function figures(
     memory: Record<string, number>;
     heap: Record<string, number>;
     acks: ReturnType<typeof ackFigures>;
+    pushes: readonly number[];
   },
   delay: { p99: number; max: number },
 ) {
@@ -241,6 +254,9 @@ async function figures(
       ...own.acks,
       ...bucketView(await histogramPercentiles(running.metrics.configToAck)),
     },
+    // Its first stage, the controller's aeraki_config_to_push_seconds as observed (route debounce, rebuild, the
+    // snapshot handed to the streams): the rest of changeToAckMs is the responses' way out and the ACKs' way back.
+    storeToPushMs: observedStats(own.pushes),
     // Where a change's time goes: to the controller's store (istiod or the API server, then decoding), and the
     // controller's own figure from that event to the write (aeraki_config_to_write_seconds, bucket bounds).
     changeToStoreMs: m.arrival,
@@ -293,6 +309,7 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
   delay.enable();
   const sampler = sampleMemory(s);
   const acked = recordObservations(running.metrics.configToAck);
+  const pushed = recordObservations(running.metrics.configToPush);
   const first = memoryMb();
   const memory = { startMb: first.rss, middleMb: NaN, endMb: NaN };
   const heap = { startMb: first.heap, middleMb: NaN, endMb: NaN };
@@ -307,6 +324,7 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
     clearTimeout(middle);
     clearInterval(sampler);
     acked.stop();
+    pushed.stop();
     own.stop();
   }
   const acks = ackFigures(acked.ms, s.rdsDebounce.maxMs);
@@ -318,7 +336,7 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
   mesh.channel.send({ type: 'summarize' });
   const { summary } = await mesh.channel.expect('summary', 10 * MINUTE);
   const loop = { p99: Math.round(delay.percentile(99) / 1e4) / 100, max: Math.round(delay.max / 1e4) / 100 };
-  return figures(s, running, summary, { ...own, memory, heap, acks }, loop);
+  return figures(s, running, summary, { ...own, memory, heap, acks, pushes: pushed.ms }, loop);
 }
 
 export async function benchSoak(): Promise<Record<string, unknown>> {
