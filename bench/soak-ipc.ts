@@ -54,11 +54,18 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
   const rds = env['SOAK_RDS'] ?? 'sotw';
   if (rds !== 'sotw' && rds !== 'delta' && rds !== 'mixed')
     throw new Error(`SOAK_RDS must be sotw, delta or mixed, got ${rds}`);
+  const streams = Math.min(services, count(env, 'SOAK_STREAMS', 1000));
+  const subscribers = count(env, 'SOAK_SUBSCRIBERS', 1);
+  // The changes alternate over the even services among the watched ones: at least two are needed.
+  if (streams < 2 * subscribers)
+    throw new Error(
+      `SOAK_SUBSCRIBERS must leave at least 2 routes watched, got ${subscribers} for ${streams} streams`,
+    );
   return {
     services,
-    streams: Math.min(services, count(env, 'SOAK_STREAMS', 1000)),
+    streams,
     rds,
-    subscribers: count(env, 'SOAK_SUBSCRIBERS', 1),
+    subscribers,
     minutes,
     changesPerSecond: 5,
     debounce: { afterMs: 1000, maxMs: 10_000 },
