@@ -10,17 +10,24 @@
 // Times cross the channel as wall-clock milliseconds (Date.now): both processes run on one machine and read the
 // same clock, so a change handed over in the mesh process and its store event in the bench process compare.
 import { Inbox } from '../test/fakes/rds-client.ts';
+import type { SoakRds } from './soak-streams.ts';
 
 /** What both processes read from the environment (the same variables, inherited by the fork). */
 export interface SoakSettings {
   /** SOAK_SERVICES (default 10,000) and SOAK_STREAMS (default 1,000, at most the services): a smaller mesh. */
   readonly services: number;
   readonly streams: number;
+  /** SOAK_RDS: the streams' protocol by connection (default every one SotW; `delta`; `mixed`, in turn). */
+  readonly rds: SoakRds;
+  /** SOAK_SUBSCRIBERS (default 1): streams per route, so a route's acknowledgement waits for that many proxies. */
+  readonly subscribers: number;
   /** SOAK_MINUTES (default 10): how long the changes run. */
   readonly minutes: number;
   readonly changesPerSecond: number;
   /** The reconciler's debounce; the mesh waits its maximum (and 2 s) after the last change. */
   readonly debounce: { readonly afterMs: number; readonly maxMs: number };
+  /** The route source's debounce (--rds-debounce-after, --rds-debounce-max): what a route change waits to be pushed. */
+  readonly rdsDebounce: { readonly afterMs: number; readonly maxMs: number };
   /** SOAK_ISTIOD_PUSH=kind: the fake istiod re-sends only the changed kind's type URLs (default every one). */
   readonly istiodPush: 'all' | 'kind';
   /** SOAK_LOG=1: the controller's warnings; SOAK_RUNS=1: each reconcile run (both printed by the bench process). */
@@ -44,12 +51,25 @@ export function soakSettings(env: NodeJS.ProcessEnv = process.env): SoakSettings
   const minutes = Number(env['SOAK_MINUTES'] ?? '10');
   if (!(minutes > 0)) throw new Error(`SOAK_MINUTES must be a number above 0, got ${env['SOAK_MINUTES']}`);
   const services = count(env, 'SOAK_SERVICES', 10_000);
+  const rds = env['SOAK_RDS'] ?? 'sotw';
+  if (rds !== 'sotw' && rds !== 'delta' && rds !== 'mixed')
+    throw new Error(`SOAK_RDS must be sotw, delta or mixed, got ${rds}`);
+  const streams = Math.min(services, count(env, 'SOAK_STREAMS', 1000));
+  const subscribers = count(env, 'SOAK_SUBSCRIBERS', 1);
+  // The changes alternate over the even services among the watched ones: at least two are needed.
+  if (streams < 2 * subscribers)
+    throw new Error(
+      `SOAK_SUBSCRIBERS must leave at least 2 routes watched, got ${subscribers} for ${streams} streams`,
+    );
   return {
     services,
-    streams: Math.min(services, count(env, 'SOAK_STREAMS', 1000)),
+    streams,
+    rds,
+    subscribers,
     minutes,
     changesPerSecond: 5,
     debounce: { afterMs: 1000, maxMs: 10_000 },
+    rdsDebounce: { afterMs: 100, maxMs: 1000 },
     istiodPush: env['SOAK_ISTIOD_PUSH'] === 'kind' ? 'kind' : 'all',
     log: Boolean(env['SOAK_LOG']),
     runs: Boolean(env['SOAK_RUNS']),

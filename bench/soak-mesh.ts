@@ -21,7 +21,7 @@ import {
   type SoakSettings,
   type ToMesh,
 } from './soak-ipc.ts';
-import { openStreams, type SoakStreams } from './soak-streams.ts';
+import { openStreams, watchedServices, type SoakStreams } from './soak-streams.ts';
 import { SYNTHETIC_PARSE_OPTIONS, syntheticObjects } from './synthetic.ts';
 
 const MINUTE = 60_000;
@@ -85,14 +85,16 @@ async function run(s: SoakSettings, channel: SoakChannel<ToMesh, FromMesh>, log:
   let streams: SoakStreams | undefined;
   try {
     istiod.set(istio as Parameters<FakeIstiod['set']>[0]);
-    const changes = new ChangeLog({ api, istiod, istio, routers, watched: s.streams });
+    const layout = { count: s.streams, rds: s.rds, subscribers: s.subscribers };
+    const watched = watchedServices(layout);
+    const changes = new ChangeLog({ api, istiod, istio, routers, watched });
     log(changes);
     channel.send({ type: 'ready', api: { url: api.url, caPem: api.caPem }, istiod: istiod.address });
     await channel.expect('synced', 30 * MINUTE);
     console.log('soak: config synced; first sync of the EnvoyFilters');
     channel.send({ type: 'filtered', filters: await firstSync(api) });
     const { port } = await channel.expect('rds', 5 * MINUTE);
-    streams = await openStreams(port, s.streams, (route, at) => changes.pushed(route, at));
+    streams = await openStreams(port, layout, (route, at) => changes.pushed(route, at));
     channel.send({ type: 'streaming' });
     await channel.expect('churn', 5 * MINUTE);
     const { calls, off } = countCalls(api, changes);

@@ -7,7 +7,9 @@
 // reconcile runs, its histograms, its store's events); the fakes, the streams and the changes run in a child
 // (bench/soak-mesh.ts, messages in bench/soak-ipc.ts), which matches each change to its write and push.
 // Figures: resident memory at start, middle and end (after a collection), change-to-write and change-to-push
-// p50/p99, API calls per change, event-loop delay p99, deletions nobody asked for, resync repairs.
+// p50/p99, change-to-every-acknowledgement p50/p99 (the controller's own aeraki_config_to_ack_seconds, every
+// stream ACKing every response), API calls per change, event-loop delay p99, deletions nobody asked for, resync
+// repairs.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -17,6 +19,7 @@ import { silentLogger } from '../src/util/logger.ts';
 import { createLogger } from '../src/util/logging.ts';
 import { serveOptions } from '../test/e2e/options.ts';
 import { fakeKubeConfig } from '../test/fakes/kube-apiserver/client.ts';
+import { ackFigures, describeAcks, recordObservations } from './soak-acks.ts';
 import { percentile } from './soak-changes.ts';
 import {
   memoryMb,
@@ -29,7 +32,6 @@ import {
   type ToMesh,
 } from './soak-ipc.ts';
 
-const RDS_DEBOUNCE = { afterMs: 100, maxMs: 1000 };
 const MINUTE = 60_000;
 /** How often the store events gathered are posted to the mesh process. */
 const POST_EVERY_MS = 100;
@@ -88,8 +90,8 @@ function serve(s: SoakSettings, ready: Extract<FromMesh, { type: 'ready' }>): Pr
       namespaceBootstrap: false,
       debounceAfterMs: s.debounce.afterMs,
       debounceMaxMs: s.debounce.maxMs,
-      rdsDebounceAfterMs: RDS_DEBOUNCE.afterMs,
-      rdsDebounceMaxMs: RDS_DEBOUNCE.maxMs,
+      rdsDebounceAfterMs: s.rdsDebounce.afterMs,
+      rdsDebounceMaxMs: s.rdsDebounce.maxMs,
       resyncMs: 60_000,
       // The first sync writes 30,000 EnvoyFilters; the soak measures what follows it.
       kubeApiQps: 2000,
@@ -138,6 +140,23 @@ async function histogramPercentiles(h: {
   const count = buckets.find((b) => b.le === Infinity)?.n ?? 0;
   const at = (p: number) => (buckets.find((b) => b.n >= (count * p) / 100)?.le ?? NaN) * 1000;
   return { count, p50AtMostMs: at(50), p99AtMostMs: at(99) };
+}
+
+/** Count, p50, p99 and max of observed values (ms, to a tenth). */
+function observedStats(ms: readonly number[]): Record<string, number> {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const tenths = (n: number) => Math.round(n * 10) / 10;
+  return {
+    count: sorted.length,
+    p50Ms: tenths(percentile(sorted, 50)),
+    p99Ms: tenths(percentile(sorted, 99)),
+    maxMs: tenths(sorted.at(-1) ?? NaN),
+  };
+}
+
+/** The histogram's percentiles under the names of the ack figure's bucket view (the count is the figure's own). */
+function bucketView(h: Record<string, number>): Record<string, number> {
+  return { bucketP50AtMostMs: h['p50AtMostMs'] ?? NaN, bucketP99AtMostMs: h['p99AtMostMs'] ?? NaN };
 }
 
 /**
@@ -202,13 +221,20 @@ async function figures(
   s: SoakSettings,
   running: RunningServe,
   m: MeshSummary,
-  own: ReturnType<typeof watchController> & { memory: Record<string, number>; heap: Record<string, number> },
+  own: ReturnType<typeof watchController> & {
+    memory: Record<string, number>;
+    heap: Record<string, number>;
+    acks: ReturnType<typeof ackFigures>;
+    pushes: readonly number[];
+  },
   delay: { p99: number; max: number },
 ) {
   return {
     minutes: s.minutes,
     services: s.services,
     streams: s.streams,
+    rds: s.rds,
+    subscribers: s.subscribers,
     istiodPush: s.istiodPush,
     changes: m.changes,
     changesByKind: m.byKind,
@@ -222,6 +248,15 @@ async function figures(
     meshHeapMb: m.heapMb,
     changeToWriteMs: m.write,
     changeToPushMs: m.push,
+    // The controller's own figure (AckTracker through aeraki_config_to_ack_seconds): from the store event that
+    // changed a route configuration to every subscribed stream's ACK of it; the buckets' view beside it.
+    changeToAckMs: {
+      ...own.acks,
+      ...bucketView(await histogramPercentiles(running.metrics.configToAck)),
+    },
+    // Its first stage, the controller's aeraki_config_to_push_seconds as observed (route debounce, rebuild, the
+    // snapshot handed to the streams): the rest of changeToAckMs is the responses' way out and the ACKs' way back.
+    storeToPushMs: observedStats(own.pushes),
     // Where a change's time goes: to the controller's store (istiod or the API server, then decoding), and the
     // controller's own figure from that event to the write (aeraki_config_to_write_seconds, bucket bounds).
     changeToStoreMs: m.arrival,
@@ -241,7 +276,13 @@ async function figures(
     unaskedDeletions: m.unaskedDeletions,
     resyncRepairs: (await running.metrics.resyncRepairs.get()).values[0]?.value ?? 0,
     streamErrors: m.streamErrors,
-    targets: { endOverMiddle: 1.1, p99Ms: s.debounce.maxMs + 500, apiCallsPerChange: 3, unaskedDeletions: 0 },
+    targets: {
+      endOverMiddle: 1.1,
+      p99Ms: s.debounce.maxMs + 500,
+      ackP99Ms: own.acks.targetMs,
+      apiCallsPerChange: 3,
+      unaskedDeletions: 0,
+    },
   };
 }
 
@@ -267,6 +308,8 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const sampler = sampleMemory(s);
+  const acked = recordObservations(running.metrics.configToAck);
+  const pushed = recordObservations(running.metrics.configToPush);
   const first = memoryMb();
   const memory = { startMb: first.rss, middleMb: NaN, endMb: NaN };
   const heap = { startMb: first.heap, middleMb: NaN, endMb: NaN };
@@ -280,8 +323,12 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
   } finally {
     clearTimeout(middle);
     clearInterval(sampler);
+    acked.stop();
+    pushed.stop();
     own.stop();
   }
+  const acks = ackFigures(acked.ms, s.rdsDebounce.maxMs);
+  console.log(describeAcks(acks));
   delay.disable();
   ({ rss: memory.endMb, heap: heap.endMb } = memoryMb());
   // SOAK_HEAP_SNAPSHOT=FILE: the controller's heap at the end (ArrayBuffer contents show as JSArrayBufferData).
@@ -289,7 +336,7 @@ async function measure(s: SoakSettings, mesh: Mesh, running: RunningServe) {
   mesh.channel.send({ type: 'summarize' });
   const { summary } = await mesh.channel.expect('summary', 10 * MINUTE);
   const loop = { p99: Math.round(delay.percentile(99) / 1e4) / 100, max: Math.round(delay.max / 1e4) / 100 };
-  return figures(s, running, summary, { ...own, memory, heap }, loop);
+  return figures(s, running, summary, { ...own, memory, heap, acks, pushes: pushed.ms }, loop);
 }
 
 export async function benchSoak(): Promise<Record<string, unknown>> {

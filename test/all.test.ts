@@ -27,6 +27,7 @@ import './app/render-services.test.ts';
 import './app/render-warnings.test.ts';
 import './app/serve-parts.test.ts';
 import './app/validate-fixtures.test.ts';
+import './bench/soak-acks.test.ts';
 import './bootstrap/controller.test.ts';
 import './cmd/certs.test.ts';
 import './cmd/help-units.test.ts';
