@@ -82,8 +82,49 @@ function routerSection(router) {
   );
 }
 
+/** A listener rejection's badge: red with `rejected`, or with `lacks extension` when the proxy lacks the filter. */
+const reasonBadge = (r) => badge(r.reason === 'ProxyLacksExtension' ? 'lacks' : 'rejected', r.word);
+
+/** istiod's view of a service's listeners: per reason, how many proxies and the first error; then per proxy. */
+function listenerSection(s) {
+  const where = (ns) =>
+    ns.length > 0 ? ` in ${ns.length === 1 ? 'namespace' : 'namespaces'} ${ns.join(', ')}` : '';
+  return [
+    el('h4', {}, 'Listeners, as istiod reports them'),
+    s.listenerRejections.map((r) =>
+      el(
+        'div',
+        { class: 'problem problem-listener', 'data-listener-rejection': r.reason },
+        reasonBadge(r),
+        ` by ${r.proxies} prox${r.proxies === 1 ? 'y' : 'ies'}${where(r.namespaces)}`,
+        r.filter ? el('p', {}, `no implementation of ${r.filter}`) : undefined,
+        el('p', { class: 'detail' }, `first: ${r.firstProxy}: ${r.firstError}`),
+      ),
+    ),
+    s.listenerProxies.length > 0
+      ? el(
+          'ul',
+          { class: 'proxies listener-proxies' },
+          s.listenerProxies.map((p) =>
+            el(
+              'li',
+              { 'data-listener-proxy': p.id },
+              reasonBadge(p),
+              ` ${p.id}`,
+              p.listeners.length > 0
+                ? el('span', { class: 'muted' }, ` (${p.listeners.join(', ')})`)
+                : undefined,
+              p.detail ? el('p', { class: 'detail' }, p.detail) : undefined,
+            ),
+          ),
+        )
+      : undefined,
+  ];
+}
+
 function serviceCard(s) {
-  const state = s.held.length > 0 ? 'held' : s.rejectedByProxies ? 'rejected' : 'ok';
+  const rejected = s.rejectedByProxies || s.listenerRejections.length > 0;
+  const state = s.held.length > 0 ? 'held' : rejected ? 'rejected' : 'ok';
   const rows = [
     el(
       'header',
@@ -126,6 +167,7 @@ function serviceCard(s) {
       ),
     ),
   );
+  if (s.listenerRejections.length > 0) rows.push(listenerSection(s));
   if (s.routers.length > 0) rows.push(el('h4', {}, 'Routes'), s.routers.map(routerSection));
   if (s.rds.length > 0) {
     rows.push(
@@ -188,7 +230,7 @@ function problemsSection(problems) {
             el(
               'li',
               { class: `problem problem-${p.kind}`, 'data-problem': p.kind },
-              badge(p.kind),
+              p.kind === 'listener' ? reasonBadge(p) : badge(p.kind),
               ` ${p.subject}`,
               el(
                 'ul',
@@ -248,6 +290,7 @@ function render(view, root) {
       view.synced ? badge('ok', 'synced') : badge('pending', 'not synced yet'),
       ` loaded ${new Date().toISOString()}`,
     ),
+    el('p', { id: 'istiod', class: 'muted', 'data-state': view.istiod.state }, view.istiod.text),
     problemsSection(view.problems),
     el(
       'section',
