@@ -286,6 +286,11 @@ describe("debug page in headless chromium: istiod's listener rejections", { skip
   const REJECTED =
     'Error adding/updating listener(s) 10.0.0.1_20880: proto constraint <b>validation</b> failed';
   const PROXY = proxyId('web-1', 'web');
+  const LACKING = proxyId('old-1', 'legacy');
+  const LACKS =
+    "Error adding/updating listener(s) 10.0.0.2_20881: Didn't find a registered implementation for " +
+    "'envoy.filters.network.meta_protocol_proxy' with type URL: " +
+    "'aeraki.meta_protocol_proxy.v1alpha.MetaProtocolProxy'";
 
   before(async () => {
     assert.ok(chromium, 'chromium is not on PATH (.ci/run installs it with apt-get)');
@@ -334,13 +339,15 @@ describe("debug page in headless chromium: istiod's listener rejections", { skip
     istiod.syncz.proxies = [
       { id: PROXY, namespace: 'web', lds: 'ERROR', ldsError: REJECTED },
       { id: proxyId('web-2', 'web'), namespace: 'web', lds: 'SYNCED' },
+      // An old sidecar image without the MetaProtocol proxy, on pay's listener.
+      { id: LACKING, namespace: 'legacy', lds: 'ERROR', ldsError: LACKS },
     ];
     await waitFor(async () => {
       const doc = JSON.parse(
         (await httpGet(`http://${running.debugAddress!}/debug/proxies`)).body,
       ) as ProxiesDocument;
-      return (doc.listenerRejections?.sources.length ?? 0) > 0;
-    }, 'the listener rejection in /debug/proxies');
+      return doc.listenerRejections?.sources.length === 2;
+    }, 'both listener rejections in /debug/proxies');
   });
 
   after(async () => {
@@ -357,6 +364,7 @@ describe("debug page in headless chromium: istiod's listener rejections", { skip
 
     const orders = element(dom, 'article', 'data-service="shop/orders"');
     assert.match(orders, /data-state="rejected"/);
+    assert.match(orders, /<h3>shop\/orders<\/h3><span [^>]*data-badge="rejected">rejected<\/span>/);
     const rejection = element(orders, 'div', 'data-listener-rejection="ProxyRejected"');
     assert.match(rejection, /data-badge="rejected">rejected<\/span> by 1 proxy in namespace web/);
     assert.ok(
@@ -366,11 +374,22 @@ describe("debug page in headless chromium: istiod's listener rejections", { skip
     assert.match(proxy, /data-badge="rejected">rejected<\/span>/);
     assert.match(proxy, /\(10\.0\.0\.1_20880\)/);
 
+    assert.doesNotMatch(orders, /ProxyLacksExtension|old-1\.legacy/);
+
     const pay = element(dom, 'article', 'data-service="shop/pay"');
-    assert.match(pay, /data-state="ok"/);
-    assert.doesNotMatch(pay, /data-listener-rejection|data-listener-proxy/);
+    assert.match(pay, /data-state="rejected"/);
+    assert.match(pay, /<h3>shop\/pay<\/h3><span [^>]*data-badge="lacks">lacks extension<\/span>/);
+    const lacks = element(pay, 'div', 'data-listener-rejection="ProxyLacksExtension"');
+    assert.match(lacks, /data-badge="lacks">lacks extension<\/span> by 1 proxy in namespace legacy/);
+    assert.match(lacks, /no implementation of envoy\.filters\.network\.meta_protocol_proxy/);
+    assert.match(element(pay, 'li', `data-listener-proxy="${LACKING}"`), /\(10\.0\.0\.2_20881\)/);
+    assert.doesNotMatch(pay, /ProxyRejected|web-1\.web/);
 
     const problems = element(dom, 'section', 'id="problems"');
+    assert.match(
+      problems,
+      /data-badge="lacks">lacks extension<\/span> ServiceEntry\/shop\/pay: lacks extension by 1 proxy in namespace legacy \(istiod\)/,
+    );
     const problem = element(problems, 'li', 'data-problem="listener"');
     assert.match(
       problem,
@@ -381,6 +400,28 @@ describe("debug page in headless chromium: istiod's listener rejections", { skip
 
     const line = element(dom, 'p', 'id="istiod"');
     assert.match(line, /data-state="answering"/);
-    assert.match(line, /answering, last answer at \d{4}-\d\d-\d\dT[\d:.]+Z, 2 proxies reported/);
+    assert.match(line, /answering, last answer at \d{4}-\d\d-\d\dT[\d:.]+Z, 3 proxies reported/);
+  });
+
+  it('fits a phone with the long proxy ids and errors', async () => {
+    const url = `http://${running.debugAddress!}/debug/`;
+    const measure = `new Promise((resolve) => {
+      const check = () => document.body?.dataset.loaded
+        ? resolve([document.body.dataset.loaded, document.documentElement.scrollWidth])
+        : setTimeout(check, 20);
+      check();
+    })`;
+    const [loaded, scrollWidth] = (await evaluateAt(
+      chromium!,
+      root,
+      url,
+      { width: 375, height: 800 },
+      measure,
+    )) as [string, number];
+    assert.equal(loaded, 'true');
+    assert.ok(scrollWidth <= 375, `the page is ${scrollWidth} px wide`);
+    const file = path.join(root, 'debug-page-istiod-375.png');
+    await chromiumRun(chromium!, root, url, [`--screenshot=${file}`, '--window-size=375,1400']);
+    assert.deepEqual(pngSize(file), { width: 375, height: 1400 });
   });
 });

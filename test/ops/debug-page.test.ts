@@ -1,10 +1,11 @@
 // The debug page's files as the debug listener serves them (types, CSP, no inline code) and its pure view module
 // (src/ops/debug-page/view.js, the browser's code, imported here as it is served).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { AdminServer } from '../../src/ops/admin-server.ts';
+import { debugPageFile } from '../../src/ops/debug-page.ts';
 import { detectProtocol, PROTOCOLS } from '../../src/model/protocol.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 
@@ -48,7 +49,10 @@ describe('debug page: served by the debug listener', () => {
       ['/debug/', 'text/html; charset=utf-8'],
       ['/debug/page.css', 'text/css; charset=utf-8'],
       ['/debug/page.js', 'text/javascript; charset=utf-8'],
+      ['/debug/card.js', 'text/javascript; charset=utf-8'],
+      ['/debug/dom.js', 'text/javascript; charset=utf-8'],
       ['/debug/view.js', 'text/javascript; charset=utf-8'],
+      ['/debug/view-istiod.js', 'text/javascript; charset=utf-8'],
     ];
     for (const [path, type] of files) {
       const res = await call(port, path);
@@ -91,8 +95,20 @@ describe('debug page: served by the debug listener', () => {
     const html = readFileSync(new URL('index.html', PAGE_DIR), 'utf8');
     for (const m of html.matchAll(/<script\b[^>]*>/g)) assert.match(m[0], /\ssrc="[^":]+"/);
     assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=|https?:\/\//i);
-    const script = readFileSync(new URL('page.js', PAGE_DIR), 'utf8');
-    assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|https?:\/\//);
+    const scripts = readdirSync(PAGE_DIR).filter((f) => f.endsWith('.js'));
+    assert.deepEqual(scripts.sort(), ['card.js', 'dom.js', 'page.js', 'view-istiod.js', 'view.js']);
+    for (const f of scripts) {
+      const script = readFileSync(new URL(f, PAGE_DIR), 'utf8');
+      assert.doesNotMatch(
+        script,
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|https?:\/\//,
+        f,
+      );
+      // Every module it imports is one the listener serves.
+      for (const m of script.matchAll(/from '\.\/([^']+)'/g)) {
+        assert.ok(debugPageFile(`/debug/${m[1]}`), `${f} imports ${m[1]}, which /debug/ does not serve`);
+      }
+    }
   });
 });
 
