@@ -229,13 +229,22 @@ const routesCommand = addOptions(
     await runRoutes(names, o);
   });
 
+/** `aeraki proxy-status --help` points at the page the same listener serves. */
+const PROXY_STATUS_PAGE_HINT = [
+  '',
+  'The same listener serves a page to look at in a browser: http://<debug-address>/debug/',
+  '(npm start: http://127.0.0.1:15090/debug/): services by protocol with their EnvoyFilters,',
+  'routes and proxies, and what is held or rejected, with the listener rejections istiod reports.',
+].join('\n');
+
 const proxyStatusCommand = addOptions(
   program
     .command('proxy-status')
     .description(
       "print, per source object, how many proxies acknowledged, wait for or reject what the controller made (reads a running controller's /debug/proxies)",
     )
-    .argument('[proxy]', "one proxy's details: its id or <pod>.<namespace>"),
+    .argument('[proxy]', "one proxy's details: its id or <pod>.<namespace>")
+    .addHelpText('after', PROXY_STATUS_PAGE_HINT),
   PROXY_STATUS_ROWS,
 )
   .exitOverride((err: CommanderError) => process.exit(err.exitCode === 0 ? 0 : 2))

@@ -10,7 +10,17 @@ function rel(p: string): string {
   return r === '' || r.startsWith('..') ? p : r;
 }
 
-export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write): void {
+/** What the serve banner reads of the running controller: the addresses it listens on and its certificates. */
+export type BannerFacts = Pick<
+  RunningServe,
+  'rdsAddress' | 'webhookAddress' | 'adminAddress' | 'debugAddress' | 'devCerts'
+>;
+
+/**
+ * Where things are: config source, output, RDS, webhook, admin and (when on) the debug listener with the debug
+ * page's address (`/debug/`) and the `aeraki proxy-status` command that reads the same listener.
+ */
+export function printServeBanner(o: ServeOptions, s: BannerFacts, write: Write): void {
   const source = o.source.kind === 'dir' ? rel(o.source.dir) : o.source.kind;
   const lines = [`aeraki serve: config from ${source}`];
   lines.push(`  EnvoyFilters -> ${o.output.kind === 'dir' ? `${rel(o.output.dir)}/` : 'the Kubernetes API'}`);
@@ -20,7 +30,11 @@ export function printServeBanner(o: ServeOptions, s: RunningServe, write: Write)
   if (s.webhookAddress) lines.push(`  validating webhook (HTTPS) on https://${s.webhookAddress}/validate`);
   lines.push(`  admin on http://${s.adminAddress}  (/healthz /readyz /metrics)`);
   if (s.debugAddress) {
-    lines.push(`  debug on http://${s.debugAddress}  (/debug/config /debug/envoyfilters /debug/routes)`);
+    const debug = `http://${s.debugAddress}`;
+    lines.push(`  debug on ${debug}  (/debug/config /debug/envoyfilters /debug/routes /debug/proxies)`);
+    lines.push(
+      `  debug page on ${debug}/debug/  (in a shell: node bin/aeraki.js proxy-status --debug-address ${s.debugAddress})`,
+    );
   }
   if (s.devCerts) {
     const p = s.devCerts.paths;

@@ -29,6 +29,7 @@ import './app/serve-parts.test.ts';
 import './app/validate-fixtures.test.ts';
 import './bench/soak-acks.test.ts';
 import './bootstrap/controller.test.ts';
+import './cmd/banner.test.ts';
 import './cmd/certs.test.ts';
 import './cmd/help-units.test.ts';
 import './cmd/hostile-files.test.ts';

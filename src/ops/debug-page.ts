@@ -21,7 +21,10 @@ const FILES: Readonly<Record<string, DebugPageFile>> = {
   '/debug/': { file: 'index.html', contentType: 'text/html; charset=utf-8' },
   '/debug/page.css': { file: 'page.css', contentType: 'text/css; charset=utf-8' },
   '/debug/page.js': { file: 'page.js', contentType: 'text/javascript; charset=utf-8' },
+  '/debug/card.js': { file: 'card.js', contentType: 'text/javascript; charset=utf-8' },
+  '/debug/dom.js': { file: 'dom.js', contentType: 'text/javascript; charset=utf-8' },
   '/debug/view.js': { file: 'view.js', contentType: 'text/javascript; charset=utf-8' },
+  '/debug/view-istiod.js': { file: 'view-istiod.js', contentType: 'text/javascript; charset=utf-8' },
 };
 
 /** The page file served at `path` (`/debug/`, `/debug/page.js`, ...), or undefined. */

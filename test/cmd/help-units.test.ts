@@ -1,8 +1,11 @@
 // Help text shows durations and sizes as users write them (`200ms`, `15s`, `5m`, `4MiB`): every command's `--help`
 // (the real CLI), and every row of every table whose parser carries a formatter reads back what the help prints.
+// `aeraki --help` lists every command, and each command's `--help` lists every option of its table.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ANALYZE_ROWS } from '../../cmd/analyze-config.ts';
 import { formatByteSize, formatDurationMs, parseByteSize, parseDurationMs } from '../../cmd/parsers.ts';
+import { PROXY_STATUS_ROWS } from '../../cmd/proxy-status-config.ts';
 import { RENDER_ROWS } from '../../cmd/render-config.ts';
 import { ROUTES_ROWS } from '../../cmd/routes-config.ts';
 import { showDefault, type ConfigRow } from '../../cmd/rows.ts';
@@ -10,8 +13,15 @@ import { SERVE_ROWS } from '../../cmd/serve-config.ts';
 import { VALIDATE_ROWS } from '../../cmd/validate-config.ts';
 import { cliArgs, run } from '../support/process.ts';
 
-const COMMANDS = ['serve', 'render', 'validate', 'routes', 'certs'];
-const TABLES = { serve: SERVE_ROWS, render: RENDER_ROWS, validate: VALIDATE_ROWS, routes: ROUTES_ROWS };
+const COMMANDS = ['serve', 'render', 'validate', 'analyze', 'routes', 'certs', 'proxy-status'];
+const TABLES: Record<string, object> = {
+  serve: SERVE_ROWS,
+  render: RENDER_ROWS,
+  validate: VALIDATE_ROWS,
+  analyze: ANALYZE_ROWS,
+  routes: ROUTES_ROWS,
+  'proxy-status': PROXY_STATUS_ROWS,
+};
 /** Placeholders of duration and size options, as the rows name them. */
 const UNIT_PLACEHOLDER = /<(duration|bytes|size)>/;
 
@@ -71,6 +81,18 @@ describe('help text units', () => {
       for (const line of options.filter((l) => UNIT_PLACEHOLDER.test(l))) {
         assert.doesNotMatch(line, /\(default: \d+\)/, line);
       }
+      const table = TABLES[command];
+      for (const [, row] of table ? rowsOf(table) : []) {
+        // The flag as commander prints it: `-o, --output <format>`, `--proxies`.
+        assert.ok(
+          r.stdout.includes(`  ${row.flag}`),
+          `${row.flag} in aeraki ${command} --help:\n${r.stdout}`,
+        );
+      }
+      if (command === 'proxy-status') {
+        assert.match(r.stdout, /serves a page to look at in a browser: http:\/\/<debug-address>\/debug\//);
+        assert.match(r.stdout, /\(default: 5s\)/);
+      }
       if (command === 'serve') {
         for (const shown of ['(default: 200ms)', '(default: 15s)', '(default: 5m)', '(default: 4MiB)']) {
           assert.ok(r.stdout.includes(shown), `${shown} in\n${r.stdout}`);
@@ -78,4 +100,14 @@ describe('help text units', () => {
       }
     });
   }
+
+  it('aeraki --help lists every command', async () => {
+    const r = await run(process.execPath, cliArgs(['--help']), 60_000);
+    assert.equal(r.code, 0, r.stderr);
+    const listed = [...r.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]);
+    for (const command of [...COMMANDS, 'version'])
+      assert.ok(listed.includes(command), `${command} in\n${r.stdout}`);
+    assert.match(r.stdout, /^ {2}analyze \[options\] .*stable\s+codes/ms);
+    assert.match(r.stdout, /^ {2}proxy-status \[options\] \[proxy\] .*\/debug\/proxies/ms);
+  });
 });

@@ -2,7 +2,8 @@
 // and output, development certificates, the debug listener), plus a held ServiceEntry, an object whose rejection
 // quotes markup, a registry and two MetaProtocol proxies (one acknowledging, one rejecting). Debian's chromium,
 // headless, loads /debug/; the test reads the DOM after the script ran, measures the layout at a phone's and a wide
-// screen's width and takes screenshots at both.
+// screen's width and takes screenshots at both. A second serve (`--output kube`, proxy status on, the fake istiod
+// answering istio.io/debug/syncz) shows istiod's listener rejections on the service they belong to.
 import assert from 'node:assert/strict';
 import {
   copyFileSync,
@@ -19,8 +20,16 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments, stringify } from 'yaml';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { parseRegistrySpec } from '../../src/registry/spec.ts';
+import { SOURCE_ANNOTATION } from '../../src/model/constants.ts';
+import type { ProxiesDocument } from '../../src/tools/proxies-document.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { se } from '../fakes/istiod/harness.ts';
+import { FakeIstiod } from '../fakes/istiod/server.ts';
+import { proxyId } from '../fakes/istiod/syncz.ts';
+import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
+import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
+import { testCa } from '../fakes/test-ca.ts';
 import { FakeRegistryWatcher, provider } from '../fakes/registry/fake-watcher.ts';
 import { chromiumRun, evaluateAt, findChromium } from '../support/chromium.ts';
 import { metaEntry, metaRouterRaw } from '../support/lkg-objects.ts';
@@ -266,5 +275,153 @@ describe('debug page in headless chromium', { skip }, () => {
       await browse(`--screenshot=${file}`, `--window-size=${width},${height}`);
       assert.deepEqual(pngSize(file), { width, height });
     }
+  });
+});
+
+describe("debug page in headless chromium: istiod's listener rejections", { skip }, () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'aeraki-debug-page-istiod-'));
+  let api: FakeKubeApiServer;
+  let istiod: FakeIstiod;
+  let running: RunningServe;
+  const REJECTED =
+    'Error adding/updating listener(s) 10.0.0.1_20880: proto constraint <b>validation</b> failed';
+  const PROXY = proxyId('web-1', 'web');
+  const LACKING = proxyId('old-1', 'legacy');
+  const LACKS =
+    "Error adding/updating listener(s) 10.0.0.2_20881: Didn't find a registered implementation for " +
+    "'envoy.filters.network.meta_protocol_proxy' with type URL: " +
+    "'aeraki.meta_protocol_proxy.v1alpha.MetaProtocolProxy'";
+
+  before(async () => {
+    assert.ok(chromium, 'chromium is not on PATH (.ci/run installs it with apt-get)');
+    api = await startFakeKubeApiServer();
+    const mesh = testCa();
+    writeFileSync(path.join(root, 'root.pem'), mesh.ca);
+    writeFileSync(path.join(root, 'token'), 'aeraki-token');
+    istiod = await FakeIstiod.start({
+      serve: 'v1',
+      tls: { key: Buffer.from(mesh.serverKey), cert: Buffer.from(mesh.serverCert) },
+    });
+    istiod.syncz.tokens.set('aeraki-token', 'istio-system');
+    // Two MetaProtocol services on listeners of their own: only orders' listener is rejected.
+    const pay = se('pay');
+    istiod.set([
+      se('orders'),
+      {
+        ...pay,
+        spec: { ...pay.spec, addresses: ['10.0.0.2'], ports: [{ ...pay.spec.ports[0]!, number: 20881 }] },
+      },
+    ]);
+    running = await startServe(
+      serveOptions({
+        istiodAddress: `localhost:${istiod.port}`,
+        istiodTls: true,
+        istiodRootCertFile: path.join(root, 'root.pem'),
+        istiodTokenFile: path.join(root, 'token'),
+        devCertsDir: path.join(root, 'certs'),
+        leaderElect: false,
+        debugEndpoints: true,
+        proxyStatusIntervalMs: 200,
+      }),
+      {
+        logger: silentLogger,
+        kubeConfig: fakeKubeConfig(api, { token: 'aeraki' }),
+        backoff: { initialMs: 50, maxMs: 200 },
+      },
+    );
+    await waitFor(
+      () =>
+        api
+          .list('envoyfilters.networking.istio.io')
+          .some((o) => o.metadata.annotations?.[SOURCE_ANNOTATION] === 'ServiceEntry/shop/orders'),
+      'the EnvoyFilters of shop/orders',
+    );
+    istiod.syncz.proxies = [
+      { id: PROXY, namespace: 'web', lds: 'ERROR', ldsError: REJECTED },
+      { id: proxyId('web-2', 'web'), namespace: 'web', lds: 'SYNCED' },
+      // An old sidecar image without the MetaProtocol proxy, on pay's listener.
+      { id: LACKING, namespace: 'legacy', lds: 'ERROR', ldsError: LACKS },
+    ];
+    await waitFor(async () => {
+      const doc = JSON.parse(
+        (await httpGet(`http://${running.debugAddress!}/debug/proxies`)).body,
+      ) as ProxiesDocument;
+      return doc.listenerRejections?.sources.length === 2;
+    }, 'both listener rejections in /debug/proxies');
+  });
+
+  after(async () => {
+    await running?.stop();
+    await istiod?.close();
+    await api?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('highlights the rejection on the service it belongs to and among the problems', async () => {
+    const dom = await chromiumRun(chromium!, root, `http://${running.debugAddress!}/debug/`, ['--dump-dom']);
+    assert.match(dom, /<body data-loaded="true">/);
+    const escaped = 'proto constraint &lt;b&gt;validation&lt;/b&gt; failed';
+
+    const orders = element(dom, 'article', 'data-service="shop/orders"');
+    assert.match(orders, /data-state="rejected"/);
+    assert.match(orders, /<h3>shop\/orders<\/h3><span [^>]*data-badge="rejected">rejected<\/span>/);
+    const rejection = element(orders, 'div', 'data-listener-rejection="ProxyRejected"');
+    assert.match(rejection, /data-badge="rejected">rejected<\/span> by 1 proxy in namespace web/);
+    assert.ok(
+      rejection.includes(`first: ${PROXY}: Error adding/updating listener(s) 10.0.0.1_20880: ${escaped}`),
+    );
+    const proxy = element(orders, 'li', `data-listener-proxy="${PROXY}"`);
+    assert.match(proxy, /data-badge="rejected">rejected<\/span>/);
+    assert.match(proxy, /\(10\.0\.0\.1_20880\)/);
+
+    assert.doesNotMatch(orders, /ProxyLacksExtension|old-1\.legacy/);
+
+    const pay = element(dom, 'article', 'data-service="shop/pay"');
+    assert.match(pay, /data-state="rejected"/);
+    assert.match(pay, /<h3>shop\/pay<\/h3><span [^>]*data-badge="lacks">lacks extension<\/span>/);
+    const lacks = element(pay, 'div', 'data-listener-rejection="ProxyLacksExtension"');
+    assert.match(lacks, /data-badge="lacks">lacks extension<\/span> by 1 proxy in namespace legacy/);
+    assert.match(lacks, /no implementation of envoy\.filters\.network\.meta_protocol_proxy/);
+    assert.match(element(pay, 'li', `data-listener-proxy="${LACKING}"`), /\(10\.0\.0\.2_20881\)/);
+    assert.doesNotMatch(pay, /ProxyRejected|web-1\.web/);
+
+    const problems = element(dom, 'section', 'id="problems"');
+    assert.match(
+      problems,
+      /data-badge="lacks">lacks extension<\/span> ServiceEntry\/shop\/pay: lacks extension by 1 proxy in namespace legacy \(istiod\)/,
+    );
+    const problem = element(problems, 'li', 'data-problem="listener"');
+    assert.match(
+      problem,
+      /data-badge="rejected">rejected<\/span> ServiceEntry\/shop\/orders: rejected by 1 proxy in namespace web \(istiod\)/,
+    );
+    assert.ok(problem.includes(escaped), problem);
+    assert.doesNotMatch(dom, /<b>validation/);
+
+    const line = element(dom, 'p', 'id="istiod"');
+    assert.match(line, /data-state="answering"/);
+    assert.match(line, /answering, last answer at \d{4}-\d\d-\d\dT[\d:.]+Z, 3 proxies reported/);
+  });
+
+  it('fits a phone with the long proxy ids and errors', async () => {
+    const url = `http://${running.debugAddress!}/debug/`;
+    const measure = `new Promise((resolve) => {
+      const check = () => document.body?.dataset.loaded
+        ? resolve([document.body.dataset.loaded, document.documentElement.scrollWidth])
+        : setTimeout(check, 20);
+      check();
+    })`;
+    const [loaded, scrollWidth] = (await evaluateAt(
+      chromium!,
+      root,
+      url,
+      { width: 375, height: 800 },
+      measure,
+    )) as [string, number];
+    assert.equal(loaded, 'true');
+    assert.ok(scrollWidth <= 375, `the page is ${scrollWidth} px wide`);
+    const file = path.join(root, 'debug-page-istiod-375.png');
+    await chromiumRun(chromium!, root, url, [`--screenshot=${file}`, '--window-size=375,1400']);
+    assert.deepEqual(pngSize(file), { width: 375, height: 1400 });
   });
 });

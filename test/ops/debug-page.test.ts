@@ -1,10 +1,11 @@
 // The debug page's files as the debug listener serves them (types, CSP, no inline code) and its pure view module
 // (src/ops/debug-page/view.js, the browser's code, imported here as it is served).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { AdminServer } from '../../src/ops/admin-server.ts';
+import { debugPageFile } from '../../src/ops/debug-page.ts';
 import { detectProtocol, PROTOCOLS } from '../../src/model/protocol.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 
@@ -48,7 +49,10 @@ describe('debug page: served by the debug listener', () => {
       ['/debug/', 'text/html; charset=utf-8'],
       ['/debug/page.css', 'text/css; charset=utf-8'],
       ['/debug/page.js', 'text/javascript; charset=utf-8'],
+      ['/debug/card.js', 'text/javascript; charset=utf-8'],
+      ['/debug/dom.js', 'text/javascript; charset=utf-8'],
       ['/debug/view.js', 'text/javascript; charset=utf-8'],
+      ['/debug/view-istiod.js', 'text/javascript; charset=utf-8'],
     ];
     for (const [path, type] of files) {
       const res = await call(port, path);
@@ -91,8 +95,20 @@ describe('debug page: served by the debug listener', () => {
     const html = readFileSync(new URL('index.html', PAGE_DIR), 'utf8');
     for (const m of html.matchAll(/<script\b[^>]*>/g)) assert.match(m[0], /\ssrc="[^":]+"/);
     assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=|https?:\/\//i);
-    const script = readFileSync(new URL('page.js', PAGE_DIR), 'utf8');
-    assert.doesNotMatch(script, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|https?:\/\//);
+    const scripts = readdirSync(PAGE_DIR).filter((f) => f.endsWith('.js'));
+    assert.deepEqual(scripts.sort(), ['card.js', 'dom.js', 'page.js', 'view-istiod.js', 'view.js']);
+    for (const f of scripts) {
+      const script = readFileSync(new URL(f, PAGE_DIR), 'utf8');
+      assert.doesNotMatch(
+        script,
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|https?:\/\//,
+        f,
+      );
+      // Every module it imports is one the listener serves.
+      for (const m of script.matchAll(/from '\.\/([^']+)'/g)) {
+        assert.ok(debugPageFile(`/debug/${m[1]}`), `${f} imports ${m[1]}, which /debug/ does not serve`);
+      }
+    }
   });
 });
 
@@ -221,8 +237,150 @@ describe('debug page: view model', () => {
     assert.equal(v.registries, undefined);
   });
 
+  it("shows istiod's listener rejections on the service of their source object and among the problems", () => {
+    const se = (ns: string, name: string, kind = 'ServiceEntry') => ({
+      kind,
+      metadata: { namespace: ns, name },
+      spec: { hosts: [`${name}.${ns}`], ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo' }] },
+    });
+    const LACKS = "Didn't find a registered implementation for 'envoy.filters.network.meta_protocol_proxy'";
+    const v = view.buildView({
+      config: {
+        objects: {
+          ServiceEntry: [se('shop', 'orders'), se('shop', 'pay')],
+          Service: [se('web', 'orders', 'Service')],
+        },
+      },
+      proxies: {
+        proxies: [],
+        routes: [],
+        listenerRejections: {
+          state: 'answering',
+          answeredAt: '2026-12-05T00:00:00.000Z',
+          proxiesReported: 3,
+          sources: [
+            {
+              source: 'ServiceEntry/shop/orders',
+              reason: 'ProxyLacksExtension',
+              proxies: 1,
+              namespaces: ['web'],
+              firstProxy: 'web-1.web',
+              firstError: LACKS,
+              filter: 'envoy.filters.network.meta_protocol_proxy',
+            },
+            {
+              source: 'ServiceEntry/shop/orders',
+              reason: 'ProxyRejected',
+              proxies: 2,
+              namespaces: ['a', 'b'],
+              firstProxy: 'x-1.a',
+              firstError: 'Error adding/updating listener(s) 10.0.0.1_20880: bad',
+            },
+          ],
+          proxies: [
+            {
+              id: 'web-1.web',
+              namespace: 'web',
+              reason: 'ProxyLacksExtension',
+              listeners: [],
+              filter: 'envoy.filters.network.meta_protocol_proxy',
+              errorDetail: LACKS,
+              sources: ['ServiceEntry/shop/orders'],
+            },
+            {
+              id: 'x-1.a',
+              namespace: 'a',
+              reason: 'ProxyRejected',
+              listeners: ['10.0.0.1_20880'],
+              errorDetail: 'Error adding/updating listener(s) 10.0.0.1_20880: bad',
+              sources: ['ServiceEntry/other/thing', 'ServiceEntry/shop/orders'],
+            },
+          ],
+        },
+      },
+    });
+    const services = v.groups[0].services as {
+      id: string;
+      key: string;
+      listenerRejections: { reason: string; word: string; proxies: number }[];
+      listenerProxies: { id: string; word: string; listeners: string[]; detail: string }[];
+    }[];
+    const byKey = new Map(services.map((s) => [s.key, s]));
+    const orders = byKey.get('ServiceEntry shop/orders')!;
+    assert.deepEqual(
+      orders.listenerRejections.map((r) => [r.reason, r.word, r.proxies]),
+      [
+        ['ProxyLacksExtension', 'lacks extension', 1],
+        ['ProxyRejected', 'rejected', 2],
+      ],
+    );
+    assert.deepEqual(
+      orders.listenerProxies.map((p) => [p.id, p.word, p.listeners]),
+      [
+        ['web-1.web', 'lacks extension', []],
+        ['x-1.a', 'rejected', ['10.0.0.1_20880']],
+      ],
+    );
+    // The same name in another kind or namespace is another source object.
+    assert.deepEqual(byKey.get('Service web/orders')!.listenerRejections, []);
+    assert.deepEqual(byKey.get('ServiceEntry shop/pay')!.listenerProxies, []);
+    assert.deepEqual(
+      v.problems.map((p: { kind: string; subject: string; lines: string[] }) => [p.kind, p.subject, p.lines]),
+      [
+        [
+          'listener',
+          'ServiceEntry/shop/orders: lacks extension by 1 proxy in namespace web (istiod)',
+          ['no implementation of envoy.filters.network.meta_protocol_proxy', `first: web-1.web: ${LACKS}`],
+        ],
+        [
+          'listener',
+          'ServiceEntry/shop/orders: rejected by 2 proxies in namespaces a, b (istiod)',
+          ['first: x-1.a: Error adding/updating listener(s) 10.0.0.1_20880: bad'],
+        ],
+      ],
+    );
+    assert.deepEqual(v.istiod, {
+      state: 'answering',
+      text: "istiod's view of listeners (istio.io/debug/syncz): answering, last answer at 2026-12-05T00:00:00.000Z, 3 proxies reported",
+    });
+  });
+
+  it("says when istiod's view is not available", () => {
+    const istiod = (listenerRejections?: object) =>
+      view.buildView({ proxies: { proxies: [], routes: [], listenerRejections } }).istiod as {
+        state: string;
+        text: string;
+      };
+    const empty = { sources: [], proxies: [], proxiesReported: 0 };
+    assert.equal(istiod().state, 'off');
+    assert.match(istiod().text, /not asked \(needs --output kube/);
+    assert.match(
+      istiod({ ...empty, state: 'refused' }).text,
+      /not available, istiod refuses istio\.io\/debug\/syncz, no answer yet$/,
+    );
+    assert.match(
+      istiod({ ...empty, state: 'unreachable', answeredAt: '2026-12-05T00:00:00.000Z' }).text,
+      /not available, istiod cannot be reached, last answer at 2026-12-05T00:00:00\.000Z$/,
+    );
+    assert.match(istiod({ ...empty, state: 'idle' }).text, /not asked yet, no answer yet$/);
+    assert.match(
+      istiod({ ...empty, state: 'answering', proxiesReported: 1 }).text,
+      /answering, no answer yet, 1 proxy reported$/,
+    );
+  });
+
   it('renders nothing from missing documents without failing', () => {
     const v = view.buildView({});
-    assert.deepEqual(v, { synced: false, groups: [], problems: [], registries: undefined });
+    assert.deepEqual(
+      { ...v, istiod: undefined },
+      {
+        synced: false,
+        groups: [],
+        problems: [],
+        istiod: undefined,
+        registries: undefined,
+      },
+    );
+    assert.equal(v.istiod.state, 'off');
   });
 });

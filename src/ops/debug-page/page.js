@@ -1,23 +1,10 @@
 // The debug page's script: fetches the /debug/* documents beside it, builds the view (view.js) and renders it.
 // Every string from the documents goes into the DOM as text (textContent or an attribute), never as markup.
+import { serviceCard } from './card.js';
+import { badge, el, reasonBadge } from './dom.js';
 import { buildView } from './view.js';
 
 const DOCUMENTS = ['config', 'envoyfilters', 'routes', 'proxies', 'registries'];
-
-/** An element with attributes (class, data-*, ...) and children (strings become text nodes). */
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs ?? {})) if (v !== undefined) node.setAttribute(k, String(v));
-  for (const c of children.flat(Infinity)) {
-    if (c === undefined || c === null || c === false) continue;
-    node.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
-  }
-  return node;
-}
-
-/** A state shown by a colour and a word: `held`, `rejected`, `pending`, `ok`, ... */
-const badge = (state, text) =>
-  el('span', { class: `badge badge-${state}`, 'data-badge': state }, text ?? state);
 
 /** A document, or undefined (a 404 means "not enabled": no registries configured). */
 async function fetchDoc(name) {
@@ -25,153 +12,6 @@ async function fetchDoc(name) {
   if (res.status === 404) return undefined;
   if (!res.ok) throw new Error(`/debug/${name}: HTTP ${res.status}`);
   return res.json();
-}
-
-function splitBar(split) {
-  const bar = el('div', {
-    class: 'bar',
-    role: 'img',
-    'aria-label': split.map((s) => `${s.label} ${s.percent}%`).join(', '),
-  });
-  split.forEach((s, i) => {
-    const seg = el('span', { class: `segment segment-${i % 4}` }, `${s.percent}%`);
-    seg.style.width = `${s.percent}%`;
-    bar.append(seg);
-  });
-  const legend = el(
-    'ul',
-    { class: 'legend' },
-    split.map((s, i) =>
-      el(
-        'li',
-        { 'data-percent': s.percent },
-        el('span', { class: `swatch segment-${i % 4}` }),
-        `${s.percent}% ${s.label}`,
-      ),
-    ),
-  );
-  return el('div', { class: 'split' }, bar, legend);
-}
-
-function routerSection(router) {
-  return el(
-    'div',
-    { class: 'router' },
-    el('h4', {}, router.ref),
-    router.routes.map((r) =>
-      el(
-        'div',
-        { class: 'route', 'data-route': r.name },
-        el(
-          'p',
-          { class: 'route-name' },
-          r.name,
-          r.match ? el('span', { class: 'muted' }, ` when ${r.match}`) : undefined,
-        ),
-        splitBar(r.split),
-        r.mirror ? el('p', { class: 'mirror' }, `mirror ${r.mirror.percent}% to ${r.mirror.to}`) : undefined,
-      ),
-    ),
-    router.rateLimits.length > 0
-      ? el(
-          'ul',
-          { class: 'ratelimits' },
-          router.rateLimits.map((l) => el('li', {}, `rate limit ${l}`)),
-        )
-      : undefined,
-  );
-}
-
-function serviceCard(s) {
-  const state = s.held.length > 0 ? 'held' : s.rejectedByProxies ? 'rejected' : 'ok';
-  const rows = [
-    el(
-      'header',
-      {},
-      el('h3', {}, s.id),
-      state === 'ok' ? undefined : badge(state),
-      el('p', { class: 'muted hosts' }, s.hosts.join(', ')),
-      el('p', { class: 'ports' }, s.ports.map((p) => `${p.number} ${p.name}`).join(', ')),
-    ),
-  ];
-  for (const h of s.held) {
-    rows.push(
-      el(
-        'div',
-        { class: 'problem problem-held' },
-        badge('held'),
-        ` not rendered: ${h.by} is invalid (what was written before stays)`,
-        h.issues.length > 0
-          ? el(
-              'ul',
-              {},
-              h.issues.map((i) => el('li', {}, i)),
-            )
-          : undefined,
-      ),
-    );
-  }
-  rows.push(
-    el('h4', {}, `EnvoyFilters (${s.envoyFilters.length})`),
-    el(
-      'ul',
-      { class: 'filters' },
-      s.envoyFilters.map((f) =>
-        el(
-          'li',
-          {},
-          el('span', { class: `dir dir-${f.direction}` }, f.direction),
-          ` ${f.namespace}/${f.name}`,
-        ),
-      ),
-    ),
-  );
-  if (s.routers.length > 0) rows.push(el('h4', {}, 'Routes'), s.routers.map(routerSection));
-  if (s.rds.length > 0) {
-    rows.push(
-      el('h4', {}, 'Route configurations served (RDS)'),
-      el(
-        'ul',
-        { class: 'rds' },
-        s.rds.map((r) => {
-          const a = r.acks;
-          const counts = a
-            ? `${a.subscribed} subscribed, ${a.acked} acknowledged, ${a.pending} pending, ${a.rejected} rejected`
-            : 'no proxy subscribed';
-          return el(
-            'li',
-            {},
-            `${r.name} `,
-            el('span', { class: 'muted' }, r.served ? `v${r.version}: ${counts}` : `withheld: ${counts}`),
-            a?.rejected > 0 ? badge('rejected') : undefined,
-          );
-        }),
-      ),
-    );
-  }
-  if (s.proxies.length > 0) {
-    rows.push(
-      el('h4', {}, 'Proxies'),
-      el(
-        'ul',
-        { class: 'proxies' },
-        s.proxies.map((p) =>
-          el(
-            'li',
-            {},
-            badge(p.state === 'acked' ? 'ok' : p.state, p.state === 'acked' ? 'acknowledged' : p.state),
-            ` ${p.proxy} (${p.route})`,
-            p.detail ? el('p', { class: 'detail' }, p.detail) : undefined,
-          ),
-        ),
-      ),
-    );
-  }
-  return el(
-    'article',
-    { class: `service service-${state}`, 'data-service': s.id, 'data-state': state },
-    rows,
-  );
 }
 
 function problemsSection(problems) {
@@ -188,7 +28,7 @@ function problemsSection(problems) {
             el(
               'li',
               { class: `problem problem-${p.kind}`, 'data-problem': p.kind },
-              badge(p.kind),
+              p.kind === 'listener' ? reasonBadge(p) : badge(p.kind),
               ` ${p.subject}`,
               el(
                 'ul',
@@ -248,6 +88,7 @@ function render(view, root) {
       view.synced ? badge('ok', 'synced') : badge('pending', 'not synced yet'),
       ` loaded ${new Date().toISOString()}`,
     ),
+    el('p', { id: 'istiod', class: 'muted', 'data-state': view.istiod.state }, view.istiod.text),
     problemsSection(view.problems),
     el(
       'section',

@@ -2,6 +2,10 @@
 // can test it. Every field is read defensively: documents may lack a section (no registries) or carry fields this
 // page does not know (they are ignored).
 
+import { istiodOf, istiodStateOf, listenerProblems } from './view-istiod.js';
+
+export { reasonWord } from './view-istiod.js';
+
 /** The L7 protocols a port name selects (src/model/protocol.ts PROTOCOLS; a test keeps both lists equal). */
 export const PROTOCOLS = ['dubbo', 'thrift', 'mongo', 'redis', 'mysql', 'kafka', 'zookeeper', 'metaprotocol'];
 
@@ -126,8 +130,10 @@ function rejectedIssues(config) {
 
 /**
  * The view model of the page from the documents (each may be undefined when it could not be fetched):
- * `{ synced, groups: [{ protocol, services }], problems, registries }`, groups sorted by protocol, services by
- * namespace/name.
+ * `{ synced, groups: [{ protocol, services }], problems, istiod, registries }`, groups sorted by protocol, services
+ * by namespace/name. A service carries istiod's view of its listeners (`listenerRejections`, `listenerProxies`:
+ * the `listenerRejections` of /debug/proxies whose source object is the service); `istiod` is the syncz client's
+ * state as a line of text.
  */
 export function buildView(docs) {
   const { config, envoyfilters, routes, proxies, registries } = docs ?? {};
@@ -188,19 +194,21 @@ export function buildView(docs) {
       .filter((h) => hosts.includes(h?.host))
       .flatMap((h) => list(h?.by).map(refText));
     const held = [...new Set(heldBy)].sort(byText).map((by) => ({ by, issues: issuesOf.get(by) ?? [] }));
+    const source = `${se?.kind ?? 'ServiceEntry'}/${keyOf(se)}`;
+    const istiod = istiodOf(proxies?.listenerRejections, source);
     const service = {
       key: `${se?.kind ?? 'ServiceEntry'} ${keyOf(se)}`,
       id: keyOf(se),
       hosts,
       ports: handled,
-      envoyFilters: list(filtersBySource.get(`${se?.kind ?? 'ServiceEntry'}/${keyOf(se)}`)).sort((a, b) =>
-        byText(a.name, b.name),
-      ),
+      envoyFilters: list(filtersBySource.get(source)).sort((a, b) => byText(a.name, b.name)),
       routers,
       rds,
       proxies: proxyStates,
       held,
       rejectedByProxies: proxyStates.some((s) => s.state === 'rejected'),
+      listenerRejections: istiod.rejections,
+      listenerProxies: istiod.proxies,
     };
     for (const protocol of new Set(handled.map((p) => p.protocol))) {
       if (!groups.has(protocol)) groups.set(protocol, []);
@@ -213,11 +221,15 @@ export function buildView(docs) {
       .sort(([a], [b]) => byText(a, b))
       .map(([protocol, services]) => ({ protocol, services: services.sort((a, b) => byText(a.id, b.id)) })),
     problems: problemsOf(config, envoyfilters, proxies),
+    istiod: istiodStateOf(proxies),
     registries: registries ? list(registries.registries) : undefined,
   };
 }
 
-/** Everything held, rejected or failing, as `{ kind, subject, lines }` (kind: rejected, held, file, issue, proxy). */
+/**
+ * Everything held, rejected or failing, as `{ kind, subject, lines }` (kind: rejected, held, file, issue, listener
+ * (istiod's proxies reject a source object's listeners, with `reason` and its `word`), proxy (RDS)).
+ */
 function problemsOf(config, envoyfilters, proxies) {
   const out = [];
   for (const r of list(config?.rejected))
@@ -247,6 +259,7 @@ function problemsOf(config, envoyfilters, proxies) {
   for (const i of list(envoyfilters?.issues)) {
     if (!shown.has(i)) out.push({ kind: 'issue', subject: String(i).split(':')[0], lines: [i] });
   }
+  out.push(...listenerProblems(proxies?.listenerRejections));
   for (const s of list(proxies?.routes)) {
     if (!(s?.rejected > 0)) continue;
     const first = s.firstRejection;
