@@ -12,6 +12,7 @@ import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
 import { recordListenerRejections, type ProxyStatusMetrics } from '../ops/proxy-status-metrics.ts';
 import { attributeProxies, indexEnvoyFilters, rejectionsBySource } from '../proxy-status/attribute.ts';
 import { SynczClient } from '../proxy-status/client.ts';
+import { SYNCZ_TYPE_URL } from '../proxy-status/protos.ts';
 import { ListenerRejectionsStore } from '../proxy-status/rejections.ts';
 import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
@@ -113,7 +114,16 @@ export function buildProxyStatus(
   );
   return {
     rejections,
-    start: () => client.start(),
+    start: () => {
+      if (!identified) {
+        log.info(
+          `istiod is asked ${SYNCZ_TYPE_URL} only (no TLS identity): a proxy's rejected push reads as stale ` +
+            'there, without its message, and is not reported; rejection details need the TLS port with ' +
+            '--istiod-token-file (docs/wire-formats.md)',
+        );
+      }
+      client.start();
+    },
     stop: () => {
       client.stop();
       transport.close();

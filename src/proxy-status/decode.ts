@@ -10,7 +10,10 @@ export interface ProxySync {
   /** The proxy's namespace: metadata NAMESPACE (newer istiod), else the `<pod>.<ns>` part of the id. */
   readonly namespace: string;
   readonly listeners: ConfigStatus;
-  /** The last rejection's detail (`error_state.details`) of the listeners; undefined when none. */
+  /**
+   * The last rejection's detail of the listeners (`resources[LDS].lastError` of the detailed form, or a
+   * ClientConfig's `error_state.details`); undefined when none.
+   */
   readonly listenerError: string | undefined;
 }
 

@@ -10,7 +10,8 @@ import { loadMcpProtos, type McpProtos } from '../../../src/controller/mcp/proto
 import type { IstioConfig } from '../../../src/model/objects.ts';
 import { FakeConfig } from './config.ts';
 import type { AnyBytes, FakeResource } from './encode.ts';
-import { encodeDebugSyncz, encodeSyncz, namespaceOfSpiffe, newFakeSyncz, type FakeSyncz } from './syncz.ts';
+import { answerDebug } from './debug.ts';
+import { namespaceOfSpiffe, newFakeSyncz, type FakeSyncz } from './syncz.ts';
 import type {
   FakeIstiodOptions,
   PushScope,
@@ -248,11 +249,7 @@ export class FakeIstiod extends EventEmitter {
     this.emit('change');
   }
 
-  /**
-   * A debug type: answered once per request, no watch kept (an ACK would be answered as one more request).
-   * `restricted`: only over TLS to an authenticated caller, and a caller outside the root namespace sees only its
-   * own namespace's proxies; a refusal ends the whole stream.
-   */
+  /** A debug type: answered once per request (debug.ts), no watch kept (an ACK would be one more request). */
   private onDebugRequest(s: StreamState, req: Req, typeUrl: string, nonce: string): void {
     this.requests.push({
       stream: s.id,
@@ -265,59 +262,10 @@ export class FakeIstiod extends EventEmitter {
       errorMessage: req.errorDetail?.message || undefined,
     });
     this.emit('change');
-    const { mode, proxies, rootNamespace } = this.syncz;
-    // A node naming a generator gets every type from it first (ads.go findGenerator): the api generator knows no
-    // istio.io/debug/syncz config and answers an empty list.
-    if (s.generator === 'api') return this.respondWith(s, typeUrl, []);
-    if (typeUrl === 'istio.io/debug') return this.onDebugGen(s, req.resourceNames ?? []);
-    // An istiod without a generator for the type sends nothing (ads.go pushXds: no generator, no response).
-    if (typeUrl !== 'istio.io/debug/syncz' || mode === 'unknown') return;
-    if (mode === 'refuse') {
-      return this.endStream(s, grpc.status.PERMISSION_DENIED, 'debug info is not available');
-    }
-    if (mode === 'older') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'older'));
-    if (mode === 'newest') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'newest'));
-    // statusgen.go debugSyncz checks neither the caller nor its port: every proxy, to anyone.
-    if (mode === 'current') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'current'));
-    if (!s.tls || s.identityNamespace === undefined) {
-      return this.endStream(s, grpc.status.UNAUTHENTICATED, 'authentication required');
-    }
-    const visible =
-      s.identityNamespace === rootNamespace
-        ? proxies
-        : proxies.filter((p) => p.namespace === s.identityNamespace);
-    this.respondWith(s, typeUrl, encodeSyncz(visible, 'current'));
-  }
-
-  /**
-   * `istio.io/debug` as debuggen.go DebugGen.Generate answers it (newest: a verified identity is required; one
-   * resource name; outside the system namespace only config_dump, ndsz and edsz). Its errors end the stream
-   * (the generator's error is the stream's: gRPC UNKNOWN). The answer: istiod's HTTP handler output for
-   * `/debug/<name>` as one Any of type_url `istio.io/debug` (a path it does not serve: "404 page not found").
-   */
-  private onDebugGen(s: StreamState, names: readonly string[]): void {
-    const { debug, proxies, rootNamespace } = this.syncz;
-    if (debug === 'absent') return;
-    if (!s.tls || s.identityNamespace === undefined) {
-      return this.endStream(s, grpc.status.UNKNOWN, 'authentication required');
-    }
-    if (names.length !== 1) {
-      const why = names.length === 0 ? 'debug type is required' : 'only one debug request is allowed';
-      return this.endStream(s, grpc.status.UNKNOWN, why);
-    }
-    const path = names[0]!.split('?')[0]!;
-    if (s.identityNamespace !== rootNamespace && !['config_dump', 'ndsz', 'edsz'].includes(path)) {
-      return this.endStream(
-        s,
-        grpc.status.UNKNOWN,
-        `the debug info is not available for current identity: "ns/${s.identityNamespace}"`,
-      );
-    }
-    const resources =
-      path === 'syncz'
-        ? encodeDebugSyncz(proxies, debug)
-        : [{ type_url: 'istio.io/debug', value: Buffer.from('404 page not found\n') }];
-    this.respondWith(s, 'istio.io/debug', resources);
+    const out = answerDebug(this.syncz, s, typeUrl, req.resourceNames ?? []);
+    if (out === 'silence') return;
+    if ('end' in out) return this.endStream(s, out.end.code, out.end.details);
+    this.respondWith(s, typeUrl, out.answer);
   }
 
   private respondWith(s: StreamState, typeUrl: string, resources: readonly AnyBytes[]): void {
