@@ -139,6 +139,7 @@ import './plugins/thrift/golden.test.ts';
 import './plugins/zookeeper/generator.test.ts';
 import './proxy-status/attribute.test.ts';
 import './proxy-status/client.test.ts';
+import './proxy-status/detailed-form.test.ts';
 import './proxy-status/fake-syncz.test.ts';
 import './proxy-status/wire.test.ts';
 import './reconcile/diff.test.ts';

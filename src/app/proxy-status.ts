@@ -1,9 +1,10 @@
 /**
- * The proxy-status part of `aeraki serve`: asks istiod for istio.io/debug/syncz (SynczClient, on an ADS stream of
- * its own with the MCP client's address and credentials), attributes the listener rejections to the desired
+ * The proxy-status part of `aeraki serve`: asks istiod for its proxies' sync state (SynczClient, on an ADS stream of
+ * its own with the MCP client's address and credentials; over TLS with an identity first in the form that carries
+ * the rejections' details, `istio.io/debug` + `syncz`, else `istio.io/debug/syncz`), attributes the listener rejections to the desired
  * EnvoyFilters and keeps them in a ListenerRejectionsStore that the status controller and the metrics read.
  */
-import { AdsTransport } from '../controller/mcp/transport.ts';
+import { AdsTransport, usesTls } from '../controller/mcp/transport.ts';
 import { buildNode, firstHostIp, type NodeIdentity, type NodeMessage } from '../controller/mcp/node.ts';
 import { loadMcpProtos } from '../controller/mcp/protos.ts';
 import type { KeyPair } from '../kit/certs/key-pair.ts';
@@ -11,6 +12,7 @@ import type { EnvoyFilterObject, OutputObject } from '../model/objects.ts';
 import { recordListenerRejections, type ProxyStatusMetrics } from '../ops/proxy-status-metrics.ts';
 import { attributeProxies, indexEnvoyFilters, rejectionsBySource } from '../proxy-status/attribute.ts';
 import { SynczClient } from '../proxy-status/client.ts';
+import { SYNCZ_TYPE_URL } from '../proxy-status/protos.ts';
 import { ListenerRejectionsStore } from '../proxy-status/rejections.ts';
 import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
@@ -76,6 +78,9 @@ export function buildProxyStatus(
     },
     loadMcpProtos(),
   );
+  const tls = usesTls(source.istiodAddress, source.istiodTls);
+  // istiod's DebugGen answers only a verified identity (TLS with the token or a client certificate).
+  const identified = tls && (Boolean(source.istiodTokenFile) || deps.clientIdentity !== undefined);
   const rejections = new ListenerRejectionsStore();
   const log = deps.logger.child({ component: 'proxy-status' });
   const last = { at: 0, proxies: 0 };
@@ -89,7 +94,8 @@ export function buildProxyStatus(
         clusterDomain: mesh.clusterDomain,
       }),
       intervalMs: o.proxyStatus.intervalMs,
-      ...(source.istiodTls ? {} : { refusalHint: PLAINTEXT_HINT }),
+      detailedForm: identified,
+      ...(tls ? {} : { refusalHint: PLAINTEXT_HINT }),
     },
     {
       logger: log,
@@ -108,7 +114,16 @@ export function buildProxyStatus(
   );
   return {
     rejections,
-    start: () => client.start(),
+    start: () => {
+      if (!identified) {
+        log.info(
+          `istiod is asked ${SYNCZ_TYPE_URL} only (no TLS identity): a proxy's rejected push reads as stale ` +
+            'there, without its message, and is not reported; rejection details need the TLS port with ' +
+            '--istiod-token-file (docs/wire-formats.md)',
+        );
+      }
+      client.start();
+    },
     stop: () => {
       client.stop();
       transport.close();

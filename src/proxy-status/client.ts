@@ -1,7 +1,7 @@
 import type { Logger } from '../util/logger.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
-import { decodeSyncz, type AnyLike, type ProxySync } from './decode.ts';
-import { SYNCZ_TYPE_URL } from './protos.ts';
+import { decodeDebugSyncz, decodeSyncz, type AnyLike, type ProxySync } from './decode.ts';
+import { DEBUG_SYNCZ_RESOURCE, DEBUG_TYPE_URL, SYNCZ_TYPE_URL } from './protos.ts';
 
 /** What the client needs of an ADS stream (grpc-js ClientDuplexStream of DiscoveryRequest/Response objects). */
 export interface SynczStream {
@@ -34,6 +34,13 @@ export interface SynczClientOptions {
   readonly timeoutMs?: number;
   /** Appended to the one warning of a refusal (what the operator can change). */
   readonly refusalHint?: string;
+  /**
+   * Ask first in the form that carries rejection details: `istio.io/debug` with resource name `syncz` (istiod's
+   * DebugGen: TLS and a verified identity of the root namespace only). Set when the stream is TLS with an
+   * identity (token or client certificate). Where that form is refused or not understood, the client says so
+   * once, asks `istio.io/debug/syncz` instead, and tries the detailed form again after `refusedBackoffMs`.
+   */
+  readonly detailedForm?: boolean;
 }
 
 export interface SynczClientDeps {
@@ -48,8 +55,20 @@ const REFUSALS = new Set([2, 3, 7, 12, 13, 16]); // UNKNOWN INVALID_ARGUMENT PER
 
 export type SynczClientState = 'idle' | 'answering' | 'refused' | 'unreachable';
 
+/** `detailed`: istio.io/debug + `syncz` (JSON, NACK messages); `status`: istio.io/debug/syncz (ClientConfig). */
+export type SynczForm = 'detailed' | 'status';
+
+const TYPE_OF: Readonly<Record<SynczForm, string>> = { detailed: DEBUG_TYPE_URL, status: SYNCZ_TYPE_URL };
+const WHAT: Readonly<Record<SynczForm, string>> = {
+  detailed: `${DEBUG_TYPE_URL} ${DEBUG_SYNCZ_RESOURCE}`,
+  status: SYNCZ_TYPE_URL,
+};
+
 /**
- * Asks istiod for `istio.io/debug/syncz` periodically and soon after each write, on a stream of its own. istiod
+ * Asks istiod for its proxies' sync state periodically and soon after each write, on a stream of its own: in the
+ * detailed form (`istio.io/debug` + `syncz`, with the rejections' messages) when `detailedForm` is set and that
+ * form was not refused within the long backoff, else as `istio.io/debug/syncz`. Both decode to the same
+ * ProxySync list, so attribution has one code path. istiod
  * answers every debug request with one response and keeps no watch, so polling is sending the request again;
  * an answer is never ACKed (an ACK would be one more request). A refusal (the stream ended with a refusal code
  * while a question was out) or an answer of another type (an istiod that does not know the type) is logged once
@@ -69,10 +88,17 @@ export class SynczClient {
   private outstanding = false;
   private stopped = true;
   private warned = false;
+  private detailedWarned = false;
+  /** The detailed form is not asked before this time (it was refused or not understood). */
+  private detailedAfter = 0;
+  /** The form of the question out. */
+  private asking: SynczForm = 'status';
   /** Questions sent, answers received (observability and tests). */
   sent = 0;
   answers = 0;
   state: SynczClientState = 'idle';
+  /** The form of the last answer; undefined before the first. */
+  answeredForm: SynczForm | undefined;
 
   constructor(
     private readonly options: SynczClientOptions,
@@ -133,29 +159,40 @@ export class SynczClient {
     }
     if (this.stopped) return this.dropStream();
     this.sent++;
-    this.stream.write({ typeUrl: SYNCZ_TYPE_URL, node: this.options.node, resourceNames: [] });
+    const form: SynczForm =
+      this.options.detailedForm && this.clock.now() >= this.detailedAfter ? 'detailed' : 'status';
+    this.asking = form;
+    this.stream.write({
+      typeUrl: TYPE_OF[form],
+      node: this.options.node,
+      resourceNames: form === 'detailed' ? [DEBUG_SYNCZ_RESOURCE] : [],
+    });
     this.deadline = this.clock.setTimeout(() => {
       this.deadline = undefined;
       this.outstanding = false;
       this.dropStream();
       // An istiod without a generator for the type sends nothing at all.
-      this.refused(`istiod did not answer ${SYNCZ_TYPE_URL} within ${this.timeoutMs} ms`);
+      this.unavailable(form, `istiod did not answer ${WHAT[form]} within ${this.timeoutMs} ms`);
     }, this.timeoutMs);
   }
 
   private attach(stream: SynczStream): SynczStream {
     stream.on('data', (res) => {
-      if (this.stream !== stream || res.typeUrl !== SYNCZ_TYPE_URL) return;
+      const form = this.asking;
+      if (this.stream !== stream || !this.outstanding || res.typeUrl !== TYPE_OF[form]) return;
       this.clearDeadline();
       this.outstanding = false;
-      const decoded = decodeSyncz(res.resources ?? []);
+      const resources = res.resources ?? [];
+      const decoded = form === 'detailed' ? decodeDebugSyncz(resources) : decodeSyncz(resources);
       if (!decoded.ok) {
-        this.refused(`istiod does not answer ${SYNCZ_TYPE_URL} (${decoded.reason})`);
         this.dropStream();
+        this.unavailable(form, `istiod does not answer ${WHAT[form]} (${decoded.reason})`);
         return;
       }
       this.answers++;
-      this.warned = false;
+      if (form === 'detailed') this.detailedWarned = false;
+      else this.warned = false;
+      this.answeredForm = form;
       this.state = 'answering';
       this.schedule(this.intervalMs);
       this.deps.onAnswer(decoded.proxies);
@@ -167,7 +204,10 @@ export class SynczClient {
       this.clearDeadline();
       this.outstanding = false;
       if (wasAsking && err.code !== undefined && REFUSALS.has(err.code)) {
-        this.refused(`istiod refused ${SYNCZ_TYPE_URL}: ${err.details ?? `code ${err.code}`}`);
+        this.unavailable(
+          this.asking,
+          `istiod refused ${WHAT[this.asking]}: ${err.details ?? `code ${err.code}`}`,
+        );
         return;
       }
       this.state = 'unreachable';
@@ -179,6 +219,23 @@ export class SynczClient {
       this.stream = undefined;
     });
     return stream;
+  }
+
+  /**
+   * The form was refused or not understood. The detailed one: said once, the status form asked at once, the
+   * detailed one again after the long backoff. The status form: said once, asked again after the long backoff.
+   */
+  private unavailable(form: SynczForm, message: string): void {
+    if (form === 'status') return this.refused(message);
+    this.detailedAfter = this.clock.now() + this.refusedBackoffMs;
+    if (!this.detailedWarned) {
+      this.detailedWarned = true;
+      this.deps.logger.warn(
+        `${message}; asking ${SYNCZ_TYPE_URL} instead, which gives no rejection details (a rejected push reads ` +
+          `as stale and is not reported); trying again in ${Math.round(this.refusedBackoffMs / 1000)} s`,
+      );
+    }
+    this.schedule(0, true);
   }
 
   private refused(message: string): void {

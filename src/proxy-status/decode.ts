@@ -1,4 +1,4 @@
-import { CLIENT_CONFIG_TYPE_URL } from './protos.ts';
+import { CLIENT_CONFIG_TYPE_URL, DEBUG_TYPE_URL, LISTENER_TYPE_URL } from './protos.ts';
 import { readClientConfig, type ClientConfigFields } from './wire.ts';
 
 /** A proxy's listener (LDS) state as istiod reports it. */
@@ -10,7 +10,10 @@ export interface ProxySync {
   /** The proxy's namespace: metadata NAMESPACE (newer istiod), else the `<pod>.<ns>` part of the id. */
   readonly namespace: string;
   readonly listeners: ConfigStatus;
-  /** The last rejection's detail (`error_state.details`) of the listeners; undefined when none. */
+  /**
+   * The last rejection's detail of the listeners (`resources[LDS].lastError` of the detailed form, or a
+   * ClientConfig's `error_state.details`); undefined when none.
+   */
   readonly listenerError: string | undefined;
 }
 
@@ -68,6 +71,59 @@ export function decodeSyncz(resources: readonly AnyLike[]): DecodeResult {
       listeners: c.ldsStatus === undefined ? 'UNKNOWN' : asStatus(c.ldsStatus),
       listenerError: c.ldsError,
     });
+  }
+  return { ok: true, proxies: out };
+}
+
+/** One entry of istiod's `/debug/syncz` JSON (debug.go SyncStatus, ResourceStatus): the fields read here. */
+interface SyncStatusJson {
+  readonly proxy?: unknown;
+  readonly listener_sent?: unknown;
+  readonly listener_acked?: unknown;
+  readonly resources?: Readonly<Record<string, { sent?: unknown; acked?: unknown; lastError?: unknown }>>;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The listener state of one `/debug/syncz` entry: a kept NACK message (`resources[LDS].lastError`, cleared by
+ * istiod on the next ACK) is ERROR with that detail; else nothing sent is NOT_SENT, the last sent nonce acked is
+ * SYNCED, and anything else STALE (sent, not yet acknowledged: never a rejection).
+ */
+function fromSyncStatus(e: SyncStatusJson): ProxySync {
+  const id = str(e.proxy);
+  const r = e.resources?.[LISTENER_TYPE_URL];
+  const sent = r ? str(r.sent) : str(e.listener_sent);
+  const acked = r ? str(r.acked) : str(e.listener_acked);
+  const error = str(r?.lastError) || undefined;
+  const listeners: ConfigStatus = error ? 'ERROR' : !sent ? 'NOT_SENT' : sent === acked ? 'SYNCED' : 'STALE';
+  return { id, namespace: namespaceOfProxyId(id), listeners, listenerError: error };
+}
+
+/**
+ * Decodes the answer to `istio.io/debug` with resource name `syncz`: one Any of type_url `istio.io/debug` whose
+ * bytes are the JSON array of istiod's HTTP `/debug/syncz` (debuggen.go DebugGen). Anything else (another type,
+ * bytes that are no JSON array, as istiod's "404 page not found" when its debug handlers are off) is not ok.
+ */
+export function decodeDebugSyncz(resources: readonly AnyLike[]): DecodeResult {
+  if (resources.length !== 1 || resources[0]?.type_url !== DEBUG_TYPE_URL) {
+    const got = resources.map((r) => r.type_url ?? 'untyped').join(', ') || 'nothing';
+    return { ok: false, reason: `answer holds ${got}, not one ${DEBUG_TYPE_URL} resource` };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(resources[0].value ?? EMPTY).toString('utf8'));
+  } catch {
+    const head = Buffer.from(resources[0].value ?? EMPTY)
+      .subarray(0, 60)
+      .toString('utf8')
+      .trim();
+    return { ok: false, reason: `not the syncz JSON: ${JSON.stringify(head)}` };
+  }
+  if (!Array.isArray(parsed)) return { ok: false, reason: 'not the syncz JSON: no array' };
+  const out: ProxySync[] = [];
+  for (const e of parsed as unknown[]) {
+    if (e && typeof e === 'object') out.push(fromSyncStatus(e));
   }
   return { ok: true, proxies: out };
 }

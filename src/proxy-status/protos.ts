@@ -9,6 +9,14 @@ import { envoyProtoDirs, loadProtoRoot } from '../util/protos.ts';
 export const SYNCZ_TYPE_URL = 'istio.io/debug/syncz';
 /** Every istiod debug type starts with this; istiod keeps no watch for them and answers each request once. */
 export const DEBUG_TYPE_PREFIX = 'istio.io/debug/';
+/**
+ * The other form of the question (docs/wire-formats.md "istio.io/debug"): type `istio.io/debug` with the one
+ * resource name `syncz`, answered by istiod's DebugGen with one resource whose Any (type_url `istio.io/debug`)
+ * holds the JSON of its HTTP `/debug/syncz`; newer releases keep each type's last NACK message there
+ * (`resources[<type>].lastError`). Only to a verified identity of the system namespace (TLS).
+ */
+export const DEBUG_TYPE_URL = 'istio.io/debug';
+export const DEBUG_SYNCZ_RESOURCE = 'syncz';
 export const CLIENT_CONFIG_TYPE_URL = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
 export const LISTENER_TYPE_URL = 'type.googleapis.com/envoy.config.listener.v3.Listener';
 

@@ -1,6 +1,7 @@
 // `aeraki serve --output kube` in process with proxy status on: the fake istiod (MCP over TLS, authenticated by the
 // controller's token, which it maps to the root namespace) reports a proxy rejecting the listener an EnvoyFilter
-// of the controller patches; the Warning Event lands on the ServiceEntry in the (fake) API server, the metric on
+// of the controller patches, in the form the newest istiod gives rejection details in (`istio.io/debug` + `syncz`:
+// its /debug/syncz JSON with the NACK's message; its `istio.io/debug/syncz` says only "stale"); the Warning Event lands on the ServiceEntry in the (fake) API server, the metric on
 // /metrics, the rejection in /debug/proxies and in `aeraki proxy-status`; once istiod reports the proxy SYNCED,
 // the rejection clears.
 import assert from 'node:assert/strict';
@@ -61,6 +62,8 @@ describe('aeraki serve: listener rejections istiod reports, end to end', () => {
       tls: { key: Buffer.from(mesh.serverKey), cert: Buffer.from(mesh.serverCert) },
     });
     istiod.syncz.tokens.set('aeraki-token', 'istio-system');
+    // The newest istiod: no ERROR in istio.io/debug/syncz; the NACK's message only in the detailed form.
+    istiod.syncz.mode = 'newest';
     istiod.set([se('orders')]);
     running = await startServe(
       serveOptions({
@@ -157,6 +160,10 @@ describe('aeraki serve: listener rejections istiod reports, end to end', () => {
       istiod.requests.filter((r) => r.kind === 'debug').length > 1,
       true,
       'asked periodically on its own stream',
+    );
+    assert.ok(
+      istiod.requests.filter((r) => r.kind === 'debug').every((r) => r.typeUrl === 'istio.io/debug'),
+      'every question in the detailed form',
     );
   });
 });

@@ -10,7 +10,8 @@ import { loadMcpProtos, type McpProtos } from '../../../src/controller/mcp/proto
 import type { IstioConfig } from '../../../src/model/objects.ts';
 import { FakeConfig } from './config.ts';
 import type { AnyBytes, FakeResource } from './encode.ts';
-import { encodeSyncz, namespaceOfSpiffe, newFakeSyncz, type FakeSyncz } from './syncz.ts';
+import { answerDebug } from './debug.ts';
+import { namespaceOfSpiffe, newFakeSyncz, type FakeSyncz } from './syncz.ts';
 import type {
   FakeIstiodOptions,
   PushScope,
@@ -221,7 +222,8 @@ export class FakeIstiod extends EventEmitter {
       s.nodeSeen = true;
     }
     const nonce = req.responseNonce ?? '';
-    if (typeUrl.startsWith('istio.io/debug/')) return this.onDebugRequest(s, req, typeUrl, nonce);
+    // ads.go processRequest: strings.HasPrefix(req.TypeUrl, "istio.io/debug") — answered once, no watch.
+    if (typeUrl.startsWith('istio.io/debug')) return this.onDebugRequest(s, req, typeUrl, nonce);
     let kind: RequestKind;
     if (req.errorDetail && (req.errorDetail.code ?? 0) !== 0) kind = 'nack';
     else if (nonce === '' || !s.lastNonce.has(typeUrl)) kind = 'init';
@@ -247,11 +249,7 @@ export class FakeIstiod extends EventEmitter {
     this.emit('change');
   }
 
-  /**
-   * A debug type: answered once per request, no watch kept (an ACK would be answered as one more request).
-   * `restricted`: only over TLS to an authenticated caller, and a caller outside the root namespace sees only its
-   * own namespace's proxies; a refusal ends the whole stream.
-   */
+  /** A debug type: answered once per request (debug.ts), no watch kept (an ACK would be one more request). */
   private onDebugRequest(s: StreamState, req: Req, typeUrl: string, nonce: string): void {
     this.requests.push({
       stream: s.id,
@@ -264,26 +262,10 @@ export class FakeIstiod extends EventEmitter {
       errorMessage: req.errorDetail?.message || undefined,
     });
     this.emit('change');
-    const { mode, proxies, rootNamespace } = this.syncz;
-    // A node naming a generator gets every type from it first (ads.go findGenerator): the api generator knows no
-    // istio.io/debug/syncz config and answers an empty list.
-    if (s.generator === 'api') return this.respondWith(s, typeUrl, []);
-    // An istiod without a generator for the type sends nothing (ads.go pushXds: no generator, no response).
-    if (typeUrl !== 'istio.io/debug/syncz' || mode === 'unknown') return;
-    if (mode === 'refuse') {
-      return this.endStream(s, grpc.status.PERMISSION_DENIED, 'debug info is not available');
-    }
-    if (mode === 'older') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'older'));
-    // statusgen.go debugSyncz checks neither the caller nor its port: every proxy, to anyone.
-    if (mode === 'current') return this.respondWith(s, typeUrl, encodeSyncz(proxies, 'current'));
-    if (!s.tls || s.identityNamespace === undefined) {
-      return this.endStream(s, grpc.status.UNAUTHENTICATED, 'authentication required');
-    }
-    const visible =
-      s.identityNamespace === rootNamespace
-        ? proxies
-        : proxies.filter((p) => p.namespace === s.identityNamespace);
-    this.respondWith(s, typeUrl, encodeSyncz(visible, 'current'));
+    const out = answerDebug(this.syncz, s, typeUrl, req.resourceNames ?? []);
+    if (out === 'silence') return;
+    if ('end' in out) return this.endStream(s, out.end.code, out.end.details);
+    this.respondWith(s, typeUrl, out.answer);
   }
 
   private respondWith(s: StreamState, typeUrl: string, resources: readonly AnyBytes[]): void {

@@ -1,7 +1,8 @@
 // istiod's `istio.io/debug/syncz` as the fake answers it (docs/wire-formats.md "istio.io/debug/syncz"): the
 // current shape (generic_xds_configs for LDS/RDS/EDS/CDS/ECDS, node metadata CLUSTER_ID/NAMESPACE/ISTIO_VERSION,
 // ERROR with error_state.details for a rejected push) and the older one (node id only, the deprecated per-type
-// xds_config, no ERROR: a rejected push is STALE).
+// xds_config, no ERROR: a rejected push is STALE); and the other form of the question, type `istio.io/debug` with
+// resource name `syncz` (debuggen.go DebugGen serving debug.go Syncz's JSON, with each type's kept NACK message).
 import { loadSynczProtos } from '../../../src/proxy-status/protos.ts';
 import type { AnyBytes } from './encode.ts';
 
@@ -24,12 +25,25 @@ export interface FakeProxy {
  * root namespace sees its namespace's proxies), `older` (any caller, the old shape), `refuse` (ends the stream
  * with PERMISSION_DENIED, as istiod does when a debug generator fails), `unknown` (an istiod without a generator
  * for the type: no answer at all). A stream whose node names `GENERATOR: api` gets an empty list in every mode
- * but `unknown` (istiod's MCP generator answers it). docs/wire-formats.md has the sources.
+ * but `unknown` (istiod's MCP generator answers it). `newest`: the status generator as the newest istiod sources
+ * have it (statusgen.go debugSyncStatus knows no ERROR: a rejected push is STALE, without detail), to anyone.
+ * docs/wire-formats.md has the sources.
  */
-export type SynczMode = 'current' | 'restricted' | 'older' | 'refuse' | 'unknown';
+export type SynczMode = 'current' | 'restricted' | 'older' | 'refuse' | 'unknown' | 'newest';
+
+/**
+ * How the fake answers `istio.io/debug` (resource name `syncz`): `newest` (debug.go SyncStatus with `resources`
+ * per type and its `lastError`, the NACK's message), `older` (SyncStatus without `resources`: nonces only, a
+ * rejected push reads as stale), `absent` (no generator for the type: no answer). Both answering forms apply
+ * DebugGen's rule: TLS with a verified identity, and syncz only to an identity of the root namespace; anything
+ * else ends the stream (a generator error: gRPC UNKNOWN).
+ */
+export type DebugFormMode = 'newest' | 'older' | 'absent';
 
 export interface FakeSyncz {
   mode: SynczMode;
+  /** How `istio.io/debug` + `syncz` is answered (default `newest`). */
+  debug: DebugFormMode;
   proxies: FakeProxy[];
   rootNamespace: string;
   /** Bearer tokens istiod accepts and the namespace of the identity each one carries. */
@@ -37,7 +51,7 @@ export interface FakeSyncz {
 }
 
 export function newFakeSyncz(): FakeSyncz {
-  return { mode: 'current', proxies: [], rootNamespace: 'istio-system', tokens: new Map() };
+  return { mode: 'current', debug: 'newest', proxies: [], rootNamespace: 'istio-system', tokens: new Map() };
 }
 
 /** `sidecar~<ip>~<pod>.<ns>~<ns>.svc.cluster.local` */
@@ -56,11 +70,14 @@ const TYPES = {
 export const CLIENT_CONFIG = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
 
 /** The answer's resources (each an Any of ClientConfig) for the given proxies. */
-export function encodeSyncz(proxies: readonly FakeProxy[], shape: 'current' | 'older'): AnyBytes[] {
+export function encodeSyncz(
+  proxies: readonly FakeProxy[],
+  shape: 'current' | 'newest' | 'older',
+): AnyBytes[] {
   const { ClientConfig } = loadSynczProtos();
   return proxies.map((p) => {
     const obj =
-      shape === 'current'
+      shape !== 'older'
         ? {
             node: {
               id: p.id,
@@ -74,8 +91,10 @@ export function encodeSyncz(proxies: readonly FakeProxy[], shape: 'current' | 'o
             },
             genericXdsConfigs: Object.entries(TYPES).map(([k, typeUrl]) => ({
               typeUrl,
-              configStatus: k === 'lds' ? p.lds : 'SYNCED',
-              ...(k === 'lds' && p.ldsError ? { errorState: { details: p.ldsError } } : {}),
+              configStatus: k === 'lds' ? ldsStatus(p, shape) : 'SYNCED',
+              ...(k === 'lds' && p.ldsError && shape === 'current'
+                ? { errorState: { details: p.ldsError } }
+                : {}),
             })),
           }
         : {
@@ -89,6 +108,56 @@ export function encodeSyncz(proxies: readonly FakeProxy[], shape: 'current' | 'o
           };
     return { type_url: CLIENT_CONFIG, value: ClientConfig.encode(ClientConfig.fromObject(obj)).finish() };
   });
+}
+
+/** `newest`: statusgen.go debugSyncStatus maps nonces only (NOT_SENT, SYNCED, else STALE): never ERROR. */
+function ldsStatus(p: FakeProxy, shape: 'current' | 'newest'): FakeConfigStatus {
+  return shape === 'newest' && p.lds === 'ERROR' ? 'STALE' : p.lds;
+}
+
+/** Nonces of a type as istiod keeps them: none sent, the sent one acked, or a newer one sent and not acked. */
+function nonces(status: FakeConfigStatus): { sent: string; acked: string } | undefined {
+  if (status === 'NOT_SENT') return undefined;
+  return status === 'SYNCED' ? { sent: 'n-1', acked: 'n-1' } : { sent: 'n-2', acked: 'n-1' };
+}
+
+const SENT_TIME = '2026-12-05T00:00:00Z';
+
+/**
+ * The JSON of istiod's HTTP `/debug/syncz` (debug.go Syncz: SyncStatus with its json tags; `newest` adds
+ * `resources`, keyed by type URL, of ResourceStatus `sent`/`acked`/`sentTime`/`lastError`), as DebugGen wraps it:
+ * one Any of type_url `istio.io/debug` holding the bytes.
+ */
+export function encodeDebugSyncz(proxies: readonly FakeProxy[], shape: 'newest' | 'older'): AnyBytes[] {
+  const list = proxies.map((p) => {
+    const lds = nonces(p.lds);
+    const other = nonces('SYNCED')!;
+    const entry: Record<string, unknown> = {
+      cluster_id: 'Kubernetes',
+      proxy: p.id,
+      ...(shape === 'newest' ? { proxy_type: 'sidecar' } : {}),
+      istio_version: '1.28.0',
+      cluster_sent: other.sent,
+      cluster_acked: other.acked,
+      ...(lds ? { listener_sent: lds.sent, listener_acked: lds.acked } : {}),
+      route_sent: other.sent,
+      route_acked: other.acked,
+      endpoint_sent: other.sent,
+      endpoint_acked: other.acked,
+    };
+    if (shape === 'newest') {
+      const resources: Record<string, unknown> = {};
+      for (const [k, typeUrl] of Object.entries(TYPES)) {
+        const n = k === 'lds' ? lds : k === 'ecds' ? undefined : other;
+        if (!n) continue;
+        const lastError = k === 'lds' && p.lds === 'ERROR' ? p.ldsError : undefined;
+        resources[typeUrl] = { ...n, sentTime: SENT_TIME, ...(lastError ? { lastError } : {}) };
+      }
+      entry['resources'] = resources;
+    }
+    return entry;
+  });
+  return [{ type_url: 'istio.io/debug', value: Buffer.from(JSON.stringify(list)) }];
 }
 
 /** The namespace of an authenticated caller's identity: a SPIFFE URI `spiffe://<td>/ns/<ns>/sa/<sa>`. */

@@ -44,6 +44,7 @@ export interface Req {
   typeUrl?: string;
   versionInfo?: string;
   responseNonce?: string;
+  resourceNames?: string[];
   node?: { id?: string; metadata?: { fields?: Record<string, { stringValue?: string }> } };
   errorDetail?: { code?: number; message?: string };
 }
