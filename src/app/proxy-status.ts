@@ -132,6 +132,7 @@ export function buildProxyStatus(
     document: () => ({
       state: client.state,
       ...(last.at > 0 ? { answeredAt: new Date(last.at).toISOString() } : {}),
+      ...(client.answeredForm !== undefined ? { form: client.answeredForm } : {}),
       proxiesReported: last.proxies,
       sources: rejections.current(),
       proxies: rejections.byProxy(),

@@ -43,6 +43,11 @@ export interface ListenerRejectionsDoc {
   readonly state: string;
   /** ISO time of the last answer; absent before the first. */
   readonly answeredAt?: string;
+  /**
+   * The form of the last answer: `detailed` (istio.io/debug `syncz`: each rejection with its message) or `status`
+   * (istio.io/debug/syncz: an istiod that keeps no message reports a rejected push as stale, so none is reported).
+   */
+  readonly form?: 'detailed' | 'status';
   /** Proxies istiod listed in the last answer. */
   readonly proxiesReported: number;
   /** Per source object and reason, sorted. */

@@ -257,6 +257,11 @@ export function notes(doc: ProxiesDocument): string[] {
     out.push(`listener rejections: istiod has not answered yet (${l.state})`);
   else if (l.state === 'unreachable')
     out.push(`listener rejections: istiod unreachable; last answer at ${l.answeredAt}`);
+  if (l?.answeredAt !== undefined && l.form === 'status')
+    out.push(
+      'listener rejections: istiod answers istio.io/debug/syncz only, where a rejected push reads as stale: ' +
+        'rejections without their message are not shown (docs/wire-formats.md)',
+    );
   if (doc.proxies.length === 0 && (l?.proxies.length ?? 0) === 0)
     out.push('no proxy is connected to the RDS server');
   return out;

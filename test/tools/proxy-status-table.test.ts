@@ -192,6 +192,15 @@ describe('proxy-status tables', () => {
     assert.match(notes(empty).join('\n'), /no proxy is connected/);
   });
 
+  it('a note when istiod answers only the form without rejection messages', () => {
+    const form = (f: 'detailed' | 'status') => ({
+      ...DOC,
+      listenerRejections: { ...DOC.listenerRejections!, form: f },
+    });
+    assert.match(notes(form('status')).join('\n'), /reads as stale: rejections without their message/);
+    assert.deepEqual(notes(form('detailed')), []);
+  });
+
   it('reads only what has the document shape', () => {
     assert.equal(readProxiesDocument(JSON.parse(JSON.stringify(DOC))).ok, true);
     assert.equal(readProxiesDocument([]).ok, false);
