@@ -4,6 +4,7 @@ import './analyze/codes.test.ts';
 import './analyze/config-issues.test.ts';
 import './analyze/format.test.ts';
 import './analyze/generation.test.ts';
+import './analyze/issue-rules.test.ts';
 import './analyze/live/analyzers.test.ts';
 import './analyze/live/cluster.test.ts';
 import './analyze/live/images.test.ts';
