@@ -2,6 +2,7 @@
 // Keep one line per suite file; keep them sorted.
 import './analyze/codes.test.ts';
 import './analyze/config-issues.test.ts';
+import './analyze/envoyfilter-facts.test.ts';
 import './analyze/format.test.ts';
 import './analyze/generation.test.ts';
 import './analyze/issue-rules.test.ts';

@@ -1,7 +1,8 @@
 /**
  * An EnvoyFilter (as the API server answers it, or as this controller generates it: the same JSON shape) reduced
  * to what the analyzers read (EnvoyFilterFacts): labels, the `aeraki.io/source` annotation, and per config patch
- * its applyTo, operation, context and listener match (name, portNumber, filterChain.filter.name). Never throws;
+ * its applyTo, operation, context and listener match (name, portNumber, filterChain.destinationPort and
+ * filterChain.filter.name). Never throws;
  * undefined for something that is not an object with a name.
  */
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
@@ -23,10 +24,12 @@ function patchFacts(raw: unknown): EnvoyFilterPatchFacts {
   const p = obj(raw);
   const match = obj(p['match']);
   const listener = obj(match['listener']);
-  const filter = obj(obj(listener['filterChain'])['filter']);
+  const chain = obj(listener['filterChain']);
+  const filter = obj(chain['filter']);
   const context = str(match['context']);
   const listenerName = str(listener['name']);
   const port = listener['portNumber'];
+  const destinationPort = chain['destinationPort'];
   const filterName = str(filter['name']);
   return {
     applyTo: str(p['applyTo']) ?? '',
@@ -34,6 +37,7 @@ function patchFacts(raw: unknown): EnvoyFilterPatchFacts {
     ...(context !== undefined ? { context } : {}),
     ...(listenerName !== undefined ? { listenerName } : {}),
     ...(typeof port === 'number' ? { portNumber: port } : {}),
+    ...(typeof destinationPort === 'number' ? { destinationPort } : {}),
     ...(filterName !== undefined ? { filterName } : {}),
   };
 }

@@ -73,6 +73,11 @@ export interface EnvoyFilterPatchFacts {
   readonly listenerName?: string;
   /** match.listener.portNumber. */
   readonly portNumber?: number;
+  /**
+   * match.listener.filterChain.destinationPort: the filter chain of a shared listener (`virtualInbound`) an inbound
+   * patch is for, the port the workload receives on.
+   */
+  readonly destinationPort?: number;
   /** match.listener.filterChain.filter.name (`envoy.filters.network.tcp_proxy`). */
   readonly filterName?: string;
 }
@@ -90,7 +95,15 @@ export interface ClusterFacts {
   /** Every EnvoyFilter in the namespaces analysed, this controller's (label manager=Aeraki) and others'. */
   readonly envoyFilters: readonly EnvoyFilterFacts[];
   /** What could not be read (RBAC, a missing CRD): each becomes an info message, the analysis goes on. */
-  readonly unreadable: readonly string[];
+  readonly unreadable: readonly UnreadableFacts[];
+}
+
+/** One kind a live analysis could not read (all of it, or in some namespaces). */
+export interface UnreadableFacts {
+  /** The kind (`Pod`, `MetaRouter`): analyzers that need it stay silent (live/unreadable.ts). */
+  readonly kind: string;
+  /** Why, one line (`forbidden: list pods in all namespaces (...): not analysed`). */
+  readonly reason: string;
 }
 
 export interface PodFacts {
