@@ -53,9 +53,25 @@ export function sameListener(a: EnvoyFilterPatchFacts, b: EnvoyFilterPatchFacts)
 
 const contextOf = (p: EnvoyFilterPatchFacts) => p.context ?? 'ANY';
 
-/** Overlapping contexts (absent = ANY). */
+/** Only inbound filter chains: SIDECAR_INBOUND, or the `virtualInbound` listener. */
+const inboundOnly = (p: EnvoyFilterPatchFacts) =>
+  contextOf(p) === 'SIDECAR_INBOUND' || p.listenerName === 'virtualInbound';
+
+/** Never an inbound chain: an outbound or gateway context, or a listener named other than `virtualInbound`. */
+const neverInbound = (p: EnvoyFilterPatchFacts) =>
+  contextOf(p) === 'SIDECAR_OUTBOUND' ||
+  contextOf(p) === 'GATEWAY' ||
+  (p.listenerName !== undefined && p.listenerName !== 'virtualInbound');
+
+/**
+ * Overlapping contexts (absent = ANY), where a patch without a context takes its listener's: `virtualInbound` is
+ * inbound, any other named listener (`10.96.10.20_20880`, `virtualOutbound`) is not.
+ */
 export function sameContext(a: EnvoyFilterPatchFacts, b: EnvoyFilterPatchFacts): boolean {
-  return contextOf(a) === 'ANY' || contextOf(b) === 'ANY' || contextOf(a) === contextOf(b);
+  const ca = contextOf(a);
+  const cb = contextOf(b);
+  if (ca !== 'ANY' && cb !== 'ANY' && ca !== cb) return false;
+  return !((inboundOnly(a) && neverInbound(b)) || (inboundOnly(b) && neverInbound(a)));
 }
 
 /** `listener 10.96.10.20_20880`, `listener virtualInbound port 20880`, `listener port 20880`. */

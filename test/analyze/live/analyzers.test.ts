@@ -336,6 +336,34 @@ describe('AER0107 ConflictingEnvoyFilter', () => {
     assert.match(messages[1]?.message ?? '', /on listener port 20880 .*istio-system\/aeraki-inbound-20880 /);
   });
 
+  it("takes a context-less patch's context from its listener: virtualInbound is inbound, a named one is not", () => {
+    const base = {
+      applyTo: 'NETWORK_FILTER',
+      filterName: 'envoy.filters.network.tcp_proxy',
+      operation: 'REPLACE',
+    };
+    const contextless = [
+      filter(ROOT, 'out', [{ ...base, listenerName: '240.240.0.10_20880' }], {
+        source: 'ServiceEntry/shop/orders',
+      }),
+      filter(ROOT, 'in', [{ ...base, listenerName: 'virtualInbound', destinationPort: 20880 }], {
+        source: 'ServiceEntry/shop/orders',
+      }),
+    ];
+    const hit = (context: string) =>
+      conflictingAnalyzer
+        .analyze(
+          input({
+            raws,
+            generated: contextless,
+            cluster: cluster({ envoyFilters: [theirs('REPLACE', { portNumber: 20880, context })] }),
+          }),
+        )
+        .map((m) => /EnvoyFilter istio-system\/(in|out) /.exec(m.message)?.[1]);
+    assert.deepEqual(hit('SIDECAR_OUTBOUND'), ['out']);
+    assert.deepEqual(hit('SIDECAR_INBOUND'), ['in']);
+  });
+
   it('is silent for another port, an INSERT, the other context and a port-less virtualInbound', () => {
     const cases = [
       theirs('REPLACE', { portNumber: 9090 }),
@@ -343,6 +371,11 @@ describe('AER0107 ConflictingEnvoyFilter', () => {
         listenerName: 'virtualInbound',
         destinationPort: 9090,
         context: 'SIDECAR_INBOUND',
+      }),
+      theirs('REPLACE', {
+        listenerName: 'virtualInbound',
+        destinationPort: 20880,
+        context: 'SIDECAR_OUTBOUND',
       }),
       theirs('INSERT_BEFORE', { portNumber: 20880 }),
       theirs('REMOVE', { portNumber: 20880, context: 'SIDECAR_INBOUND', listenerName: '240.240.0.10_20880' }),
