@@ -11,6 +11,7 @@ import './analyze/live/cluster.test.ts';
 import './analyze/live/images.test.ts';
 import './analyze/port-names.test.ts';
 import './analyze/reference.test.ts';
+import './analyze/relative-priority.test.ts';
 import './analyze/routing.test.ts';
 import './analyze/run.test.ts';
 import './analyze/sarif-validator.test.ts';

@@ -12,7 +12,7 @@ import {
   TCP_PROXY_FILTER,
   THRIFT_PROXY_FILTER,
 } from '../model/constants.ts';
-import type { EnvoyFilterFacts, EnvoyFilterPatchFacts } from './types.ts';
+import type { AnalysisInput, EnvoyFilterFacts, EnvoyFilterPatchFacts } from './types.ts';
 
 /** tcp_proxy and the filters this controller puts in its place. */
 export const CONTESTED_FILTERS: ReadonlySet<string> = new Set([
@@ -81,4 +81,16 @@ export function listenerText(p: EnvoyFilterPatchFacts): string {
   return SHARED_LISTENERS.has(p.listenerName) && port !== undefined
     ? `listener ${p.listenerName} port ${port}`
     : `listener ${p.listenerName}`;
+}
+
+/**
+ * The EnvoyFilters of others an analysis knows: those given in files (AnalysisInput.envoyFilters) and, live, the
+ * cluster's, a file's winning over the cluster's of the same namespace and name; files first, in input order.
+ */
+export function othersEnvoyFilters(input: AnalysisInput): EnvoyFilterFacts[] {
+  const files = input.envoyFilters ?? [];
+  const key = (f: EnvoyFilterFacts) => `${f.namespace}/${f.name}`;
+  const given = new Set(files.map(key));
+  const cluster = (input.cluster?.envoyFilters ?? []).filter((f) => !given.has(key(f)));
+  return [...files, ...cluster].filter(isOthers);
 }

@@ -59,6 +59,8 @@ export interface EnvoyFilterFacts {
   readonly labels: Readonly<Record<string, string>>;
   /** `aeraki.io/source` (`ServiceEntry/<ns>/<name>`), when present. */
   readonly source?: string;
+  /** spec.priority, when it is a number (absent: Istio's default, 0). */
+  readonly priority?: number;
   readonly patches: readonly EnvoyFilterPatchFacts[];
 }
 
@@ -139,6 +141,12 @@ export interface AnalysisInput {
   readonly cluster?: ClusterFacts;
   /** The L7 protocols some generator handles (`dubbo`, `metaprotocol`, ...); absent: every protocol.ts protocol. */
   readonly handledProtocols?: readonly string[];
+  /**
+   * The EnvoyFilters among the input objects (given in files; the controller's parser skips the kind), reduced
+   * to facts. Live, the cluster's are in ClusterFacts.envoyFilters; a file's wins over the cluster's of the same
+   * namespace and name. Absent: none.
+   */
+  readonly envoyFilters?: readonly EnvoyFilterFacts[];
   /** Where an object came from (offline: its file and line); absent or undefined when unknown. */
   readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
 }

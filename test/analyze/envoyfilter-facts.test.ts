@@ -28,10 +28,11 @@ describe('envoyFilterFacts', () => {
     for (const p of outbound) assert.equal(p.destinationPort, undefined);
   });
 
-  it('leaves out what is absent or of the wrong type', () => {
+  it('reads the priority, and leaves out what is absent or of the wrong type', () => {
     const facts = envoyFilterFacts({
       metadata: { name: 'x', namespace: 'shop' },
       spec: {
+        priority: -5,
         configPatches: [
           {
             applyTo: 'NETWORK_FILTER',
@@ -45,8 +46,10 @@ describe('envoyFilterFacts', () => {
       namespace: 'shop',
       name: 'x',
       labels: {},
+      priority: -5,
       patches: [{ applyTo: 'NETWORK_FILTER', operation: 'INSERT_BEFORE', filterName: 'f' }],
     });
+    assert.equal(envoyFilterFacts({ metadata: { name: 'y' }, spec: { priority: '1' } })?.priority, undefined);
     assert.equal(envoyFilterFacts({ metadata: {} }), undefined);
   });
 });
