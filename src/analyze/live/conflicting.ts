@@ -6,6 +6,8 @@
  * A listener is the same when both patches name it (`10.96.10.20_20880`), else when both give its port (a name's
  * `_<port>` suffix counts). The shared `virtualInbound`/`virtualOutbound` listeners need the port on both sides:
  * an inbound patch's filter chain destinationPort, or its portNumber (analyze/patch-match.ts).
+ * The other EnvoyFilters are the cluster's and those of the files analysed with it (a file's definition wins), so
+ * a fix is checked before it is applied.
  */
 import type {
   AnalysisCode,
@@ -15,7 +17,13 @@ import type {
   EnvoyFilterFacts,
   EnvoyFilterPatchFacts,
 } from '../types.ts';
-import { CONTESTED_FILTERS, isOthers, listenerText, sameContext, sameListener } from '../patch-match.ts';
+import {
+  CONTESTED_FILTERS,
+  listenerText,
+  othersEnvoyFilters,
+  sameContext,
+  sameListener,
+} from '../patch-match.ts';
 
 export const CONFLICTING_ENVOY_FILTER: AnalysisCode = {
   code: 'AER0107',
@@ -50,9 +58,8 @@ function conflicts(theirs: EnvoyFilterPatchFacts, ours: EnvoyFilterPatchFacts): 
 }
 
 function analyze(input: AnalysisInput): AnalysisMessage[] {
-  const cluster = input.cluster;
-  if (!cluster) return [];
-  const others = cluster.envoyFilters.filter(isOthers);
+  if (!input.cluster) return [];
+  const others = othersEnvoyFilters(input);
   const out: AnalysisMessage[] = [];
   for (const other of others) {
     const hits = new Map<string, { ours: EnvoyFilterFacts; theirs: EnvoyFilterPatchFacts; index: number }>();

@@ -336,6 +336,19 @@ describe('AER0107 ConflictingEnvoyFilter', () => {
     assert.match(messages[1]?.message ?? '', /on listener port 20880 .*istio-system\/aeraki-inbound-20880 /);
   });
 
+  it("takes the files' EnvoyFilters with the cluster's, a file's definition winning; none without a cluster", () => {
+    const legacy = theirs('REPLACE', { portNumber: 20880, context: 'SIDECAR_OUTBOUND' });
+    const narrowed = theirs('REPLACE', { portNumber: 9090, context: 'SIDECAR_OUTBOUND' });
+    const live = input({ raws, generated, cluster: cluster({ envoyFilters: [legacy] }) });
+    assert.deepEqual(codes(conflictingAnalyzer, { ...live, envoyFilters: [narrowed] }), []);
+    const fromFile = input({ raws, generated, cluster: cluster() });
+    assert.deepEqual(codes(conflictingAnalyzer, { ...fromFile, envoyFilters: [legacy] }), ['AER0107']);
+    assert.deepEqual(
+      codes(conflictingAnalyzer, { ...input({ raws, generated }), envoyFilters: [legacy] }),
+      [],
+    );
+  });
+
   it("takes a context-less patch's context from its listener: virtualInbound is inbound, a named one is not", () => {
     const base = {
       applyTo: 'NETWORK_FILTER',
