@@ -94,3 +94,11 @@ export function othersEnvoyFilters(input: AnalysisInput): EnvoyFilterFacts[] {
   const cluster = (input.cluster?.envoyFilters ?? []).filter((f) => !given.has(key(f)));
   return [...files, ...cluster].filter(isOthers);
 }
+
+/**
+ * Whether two EnvoyFilters can reach the same proxies: Istio applies one of the root namespace to every proxy,
+ * any other only to the proxies of its own namespace (a workloadSelector narrows further; not read here).
+ */
+export function sameProxies(a: EnvoyFilterFacts, b: EnvoyFilterFacts, rootNamespace: string): boolean {
+  return a.namespace === rootNamespace || b.namespace === rootNamespace || a.namespace === b.namespace;
+}

@@ -103,6 +103,19 @@ describe('AER0013 EnvoyFilterRelativeWithoutPriority, offline', () => {
     for (const c of cases) assert.deepEqual(aer0013(withFilter(c)), [], JSON.stringify(c));
   });
 
+  it("counts only filters that reach the same proxies: the root namespace's reach all, any other its own", () => {
+    const scoped = (namespace: string) =>
+      withCode(analyzeText(withFilter({ namespace }), { namespaceScope: true }), 'AER0013').length;
+    assert.equal(scoped('shop'), 1, 'the namespace of this controller filters');
+    assert.equal(scoped('istio-system'), 1, 'the root namespace');
+    assert.equal(scoped('web'), 0, 'another namespace');
+    assert.equal(
+      aer0013(withFilter({ namespace: 'web' })).length,
+      1,
+      "this controller's filters in the root namespace",
+    );
+  });
+
   it('is silent when nothing is handled, and ignores an EnvoyFilter of another API group', () => {
     assert.deepEqual(aer0013(`${serviceEntry('web', ['http:8080'])}${JSON.stringify(envoyFilter())}\n`), []);
     const foreign = { ...envoyFilter(), apiVersion: 'example.com/v1' };

@@ -7,7 +7,8 @@
  * `_<port>` suffix counts). The shared `virtualInbound`/`virtualOutbound` listeners need the port on both sides:
  * an inbound patch's filter chain destinationPort, or its portNumber (analyze/patch-match.ts).
  * The other EnvoyFilters are the cluster's and those of the files analysed with it (a file's definition wins), so
- * a fix is checked before it is applied.
+ * a fix is checked before it is applied. Two EnvoyFilters in different namespaces, neither the root namespace,
+ * reach different proxies and never conflict.
  */
 import type {
   AnalysisCode,
@@ -23,6 +24,7 @@ import {
   othersEnvoyFilters,
   sameContext,
   sameListener,
+  sameProxies,
 } from '../patch-match.ts';
 
 export const CONFLICTING_ENVOY_FILTER: AnalysisCode = {
@@ -65,6 +67,7 @@ function analyze(input: AnalysisInput): AnalysisMessage[] {
     const hits = new Map<string, { ours: EnvoyFilterFacts; theirs: EnvoyFilterPatchFacts; index: number }>();
     other.patches.forEach((theirs, index) => {
       for (const ours of input.generated) {
+        if (!sameProxies(other, ours, input.options.rootNamespace)) continue;
         const key = `${ours.namespace}/${ours.name}`;
         if (!hits.has(key) && ours.patches.some((p) => conflicts(theirs, p)))
           hits.set(key, { ours, theirs, index });

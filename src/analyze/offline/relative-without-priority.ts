@@ -6,6 +6,7 @@
  * or a filter this controller puts in its place). This controller's REPLACE has no priority either, so which one
  * applies first depends on namespaces and creation times (Istio orders EnvoyFilters by priority, then root
  * namespace first, then age): the insert can land, or find its anchor gone. istioctl's IST0151, for these listeners.
+ * Only filters that reach the same proxies count (the root namespace's reach all, any other its own namespace's).
  */
 import type {
   AnalysisCode,
@@ -22,6 +23,7 @@ import {
   portOf,
   sameContext,
   sameListener,
+  sameProxies,
 } from '../patch-match.ts';
 
 export const ENVOY_FILTER_RELATIVE_WITHOUT_PRIORITY: AnalysisCode = {
@@ -80,8 +82,9 @@ function analyze(input: AnalysisInput): AnalysisMessage[] {
     if ((other.priority ?? 0) !== 0) continue;
     other.patches.forEach((theirs, index) => {
       if (!RELATIVE.has(theirs.operation) || !FILTERS.has(theirs.applyTo)) return;
-      const ours: EnvoyFilterFacts[] = input.generated.filter((f) =>
-        f.patches.some((p) => reaches(theirs, p)),
+      const ours: EnvoyFilterFacts[] = input.generated.filter(
+        (f) =>
+          sameProxies(other, f, input.options.rootNamespace) && f.patches.some((p) => reaches(theirs, p)),
       );
       if (ours.length === 0) return;
       const names = ours.map((f) => `${f.namespace}/${f.name}`).sort();

@@ -349,6 +349,22 @@ describe('AER0107 ConflictingEnvoyFilter', () => {
     );
   });
 
+  it('is silent for filters that reach different proxies (two namespaces, neither the root one)', () => {
+    const inShop = generatedFor('ServiceEntry/shop/orders', 20880).map((f) => ({ ...f, namespace: 'shop' }));
+    const other = (namespace: string) => ({
+      ...theirs('REPLACE', { portNumber: 20880, context: 'SIDECAR_OUTBOUND' }),
+      namespace,
+    });
+    const hits = (namespace: string) =>
+      codes(
+        conflictingAnalyzer,
+        input({ raws, generated: inShop, cluster: cluster({ envoyFilters: [other(namespace)] }) }),
+      );
+    assert.deepEqual(hits('web'), []);
+    assert.deepEqual(hits('shop'), ['AER0107']);
+    assert.deepEqual(hits(ROOT), ['AER0107']);
+  });
+
   it("takes a context-less patch's context from its listener: virtualInbound is inbound, a named one is not", () => {
     const base = {
       applyTo: 'NETWORK_FILTER',
