@@ -2,13 +2,16 @@
 // Keep one line per suite file; keep them sorted.
 import './analyze/codes.test.ts';
 import './analyze/config-issues.test.ts';
+import './analyze/envoyfilter-facts.test.ts';
 import './analyze/format.test.ts';
 import './analyze/generation.test.ts';
+import './analyze/issue-rules.test.ts';
 import './analyze/live/analyzers.test.ts';
 import './analyze/live/cluster.test.ts';
 import './analyze/live/images.test.ts';
 import './analyze/port-names.test.ts';
 import './analyze/reference.test.ts';
+import './analyze/relative-priority.test.ts';
 import './analyze/routing.test.ts';
 import './analyze/run.test.ts';
 import './analyze/sarif-validator.test.ts';

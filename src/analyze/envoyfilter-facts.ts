@@ -1,8 +1,8 @@
 /**
  * An EnvoyFilter (as the API server answers it, or as this controller generates it: the same JSON shape) reduced
- * to what the analyzers read (EnvoyFilterFacts): labels, the `aeraki.io/source` annotation, and per config patch
- * its applyTo, operation, context and listener match (name, portNumber, filterChain.filter.name). Never throws;
- * undefined for something that is not an object with a name.
+ * to what the analyzers read (EnvoyFilterFacts): labels, the `aeraki.io/source` annotation, the priority, and per
+ * config patch its applyTo, operation, context and listener match (name, portNumber, filterChain.destinationPort
+ * and filterChain.filter.name). Never throws; undefined for something that is not an object with a name.
  */
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -23,10 +23,12 @@ function patchFacts(raw: unknown): EnvoyFilterPatchFacts {
   const p = obj(raw);
   const match = obj(p['match']);
   const listener = obj(match['listener']);
-  const filter = obj(obj(listener['filterChain'])['filter']);
+  const chain = obj(listener['filterChain']);
+  const filter = obj(chain['filter']);
   const context = str(match['context']);
   const listenerName = str(listener['name']);
   const port = listener['portNumber'];
+  const destinationPort = chain['destinationPort'];
   const filterName = str(filter['name']);
   return {
     applyTo: str(p['applyTo']) ?? '',
@@ -34,6 +36,7 @@ function patchFacts(raw: unknown): EnvoyFilterPatchFacts {
     ...(context !== undefined ? { context } : {}),
     ...(listenerName !== undefined ? { listenerName } : {}),
     ...(typeof port === 'number' ? { portNumber: port } : {}),
+    ...(typeof destinationPort === 'number' ? { destinationPort } : {}),
     ...(filterName !== undefined ? { filterName } : {}),
   };
 }
@@ -44,12 +47,15 @@ export function envoyFilterFacts(raw: unknown): EnvoyFilterFacts | undefined {
   const name = str(md['name']);
   if (name === undefined) return undefined;
   const source = stringMap(md['annotations'])[SOURCE_ANNOTATION];
-  const patches = obj(o['spec'])['configPatches'];
+  const spec = obj(o['spec']);
+  const patches = spec['configPatches'];
+  const priority = spec['priority'];
   return {
     namespace: str(md['namespace']) ?? '',
     name,
     labels: stringMap(md['labels']),
     ...(source !== undefined ? { source } : {}),
+    ...(typeof priority === 'number' ? { priority } : {}),
     patches: Array.isArray(patches) ? patches.map(patchFacts) : [],
   };
 }

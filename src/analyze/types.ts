@@ -59,6 +59,8 @@ export interface EnvoyFilterFacts {
   readonly labels: Readonly<Record<string, string>>;
   /** `aeraki.io/source` (`ServiceEntry/<ns>/<name>`), when present. */
   readonly source?: string;
+  /** spec.priority, when it is a number (absent: Istio's default, 0). */
+  readonly priority?: number;
   readonly patches: readonly EnvoyFilterPatchFacts[];
 }
 
@@ -73,6 +75,11 @@ export interface EnvoyFilterPatchFacts {
   readonly listenerName?: string;
   /** match.listener.portNumber. */
   readonly portNumber?: number;
+  /**
+   * match.listener.filterChain.destinationPort: the filter chain of a shared listener (`virtualInbound`) an inbound
+   * patch is for, the port the workload receives on.
+   */
+  readonly destinationPort?: number;
   /** match.listener.filterChain.filter.name (`envoy.filters.network.tcp_proxy`). */
   readonly filterName?: string;
 }
@@ -90,7 +97,15 @@ export interface ClusterFacts {
   /** Every EnvoyFilter in the namespaces analysed, this controller's (label manager=Aeraki) and others'. */
   readonly envoyFilters: readonly EnvoyFilterFacts[];
   /** What could not be read (RBAC, a missing CRD): each becomes an info message, the analysis goes on. */
-  readonly unreadable: readonly string[];
+  readonly unreadable: readonly UnreadableFacts[];
+}
+
+/** One kind a live analysis could not read (all of it, or in some namespaces). */
+export interface UnreadableFacts {
+  /** The kind (`Pod`, `MetaRouter`): analyzers that need it stay silent (live/unreadable.ts). */
+  readonly kind: string;
+  /** Why, one line (`forbidden: list pods in all namespaces (...): not analysed`). */
+  readonly reason: string;
 }
 
 export interface PodFacts {
@@ -126,6 +141,12 @@ export interface AnalysisInput {
   readonly cluster?: ClusterFacts;
   /** The L7 protocols some generator handles (`dubbo`, `metaprotocol`, ...); absent: every protocol.ts protocol. */
   readonly handledProtocols?: readonly string[];
+  /**
+   * The EnvoyFilters among the input objects (given in files; the controller's parser skips the kind), reduced
+   * to facts. Live, the cluster's are in ClusterFacts.envoyFilters; a file's wins over the cluster's of the same
+   * namespace and name. Absent: none.
+   */
+  readonly envoyFilters?: readonly EnvoyFilterFacts[];
   /** Where an object came from (offline: its file and line); absent or undefined when unknown. */
   readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
 }

@@ -2,21 +2,21 @@
  * The reads of `aeraki analyze` against a cluster (src/app/analyze-cluster.ts): list calls only, every page
  * (`limit`/`continue`), in one namespace after another or across all namespaces. A resource that is not served
  * (404: its CRD is not installed) or not allowed (403) is not an error: it becomes a line of
- * ClusterFacts.unreadable, and what could be read is returned. Any other failure rejects.
+ * ClusterFacts.unreadable (kind and reason), and what could be read is returned. Any other failure rejects.
  */
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { qualifiedResource, type ResourceId } from '../kit/kube/discovery.ts';
 import { apiStatusOf } from '../kit/kube/errors.ts';
 import { listAllPages } from '../kit/kube/paged-list.ts';
 import { notInstalledMessage } from '../kit/kube/kind-informer.ts';
-import { unreadableLine } from '../analyze/live/unreadable.ts';
+import type { UnreadableFacts } from '../analyze/types.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /** Which namespaces are read: every one, or these. */
 export type Scope = 'all' | readonly string[];
 
 export interface ListTarget extends ResourceId {
-  /** The kind named in unreadable lines and given to items that lack it (typed core lists). */
+  /** The kind named in ClusterFacts.unreadable and given to items that lack it (typed core lists). */
   readonly kind: string;
   readonly namespaced: boolean;
   readonly labelSelector?: string;
@@ -28,8 +28,8 @@ export interface ListTarget extends ResourceId {
 type PageFetch = (namespace: string | undefined, next: string | undefined) => Promise<unknown>;
 
 export class ClusterReader {
-  /** What could not be read, in the order met. */
-  readonly unreadable: string[] = [];
+  /** What could not be read, in the order met, each once. */
+  readonly unreadable: UnreadableFacts[] = [];
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
   private readonly apps: AppsV1Api;
@@ -61,9 +61,10 @@ export class ClusterReader {
     return this.listWith(t, scope, reduce);
   }
 
-  /** Records a line once. */
-  private note(line: string): void {
-    if (!this.unreadable.includes(line)) this.unreadable.push(line);
+  /** Records what could not be read, once. */
+  private note(kind: string, reason: string): void {
+    if (!this.unreadable.some((u) => u.kind === kind && u.reason === reason))
+      this.unreadable.push({ kind, reason });
   }
 
   private async listWith<T>(
@@ -88,7 +89,7 @@ export class ClusterReader {
       } catch (err) {
         const status = apiStatusOf(err);
         if (status === 404) {
-          this.note(unreadableLine(t.kind, `${notInstalledMessage(t.kind, t)}: read as empty`));
+          this.note(t.kind, `${notInstalledMessage(t.kind, t)}: read as empty`);
           return out;
         }
         if (status !== 403) throw new Error(`list ${qualifiedResource(t)}`, { cause: err });
@@ -97,7 +98,7 @@ export class ClusterReader {
     }
     if (denied.length > 0) {
       const where = denied.includes('') ? undefined : denied;
-      this.note(unreadableLine(t.kind, forbidden('list', t, where)));
+      this.note(t.kind, forbidden('list', t, where));
     }
     return out;
   }

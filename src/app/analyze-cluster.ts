@@ -6,7 +6,7 @@
  * istio-proxy image only), EnvoyFilters (reduced to EnvoyFilterFacts) and istiod's version.
  * Scope: `namespace` (`-n`) reads that namespace plus the root namespace (mesh-wide objects live there);
  * `allNamespaces` (`-A`) reads every namespace; neither: the kubeconfig context's namespace (else `default`), as
- * istioctl analyze does. A kind not served (404) or forbidden (403) is a line of `unreadable`; the rest goes on.
+ * istioctl analyze does. A kind not served (404) or forbidden (403) is an entry of `unreadable`; the rest goes on.
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { runAnalysis } from '../analyze/run.ts';

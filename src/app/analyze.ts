@@ -1,7 +1,7 @@
 /**
  * `aeraki analyze`, offline: files → the objects as validate reads them, the EnvoyFilters render would write for
- * them (generateAll, as validate.ts generationCheck runs it) and every issue validate reports, with both
- * severities → the analyzers (src/analyze/) → sorted messages. analysisInputOf is shared with the live path,
+ * them (generateAll, as validate.ts generationCheck runs it), every issue validate reports, with both
+ * severities, and the EnvoyFilters of the files (for the analyzers of others' filters) → the analyzers (src/analyze/) → sorted messages. analysisInputOf is shared with the live path,
  * which reads raw objects and the cluster's facts instead of files.
  */
 import { readFileSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fileIssue, fillStore, listConfigFiles, readFileObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
+import { ISTIO_GROUP } from '../model/constants.ts';
 import { kindsOf } from '../model/kinds.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
@@ -47,7 +48,7 @@ export interface AnalyzeFilesOptions extends AnalyzeOptions, Partial<FileLimits>
 /**
  * The input of an analysis: `raws` parsed as validate parses them (after `readIssues`, the problems of reading
  * them), the EnvoyFilters generateAll makes of them and every issue (parse, generation, ports nothing handles),
- * each keeping both its severities; `cluster` for a live analysis.
+ * each keeping both its severities, the EnvoyFilters among `raws` (envoyFiltersOf); `cluster` for a live analysis.
  */
 export function analysisInputOf(
   raws: readonly unknown[],
@@ -75,6 +76,7 @@ export function analysisInputOf(
     contribImages: o.contribImages,
     clusterDomain,
   };
+  const envoyFilters = envoyFiltersOf(raws);
   return {
     objects,
     issues,
@@ -84,9 +86,26 @@ export function analysisInputOf(
       .filter((f): f is EnvoyFilterFacts => f !== undefined),
     options,
     handledProtocols: [...new Set(generators.flatMap((g) => g.protocols))],
+    ...(envoyFilters.length > 0 ? { envoyFilters } : {}),
     ...(cluster !== undefined ? { cluster } : {}),
     ...(o.locate !== undefined ? { locate: o.locate } : {}),
   };
+}
+
+/**
+ * The EnvoyFilters among `raws` (the controller's parser skips the kind), reduced to facts; a later definition
+ * of the same namespace and name replaces an earlier one, as in parsing.
+ */
+function envoyFiltersOf(raws: readonly unknown[]): EnvoyFilterFacts[] {
+  const byKey = new Map<string, EnvoyFilterFacts>();
+  for (const raw of raws) {
+    if (!isPlainObject(raw) || raw['kind'] !== 'EnvoyFilter') continue;
+    const apiVersion = text(raw, 'apiVersion') ?? '';
+    if (!apiVersion.startsWith(`${ISTIO_GROUP}/`)) continue;
+    const facts = envoyFilterFacts(raw);
+    if (facts !== undefined) byKey.set(`${facts.namespace}/${facts.name}`, facts);
+  }
+  return [...byKey.values()];
 }
 
 function record(v: unknown, key: string): Record<string, unknown> | undefined {

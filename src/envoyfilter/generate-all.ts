@@ -118,7 +118,10 @@ function unhandledPortsOf(
     const segment = unknownTcpSegment(port.name);
     if (segment === undefined) return;
     const message = `port "${port.name}": "${segment}" is not a known protocol (handled: ${handled}): its traffic stays plain TCP`;
-    out.push({ protocol: 'unknown', warning: warning(ref, path, message) });
+    out.push({
+      protocol: 'unknown',
+      warning: { ...warning(ref, path, message), rule: 'port-unknown-segment' },
+    });
   });
   return out;
 }
@@ -152,7 +155,7 @@ function generateServiceEntry(
   }
   if (failed) return undefined;
   if (se.spec.addresses.length === 0 && contexts.some((ctx) => byProtocol.has(ctx.protocol))) {
-    issues.push(warning(ref, 'spec.addresses', NO_ADDRESSES));
+    issues.push({ ...warning(ref, 'spec.addresses', NO_ADDRESSES), rule: 'no-addresses' });
   }
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);

@@ -41,7 +41,21 @@ export interface ConfigIssue {
   /** Dotted field path inside the object, e.g. `spec.ports[1].name`; empty when the whole object is meant. */
   readonly path: string;
   readonly message: string;
+  /**
+   * A stable identity of the check that made the issue, set where it is made, for consumers that tell issues
+   * apart (`aeraki analyze` gives each its code): the message may be reworded, the rule never. Absent for most
+   * issues; never printed.
+   */
+  readonly rule?: IssueRule;
 }
+
+/** The issues some consumer recognises (ConfigIssue.rule). */
+export type IssueRule =
+  | 'port-unknown-segment'
+  | 'codec-missing'
+  | 'no-addresses'
+  | 'metarouter-host-not-found'
+  | 'metarouter-host-claimed';
 
 /**
  * `ok: true` may still carry issues: they concern parts that were dropped (for example a VirtualService that

@@ -155,15 +155,17 @@ describe('readCluster', () => {
     await withApi({ omitResources: ['metarouters.metaprotocol.aeraki.io'] }, async (api, kubeconfig) => {
       api.forbid({ verb: 'list', resource: 'pods' });
       const { raws, cluster } = await readCluster({ kubeconfig, allNamespaces: true, rootNamespace: ROOT });
-      assert.ok(
-        cluster.unreadable.includes(
-          'MetaRouter: MetaRouter not installed (CRD metarouters.metaprotocol.aeraki.io): read as empty',
-        ),
-      );
-      const pods = cluster.unreadable.find((l) => l.startsWith('Pod: '));
+      const of = (kind: string) => cluster.unreadable.filter((u) => u.kind === kind);
+      assert.deepEqual(of('MetaRouter'), [
+        {
+          kind: 'MetaRouter',
+          reason: 'MetaRouter not installed (CRD metarouters.metaprotocol.aeraki.io): read as empty',
+        },
+      ]);
+      assert.equal(of('Pod').length, 1);
       assert.match(
-        pods ?? '',
-        /^Pod: forbidden: list pods in all namespaces \(.*verb list on group "" \(core\) resource pods\)/,
+        of('Pod')[0]?.reason ?? '',
+        /^forbidden: list pods in all namespaces \(.*verb list on group "" \(core\) resource pods\)/,
       );
       assert.deepEqual(cluster.pods, []);
       assert.ok(kindsOf(raws).includes('ServiceEntry shop/orders'));

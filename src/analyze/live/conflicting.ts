@@ -4,16 +4,12 @@
  * or the protocol filter that replaced it): one undoes the other, and which wins depends on priority and creation
  * time (istio pilot/pkg/model/push_context.go, EnvoyFilter ordering).
  * A listener is the same when both patches name it (`10.96.10.20_20880`), else when both give its port (a name's
- * `_<port>` suffix counts). The shared `virtualInbound`/`virtualOutbound` listeners need the port on both sides.
+ * `_<port>` suffix counts). The shared `virtualInbound`/`virtualOutbound` listeners need the port on both sides:
+ * an inbound patch's filter chain destinationPort, or its portNumber (analyze/patch-match.ts).
+ * The other EnvoyFilters are the cluster's and those of the files analysed with it (a file's definition wins), so
+ * a fix is checked before it is applied. Two EnvoyFilters in different namespaces, neither the root namespace,
+ * reach different proxies and never conflict.
  */
-import {
-  DUBBO_PROXY_FILTER,
-  MANAGER_LABEL,
-  MANAGER_VALUE,
-  META_PROTOCOL_PROXY_FILTER,
-  TCP_PROXY_FILTER,
-  THRIFT_PROXY_FILTER,
-} from '../../model/constants.ts';
 import type {
   AnalysisCode,
   AnalysisInput,
@@ -22,6 +18,14 @@ import type {
   EnvoyFilterFacts,
   EnvoyFilterPatchFacts,
 } from '../types.ts';
+import {
+  CONTESTED_FILTERS,
+  listenerText,
+  othersEnvoyFilters,
+  sameContext,
+  sameListener,
+  sameProxies,
+} from '../patch-match.ts';
 
 export const CONFLICTING_ENVOY_FILTER: AnalysisCode = {
   code: 'AER0107',
@@ -43,59 +47,27 @@ spec:
 };
 
 const UNDOING = new Set(['REPLACE', 'REMOVE', 'MERGE']);
-/** tcp_proxy and the filters this controller puts in its place. */
-const CONTESTED = new Set([
-  TCP_PROXY_FILTER,
-  META_PROTOCOL_PROXY_FILTER,
-  DUBBO_PROXY_FILTER,
-  THRIFT_PROXY_FILTER,
-  'envoy.filters.network.redis_proxy',
-]);
-const SHARED_LISTENERS = new Set(['virtualInbound', 'virtualOutbound']);
-
-function portOf(p: EnvoyFilterPatchFacts): number | undefined {
-  if (p.portNumber !== undefined) return p.portNumber;
-  const m = p.listenerName === undefined ? null : /_(\d+)$/.exec(p.listenerName);
-  return m ? Number(m[1]) : undefined;
-}
-
-function sameListener(a: EnvoyFilterPatchFacts, b: EnvoyFilterPatchFacts): boolean {
-  const named = a.listenerName !== undefined && b.listenerName !== undefined;
-  if (named && a.listenerName !== b.listenerName) return false;
-  if (named && !SHARED_LISTENERS.has(a.listenerName ?? '')) return true;
-  const pa = portOf(a);
-  return pa !== undefined && pa === portOf(b);
-}
-
-const context = (p: EnvoyFilterPatchFacts) => p.context ?? 'ANY';
-const sameContext = (a: EnvoyFilterPatchFacts, b: EnvoyFilterPatchFacts) =>
-  context(a) === 'ANY' || context(b) === 'ANY' || context(a) === context(b);
 
 function conflicts(theirs: EnvoyFilterPatchFacts, ours: EnvoyFilterPatchFacts): boolean {
   return (
     UNDOING.has(theirs.operation) &&
     theirs.filterName !== undefined &&
-    CONTESTED.has(theirs.filterName) &&
+    CONTESTED_FILTERS.has(theirs.filterName) &&
     ours.filterName !== undefined &&
     sameContext(theirs, ours) &&
     sameListener(theirs, ours)
   );
 }
 
-function listenerText(p: EnvoyFilterPatchFacts): string {
-  if (p.listenerName !== undefined) return `listener ${p.listenerName}`;
-  return `listener port ${p.portNumber ?? '?'}`;
-}
-
 function analyze(input: AnalysisInput): AnalysisMessage[] {
-  const cluster = input.cluster;
-  if (!cluster) return [];
-  const others = cluster.envoyFilters.filter((f) => f.labels[MANAGER_LABEL] !== MANAGER_VALUE);
+  if (!input.cluster) return [];
+  const others = othersEnvoyFilters(input);
   const out: AnalysisMessage[] = [];
   for (const other of others) {
     const hits = new Map<string, { ours: EnvoyFilterFacts; theirs: EnvoyFilterPatchFacts; index: number }>();
     other.patches.forEach((theirs, index) => {
       for (const ours of input.generated) {
+        if (!sameProxies(other, ours, input.options.rootNamespace)) continue;
         const key = `${ours.namespace}/${ours.name}`;
         if (!hits.has(key) && ours.patches.some((p) => conflicts(theirs, p)))
           hits.set(key, { ours, theirs, index });

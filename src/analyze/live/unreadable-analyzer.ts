@@ -1,5 +1,6 @@
 /** AER0108 ClusterUnreadable: each thing a live analysis could not read (ClusterFacts.unreadable), as information. */
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
+import { unreadableLine } from './unreadable.ts';
 
 export const CLUSTER_UNREADABLE: AnalysisCode = {
   code: 'AER0108',
@@ -13,7 +14,10 @@ export const CLUSTER_UNREADABLE: AnalysisCode = {
 };
 
 function analyze(input: AnalysisInput): AnalysisMessage[] {
-  return (input.cluster?.unreadable ?? []).map((line) => ({ code: CLUSTER_UNREADABLE, message: line }));
+  return (input.cluster?.unreadable ?? []).map((u) => ({
+    code: CLUSTER_UNREADABLE,
+    message: unreadableLine(u),
+  }));
 }
 
 export const unreadableAnalyzer: Analyzer = { codes: [CLUSTER_UNREADABLE], analyze };

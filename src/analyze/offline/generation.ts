@@ -5,6 +5,7 @@
  * - AER0004 NoOutboundListener: a handled port on a ServiceEntry without addresses, unless VIPs are allocated
  *   (then the warning is moot, and left out);
  * - AER0005 MetaRouterHostNotFound and AER0006 MetaRouterHostClaimedTwice (model/conflicts/metarouter.ts).
+ * Each is recognised by the rule its maker sets (ConfigIssue.rule), so rewording a message cannot drop a code.
  */
 import type { ConfigIssue } from '../../model/result.ts';
 import type { AnalysisCode, AnalysisInput } from '../types.ts';
@@ -102,20 +103,21 @@ spec:
 `,
 };
 
-const CODEC = /^no codec for application protocol /;
-const NO_ADDRESSES = /^no spec\.addresses, so no outbound listener/;
-const NOT_FOUND = /^no ServiceEntry has .* as its first host/;
-const CLAIMED = /^MetaRouter \S+ is also for host /;
-
+/** The issue each code reports, by its rule (ConfigIssue.rule), never by its wording. */
 function select(i: ConfigIssue, input: AnalysisInput): AnalysisCode | null | undefined {
-  if (controllerSeverity(i, 'error') && CODEC.test(i.message)) return MISSING_CODEC;
-  if (!controllerSeverity(i, 'warning')) return undefined;
-  if (i.path === 'spec.addresses' && NO_ADDRESSES.test(i.message))
-    return input.options.vipAllocation ? null : NO_OUTBOUND_LISTENER;
-  if (i.ref.kind !== 'MetaRouter' || i.path !== 'spec.hosts[0]') return undefined;
-  if (NOT_FOUND.test(i.message)) return META_ROUTER_HOST_NOT_FOUND;
-  if (CLAIMED.test(i.message)) return META_ROUTER_HOST_CLAIMED_TWICE;
-  return undefined;
+  switch (i.rule) {
+    case 'codec-missing':
+      return controllerSeverity(i, 'error') ? MISSING_CODEC : undefined;
+    case 'no-addresses':
+      if (!controllerSeverity(i, 'warning')) return undefined;
+      return input.options.vipAllocation ? null : NO_OUTBOUND_LISTENER;
+    case 'metarouter-host-not-found':
+      return controllerSeverity(i, 'warning') ? META_ROUTER_HOST_NOT_FOUND : undefined;
+    case 'metarouter-host-claimed':
+      return controllerSeverity(i, 'warning') ? META_ROUTER_HOST_CLAIMED_TWICE : undefined;
+    default:
+      return undefined;
+  }
 }
 
 export const generationAnalyzer = issueAnalyzer(

@@ -5,6 +5,7 @@ import { generationAnalyzer } from './generation.ts';
 import { hostProducedTwiceAnalyzer } from './host-produced-twice.ts';
 import { noHandledPortsAnalyzer } from './no-handled-ports.ts';
 import { portNameNearMissAnalyzer } from './port-near-miss.ts';
+import { relativeWithoutPriorityAnalyzer } from './relative-without-priority.ts';
 import { wellKnownRpcPortAnalyzer } from './rpc-port-unnamed.ts';
 import { subsetNotDefinedAnalyzer } from './subset-not-defined.ts';
 
@@ -16,6 +17,7 @@ const SPECIFIC: readonly Analyzer[] = [
   subsetNotDefinedAnalyzer,
   hostProducedTwiceAnalyzer,
   noHandledPortsAnalyzer,
+  relativeWithoutPriorityAnalyzer,
 ];
 
 export const OFFLINE_ANALYZERS: readonly Analyzer[] = [...SPECIFIC, configIssuesAnalyzer(SPECIFIC)];

@@ -67,9 +67,6 @@ export function nearMissProtocol(name: string, handled: ReadonlySet<string>): st
   return protocols.find((p) => lower.includes(p));
 }
 
-/** The generation warning of a `tcp-<segment>` name (envoyfilter/generate-all.ts unhandledPortsOf). */
-const UNKNOWN_SEGMENT = /^port ".*": ".*" is not a known protocol/;
-
 function suggestion(protocol: string): string {
   return protocol === 'metaprotocol' ? 'tcp-metaprotocol-<application>' : `tcp-${protocol}`;
 }
@@ -93,6 +90,6 @@ export const portNameNearMissAnalyzer: Analyzer = {
   covers: (issue, input) =>
     controllerSeverity(issue, 'warning') &&
     !admissionOnly(issue) &&
-    UNKNOWN_SEGMENT.test(issue.message) &&
+    issue.rule === 'port-unknown-segment' && // envoyfilter/generate-all.ts unhandledPortsOf
     findings(input).some((m) => sameSpot({ ref: issue.ref, path: issue.path }, m.ref, m.path ?? '')),
 };

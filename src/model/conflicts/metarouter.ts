@@ -53,27 +53,34 @@ export function metaRouterConflictsOf(
   if (winner !== mr) {
     const quoted = JSON.stringify(host);
     out.push(
-      warning(
-        refOf(mr),
-        HOST_PATH,
-        `${refString(refOf(winner))} is also for host ${quoted} and is used (the oldest wins): this one is ignored`,
-      ),
-      warning(
-        refOf(winner),
-        HOST_PATH,
-        `${refString(refOf(mr))} is also for host ${quoted}: this one is used (the oldest wins), that one is ignored`,
-      ),
+      {
+        ...warning(
+          refOf(mr),
+          HOST_PATH,
+          `${refString(refOf(winner))} is also for host ${quoted} and is used (the oldest wins): this one is ignored`,
+        ),
+        rule: 'metarouter-host-claimed',
+      },
+      {
+        ...warning(
+          refOf(winner),
+          HOST_PATH,
+          `${refString(refOf(mr))} is also for host ${quoted}: this one is used (the oldest wins), that one is ignored`,
+        ),
+        rule: 'metarouter-host-claimed',
+      },
     );
   }
   if (!isUsed(winner)) {
-    out.push(
-      warning(
+    out.push({
+      ...warning(
         refOf(mr),
         HOST_PATH,
         `no ServiceEntry has ${JSON.stringify(host)} as its first host: this MetaRouter configures no ` +
           'sidecar and no MetaProtocol routes are served for it',
       ),
-    );
+      rule: 'metarouter-host-not-found',
+    });
   }
   return out;
 }

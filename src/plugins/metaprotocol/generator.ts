@@ -31,11 +31,14 @@ function protocolBasics(
   const codec = ctx.codecFor(applicationProtocol);
   if (!codec) {
     return fail([
-      issue(
-        ref,
-        path,
-        `no codec for application protocol "${applicationProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
-      ),
+      {
+        ...issue(
+          ref,
+          path,
+          `no codec for application protocol "${applicationProtocol}" (built in: dubbo, thrift; others need an ApplicationProtocol)`,
+        ),
+        rule: 'codec-missing',
+      },
     ]);
   }
   return ok(proxyBasics(applicationProtocol, codec, ctx.mesh));

@@ -121,8 +121,13 @@ describe('AER0101 SubsetSelectsNoPod', () => {
   it('is silent when a pod matches, or when pods could not be read', () => {
     const pods = [pod('shop', 'orders-v2', { app: 'orders', version: 'v2', extra: 'x' })];
     assert.deepEqual(codes(subsetPodsAnalyzer, input({ raws, cluster: cluster({ pods }) })), []);
-    const unreadable = cluster({ unreadable: ['Pod: forbidden: list pods'] });
+    const unreadable = cluster({ unreadable: [{ kind: 'Pod', reason: 'forbidden: list pods' }] });
     assert.deepEqual(codes(subsetPodsAnalyzer, input({ raws, cluster: unreadable })), []);
+  });
+
+  it('still reports when only another kind could not be read, whatever its reason says', () => {
+    const other = cluster({ unreadable: [{ kind: 'MetaRouter', reason: 'Pod: not installed' }] });
+    assert.deepEqual(codes(subsetPodsAnalyzer, input({ raws, cluster: other })), ['AER0101']);
   });
 });
 
@@ -312,9 +317,95 @@ describe('AER0107 ConflictingEnvoyFilter', () => {
     );
   });
 
+  it('reports an inbound REPLACE on the same filter chain of virtualInbound, by destinationPort or portNumber', () => {
+    const inbound = [
+      theirs('REPLACE', {
+        listenerName: 'virtualInbound',
+        destinationPort: 20880,
+        context: 'SIDECAR_INBOUND',
+      }),
+      theirs('REPLACE', { portNumber: 20880, context: 'SIDECAR_INBOUND' }),
+    ];
+    const messages = inbound.map((f) =>
+      one(conflictingAnalyzer, input({ raws, generated, cluster: cluster({ envoyFilters: [f] }) })),
+    );
+    assert.match(
+      messages[0]?.message ?? '',
+      /^REPLACE of envoy.filters.network.tcp_proxy on listener virtualInbound port 20880 .*istio-system\/aeraki-inbound-20880 /,
+    );
+    assert.match(messages[1]?.message ?? '', /on listener port 20880 .*istio-system\/aeraki-inbound-20880 /);
+  });
+
+  it("takes the files' EnvoyFilters with the cluster's, a file's definition winning; none without a cluster", () => {
+    const legacy = theirs('REPLACE', { portNumber: 20880, context: 'SIDECAR_OUTBOUND' });
+    const narrowed = theirs('REPLACE', { portNumber: 9090, context: 'SIDECAR_OUTBOUND' });
+    const live = input({ raws, generated, cluster: cluster({ envoyFilters: [legacy] }) });
+    assert.deepEqual(codes(conflictingAnalyzer, { ...live, envoyFilters: [narrowed] }), []);
+    const fromFile = input({ raws, generated, cluster: cluster() });
+    assert.deepEqual(codes(conflictingAnalyzer, { ...fromFile, envoyFilters: [legacy] }), ['AER0107']);
+    assert.deepEqual(
+      codes(conflictingAnalyzer, { ...input({ raws, generated }), envoyFilters: [legacy] }),
+      [],
+    );
+  });
+
+  it('is silent for filters that reach different proxies (two namespaces, neither the root one)', () => {
+    const inShop = generatedFor('ServiceEntry/shop/orders', 20880).map((f) => ({ ...f, namespace: 'shop' }));
+    const other = (namespace: string) => ({
+      ...theirs('REPLACE', { portNumber: 20880, context: 'SIDECAR_OUTBOUND' }),
+      namespace,
+    });
+    const hits = (namespace: string) =>
+      codes(
+        conflictingAnalyzer,
+        input({ raws, generated: inShop, cluster: cluster({ envoyFilters: [other(namespace)] }) }),
+      );
+    assert.deepEqual(hits('web'), []);
+    assert.deepEqual(hits('shop'), ['AER0107']);
+    assert.deepEqual(hits(ROOT), ['AER0107']);
+  });
+
+  it("takes a context-less patch's context from its listener: virtualInbound is inbound, a named one is not", () => {
+    const base = {
+      applyTo: 'NETWORK_FILTER',
+      filterName: 'envoy.filters.network.tcp_proxy',
+      operation: 'REPLACE',
+    };
+    const contextless = [
+      filter(ROOT, 'out', [{ ...base, listenerName: '240.240.0.10_20880' }], {
+        source: 'ServiceEntry/shop/orders',
+      }),
+      filter(ROOT, 'in', [{ ...base, listenerName: 'virtualInbound', destinationPort: 20880 }], {
+        source: 'ServiceEntry/shop/orders',
+      }),
+    ];
+    const hit = (context: string) =>
+      conflictingAnalyzer
+        .analyze(
+          input({
+            raws,
+            generated: contextless,
+            cluster: cluster({ envoyFilters: [theirs('REPLACE', { portNumber: 20880, context })] }),
+          }),
+        )
+        .map((m) => /EnvoyFilter istio-system\/(in|out) /.exec(m.message)?.[1]);
+    assert.deepEqual(hit('SIDECAR_OUTBOUND'), ['out']);
+    assert.deepEqual(hit('SIDECAR_INBOUND'), ['in']);
+  });
+
   it('is silent for another port, an INSERT, the other context and a port-less virtualInbound', () => {
     const cases = [
       theirs('REPLACE', { portNumber: 9090 }),
+      theirs('REPLACE', {
+        listenerName: 'virtualInbound',
+        destinationPort: 9090,
+        context: 'SIDECAR_INBOUND',
+      }),
+      theirs('REPLACE', {
+        listenerName: 'virtualInbound',
+        destinationPort: 20880,
+        context: 'SIDECAR_OUTBOUND',
+      }),
       theirs('INSERT_BEFORE', { portNumber: 20880 }),
       theirs('REMOVE', { portNumber: 20880, context: 'SIDECAR_INBOUND', listenerName: '240.240.0.10_20880' }),
       theirs('MERGE', { listenerName: 'virtualInbound', context: 'SIDECAR_INBOUND' }),
@@ -331,8 +422,11 @@ describe('AER0107 ConflictingEnvoyFilter', () => {
 
 describe('AER0108 ClusterUnreadable', () => {
   it('reports each unreadable line as information', () => {
-    const lines = ['Pod: forbidden', 'RedisService: not installed'];
-    const out = unreadableAnalyzer.analyze(input({ cluster: cluster({ unreadable: lines }) }));
+    const unreadable = [
+      { kind: 'Pod', reason: 'forbidden' },
+      { kind: 'RedisService', reason: 'not installed' },
+    ];
+    const out = unreadableAnalyzer.analyze(input({ cluster: cluster({ unreadable }) }));
     assert.deepEqual(
       out.map((m) => [m.code.code, m.code.severity, m.message]),
       [

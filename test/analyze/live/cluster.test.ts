@@ -9,8 +9,8 @@ import { LIVE_ANALYZERS } from '../../../src/analyze/live/index.ts';
 import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../../../src/analyze/proxy-images.ts';
 import type { AnalysisInput, ClusterFacts } from '../../../src/analyze/types.ts';
 import { analysisInputOf } from '../../../src/app/analyze.ts';
-import { readCluster } from '../../../src/app/analyze-cluster.ts';
-import { refString } from '../../../src/model/result.ts';
+import { analyzeCluster, readCluster } from '../../../src/app/analyze-cluster.ts';
+import { refString, type ObjectRef } from '../../../src/model/result.ts';
 import {
   startFakeKubeApiServer,
   writeKubeconfig,
@@ -79,7 +79,7 @@ describe('aeraki analyze against a cluster: readCluster and the live analyzers',
       'AER0104 Service web/kafka', // frontend-1 (proxyv2) and native-1 (MetaProtocol proxy) lack kafka_broker
       'AER0106 EnvoyFilter istio-system/aeraki-outbound-gone',
       'AER0106 EnvoyFilter istio-system/aeraki-outbound-x',
-      'AER0107 EnvoyFilter web/legacy-dubbo', // REPLACE of tcp_proxy on port 20880
+      'AER0107 EnvoyFilter web/legacy-dubbo', // REPLACE of tcp_proxy on port 20880, outbound only
     ]);
     const proxy = LIVE_ANALYZERS.flatMap((a) => a.analyze(input)).find((m) => m.code.code === 'AER0103');
     assert.match(proxy?.message ?? '', /^2 pod\(s\) \(1 server, 1 client\) in namespace\(s\) shop, web /);
@@ -147,6 +147,52 @@ spec:
       60_000,
     );
     assert.doesNotMatch(withFile.stdout, /AER0101/, withFile.stdout);
+  });
+
+  it("AER0013: others' relative inserts without a priority, from the cluster, a file's definition winning", async () => {
+    const rpcAudit = (priority?: number) => ({
+      apiVersion: 'networking.istio.io/v1alpha3',
+      kind: 'EnvoyFilter',
+      metadata: { namespace: 'web', name: 'rpc-audit' },
+      spec: {
+        ...(priority !== undefined ? { priority } : {}),
+        configPatches: [
+          {
+            applyTo: 'NETWORK_FILTER',
+            match: {
+              context: 'SIDECAR_OUTBOUND',
+              listener: {
+                portNumber: 20880,
+                filterChain: { filter: { name: 'envoy.filters.network.tcp_proxy' } },
+              },
+            },
+            patch: { operation: 'INSERT_BEFORE', value: { name: 'envoy.filters.network.rbac' } },
+          },
+        ],
+      },
+    });
+    api.seed([rpcAudit()]);
+    try {
+      const options = {
+        kubeconfig,
+        allNamespaces: true,
+        rootNamespace: ROOT,
+        namespaceScope: false,
+        vipAllocation: false,
+        metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
+        contribImages: DEFAULT_CONTRIB_IMAGES,
+      };
+      const aer0013 = (messages: readonly { code: { code: string }; ref?: ObjectRef }[]) =>
+        messages.filter((m) => m.code.code === 'AER0013').map((m) => (m.ref ? refString(m.ref) : '-'));
+      assert.deepEqual(aer0013(await analyzeCluster({ ...options, files: [] })), [
+        'EnvoyFilter web/rpc-audit',
+      ]);
+      const file = join(dir, 'rpc-audit.yaml');
+      writeFileSync(file, JSON.stringify(rpcAudit(10)));
+      assert.deepEqual(aer0013(await analyzeCluster({ ...options, files: [file] })), []);
+    } finally {
+      api.delete('envoyfilters.networking.istio.io', 'web', 'rpc-audit');
+    }
   });
 
   it('aeraki analyze --kubeconfig: a cluster that cannot be reached exits 3, naming it', async () => {

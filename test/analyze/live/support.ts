@@ -76,7 +76,15 @@ export function generatedFor(source: string, port: number, address = '240.240.0.
     filter(
       ROOT,
       `aeraki-inbound-${port}`,
-      [{ ...base, operation: 'REPLACE', context: 'SIDECAR_INBOUND', listenerName: 'virtualInbound' }],
+      [
+        {
+          ...base,
+          operation: 'REPLACE',
+          context: 'SIDECAR_INBOUND',
+          listenerName: 'virtualInbound',
+          destinationPort: port,
+        },
+      ],
       { source },
     ),
   ];
