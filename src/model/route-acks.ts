@@ -33,3 +33,23 @@ export interface RouteAcks {
   /** The proxies of `route`; undefined when no connected proxy is subscribed to it. */
   summary(route: string): RouteAckCounts | undefined;
 }
+
+/** Where one proxy stands on one route: the version last sent is unanswered, acknowledged or rejected. */
+export type RouteAckState = 'pending' | 'acked' | 'rejected';
+
+/** One proxy (RDS stream) and where each route it was sent stands: /debug/proxies and `aeraki proxy-status`. */
+export interface ProxyReport {
+  readonly nodeId: string;
+  readonly peer: string;
+  readonly namespace?: string;
+  readonly protocol: 'sotw' | 'delta';
+  /** ISO time the stream opened. */
+  readonly connectedSince: string;
+  readonly routes: readonly {
+    readonly name: string;
+    readonly state: RouteAckState;
+    readonly sent: string;
+    readonly acked?: string;
+    readonly rejected?: { readonly version: string; readonly errorDetail: string };
+  }[];
+}

@@ -3,26 +3,13 @@
  * names are stable; new fields may be added, so readers ignore what they do not know.
  */
 import type { ListenerRejection, ProxyListenerRejection } from '../model/listener-rejections.ts';
+import type { ProxyReport, RouteAckState } from '../model/route-acks.ts';
 
-export type RouteState = 'pending' | 'acked' | 'rejected';
+/** Where a proxy stands on a route (model/route-acks.ts). */
+export type RouteState = RouteAckState;
 
-/** One RDS proxy (stream) of this controller and where each route it was sent stands. */
-export interface ProxyDoc {
-  readonly nodeId: string;
-  /** The peer's identity (SPIFFE URI of its client certificate), or its address. */
-  readonly peer: string;
-  readonly namespace?: string;
-  readonly protocol: 'sotw' | 'delta';
-  /** ISO time the stream opened. */
-  readonly connectedSince: string;
-  readonly routes: readonly {
-    readonly name: string;
-    readonly state: RouteState;
-    readonly sent: string;
-    readonly acked?: string;
-    readonly rejected?: { readonly version: string; readonly errorDetail: string };
-  }[];
-}
+/** One RDS proxy (stream) of this controller and where each route it was sent stands (model/route-acks.ts). */
+export type ProxyDoc = ProxyReport;
 
 /** One route configuration over every proxy subscribed to it. */
 export interface RouteDoc {

@@ -1,11 +1,11 @@
 import { compareStrings } from '../model/order.ts';
+import type { ProxyReport, RouteAckState } from '../model/route-acks.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 
 /** Rejection details (`error_detail.message`) are kept up to this many characters. */
 export const MAX_ERROR_DETAIL = 1024;
 
 /** Where one route stands on one stream, for the version last sent there. */
-export type RouteAckState = 'pending' | 'acked' | 'rejected';
 
 /** One route on one stream: the version last sent, the version the proxy has, the last rejection. */
 export interface RouteAck {
@@ -34,23 +34,6 @@ export interface RouteAckSummary {
   readonly rejected: number;
   /** The earliest of the current rejections: the proxy's node id (or peer identity) and the error detail. */
   readonly firstRejection?: { readonly proxy: string; readonly version: string; readonly detail: string };
-}
-
-/** One proxy (stream) for /debug/proxies. */
-export interface ProxyReport {
-  readonly nodeId: string;
-  readonly peer: string;
-  readonly namespace?: string;
-  readonly protocol: 'sotw' | 'delta';
-  /** ISO time the stream opened. */
-  readonly connectedSince: string;
-  readonly routes: readonly {
-    readonly name: string;
-    readonly state: RouteAckState;
-    readonly sent: string;
-    readonly acked?: string;
-    readonly rejected?: { readonly version: string; readonly errorDetail: string };
-  }[];
 }
 
 interface RouteAggregate {
