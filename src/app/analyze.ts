@@ -20,7 +20,7 @@ import type {
   SourceLocation,
 } from '../analyze/types.ts';
 import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
-import { fileIssue, fillStore, listConfigFiles, readFileObjects } from '../controller/file-source.ts';
+import { fillStore, readRawObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
@@ -135,23 +135,13 @@ export function readLocatedObjects(
   limits: FileLimits,
 ): { raws: unknown[]; issues: ConfigIssue[]; locate: (ref: ObjectRef) => SourceLocation | undefined } {
   const issues: ConfigIssue[] = [];
-  const raws: unknown[] = [];
   const fileOf = new Map<string, string>();
-  for (const file of listConfigFiles(paths, issues)) {
-    const read = readFileObjects(file, limits);
-    if (!read.ok) {
-      issues.push(fileIssue(read.error));
-      continue;
-    }
-    issues.push(...read.issues);
-    for (const raw of read.raws) {
-      raws.push(raw);
-      const k = rawKey(raw);
-      if (k === undefined) continue;
-      fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
-      fileOf.set(`${k.kind}//${k.name}`, file);
-    }
-  }
+  const raws = readRawObjects(paths, issues, limits, (raw, file) => {
+    const k = rawKey(raw);
+    if (k === undefined) return;
+    fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
+    fileOf.set(`${k.kind}//${k.name}`, file);
+  });
   const texts = new Map<string, string>();
   const textOf = (file: string): string => {
     let t = texts.get(file);

@@ -112,11 +112,15 @@ function flatten(value: unknown, path: string, where: string, issues: ConfigIssu
   out.push(value);
 }
 
-/** Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`. */
+/**
+ * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`.
+ * `onObject` is told the file of each object, in order.
+ */
 export function readRawObjects(
   paths: readonly string[],
   issues: ConfigIssue[],
   limits: FileLimits = DEFAULT_FILE_LIMITS,
+  onObject?: (raw: unknown, file: string) => void,
 ): unknown[] {
   const raws: unknown[] = [];
   for (const file of listConfigFiles(paths, issues)) {
@@ -126,7 +130,10 @@ export function readRawObjects(
       continue;
     }
     issues.push(...read.issues);
-    for (const raw of read.raws) raws.push(raw);
+    for (const raw of read.raws) {
+      raws.push(raw);
+      onObject?.(raw, file);
+    }
   }
   return raws;
 }
