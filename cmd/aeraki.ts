@@ -1,10 +1,12 @@
 /**
- * Process entry: `aeraki render | validate | analyze | serve | certs | routes | version`. The only module that touches
- * process (argv, env, signals, exit code, stdout/stderr). Exit codes: render and validate 0 valid (warnings allowed,
- * unless `validate --strict`) / 1 input errors or bad flags; analyze 0 / 1 a message at or above `--fail-on` / 2 bad flags / 3 the cluster cannot be read; serve 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
- * routes as routes-command.ts says (2 for a bad option value).
- * Each command imports the app module it runs when it runs (`import()`), so `version` and `render` never load
- * the Kubernetes client, gRPC or the servers.
+ * Process entry: `aeraki render | validate | analyze | serve | certs | routes | proxy-status | version`. The only
+ * module that touches process (argv, env, signals, exit code, stdout/stderr). Exit codes:
+ * - render and validate: 0 valid (warnings allowed, unless `validate --strict`), 1 input errors or bad flags;
+ * - analyze: 0, 1 a message at or above `--fail-on`, 2 bad flags, 3 the cluster cannot be read;
+ * - serve: 0 after a graceful stop (SIGTERM, SIGINT), 1 when it cannot start, 2 for a bad option value;
+ * - routes and proxy-status: as routes-command.ts and proxy-status-command.ts say (2 for a bad option value).
+ * Each command imports the app module it runs when it runs (`import()`), so `version`, `render`, `validate` and
+ * offline `analyze` never load the Kubernetes client, gRPC or the servers.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
