@@ -86,6 +86,7 @@ import './envoyfilter/inbound-ports.test.ts';
 import './envoyfilter/incremental-differential.test.ts';
 import './envoyfilter/incremental.test.ts';
 import './fakes/istio-ca.test.ts';
+import './fakes/istiod-push.test.ts';
 import './fakes/kube-apiserver.test.ts';
 import './fakes/nacos.test.ts';
 import './fuzz/mcp.test.ts';

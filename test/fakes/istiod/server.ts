@@ -1,7 +1,8 @@
 // An in-process istiod that answers MCP-over-xDS like its `api` generator (pilot/pkg/networking/apigen): SotW
 // ADS, per-type full-state responses of MCP Resources, a fresh nonce per response, ACK/NACK tracking by nonce
 // (pilot/pkg/xds/ads.go shouldRespond), pushes of every watched type on change (or of the changed kinds only:
-// pushScope). Fault controls below.
+// pushScope). Each stream sends as istiod does (writer.ts): one response in flight, respecting gRPC flow control,
+// later pushes of a waiting type merged into it. Fault controls below.
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
@@ -11,6 +12,7 @@ import type { IstioConfig } from '../../../src/model/objects.ts';
 import { FakeConfig } from './config.ts';
 import type { AnyBytes, FakeResource } from './encode.ts';
 import { answerDebug } from './debug.ts';
+import { StreamWriter } from './writer.ts';
 import { namespaceOfSpiffe, newFakeSyncz, type FakeSyncz } from './syncz.ts';
 import type {
   FakeIstiodOptions,
@@ -19,10 +21,17 @@ import type {
   RecordedStream,
   Req,
   RequestKind,
+  SentResponse,
   ServedVersions,
 } from './types.ts';
 
-export type { FakeIstiodOptions, RecordedRequest, RecordedStream, RequestKind } from './types.ts';
+export type {
+  FakeIstiodOptions,
+  RecordedRequest,
+  RecordedStream,
+  RequestKind,
+  SentResponse,
+} from './types.ts';
 
 interface StreamState {
   readonly id: number;
@@ -34,11 +43,15 @@ interface StreamState {
   /** TLS connection; the caller's identity namespace (client certificate URI SAN or a known bearer token). */
   readonly tls: boolean;
   readonly identityNamespace: string | undefined;
+  /** The stream's way out: one response in flight, pushes merged per type URL while they wait. */
+  readonly writer: StreamWriter;
 }
 
 export class FakeIstiod extends EventEmitter {
   readonly protos: McpProtos = loadMcpProtos();
   readonly requests: RecordedRequest[] = [];
+  /** Every config answer as it was sent (pushes merged while waiting are one answer). */
+  readonly sent: SentResponse[] = [];
   readonly streams: RecordedStream[] = [];
   /** Size in bytes of the largest response sent. */
   largestResponse = 0;
@@ -142,10 +155,12 @@ export class FakeIstiod extends EventEmitter {
       for (const url of s.lastNonce.keys()) {
         if (kinds && !kinds.has(url.slice(url.lastIndexOf('/') + 1))) continue;
         if (drop !== undefined && sent >= drop) {
-          this.endStream(s, grpc.status.UNAVAILABLE, 'fake: dropped mid-push');
+          // After the responses before it have gone out, as they would from istiod.
+          this.live.delete(s.id);
+          s.writer.endAfterWrites(() => this.endStream(s, grpc.status.UNAVAILABLE, 'fake: dropped mid-push'));
           break;
         }
-        this.respond(s, url);
+        s.writer.pushType(url);
         sent++;
       }
     }
@@ -162,15 +177,25 @@ export class FakeIstiod extends EventEmitter {
     const id = this.nextStream++;
     const auth = call.metadata.get('authorization')[0];
     const authContext = call.getAuthContext();
+    const writer = new StreamWriter(
+      call,
+      (url) => this.respond(s, url),
+      () => this.delayMs,
+      () => this.emit('change'),
+    );
     const rec: RecordedStream = {
       id,
       authorization: typeof auth === 'string' ? auth : undefined,
       peer: /URI:([^,]+)/.exec(authContext.sslPeerCertificate?.subjectaltname ?? '')?.[1],
       open: true,
+      get responses(): number {
+        return writer.written;
+      },
     };
     this.streams.push(rec);
     const bearer = rec.authorization?.startsWith('Bearer ') ? rec.authorization.slice(7) : undefined;
     const s: StreamState = {
+      writer,
       id,
       call,
       lastNonce: new Map(),
@@ -200,12 +225,14 @@ export class FakeIstiod extends EventEmitter {
   private closed(s: StreamState, rec: RecordedStream): void {
     if (!rec.open) return;
     rec.open = false;
+    s.writer.close();
     this.live.delete(s.id);
     this.emit('change');
   }
 
   private endStream(s: StreamState, code: grpc.status, details: string): void {
     this.live.delete(s.id);
+    s.writer.close();
     s.call.emit('error', { code, details });
   }
 
@@ -244,7 +271,7 @@ export class FakeIstiod extends EventEmitter {
     });
     if (kind === 'init') {
       s.lastNonce.set(typeUrl, '');
-      this.respond(s, typeUrl);
+      s.writer.pushType(typeUrl);
     }
     this.emit('change');
   }
@@ -279,14 +306,11 @@ export class FakeIstiod extends EventEmitter {
         }),
       ).finish(),
     );
-    const write = (): void => {
-      if (this.live.has(s.id)) s.call.write(out);
-    };
-    if (this.delayMs > 0) setTimeout(write, this.delayMs);
-    else write();
+    s.writer.pushRaw(out);
   }
 
-  private respond(s: StreamState, typeUrl: string): void {
+  /** The type URL's full answer now, with a fresh nonce (sent by the stream's writer). */
+  private respond(s: StreamState, typeUrl: string): Buffer {
     const nonce = `${++this.nonceCounter}-${randomBytes(4).toString('hex')}`;
     s.lastNonce.set(typeUrl, nonce);
     const head = this.protos.DiscoveryResponse.encode(
@@ -300,11 +324,8 @@ export class FakeIstiod extends EventEmitter {
     // Fields may come in any order: the kind's resources (field 2, encoded once per change) follow the head.
     const out = Buffer.concat([head, this.config.encodedFor(typeUrl, this.serve)]);
     this.largestResponse = Math.max(this.largestResponse, out.length);
-    const write = (): void => {
-      if (this.live.has(s.id)) s.call.write(out);
-    };
-    if (this.delayMs > 0) setTimeout(write, this.delayMs);
-    else write();
+    this.sent.push({ stream: s.id, typeUrl, versionInfo: `v${this.pushVersion}`, nonce });
+    return out;
   }
 
   /** Resolves when `predicate` holds (checked now and after every request or stream change). */
@@ -330,9 +351,10 @@ export class FakeIstiod extends EventEmitter {
     });
   }
 
-  /** True when every open stream has ACKed or NACKed the last response of every watched type. */
+  /** True when every open stream has sent all its pushes and had the last response of every watched type ACKed or NACKed. */
   allAnswered(): boolean {
     for (const s of this.live.values()) {
+      if (!s.writer.idle) return false;
       for (const [url, nonce] of s.lastNonce) {
         if (
           nonce === '' ||

@@ -32,12 +32,22 @@ export interface RecordedRequest {
   readonly errorMessage: string | undefined;
 }
 
+/** A config answer sent on a stream (debug answers are not recorded). */
+export interface SentResponse {
+  readonly stream: number;
+  readonly typeUrl: string;
+  readonly versionInfo: string;
+  readonly nonce: string;
+}
+
 export interface RecordedStream {
   readonly id: number;
   readonly authorization: string | undefined;
   /** The URI SAN of the client certificate (TLS with a client certificate), else undefined. */
   readonly peer: string | undefined;
   open: boolean;
+  /** Responses written to the stream (handed to gRPC; a stream that does not read holds at most one in flight). */
+  readonly responses: number;
 }
 
 export interface Req {
