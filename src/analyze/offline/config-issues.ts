@@ -9,14 +9,7 @@
 import { admissionOnly, severityOf, type ConfigIssue } from '../../model/result.ts';
 import type { AnalysisCode, AnalysisInput, Analyzer } from '../types.ts';
 import { message } from './shared.ts';
-
-const SERVICE_ENTRY = `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-`;
+import { ORDERS_ENTRY_HEAD } from '../examples.ts';
 
 export const ADMISSION_WOULD_REFUSE: AnalysisCode = {
   code: 'AER0009',
@@ -25,7 +18,7 @@ export const ADMISSION_WOULD_REFUSE: AnalysisCode = {
   why: "The object breaks a rule of admission (Aeraki's or Istio's webhook, `aeraki validate`) that the controller tolerates: it works here, but a cluster with the webhook refuses it.",
   fix: "Correct the field the message names (README's `aeraki validate` table lists each rule).",
   live: false,
-  example: `${SERVICE_ENTRY}  ports: [{number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP}]
+  example: `${ORDERS_ENTRY_HEAD}  ports: [{number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP}]
 ---
 apiVersion: metaprotocol.aeraki.io/v1alpha1
 kind: MetaRouter
@@ -45,7 +38,7 @@ export const INVALID_CONFIG: AnalysisCode = {
   why: 'The controller refuses the object or the part named: it is not honoured (a running controller keeps its last valid version).',
   fix: 'Correct the field the message names; `aeraki validate` reports the same problem.',
   live: false,
-  example: `${SERVICE_ENTRY}  ports: [{number: 20880, name: tcp-metaprotocol, protocol: TCP}]
+  example: `${ORDERS_ENTRY_HEAD}  ports: [{number: 20880, name: tcp-metaprotocol, protocol: TCP}]
 `,
 };
 
@@ -56,7 +49,7 @@ export const CONFIG_WARNING: AnalysisCode = {
   why: 'The output is what was asked for, but probably not what was meant (a protocol recognised but not handled, a rule that changes nothing).',
   fix: 'Read the message; correct the field it names or ignore it if the behaviour is intended.',
   live: false,
-  example: `${SERVICE_ENTRY}  ports:
+  example: `${ORDERS_ENTRY_HEAD}  ports:
   - {number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP}
   - {number: 27017, name: tcp-mongo, protocol: TCP}
 `,

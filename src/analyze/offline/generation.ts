@@ -10,6 +10,7 @@
 import type { ConfigIssue } from '../../model/result.ts';
 import type { AnalysisCode, AnalysisInput } from '../types.ts';
 import { controllerSeverity, issueAnalyzer } from './shared.ts';
+import { ORDERS_ENTRY, ORDERS_ENTRY_HEAD } from '../examples.ts';
 
 export const MISSING_CODEC: AnalysisCode = {
   code: 'AER0003',
@@ -18,13 +19,7 @@ export const MISSING_CODEC: AnalysisCode = {
   why: 'A MetaProtocol port names an application protocol that is not built in (dubbo, thrift) and no ApplicationProtocol defines, so the ServiceEntry gets no filter at all.',
   fix: 'Apply an ApplicationProtocol for that protocol with its codec, or fix the third segment of the port name.',
   live: false,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{number: 8080, name: tcp-metaprotocol-trpc, protocol: TCP}]
+  example: `${ORDERS_ENTRY_HEAD}  ports: [{number: 8080, name: tcp-metaprotocol-trpc, protocol: TCP}]
 `,
 };
 
@@ -70,14 +65,7 @@ export const META_ROUTER_HOST_CLAIMED_TWICE: AnalysisCode = {
   why: 'Two MetaRouters are for one host: only the oldest is used, the other is ignored.',
   fix: 'Merge the routes into the MetaRouter that is used and delete the other one.',
   live: false,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP}]
----
+  example: `${ORDERS_ENTRY}---
 apiVersion: metaprotocol.aeraki.io/v1alpha1
 kind: MetaRouter
 metadata: {name: orders, namespace: shop, creationTimestamp: '2026-01-01T00:00:00Z'}

@@ -8,6 +8,7 @@ import { detectProtocol } from '../../model/protocol.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
 import { admissionOnly } from '../../model/result.ts';
 import { controllerSeverity, handledProtocols, message, perInput, portsOf, sameSpot } from './shared.ts';
+import { ORDERS_ENTRY_HEAD } from '../examples.ts';
 
 export const PORT_NAME_NEAR_MISS: AnalysisCode = {
   code: 'AER0001',
@@ -16,13 +17,7 @@ export const PORT_NAME_NEAR_MISS: AnalysisCode = {
   why: 'The port name almost names a protocol this controller handles, but only `<anything>-<protocol>` selects one, so its traffic stays plain TCP.',
   fix: 'Rename the port `tcp-<protocol>` (`tcp-dubbo`, `tcp-thrift`, `tcp-metaprotocol-<application>`).',
   live: false,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports:
+  example: `${ORDERS_ENTRY_HEAD}  ports:
   - {number: 9090, name: tcp-thrift, protocol: TCP}
   - {number: 20880, name: dubbo-tcp, protocol: TCP}
 `,

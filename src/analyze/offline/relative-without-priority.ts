@@ -25,6 +25,7 @@ import {
   sameListener,
   sameProxies,
 } from '../patch-match.ts';
+import { ORDERS_ENTRY } from '../examples.ts';
 
 export const ENVOY_FILTER_RELATIVE_WITHOUT_PRIORITY: AnalysisCode = {
   code: 'AER0013',
@@ -33,14 +34,7 @@ export const ENVOY_FILTER_RELATIVE_WITHOUT_PRIORITY: AnalysisCode = {
   why: "Another EnvoyFilter inserts a filter relative to another one, without a priority, on a listener this controller's EnvoyFilters patch: which applies first depends on namespaces and creation times, so the insert may land or find its anchor replaced.",
   fix: "Give the other EnvoyFilter a `spec.priority` (positive: after this controller's REPLACE, negative: before it), or anchor it on the filter this controller writes.",
   live: false,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP}]
----
+  example: `${ORDERS_ENTRY}---
 apiVersion: networking.istio.io/v1alpha3
 kind: EnvoyFilter
 metadata: {name: rpc-audit, namespace: istio-system}

@@ -4,6 +4,7 @@
  */
 import type { AnalysisCode, Analyzer } from '../types.ts';
 import { handledProtocols, message, portsOf } from './shared.ts';
+import { ORDERS_ENTRY_HEAD } from '../examples.ts';
 
 export const WELL_KNOWN_RPC_PORT_UNNAMED: AnalysisCode = {
   code: 'AER0002',
@@ -12,13 +13,7 @@ export const WELL_KNOWN_RPC_PORT_UNNAMED: AnalysisCode = {
   why: "The port has Dubbo's (20880) or Thrift's (9090) well-known number but is named plain `tcp` or not at all, so it is passed through as plain TCP.",
   fix: 'Name the port after its protocol (`tcp-dubbo`, `tcp-metaprotocol-dubbo`, `tcp-thrift`), or ignore this if it is not that protocol.',
   live: false,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports:
+  example: `${ORDERS_ENTRY_HEAD}  ports:
   - {number: 9090, name: tcp-thrift, protocol: TCP}
   - {number: 20880, name: tcp, protocol: TCP}
 `,

@@ -9,6 +9,7 @@ import type { ConfigObject, Destination, DestinationRule, MetaRouter } from '../
 import { refOf } from '../../model/result.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
 import { message } from './shared.ts';
+import { ORDERS_ENTRY } from '../examples.ts';
 
 export const SUBSET_NOT_DEFINED: AnalysisCode = {
   code: 'AER0007',
@@ -17,14 +18,7 @@ export const SUBSET_NOT_DEFINED: AnalysisCode = {
   why: 'The MetaRouter sends traffic to a subset that no DestinationRule for that host defines, so the proxy finds no endpoint for it and those requests fail.',
   fix: 'Define the subset (name and labels) in the DestinationRule of the host, or correct the subset name.',
   live: false,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: {name: orders, namespace: shop}
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP}]
----
+  example: `${ORDERS_ENTRY}---
 apiVersion: metaprotocol.aeraki.io/v1alpha1
 kind: MetaRouter
 metadata: {name: orders, namespace: shop}
