@@ -17,6 +17,7 @@ import type {
 } from '../types.ts';
 import { handledServices, selectorOf, selects } from './services.ts';
 import { unreadable } from './unreadable.ts';
+import { ORDERS_ENTRY } from '../examples.ts';
 
 export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
 
@@ -27,14 +28,7 @@ export const AMBIENT_NAMESPACE: AnalysisCode = {
   why: 'EnvoyFilters are ignored in ambient mode (istio#43720): the protocol filters written for this service never run.',
   fix: 'Run the service and its clients with sidecars (namespace label istio-injection=enabled, no istio.io/dataplane-mode=ambient).',
   live: true,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: { name: orders, namespace: shop }
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{ number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP }]
-  resolution: STATIC
+  example: `${ORDERS_ENTRY}  resolution: STATIC
 # In the cluster: namespace shop is labelled istio.io/dataplane-mode=ambient.`,
 };
 

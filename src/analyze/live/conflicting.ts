@@ -26,6 +26,7 @@ import {
   sameListener,
   sameProxies,
 } from '../patch-match.ts';
+import { ORDERS_ENTRY } from '../examples.ts';
 
 export const CONFLICTING_ENVOY_FILTER: AnalysisCode = {
   code: 'AER0107',
@@ -34,14 +35,7 @@ export const CONFLICTING_ENVOY_FILTER: AnalysisCode = {
   why: "Another EnvoyFilter replaces, removes or merges into the filter this controller's EnvoyFilter patches on the same listener: one undoes the other.",
   fix: 'Remove the other EnvoyFilter, or narrow its match (listener, port, workloadSelector) so it leaves this service alone.',
   live: true,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: { name: orders, namespace: shop }
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{ number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP }]
-  resolution: STATIC
+  example: `${ORDERS_ENTRY}  resolution: STATIC
 # In the cluster: EnvoyFilter istio-system/legacy-dubbo (no manager label) REPLACEs
 # envoy.filters.network.tcp_proxy on listener portNumber 20880, context SIDECAR_OUTBOUND.`,
 };

@@ -6,6 +6,7 @@
 import { META_PROTOCOL_PROXY_FILTER } from '../../model/constants.ts';
 import type { AnalysisCode, AnalysisInput, Analyzer } from '../types.ts';
 import { checkProxies, type ProxyCheck } from './proxy-check.ts';
+import { ORDERS_ENTRY } from '../examples.ts';
 
 export const PROXY_LACKS_META_PROTOCOL: AnalysisCode = {
   code: 'AER0103',
@@ -14,14 +15,7 @@ export const PROXY_LACKS_META_PROTOCOL: AnalysisCode = {
   why: 'A sidecar without the MetaProtocol proxy rejects the listener that carries meta_protocol_proxy: the port stops working.',
   fix: 'Give the pods the MetaProtocol proxy image (annotation sidecar.istio.io/proxyImage), or name your image with --metaprotocol-images.',
   live: true,
-  example: `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: { name: orders, namespace: shop }
-spec:
-  hosts: [orders.shop.svc.cluster.local]
-  addresses: [240.240.0.10]
-  ports: [{ number: 20880, name: tcp-metaprotocol-dubbo, protocol: TCP }]
-  workloadSelector: { labels: { app: orders } }
+  example: `${ORDERS_ENTRY}  workloadSelector: { labels: { app: orders } }
   resolution: STATIC
 # In the cluster: the pods of shop labelled app=orders run istio-proxy docker.io/istio/proxyv2:1.24.2.`,
 };
