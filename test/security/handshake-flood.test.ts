@@ -45,8 +45,9 @@ class Flood {
   constructor(
     private readonly port: number,
     private readonly from: string,
+    size = FLOOD,
   ) {
-    for (let i = 0; i < FLOOD; i++) this.connect();
+    for (let i = 0; i < size; i++) this.connect();
   }
 
   stop(): void {
@@ -74,6 +75,34 @@ async function saturate(port: number, guard: HandshakeGuard): Promise<Flood> {
   const flood = new Flood(port, FLOODER);
   await waitFor(() => guard.stats().pending >= PER_SOURCE && flood.closedByServer >= FLOOD);
   return flood;
+}
+
+/** POSTs an AdmissionReview of an invalid MetaRouter from 127.0.0.1, as the API server would. */
+function postReview(port: number, uid: string): Promise<{ status: number; body: any }> {
+  const body = JSON.stringify(reviewV1(INVALID_META_ROUTER, uid));
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress: '127.0.0.1',
+        servername: 'localhost',
+        path: '/validate',
+        method: 'POST',
+        ca: testCa().ca,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
 }
 
 const HOST = 'flooded.example';
@@ -171,30 +200,7 @@ describe('a handshake flood from one source does not keep other sources out', ()
     async () => {
       const flood = await saturate(webhookPort, webhook.handshakes);
       try {
-        const body = JSON.stringify(reviewV1(INVALID_META_ROUTER, 'flood-1'));
-        const reply = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-          const req = https.request(
-            {
-              host: '127.0.0.1',
-              port: webhookPort,
-              localAddress: '127.0.0.1',
-              servername: 'localhost',
-              path: '/validate',
-              method: 'POST',
-              ca: testCa().ca,
-              agent: false,
-              headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-            },
-            (res) => {
-              let text = '';
-              res.setEncoding('utf8');
-              res.on('data', (d: string) => (text += d));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-            },
-          );
-          req.once('error', reject);
-          req.end(body);
-        });
+        const reply = await postReview(webhookPort, 'flood-1');
         assert.equal(reply.status, 200);
         assert.deepEqual([reply.body.response.uid, reply.body.response.allowed], ['flood-1', false]);
         assert.ok(flood.open.size >= PER_SOURCE, 'the flood still holds its slots');
@@ -229,4 +235,29 @@ describe('a handshake flood from one source does not keep other sources out', ()
       );
     }
   });
+
+  it(
+    'webhook: when floods from many sources take every slot, a newcomer still gets one (the busiest source gives its oldest)',
+    { timeout: 60_000 },
+    async () => {
+      // Six sources of PER_SOURCE + 2 each: 60 connections for 40 slots, each source within its own cap.
+      const floods = [3, 4, 5, 6, 7, 8].map((n) => new Flood(webhookPort, `127.0.0.${n}`, PER_SOURCE + 2));
+      try {
+        await waitFor(() => webhook.handshakes.stats().pending === GLOBAL);
+        await waitFor(() => webhook.handshakes.stats().results.rejected_over_limit >= PER_SOURCE);
+        const evictedBefore = webhook.handshakes.stats().results.evicted;
+        const reply = await postReview(webhookPort, 'flood-2');
+        assert.equal(reply.status, 200);
+        assert.deepEqual([reply.body.response.uid, reply.body.response.allowed], ['flood-2', false]);
+        assert.ok(
+          webhook.handshakes.stats().results.evicted > evictedBefore,
+          'a flooding source gave a slot',
+        );
+        for (const [source, n] of webhook.handshakes.pendingBySource())
+          assert.ok(n <= PER_SOURCE, `${source}: ${n}`);
+      } finally {
+        for (const f of floods) f.stop();
+      }
+    },
+  );
 });
