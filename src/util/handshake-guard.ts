@@ -34,7 +34,11 @@ export interface HandshakeLimits {
 /**
  * 64 per source is far above what a real client holds at once: a sidecar or istiod opens one connection at a time
  * (a few while reconnecting), and the API server's webhook calls and a node's pods finish their handshakes in
- * milliseconds; so one source can take at most 1/16 of the global 1024.
+ * milliseconds; so one source can take at most 1/16 of the global 1024. This counts real client addresses because
+ * the controller runs without a sidecar (manifests/deployment.yaml `sidecar.istio.io/inject: 'false'`); behind
+ * one, every inbound connection would come from 127.0.0.6 (istio/istio
+ * pilot/pkg/networking/core/v1alpha3/listener_address.go `InboundPassthroughBindIpv4`, commit 4f125a09) and this
+ * cap would have to be 0.
  */
 export const DEFAULT_HANDSHAKE_LIMITS: HandshakeLimits = {
   timeoutMs: 10_000,

@@ -5,11 +5,11 @@
  * - IPv4: the address itself (`10.0.0.7`).
  * - IPv4-mapped IPv6 (`::ffff:10.0.0.7`, what a dual-stack `::` listener reports for an IPv4 client): the IPv4
  *   address, so the same client counts once whichever way the listener is bound.
- * - Other IPv6: its /64 prefix (`2001:db8:0:7::/64`, RFC 5952 form). One host is commonly given a whole /64 (SLAAC, RFC 4291's
- *   64-bit interface identifiers; privacy addresses, RFC 8981, rotate inside it), so counting single addresses
- *   would let one host pose as 2^64 sources. The price: Kubernetes gives each node a /64 of pod addresses by
- *   default (kube-controller-manager `--node-cidr-mask-size-ipv6` 64), so the pods of one IPv6 node share one
- *   source; they finish their handshakes in milliseconds, far from the per-source cap.
+ * - Other IPv6: its /64 prefix in RFC 5952 form (`2001:db8:0:7::/64`). One host is commonly given a whole /64
+ *   (SLAAC, RFC 4291's 64-bit interface identifiers; privacy addresses, RFC 8981, rotate inside it), so counting
+ *   single addresses would let one host pose as 2^64 sources. The price: Kubernetes gives each node a /64 of pod
+ *   addresses by default (kube-controller-manager `--node-cidr-mask-size-ipv6` 64), so the pods of one IPv6 node
+ *   share one source; they finish their handshakes in milliseconds, far from the per-source cap.
  * - No address (the socket closed before it was read): `unknown`, one source for all of them.
  */
 import { isIPv4, isIPv6 } from 'node:net';
