@@ -118,6 +118,7 @@ const HELP_ORDER = [
   'rdsIdleStreamTimeoutMs',
   'tlsHandshakeTimeoutMs',
   'tlsMaxPendingHandshakes',
+  'tlsMaxPendingHandshakesPerSource',
   'httpHeadersTimeoutMs',
   'httpRequestTimeoutMs',
 ] as const satisfies readonly (keyof ServeFlags)[];

@@ -210,7 +210,8 @@ export interface ServeOptions {
   readonly webhook: WebhookOptions;
   readonly admin: AdminOptions;
   /** RDS, MCP server and webhook: a connection must finish its handshake within `timeoutMs` (0: no limit), and
-   *  at most `maxPending` are in their handshake at once, per listener (0: no cap). */
+   *  at most `maxPending` are in their handshake at once, per listener, and `maxPendingPerSource` from one source
+   *  address (0: no cap). */
   readonly handshake: HandshakeLimits;
   /** Admin and webhook HTTP servers: time to receive the headers, then the whole request. */
   readonly httpLimits: Pick<HttpLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>;

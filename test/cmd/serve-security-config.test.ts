@@ -88,4 +88,22 @@ describe('aeraki serve: identity, debug and limit options', () => {
     );
     assert.throws(() => configOf([...TLS, '--rds-max-receive-size', '4MB']), /expected a size such as/);
   });
+
+  it('handshake slots: per listener and per source address, from flags or environment', () => {
+    assert.deepEqual(configOf(TLS).handshake, {
+      timeoutMs: 10_000,
+      maxPending: 1024,
+      maxPendingPerSource: 64,
+    });
+    assert.equal(
+      configOf([...TLS, '--tls-max-pending-handshakes-per-source', '8']).handshake.maxPendingPerSource,
+      8,
+    );
+    const fromEnv = configOf(TLS, { AERAKI_TLS_MAX_PENDING_HANDSHAKES_PER_SOURCE: '0' });
+    assert.equal(fromEnv.handshake.maxPendingPerSource, 0);
+    assert.throws(
+      () => configOf([...TLS, '--tls-max-pending-handshakes-per-source', 'many']),
+      /--tls-max-pending-handshakes-per-source/,
+    );
+  });
 });

@@ -64,6 +64,7 @@ export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
     mcpServerAllowedIdentities: [],
     tlsHandshakeTimeoutMs: 10_000,
     tlsMaxPendingHandshakes: 1024,
+    tlsMaxPendingHandshakesPerSource: 64,
     kubeApiQps: 1000,
     kubeApiBurst: 1000,
     version: 'e2e',
