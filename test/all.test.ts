@@ -101,6 +101,7 @@ import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
 import './kit/diff.test.ts';
 import './kit/kube/informer-hub.test.ts';
+import './kit/kube/kind-informer-access.test.ts';
 import './kit/lifecycle.test.ts';
 import './leader/leader-election.test.ts';
 import './manifests/manifests.test.ts';

@@ -54,8 +54,7 @@ function harness(): Harness {
     resource: MR,
     discovery: { served: () => Promise.resolve(true) },
     path: PATH,
-    list: async () =>
-      (await custom.listClusterCustomObject(MR)) as KubernetesListObject<KubernetesObject>,
+    list: async () => (await custom.listClusterCustomObject(MR)) as KubernetesListObject<KubernetesObject>,
     handlers: {
       upsert: (o) => seen.set(o.metadata?.name ?? '', o),
       delete: (o) => seen.delete(o.metadata?.name ?? ''),
@@ -133,7 +132,11 @@ describe('kit/kube/kind-informer: access refused after the first list', () => {
     await waitFor(() => h.informer.status().phase === 'forbidden', 'the kind forbidden');
     assert.equal(h.informer.status().verb, 'list');
     denied.remove();
-    await retryUntil(h.clock, () => h.informer.status().phase === 'served', 'served once the list is granted');
+    await retryUntil(
+      h.clock,
+      () => h.informer.status().phase === 'served',
+      'served once the list is granted',
+    );
 
     // A 404 on the watch (a CRD re-applied): discovery still serves it, so the kind is kept and the watch retried.
     const missing = api.faults.inject({ verb: 'watch', resource: 'metarouters', status: 404, times: 2 });
