@@ -36,7 +36,7 @@ import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './conv
 import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import { ExistingReader } from './existing.ts';
 import { planChanged, toggled } from './incremental-plan.ts';
-import { asRetried, isRefusal, WriteRefusals, type WriteRefusal } from './refusals.ts';
+import { asRetried, onlyRefusals, WriteRefusals, type WriteRefusal } from './refusals.ts';
 import { WriteProgress } from './progress.ts';
 import { SinkError, type WriteOp } from '../kit/write.ts';
 import {
@@ -111,6 +111,7 @@ export class Reconciler {
     });
     this.loop.onRun((report, after) => {
       this.count(report);
+      if (report.skipped === 'not-leader') this.refusals.forget(); // the new leader writes (and says) its own
       if (after.outcome === 'transient')
         this.log[onlyRefusals(report) ? 'debug' : 'warn']('reconcile incomplete, retrying', {
           delayMs: after.nextInMs,
@@ -322,9 +323,4 @@ export class Reconciler {
       this.log.warn(what, { issue: formatIssue(i) });
     }
   }
-}
-
-/** A run whose failures are all refusals (said once by WriteRefusals, not at every retry). */
-function onlyRefusals(report: RunReport): boolean {
-  return report.failures.length > 0 && report.failures.every((f) => isRefusal(f.op, f.error));
 }

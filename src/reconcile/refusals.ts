@@ -29,6 +29,11 @@ export function isRefusal(op: WriteVerb, error: SinkError): boolean {
   );
 }
 
+/** A run whose failures are all refusals (said once by WriteRefusals, not at every retry). */
+export function onlyRefusals(run: { readonly failures: readonly WriteFailure[] }): boolean {
+  return run.failures.length > 0 && run.failures.every((f) => isRefusal(f.op, f.error));
+}
+
 /** A refused write's failure made transient: the run is retried with backoff. Other failures as they are. */
 export function asRetried(f: WriteFailure): WriteFailure {
   if (f.error.transient || !isRefusal(f.op, f.error)) return f;
@@ -62,6 +67,18 @@ export function refusalMessage(kind: string, verb: WriteVerb, code: number): str
 
 const groupKey = (r: Pick<WriteRefusal, 'kind' | 'verb' | 'code'>) => `${r.kind}|${r.verb}|${r.code}`;
 const objectKey = (kind: string, namespace: string, name: string) => `${kind}|${namespace}|${name}`;
+
+/** Refusals by (kind, verb, code), in the order given. */
+function byGroup(refusals: readonly WriteRefusal[]): Map<string, WriteRefusal[]> {
+  const groups = new Map<string, WriteRefusal[]>();
+  for (const r of refusals) {
+    const key = groupKey(r);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
+  }
+  return groups;
+}
 
 export class WriteRefusals {
   /** Refused objects by kind/namespace/name: their last write was refused. */
@@ -109,8 +126,7 @@ export class WriteRefusals {
   end(complete: boolean): void {
     if (complete)
       for (const key of this.refused.keys()) if (!this.attempted.has(key)) this.refused.delete(key);
-    const now = new Map<string, WriteRefusal[]>();
-    for (const r of this.refused.values()) now.set(groupKey(r), [...(now.get(groupKey(r)) ?? []), r]);
+    const now = byGroup(this.current());
     for (const [key, refused] of now) {
       if (this.announced.has(key)) continue;
       this.announced.add(key);
@@ -138,6 +154,12 @@ export class WriteRefusals {
     }
   }
 
+  /** No longer leader: nothing is written here, so nothing is refused; said again if it leads and is refused. */
+  forget(): void {
+    this.refused.clear();
+    this.announced.clear();
+  }
+
   /** The refused objects now, ordered by kind, verb, code, namespace and name. */
   current(): WriteRefusal[] {
     const order = (r: WriteRefusal) => `${groupKey(r)}|${r.namespace}|${r.name}`;
@@ -148,9 +170,7 @@ export class WriteRefusals {
 
   /** One `/readyz` detail per (kind, verb, code) refused now. */
   details(): string[] {
-    const groups = new Map<string, WriteRefusal[]>();
-    for (const r of this.current()) groups.set(groupKey(r), [...(groups.get(groupKey(r)) ?? []), r]);
-    return [...groups.values()].map((rs) => {
+    return [...byGroup(this.current()).values()].map((rs) => {
       const { kind, verb, code, namespace, name } = rs[0]!;
       const objects = rs.length === 1 ? `${kind} ${namespace}/${name}` : `${rs.length} ${kind}s`;
       return `${refusalMessage(kind, verb, code)} (${objects}); retrying with backoff, routes still served`;
