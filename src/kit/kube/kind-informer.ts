@@ -239,12 +239,11 @@ export class KindInformer {
     if (this.phase === 'forbidden') {
       this.note('info', `access to ${qualifiedResource(this.o.resource)} granted: reading ${this.o.kind}`);
     }
-    const same = this.phase === 'served' && this.syncedOnce;
     this.phase = 'served';
     this.forbiddenVerb = undefined;
     this.syncedOnce = true;
     this.forbiddenBackoff.reset();
-    if (!same) this.changed();
+    this.changed();
   }
 
   private onFailure(informer: ResilientInformer, f: InformerFailure): FailureDecision | undefined {
