@@ -84,7 +84,7 @@ export function buildOpsServers(
   i: ServeOpsInputs,
 ): { readonly admin: AdminServer; readonly debug: AdminServer | undefined } {
   const { store, sources, registries, identity, logger } = i;
-  const { kubeOut, sink } = i.writers;
+  const { kubeOut, sink, reconciler } = i.writers;
   const admin = new AdminServer({
     address: o.admin.address,
     paths: 'ops',
@@ -99,7 +99,9 @@ export function buildOpsServers(
         return { ready: false, reason: `waiting for ${waiting}`, details };
       },
       rds: () => (i.rdsPort() > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
-      ...(kubeOut ? { output: () => outputReadiness(kubeOut.unavailableKinds()) } : {}),
+      ...(kubeOut
+        ? { output: () => outputReadiness(kubeOut.unavailableKinds(), reconciler.refusalDetails()) }
+        : {}),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
     logger,
@@ -127,8 +129,12 @@ export function buildOpsServers(
   return { admin, debug };
 }
 
-/** The EnvoyFilter writer's kinds: a CRD not installed or a 403 keeps the replica unready, naming why. */
-function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
-  if (kinds.length === 0) return { ready: true };
-  return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
+/**
+ * The EnvoyFilter writer's kinds: a CRD not installed or a 403 on their watch keeps the replica unready, naming why.
+ * Writes refused now (reconcile/refusals.ts, retried with backoff) are details of a ready check: RDS still serves.
+ */
+function outputReadiness(kinds: readonly UnavailableKind[], refused: readonly string[]): ReadinessStatus {
+  const details = refused.length > 0 ? { details: refused } : {};
+  if (kinds.length === 0) return { ready: true, ...details };
+  return { ready: false, reason: kinds.map(describeUnavailable).join('; '), ...details };
 }

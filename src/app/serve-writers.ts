@@ -107,6 +107,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
     ...(managedCache ? { cache: managedCache } : {}),
     onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
     onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
+    onRefusal: (r) => metrics.writeRefusals.inc({ kind: r.kind, verb: r.verb, code: String(r.code) }),
     logger,
   });
   reconciler.onRun((r) => {
