@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { startServe } from '../../src/app/serve.ts';
+import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import type { RouteConfigurationJson } from '../../src/xds-rds/route-json.ts';
 import {
   gatewayRaw,
   gatewayRouterRaw,
@@ -66,9 +65,8 @@ async function serveOnce(raws: readonly Raw[], inspect: (debugAddress: string) =
 }
 
 const DEFAULT = `outbound|20880||${META_HOST}`;
-const servedCluster = (running: { cache: { snapshot(): { resources: Map<string, { json: unknown }> } } }) =>
-  (running.cache.snapshot().resources.get(META_ROUTE)?.json as RouteConfigurationJson | undefined)
-    ?.virtualHosts[0]?.routes[0]?.route.cluster;
+const servedCluster = (running: RunningServe) =>
+  running.cache.snapshot().resources.get(META_ROUTE)?.json.virtualHosts[0]?.routes[0]?.route.cluster;
 
 describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter of its namespace', () => {
   it('keeps the Gateway output across a restart with only an invalid MetaRouter of its namespace', async () => {

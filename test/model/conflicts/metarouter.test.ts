@@ -127,7 +127,9 @@ describe('MetaRouter conflicts (warnings on both objects)', () => {
     );
     // No valid version known: it holds nothing (xds-rds/routes.ts), and the host gets the route its ServiceEntry
     // alone gives.
-    const doc = out.routesDoc as { items: { virtualHosts: { routes: { route: { cluster: string } }[] }[] }[] };
+    const doc = out.routesDoc as {
+      items: { virtualHosts: { routes: { route: { cluster: string } }[] }[] }[];
+    };
     assert.deepEqual(
       doc.items.map((i) => i.virtualHosts[0]?.routes.map((r) => r.route.cluster)),
       [[`outbound|20880||${HOST}`]],
