@@ -436,7 +436,8 @@ export class ConfigStore implements ConfigView {
     if (this.rejects.size === 0) return NO_REFS;
     const by = this.heldIndex().hosts.get(normalizeHost(host, namespace, this.clusterDomain));
     // A holder holds the ServiceEntries of its own namespace only: never another owner's.
-    return by?.some((r) => r.namespace === namespace) ? by.filter((r) => r.namespace === namespace) : NO_REFS;
+    const own = by?.filter((r) => r.namespace === namespace);
+    return own !== undefined && own.length > 0 ? own : NO_REFS;
   }
 
   gatewayHolders(namespace: string, name: string): readonly ObjectRef[] {
