@@ -53,9 +53,9 @@ export interface RouteBuildResult {
  *   MetaRouter, so a route kept under that name would be the default route as it was (freezing the
  *   DestinationRule's and ServiceEntry's later changes, which are other owners') or nothing: a proxy reading the
  *   ServiceEntry's filters, which are written now, would then get a MetaProtocol proxy with no route at all. The
- *   default route is what the proxies had before the MetaRouter existed and what Aeraki serves for a host whose
- *   MetaRouter it cannot use; proxies that still hold a route of a previous process lose its rules (subsets,
- *   splits, mirrors) but keep reaching the service, and the MetaRouter's status says so (status/conditions.ts).
+ *   default route is what the proxies had before the MetaRouter existed; proxies that still hold a route of a
+ *   previous process lose its rules (subsets, splits, mirrors) but keep reaching the service, and the
+ *   MetaRouter's status says so (status/conditions.ts).
  * `conflicts` is configConflicts(view), computed here unless the caller has it already for this pass.
  */
 export function buildRouteConfigurations(
