@@ -69,6 +69,7 @@ import './e2e/debug-page.test.ts';
 import './e2e/dir-file-errors.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
+import './e2e/hold-scope.test.ts';
 import './e2e/inbound-target-port.test.ts';
 import './e2e/kinds-not-served.test.ts';
 import './e2e/metrics-replicas.test.ts';

@@ -36,8 +36,9 @@ export function withoutCredentials(value: unknown): unknown {
 
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
- * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them: their EnvoyFilters
- * are kept and their RDS routes withheld), the `held:` warning of each ServiceEntry and Gateway held
+ * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them, each for the
+ * ServiceEntries and Gateways of its own namespace only: their EnvoyFilters are kept and their RDS routes withheld;
+ * an invalid MetaRouter holds no host), the `held:` warning of each ServiceEntry and Gateway held
  * (model/held.ts), as `render` prints it; with the directory source, the files that cannot be used
  * (`files.errors`: path, message, line, column, lastGood) and `files.partial` (a file never read well:
  * deletions are held).

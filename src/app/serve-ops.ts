@@ -65,7 +65,7 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
       ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
       : {}),
     ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
-    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
+    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts(), store.heldGateways()).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
     handshakes: () => {
       const webhook = i.webhook();

@@ -70,7 +70,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
   });
   const heldHosts = new Gauge({
     name: 'aeraki_held_hosts',
-    help: 'ServiceEntry hosts whose output is kept as it was because an object they depend on is rejected.',
+    help: 'ServiceEntry hosts whose output is kept as it was because an object of their own namespace they depend on is rejected.',
     registers,
     collect: () => {
       const v = read((p) => p.heldHosts?.());

@@ -77,7 +77,7 @@ export interface StatusProviders {
   readonly rejectedObjects?: () => Readonly<Record<string, number>>;
   /** Config files that cannot be read, decoded or parsed right now (the directory source). */
   readonly configFileErrors?: () => number;
-  /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */
+  /** ServiceEntry hosts whose output is held because of a rejected object of their namespace (src/status/held.ts). */
   readonly heldHosts?: () => number;
   /**
    * EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now, on the leader and on

@@ -190,9 +190,14 @@ export function buildView(docs) {
         });
       }
     }
+    // A host is held for the ServiceEntries of the holder's own namespace only.
     const heldBy = list(config?.held)
       .filter((h) => hosts.includes(h?.host))
-      .flatMap((h) => list(h?.by).map(refText));
+      .flatMap((h) =>
+        list(h?.by)
+          .filter((b) => b?.namespace === se?.metadata?.namespace)
+          .map(refText),
+      );
     const held = [...new Set(heldBy)].sort(byText).map((by) => ({ by, issues: issuesOf.get(by) ?? [] }));
     const source = `${se?.kind ?? 'ServiceEntry'}/${keyOf(se)}`;
     const istiod = istiodOf(proxies?.listenerRejections, source);
