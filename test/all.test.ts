@@ -45,6 +45,7 @@ import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';
 import './conformance/real-protos.test.ts';
 import './controller/dir-source.test.ts';
+import './controller/dir-state.test.ts';
 import './controller/file-source.test.ts';
 import './controller/gateway-hold.test.ts';
 import './controller/kube/endpoint-slices.test.ts';

@@ -70,6 +70,7 @@ export class ConfigSources {
         rootNamespace,
         debounceMs: o.watchDebounceMs,
         limits: fileLimitsOf(o),
+        ...(o.stateFile !== undefined ? { stateFile: o.stateFile } : {}),
         logger,
       });
       return;
