@@ -18,7 +18,7 @@ export interface SourceFlags {
   readonly maxFileBytes?: number;
   readonly maxFileDocuments?: number;
   readonly maxYamlAliasNodes?: number;
-  /** '' (the default): beside the output (DEFAULT_DIR_STATE_NAME) or in the temporary directory; `none`: off. */
+  /** '' (the default): beside the output directory (DIR_STATE_SUFFIX) or in the temporary directory; `none`: off. */
   readonly dirStateFile?: string;
   readonly secretRefreshMs: number;
 }
@@ -79,7 +79,7 @@ export const SOURCE_ROWS = {
     env: 'AERAKI_DIR_STATE_FILE',
     default: '',
     description:
-      "where --config-dir keeps its files' last good reads across restarts (default: <output-dir>/.aeraki-dir-state with --output dir, else <tmp>/aeraki-dir-state-<hash of --config-dir>; none: off)",
+      "where --config-dir keeps its files' last good reads across restarts (default: <output-dir>.aeraki-dir-state beside it with --output dir, else <tmp>/aeraki-dir-state-<hash of --config-dir>; none: off)",
     parse: text,
   },
   secretRefreshMs: {
@@ -92,12 +92,15 @@ export const SOURCE_ROWS = {
   },
 } satisfies RowTable<SourceFlags>;
 
-/** The state file's name inside the `--output dir` directory (no .yaml/.json extension: no tool reads it as config). */
-export const DEFAULT_DIR_STATE_NAME = '.aeraki-dir-state';
+/**
+ * What the state file's name adds to the `--output dir` directory's: it lives beside it (the directory holds only
+ * `<namespace>/<kind>-<name>.yaml`), and with no .yaml/.json extension no tool reads it as config.
+ */
+export const DIR_STATE_SUFFIX = '.aeraki-dir-state';
 
 /**
- * The directory source's state file: `--dir-state-file` as given (`none`: off); by default inside the output
- * directory with `--output dir`, else in the temporary directory (the Deployment mounts an emptyDir there: it
+ * The directory source's state file: `--dir-state-file` as given (`none`: off); by default beside the output
+ * directory with `--output dir` (`out/` → `out.aeraki-dir-state`), else in the temporary directory (the Deployment mounts an emptyDir there: it
  * survives a container restart, not a new pod), named after the config directory so two processes reading
  * different directories never share one.
  */
@@ -110,7 +113,7 @@ export function dirStateFileOf(f: {
 }): string | undefined {
   if (f.configSource !== 'dir' || f.dirStateFile === 'none') return undefined;
   if (f.dirStateFile !== undefined && f.dirStateFile !== '') return f.dirStateFile;
-  if (f.output === 'dir' && f.outputDir !== '') return path.join(f.outputDir, DEFAULT_DIR_STATE_NAME);
+  if (f.output === 'dir' && f.outputDir !== '') return `${path.resolve(f.outputDir)}${DIR_STATE_SUFFIX}`;
   const id = createHash('sha256').update(path.resolve(f.configDir)).digest('hex').slice(0, 16);
   return path.join(tmpdir(), `aeraki-dir-state-${id}`);
 }

@@ -67,6 +67,7 @@ import './controller/store.test.ts';
 import './controller/strict-last-known-good.test.ts';
 import './e2e/debug-page.test.ts';
 import './e2e/dir-file-errors.test.ts';
+import './e2e/dir-restart.test.ts';
 import './e2e/embedded-default.test.ts';
 import './e2e/gateway-hold.test.ts';
 import './e2e/inbound-target-port.test.ts';
