@@ -4,7 +4,7 @@
 // file, the EnvoyFilter kept for that service names a route nobody serves: /readyz (still ready) says so, as do
 // /debug/routes and aeraki_unserved_routes.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -17,24 +17,34 @@ import { serveOptions } from './options.ts';
 import { httpGet } from './support.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'aeraki-dir-restart-e2e-'));
-const configDir = path.join(root, 'config');
-const outputDir = path.join(root, 'out');
-const routerFile = path.join(configDir, 'router.yaml');
-const stateFile = `${outputDir}.aeraki-dir-state`;
 after(() => rmSync(root, { recursive: true, force: true }));
+
+/** One run's directories: the config, the output and the state file beside it (the default). */
+function dirsOf(name: string) {
+  const configDir = path.join(root, name, 'config');
+  const outputDir = path.join(root, name, 'out');
+  mkdirSync(configDir, { recursive: true });
+  return {
+    configDir,
+    outputDir,
+    routerFile: path.join(configDir, 'router.yaml'),
+    stateFile: `${outputDir}.aeraki-dir-state`,
+  };
+}
+type Dirs = ReturnType<typeof dirsOf>;
 
 const yamlOf = (raws: readonly Raw[]) => raws.map((r) => stringify(r)).join('---\n');
 const GOOD = yamlOf([metaEntry, metaRouterRaw(true)]);
 /** The same file with a last document whose flow sequence never closes: invalid YAML. */
 const BROKEN = `${GOOD}---\nkind: [ServiceEntry\n`;
 
-async function start(logger = recordingLogger()): Promise<RunningServe> {
+async function start(dirs: Dirs, logger = recordingLogger()): Promise<RunningServe> {
   const running = await startServe(
     serveOptions({
       configSource: 'dir',
-      configDir,
+      configDir: dirs.configDir,
       output: 'dir',
-      outputDir,
+      outputDir: dirs.outputDir,
       rdsInsecure: true,
       leaderElect: false,
       namespaceBootstrap: false,
@@ -65,24 +75,27 @@ async function routeOnNewStream(running: RunningServe): Promise<unknown> {
 const get = async (running: RunningServe, where: 'admin' | 'debug', p: string) =>
   (await httpGet(`http://${where === 'admin' ? running.adminAddress : running.debugAddress}${p}`)).body;
 
-describe('aeraki serve (dir): a restart never serves less than before it', () => {
-  it('serves a broken file last good read after a restart, and reports a kept EnvoyFilter with no route', async () => {
-    mkdirSync(configDir, { recursive: true });
-    writeFileSync(routerFile, GOOD);
-    let running = await start();
-    let before: unknown;
-    try {
-      before = await routeOnNewStream(running);
-      assert.match(JSON.stringify(before), /"v1"/, 'the MetaRouter route (subset v1) is served');
-    } finally {
-      await running.stop();
-    }
-    assert.ok(existsSync(stateFile), 'the state file is written beside the output');
+/** Serves the good file once (the route a proxy gets then), stops, and breaks the file. */
+async function servedThenBroken(dirs: Dirs): Promise<unknown> {
+  writeFileSync(dirs.routerFile, GOOD);
+  const running = await start(dirs);
+  try {
+    const before = await routeOnNewStream(running);
+    assert.match(JSON.stringify(before), /"v1"/, 'the MetaRouter route (subset v1) is served');
+    return before;
+  } finally {
+    await running.stop();
+    writeFileSync(dirs.routerFile, BROKEN);
+  }
+}
 
-    // Restart with the file broken (invalid YAML): the same route, from the state file.
-    writeFileSync(routerFile, BROKEN);
+describe('aeraki serve (dir): a restart never serves less than before it', () => {
+  it('serves the last good read of a file broken across a restart, from the state file', async () => {
+    const dirs = dirsOf('state');
+    const { routerFile } = dirs;
+    const before = await servedThenBroken(dirs);
     const log = recordingLogger();
-    running = await start(log);
+    const running = await start(dirs, log);
     try {
       assert.deepEqual(await routeOnNewStream(running), before, 'the same route after the restart');
       const warning = log.records.find((r) => r.fields['file'] === routerFile);
@@ -90,6 +103,7 @@ describe('aeraki serve (dir): a restart never serves less than before it', () =>
         warning?.message ?? '',
         /last good read of before the restart \(from the state file\) is in effect/,
       );
+      assert.equal(warning?.fields['stateFile'], dirs.stateFile);
       const files = (JSON.parse(await get(running, 'debug', '/debug/config')) as { files: unknown }).files;
       assert.deepEqual(files, {
         partial: false,
@@ -104,15 +118,18 @@ describe('aeraki serve (dir): a restart never serves less than before it', () =>
           },
         ],
       });
-      const readyz = JSON.parse(await get(running, 'admin', '/readyz')) as unknown;
-      assert.doesNotMatch(JSON.stringify(readyz), /not served/);
+      assert.doesNotMatch(await get(running, 'admin', '/readyz'), /not served/);
+      assert.match(await get(running, 'admin', '/metrics'), /^aeraki_unserved_routes 0$/m);
     } finally {
       await running.stop();
     }
+  });
 
-    // Without the state file: the kept EnvoyFilter names a route nobody serves; ready, and said so.
-    rmSync(stateFile);
-    running = await start();
+  it('without a state file, says that a kept EnvoyFilter names a route nobody serves (ready)', async () => {
+    const dirs = dirsOf('no-state');
+    await servedThenBroken(dirs);
+    rmSync(dirs.stateFile, { force: true });
+    const running = await start(dirs);
     try {
       const ready = await httpGet(`http://${running.adminAddress}/readyz`);
       assert.equal(ready.status, 200);
