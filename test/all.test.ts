@@ -114,6 +114,7 @@ import './model/parse/duration.test.ts';
 import './model/parse/mesh.test.ts';
 import './model/parse/parse.test.ts';
 import './model/parse/service.test.ts';
+import './model/unserved-routes.test.ts';
 import './model/validate/istio.test.ts';
 import './model/validate/metarouter.test.ts';
 import './model/validate/re2.test.ts';
