@@ -159,6 +159,7 @@ import './reconcile/kube-pipeline.test.ts';
 import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/managed-cache.test.ts';
+import './reconcile/managed-routes.test.ts';
 import './reconcile/reconciler-cache.test.ts';
 import './reconcile/reconciler.test.ts';
 import './registry/bridge.test.ts';
