@@ -18,7 +18,10 @@ export interface SourceFlags {
   readonly maxFileBytes?: number;
   readonly maxFileDocuments?: number;
   readonly maxYamlAliasNodes?: number;
-  /** '' (the default): beside the output directory (DIR_STATE_SUFFIX) or in the temporary directory; `none`: off. */
+  /**
+   * As given: '' (the default) is resolved by serveConfig (dirStateFileOf: beside the output directory, or in the
+   * temporary directory; `none`: off); here '' is off.
+   */
   readonly dirStateFile?: string;
   readonly secretRefreshMs: number;
 }
@@ -110,8 +113,8 @@ export function dirStateFileOf(f: {
   readonly dirStateFile?: string;
   readonly output: string;
   readonly outputDir: string;
-}): string | undefined {
-  if (f.configSource !== 'dir' || f.dirStateFile === 'none') return undefined;
+}): string {
+  if (f.configSource !== 'dir' || f.dirStateFile === 'none') return '';
   if (f.dirStateFile !== undefined && f.dirStateFile !== '') return f.dirStateFile;
   if (f.output === 'dir' && f.outputDir !== '') return `${path.resolve(f.outputDir)}${DIR_STATE_SUFFIX}`;
   const id = createHash('sha256').update(path.resolve(f.configDir)).digest('hex').slice(0, 16);
@@ -130,6 +133,7 @@ export function sourceOptions(f: SourceFlags): SourceOptions {
     maxFileBytes: f.maxFileBytes,
     maxFileDocuments: f.maxFileDocuments,
     maxYamlAliasNodes: f.maxYamlAliasNodes,
+    ...(f.dirStateFile !== undefined && f.dirStateFile !== '' ? { stateFile: f.dirStateFile } : {}),
     secretRefreshMs: f.secretRefreshMs,
   };
 }

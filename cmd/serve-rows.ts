@@ -20,7 +20,7 @@ import { OUTPUT_ROWS, outputOptions, reconcileOptions } from './serve-rows-outpu
 import { PROXY_STATUS_ROWS, proxyStatusOptions } from './serve-rows-proxy-status.ts';
 import { RDS_ROWS, rdsOptions } from './serve-rows-rds.ts';
 import { REGISTRY_ROWS, registryOptions } from './serve-rows-registries.ts';
-import { dirStateFileOf, SOURCE_ROWS, sourceOptions } from './serve-rows-source.ts';
+import { SOURCE_ROWS, sourceOptions } from './serve-rows-source.ts';
 import { VIP_ROWS, vipOptions } from './serve-rows-vip.ts';
 import { WEBHOOK_ROWS, webhookOptions } from './serve-rows-webhook.ts';
 
@@ -137,7 +137,7 @@ export function serveOptionsOf(v: ServeValues): ServeOptions {
   return {
     mesh: meshOptions(v),
     podName: v.podName,
-    source: { ...sourceOptions(v), stateFile: dirStateFileOf(v) },
+    source: sourceOptions(v),
     output: outputOptions(v),
     reconcile: reconcileOptions(v),
     kube: kubeOptions(v),

@@ -56,7 +56,7 @@ export interface SourceOptions {
   readonly maxFileDocuments?: number;
   readonly maxYamlAliasNodes?: number;
   /** `--dir-state-file`: the directory source's last good reads across restarts (controller/dir-state.ts); absent: off. */
-  readonly stateFile?: string | undefined;
+  readonly stateFile?: string;
   /** `--secret-refresh-interval`: how often the Secrets Redis auth names are read again. */
   readonly secretRefreshMs: number;
 }

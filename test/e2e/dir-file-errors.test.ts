@@ -1,8 +1,7 @@
 // `aeraki serve --config-source dir --output dir` with files that cannot be parsed (DESIGN habit 13): a file turned
 // unparseable keeps its objects (same RDS snapshot, no EnvoyFilter file deleted or changed), an alias bomb leaves
 // the process up and ready, both are reported (/debug/config, aeraki_config_file_errors) and recover when fixed;
-// across a restart with the broken file present and no state file (test/e2e/dir-restart.test.ts has the state
-// file) the process is ready and deletes nothing until it is fixed.
+// across a restart with the broken file present the process is ready and deletes nothing until it is fixed.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -139,10 +138,9 @@ describe('aeraki serve (dir): files that cannot be parsed', () => {
       await running.stop();
     }
 
-    // 4. A restart with the broken file present and no state file: ready, partial, nothing deleted.
+    // 4. A restart with the broken file present: ready, partial, nothing deleted.
     const written = outputFiles();
     writeFileSync(routerFile, BROKEN);
-    rmSync(`${outputDir}.aeraki-dir-state`);
     running = await start();
     try {
       assert.equal(await ready(running), 200);

@@ -45,6 +45,8 @@ async function start(dirs: Dirs, logger = recordingLogger()): Promise<RunningSer
       configDir: dirs.configDir,
       output: 'dir',
       outputDir: dirs.outputDir,
+      // Where `aeraki serve` puts it by default with --output dir (cmd/serve-rows-source.ts dirStateFileOf).
+      dirStateFile: dirs.stateFile,
       rdsInsecure: true,
       leaderElect: false,
       namespaceBootstrap: false,
