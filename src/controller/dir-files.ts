@@ -6,7 +6,7 @@
  * succeeded) contributes nothing, so its objects are deleted. Files stay in listing order (a later definition of an
  * object wins). A file failing since the process started takes the last good read of an earlier process when one
  * is given (`restored`, from the state file, dir-state.ts; consulted at the first read only: a file gone then is
- * gone); without one it has no last good read: `partial` is true until it is fixed or removed.
+ * gone, while a file a failed listing did not name keeps it); without one it has no last good read: `partial` is true until it is fixed or removed.
  */
 import { createHash } from 'node:crypto';
 import type { ConfigIssue } from '../model/result.ts';
@@ -71,6 +71,9 @@ export class DirFiles {
     // A listing that failed somewhere may have missed files: what it did not name is kept, not deleted.
     if (listIssues.length > 0) {
       for (const [path, state] of this.files) if (!next.has(path)) next.set(path, state);
+      for (const [path, r] of this.restored) {
+        if (!next.has(path)) next.set(path, { good: restoredRead(r), restored: true, error: undefined });
+      }
     }
     this.files = next;
     this.restored = new Map();
@@ -131,6 +134,10 @@ export class DirFiles {
     if (before?.good) return { good: before.good, error, ...(before.restored ? { restored: true } : {}) };
     const restored = this.restored.get(path);
     if (!restored) return { good: undefined, error };
-    return { good: { hash: restored.hash, raws: restored.objects, issues: [] }, restored: true, error };
+    return { good: restoredRead(restored), restored: true, error };
   }
+}
+
+function restoredRead(r: RestoredRead): GoodRead {
+  return { hash: r.hash, raws: r.objects, issues: [] };
 }
