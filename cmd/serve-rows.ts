@@ -56,6 +56,7 @@ const HELP_ORDER = [
   'maxFileBytes',
   'maxFileDocuments',
   'maxYamlAliasNodes',
+  'dirStateFile',
   'secretRefreshMs',
   'proxyStatusIntervalMs',
   'output',

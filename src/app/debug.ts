@@ -15,6 +15,7 @@ import { formatIssue, refOf } from '../model/result.ts';
 import type { ListenerRejectionsDoc, ProxiesDocument } from '../tools/proxies-document.ts';
 import type { AckTracker } from '../xds-rds/acks.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
+import type { UnservedRoute } from '../model/unserved-routes.ts';
 
 /** A Secret as /debug/config shows it: its name and the keys kept (secrets.ts), never their values. */
 function redacted(secret: Secret): unknown {
@@ -106,8 +107,11 @@ export async function envoyFiltersDocument(
   };
 }
 
-/** `/debug/routes`: the RDS snapshot being served. */
-export function routesDocument(cache: SnapshotCache): unknown {
+/**
+ * `/debug/routes`: the RDS snapshot being served, and `unservedRoutes`: the managed EnvoyFilters naming a route it
+ * does not hold (model/unserved-routes.ts).
+ */
+export function routesDocument(cache: SnapshotCache, unserved: readonly UnservedRoute[] = []): unknown {
   const snapshot = cache.snapshot();
   return {
     version: snapshot.version,
@@ -116,6 +120,7 @@ export function routesDocument(cache: SnapshotCache): unknown {
       version: r.version,
       config: r.json,
     })),
+    unservedRoutes: unserved,
   };
 }
 

@@ -55,6 +55,8 @@ export interface SourceOptions {
   readonly maxFileBytes?: number;
   readonly maxFileDocuments?: number;
   readonly maxYamlAliasNodes?: number;
+  /** `--dir-state-file`: the directory source's last good reads across restarts (controller/dir-state.ts); absent: off. */
+  readonly stateFile?: string;
   /** `--secret-refresh-interval`: how often the Secrets Redis auth names are read again. */
   readonly secretRefreshMs: number;
 }

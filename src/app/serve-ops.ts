@@ -19,6 +19,7 @@ import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
 import type { ServeWriters } from './serve-writers.ts';
 import { describeUnavailable, type ConfigSources, type UnavailableKind } from './sources.ts';
+import { describeUnservedRoute, unservedRoutes, type UnservedRoute } from '../model/unserved-routes.ts';
 import type { RunningWebhook } from './webhook.ts';
 
 export interface ServeOpsInputs {
@@ -41,6 +42,17 @@ export interface ServeOpsInputs {
   /** With proxy status on: the listener rejections part of /debug/proxies. */
   readonly listenerRejections?: () => ListenerRejectionsDoc;
   readonly logger: Logger;
+}
+
+/**
+ * The managed EnvoyFilters naming an RDS route this replica does not serve (model/unserved-routes.ts); none before
+ * every source synced (no routes are built before) or while the writer has not listed yet.
+ */
+export function unservedNow(i: Pick<ServeOpsInputs, 'writers' | 'cache' | 'allSynced'>): UnservedRoute[] {
+  const filters = i.writers.managedRoutes?.rdsRoutes();
+  if (!filters || !i.allSynced()) return [];
+  const served = i.cache.snapshot().resources;
+  return unservedRoutes(filters, (route) => served.has(route));
 }
 
 /** What each metric reads, from the parts that own it. */
@@ -66,6 +78,7 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
       : {}),
     ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts(), store.heldGateways()).length,
+    unservedRoutes: () => unservedNow(i).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
     handshakes: () => {
       const webhook = i.webhook();
@@ -98,7 +111,11 @@ export function buildOpsServers(
         const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
         return { ready: false, reason: `waiting for ${waiting}`, details };
       },
-      rds: () => (i.rdsPort() > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
+      // Ready while a kept EnvoyFilter names a route not served (the rest is served), saying so.
+      rds: () =>
+        i.rdsPort() > 0
+          ? { ready: true, details: unservedNow(i).map(describeUnservedRoute) }
+          : { ready: false, reason: 'RDS server not listening' },
       ...(kubeOut
         ? { output: () => outputReadiness(kubeOut.unavailableKinds(), reconciler.refusalDetails()) }
         : {}),
@@ -115,7 +132,7 @@ export function buildOpsServers(
           config: () => configDocument(store, sources.synced, sources.dir),
           envoyfilters: () =>
             envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
-          routes: () => routesDocument(i.cache),
+          routes: () => routesDocument(i.cache, unservedNow(i)),
           proxies: () =>
             proxiesDocument(i.rds.acks, {
               ...(i.routeOrigin ? { routeOrigin: i.routeOrigin } : {}),

@@ -77,6 +77,15 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
       if (v !== undefined) heldHosts.set(v);
     },
   });
+  const unservedRoutes = new Gauge({
+    name: 'aeraki_unserved_routes',
+    help: 'RDS routes that a managed EnvoyFilter names (one per route and EnvoyFilter) but the RDS server does not serve: a proxy connecting gets no routes for them.',
+    registers,
+    collect: () => {
+      const v = read((p) => p.unservedRoutes?.());
+      if (v !== undefined) unservedRoutes.set(v);
+    },
+  });
   const mcpConnectionState = new Gauge({
     name: 'aeraki_mcp_connection_state',
     help: 'State of the MCP stream to istiod: 1 for the current state, 0 for the others.',
@@ -196,6 +205,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     rejectedObjects,
     configFileErrors,
     heldHosts,
+    unservedRoutes,
     mcpConnectionState,
     mcpSynced,
     mcpReconnects,

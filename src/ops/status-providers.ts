@@ -79,6 +79,8 @@ export interface StatusProviders {
   readonly configFileErrors?: () => number;
   /** ServiceEntry hosts whose output is held because of a rejected object of their namespace (src/status/held.ts). */
   readonly heldHosts?: () => number;
+  /** (RDS route, EnvoyFilter) pairs where a managed EnvoyFilter names a route not served (model/unserved-routes.ts). */
+  readonly unservedRoutes?: () => number;
   /**
    * EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now, on the leader and on
    * a standby alike; undefined while that is not known (the gauge keeps its last value).
