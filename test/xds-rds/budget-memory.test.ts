@@ -133,16 +133,23 @@ describe('RDS: one identity stays inside the memory limit (child process, defaul
   it('refuses 100 streams of 3,900 names of 1,000 characters with RESOURCE_EXHAUSTED naming the budget', async () => {
     const client = connect();
     const streams: RdsTestStream<unknown>[] = [];
+    // 3,900 names a stream, as much as a message carries (1 MiB): 975 names a request, the next request once the
+    // previous one was taken (SotW: each request names every name so far).
+    const names = (i: number, n: number) =>
+      Array.from({ length: n }, (_, j) => `${i}-${j}-`.padEnd(1000, 'x'));
     for (let i = 0; i < 100; i++) {
       const s = client.sotw();
-      const names = Array.from({ length: 3900 }, (_, j) => `${i}-${j}-`.padEnd(1000, 'x'));
-      // As much as a message may carry (1 MiB): 975 names a request, four requests.
-      for (let k = 0; k < 4; k++) s.send(sotwRequest(names.slice(k * 975, (k + 1) * 975)));
+      s.send(sotwRequest(names(i, 975)));
       streams.push(s);
     }
     // The same names in one message: over the message limit.
     const whole = client.sotw();
-    whole.send(sotwRequest(Array.from({ length: 3900 }, (_, j) => `w-${j}-`.padEnd(1000, 'x'))));
+    whole.send(sotwRequest(names(100, 3900)));
+    for (let k = 2; k <= 4; k++) {
+      const taken = await Promise.all(streams.map((s) => outcome(s, 5_000)));
+      for (const [i, r] of taken.entries())
+        if (r === 'open') streams[i]!.send(sotwRequest(names(i, k * 975)));
+    }
     const results = await Promise.all(streams.map((s) => outcome(s, 20_000)));
     for (const r of results) {
       assert.notEqual(r, 'open', 'every stream is refused');
