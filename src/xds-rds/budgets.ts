@@ -144,8 +144,9 @@ export class StreamBudget {
     if (over(names.length, maxNames)) return this.tooMany(`${field} lists ${names.length}`, maxNames);
     if (maxBytes <= 0) return undefined;
     for (const [i, n] of names.entries()) {
-      // A name of more characters than the budget's bytes is over it whatever its encoding (no byte count).
-      const bytes = n.length > maxBytes ? n.length : Buffer.byteLength(n);
+      // UTF-8 takes 1 to 3 bytes per UTF-16 unit: count bytes only where the number of units leaves a doubt.
+      if (n.length * 3 <= maxBytes) continue;
+      const bytes = Buffer.byteLength(n);
       if (bytes > maxBytes) {
         return this.budgets.refused(
           {
