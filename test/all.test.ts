@@ -207,6 +207,8 @@ import './webhook/admission.test.ts';
 import './webhook/limits.test.ts';
 import './webhook/server.test.ts';
 import './xds-rds/acks.test.ts';
+import './xds-rds/budget-memory.test.ts';
+import './xds-rds/budgets.test.ts';
 import './xds-rds/encoding.test.ts';
 import './xds-rds/fixtures.test.ts';
 import './xds-rds/hardening.test.ts';

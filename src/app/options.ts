@@ -133,6 +133,11 @@ export interface RdsOptions {
   readonly maxInvalidRequests: RdsLimits['maxInvalidRequestsPerConnection'];
   readonly maxConnectionsPerIdentity: RdsLimits['maxConnectionsPerIdentity'];
   readonly idleStreamTimeoutMs: RdsLimits['idleStreamTimeoutMs'];
+  /** Route-name budgets (src/xds-rds/budgets.ts). */
+  readonly maxRouteNameBytes: RdsLimits['maxRouteNameBytes'];
+  readonly maxRouteNamesPerStream: RdsLimits['maxRouteNamesPerStream'];
+  readonly maxRouteNameBytesPerConnection: RdsLimits['maxRouteNameBytesPerConnection'];
+  readonly maxRouteNameBytesPerIdentity: RdsLimits['maxRouteNameBytesPerIdentity'];
 }
 
 /** The controller's own certificate (src/identity/). */
@@ -295,5 +300,9 @@ export function rdsLimits(o: RdsOptions): Partial<RdsLimits> {
     maxInvalidRequestsPerConnection: o.maxInvalidRequests,
     maxConnectionsPerIdentity: o.maxConnectionsPerIdentity,
     idleStreamTimeoutMs: o.idleStreamTimeoutMs,
+    maxRouteNameBytes: o.maxRouteNameBytes,
+    maxRouteNamesPerStream: o.maxRouteNamesPerStream,
+    maxRouteNameBytesPerConnection: o.maxRouteNameBytesPerConnection,
+    maxRouteNameBytesPerIdentity: o.maxRouteNameBytesPerIdentity,
   };
 }
