@@ -11,7 +11,8 @@
  * every object it is given as rejected, so routes, rate limits and filters derived from it do not change until a
  * valid version arrives or the object is deleted.
  * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
- * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it. Such
+ * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it; so
+ * does an object of another kind rejected with the hosts it configures (`reject` given `hosts`). Such
  * a MetaRouter also holds the Gateways it binds (isGatewayHeld, heldGateways).
  *
  * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
@@ -446,9 +447,12 @@ export class ConfigStore implements ConfigView {
     return holding;
   }
 
-  /** True when `r` can hold anything: it binds hosts and its object has no valid version. */
+  /**
+   * True when `r` can hold anything: it binds hosts (its kind does, or it was rejected with the hosts its kind
+   * configures: a Secret it names cannot serve it, controller/kube/secrets.ts) and its object has no valid version.
+   */
   private isHolding(r: RejectedObject | undefined): r is RejectedObject {
-    if (r === undefined || !bindsHosts(r.ref.kind)) return false;
+    if (r === undefined || (!bindsHosts(r.ref.kind) && !r.hosts?.length)) return false;
     const { kind, namespace, name } = r.ref;
     return this.get(kind as ConfigKind, namespace, name) === undefined;
   }
