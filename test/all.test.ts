@@ -175,6 +175,7 @@ import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
 import './security/handshakes.test.ts';
 import './security/rbac.test.ts';
+import './security/redis-auth.test.ts';
 import './security/secrets.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';

@@ -160,7 +160,8 @@ export class ConfigStore implements ConfigView {
 
   private put(obj: ConfigObject): boolean {
     const key = objectKey(obj.metadata.namespace, obj.metadata.name);
-    if (this.rejects.size > 0)
+    const released =
+      this.rejects.size > 0 &&
       this.clearRejection(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
     const objects = this.objectsOf(obj.kind);
     const old = objects.get(key);
@@ -170,6 +171,10 @@ export class ConfigStore implements ConfigView {
     this.index(obj);
     this.changed(obj.kind);
     if (old === undefined && bindsHosts(obj.kind)) this.held = undefined;
+    // A kind that binds no host held the hosts it configures (reject given hosts): say that they are released.
+    if (released && !bindsHosts(obj.kind)) {
+      this.emit({ type: 'held', kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
+    }
     if (this.listeners.size === 0) return true; // nobody to tell: skip building the event
     const { namespace, name } = obj.metadata;
     this.emit(
