@@ -21,20 +21,24 @@ export interface Credentials {
 
 export const NO_CREDENTIALS: Credentials = Object.freeze({ password: '', username: '' });
 
-/** `path` is the auth field of `owner` (for the issue when the Secret is missing). */
+/**
+ * The credentials `auth` (the field at `path` of `owner`) asks for. A Secret not in the input gives undefined with
+ * an error: the owner is treated as absent, as Aeraki does (the shared render case 50; the Kubernetes source never
+ * gets here: it rejects the owner, controller/kube/secrets.ts). A Secret that cannot serve it fails.
+ */
 export function resolveAuth(
   ctx: RedisContext,
   auth: RedisAuth | undefined,
   owner: ObjectRef,
   path: string,
-): Result<Credentials> {
+): Result<Credentials | undefined> {
   if (auth?.plain) return ok(auth.plain);
   const ref = auth?.secret;
   if (!ref) return ok(NO_CREDENTIALS);
   const secret = ctx.secret(ref.name);
   if (!secret) {
     const where = `${owner.namespace}/${ref.name}`;
-    return fail([issue(owner, `${path}.secret.name`, `Secret ${where} not found`)]);
+    return ok(undefined, [issue(owner, `${path}.secret.name`, `Secret ${where} not found`)]);
   }
   const data = secret.spec.data;
   const problems = secretProblems(ref, data, NONE, path);

@@ -2,9 +2,10 @@
  * Sidecar filters of one `redis` port (Aeraki internal/plugin/redis/generator.go), with this port's own number
  * (D4): per address an outbound redis_proxy that REPLACEs tcp_proxy, followed by the REMOVE of Istio's cluster
  * `outbound|<port>||<hosts[0]>` and the ADD of its replacement; an inbound redis_proxy when the ServiceEntry
- * selects workloads (D2). A RedisService or RedisDestination whose auth cannot be read (its Secret missing, or
- * without the key: auth.ts) fails the port's generation: the output written before stays, and no filter without
- * the auth it asks for is written (Aeraki falls back to the catch-all proxy and drops the cluster).
+ * selects workloads (D2). A RedisService or RedisDestination whose auth Secret is not in the input is reported and
+ * treated as absent (as Aeraki does); one whose Secret cannot serve it (without the key: auth.ts) fails the port's
+ * generation: the output written before stays, and no filter without the auth it asks for is written (Aeraki
+ * writes the filter without auth).
  */
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
 import { outboundClusterName } from '../../model/names.ts';
@@ -26,19 +27,21 @@ function networkFilter(config: Record<string, unknown>): NetworkFilter {
   return { filterName: REDIS_PROXY_FILTER, typeUrl: REDIS_PROXY_TYPE, config };
 }
 
-/** The outbound proxy config: from the bound RedisService, else the default; fails when its auth cannot be read. */
+/** The outbound proxy config: from the bound RedisService, else (its Secret not in the input) the default. */
 function outboundConfig(ctx: SidecarContext, redis: RedisContext): Result<Record<string, unknown>> {
   const rs = redis.service;
+  const issues: ConfigIssue[] = [];
   if (rs) {
     const auth = resolveAuth(redis, rs.spec.settings?.auth, refOf(rs), 'spec.settings.auth');
     if (!auth.ok) return fail(auth.issues);
-    return ok(serviceProxy(redis, rs, redis.serviceHost, ctx.port, auth.value), auth.issues);
+    if (auth.value) return ok(serviceProxy(redis, rs, redis.serviceHost, ctx.port, auth.value), auth.issues);
+    issues.push(...auth.issues);
   }
   const own = outboundClusterName(ctx.port.number, undefined, ctx.serviceEntry.spec.hosts[0] ?? '');
-  return ok(catchAllProxy(own, own, DEFAULT_OP_TIMEOUT));
+  return ok(catchAllProxy(own, own, DEFAULT_OP_TIMEOUT), issues);
 }
 
-/** The replacement cluster: from the RedisDestination, if any; fails when its auth cannot be read. */
+/** The replacement cluster: from the RedisDestination, if any (and its Secret is in the input). */
 function clusterConfig(
   ctx: SidecarContext,
   redis: RedisContext,
@@ -54,7 +57,11 @@ function clusterConfig(
       )
     : ok(NO_CREDENTIALS);
   if (!auth.ok) return fail(auth.issues);
-  return ok(destinationCluster(name, ctx.serviceEntry, ctx.port, rd, auth.value), auth.issues);
+  const usable = auth.value ? rd : undefined;
+  return ok(
+    destinationCluster(name, ctx.serviceEntry, ctx.port, usable, auth.value ?? NO_CREDENTIALS),
+    auth.issues,
+  );
 }
 
 export function generateRedisSidecar(ctx: SidecarContext<RedisContext>): Result<readonly FilterDraft[]> {
