@@ -53,7 +53,8 @@ export interface ConfigView {
   applicationProtocols(): readonly ApplicationProtocol[];
   /**
    * True when `host` (normalised in `namespace`) is held: a MetaRouter, VirtualService or DestinationRule binding
-   * it is rejected and has no valid version (never valid since the controller started). Generation must then
+   * it (or an object of a plugin's kind configuring it, KindSpec.hostsOf, rejected because of a Secret it names) is
+   * rejected and has no valid version (never valid since the controller started). Generation must then
    * keep what exists for that host (EnvoyFilters kept, RDS routes withheld) rather than render it without the
    * invalid object. An object with a valid version never holds: its last valid version stays in the view.
    */
