@@ -57,13 +57,12 @@ export function configDocument(
 ): unknown {
   const policy = secretPolicy(store.kinds);
   const objects: Record<string, unknown> = {};
-  for (const kind of store.configKinds) objects[kind] = redactSecrets(store.list(kind), policy);
-  objects['Secret'] = redactSecrets(store.list('Secret'), policy);
+  for (const kind of store.configKinds) objects[kind] = store.list(kind);
   return {
     synced,
     rootNamespace: store.rootNamespace,
     mesh: store.mesh(),
-    objects,
+    objects: redactSecrets(objects, policy),
     rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatted(policy)) })),
     held: store.heldHosts(),
     heldGateways: store.heldGateways(),

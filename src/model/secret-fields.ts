@@ -1,9 +1,9 @@
 /**
  * What is never shown (the `/debug/*` documents): the credential fields the plugins declare, of their kinds'
  * objects (KindSpec.secretFields: dotted paths) and of their generated output (Generator.secretKeys: field names at
- * any depth), besides the values of every Secret and the Redis credential names the controller always knew. A
- * redacted value is `<redacted>`: nothing of it (length, hash) is kept. An issue at or above a secret field (its
- * message may quote the value: `must be a string, got number 1234`) keeps its path and loses its text.
+ * any depth), besides the values of every Secret. A redacted value is `<redacted>`: nothing of it (length, hash)
+ * is kept. An issue at, under or just above a secret field (its message may quote the value: `must be a string,
+ * got number 1234`) keeps its path and loses its text.
  */
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigIssue } from './result.ts';
@@ -12,15 +12,6 @@ export const REDACTED = '<redacted>';
 
 /** Secret values (model/objects.ts Secret: `spec.data`, decoded) are never shown, whatever the plugins say. */
 const CORE_SECRET_FIELDS: Readonly<Record<string, readonly string[]>> = { Secret: ['spec.data.*'] };
-
-/** Credential field names known before plugins declared theirs (Redis filter configs), in normalised form. */
-const CORE_SECRET_KEYS = [
-  'authpassword',
-  'authusername',
-  'downstreamauthpassword',
-  'downstreamauthpasswords',
-  'downstreamauthusername',
-];
 
 /** The declarations, read once (secretPolicy). */
 export interface SecretPolicy {
@@ -48,7 +39,7 @@ export function secretPolicy(
   };
   for (const [kind, paths] of Object.entries(CORE_SECRET_FIELDS)) add(kind, paths);
   for (const k of kinds) if (k.secretFields) add(k.kind, k.secretFields);
-  const keys = new Set(CORE_SECRET_KEYS);
+  const keys = new Set<string>();
   for (const g of generators) for (const k of g.secretKeys ?? []) keys.add(normalKey(k));
   return { fields, keys };
 }
