@@ -183,6 +183,7 @@ import './registry/zookeeper/watcher.test.ts';
 import './security/handshake-flood.test.ts';
 import './security/handshakes.test.ts';
 import './security/rbac.test.ts';
+import './security/redis-auth.test.ts';
 import './security/secrets.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';

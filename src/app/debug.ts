@@ -1,6 +1,9 @@
 /**
  * The documents of the admin server's `/debug/*` endpoints. Each is built on request from the live components;
- * none of them writes anything.
+ * none of them writes anything. None shows a credential (model/secret-fields.ts): Secret values, the fields the
+ * plugins declare secret in their kinds (KindSpec.secretFields) and in their output (Generator.secretKeys) are
+ * `<redacted>`, and so is the text of an issue at such a field; serve-ops.ts passes every document through
+ * withoutSecrets as well.
  */
 import type { FileProblem } from '../controller/dir-files.ts';
 import type { ConfigStore } from '../controller/store.ts';
@@ -9,31 +12,36 @@ import { generateAll } from '../envoyfilter/generate-all.ts';
 import { heldSourceKeys } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
-import type { Secret } from '../model/objects.ts';
 import { heldIssue, holdersOf } from '../model/held.ts';
-import { formatIssue, refOf } from '../model/result.ts';
+import { formatIssue, refOf, type ConfigIssue } from '../model/result.ts';
+import { redactIssue, redactSecrets, secretPolicy, type SecretPolicy } from '../model/secret-fields.ts';
 import type { ListenerRejectionsDoc, ProxiesDocument } from '../tools/proxies-document.ts';
 import type { AckTracker } from '../xds-rds/acks.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
 import type { UnservedRoute } from '../model/unserved-routes.ts';
 
-/** A Secret as /debug/config shows it: its name and the keys kept (secrets.ts), never their values. */
-function redacted(secret: Secret): unknown {
-  const data = Object.fromEntries(Object.keys(secret.spec.data).map((k) => [k, '<redacted>']));
-  return { ...secret, spec: { data } };
+/**
+ * The debug providers with every document redacted by `policy` (the plugins' kinds and generators): whatever a
+ * document holds (objects with a `kind`, generated config), no declared secret field reaches a response.
+ */
+export function withoutSecrets<P extends Record<string, (() => unknown) | undefined>>(
+  providers: P,
+  policy: SecretPolicy,
+): P {
+  const out: Record<string, () => unknown> = {};
+  for (const [name, provider] of Object.entries(providers)) {
+    if (!provider) continue;
+    out[name] = () => {
+      const doc = provider();
+      return doc instanceof Promise
+        ? doc.then((d: unknown) => redactSecrets(d, policy))
+        : redactSecrets(doc, policy);
+    };
+  }
+  return out as P;
 }
 
-/** Redis credentials inside filter configs (authPassword, downstreamAuthPasswords, ...): written, never shown. */
-const CREDENTIAL_KEY = /^(downstream)?auth(password|username)s?$/i;
-
-/** `value` with every credential field's value replaced by `<redacted>` (a copy; `value` is not changed). */
-export function withoutCredentials(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutCredentials);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, CREDENTIAL_KEY.test(k) ? '<redacted>' : withoutCredentials(v)]),
-  );
-}
+const formatted = (policy: SecretPolicy) => (i: ConfigIssue) => formatIssue(redactIssue(i, policy));
 
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
@@ -49,15 +57,15 @@ export function configDocument(
   synced: boolean,
   files?: { readonly partial: boolean; problems(): readonly FileProblem[] },
 ): unknown {
+  const policy = secretPolicy(store.kinds);
   const objects: Record<string, unknown> = {};
   for (const kind of store.configKinds) objects[kind] = store.list(kind);
-  objects['Secret'] = store.list('Secret').map(redacted);
   return {
     synced,
     rootNamespace: store.rootNamespace,
     mesh: store.mesh(),
-    objects,
-    rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatIssue) })),
+    objects: redactSecrets(objects, policy),
+    rejected: store.rejected().map((r) => ({ ref: r.ref, issues: r.issues.map(formatted(policy)) })),
     held: store.heldHosts(),
     heldGateways: store.heldGateways(),
     heldObjects: heldObjects(store),
@@ -78,7 +86,7 @@ function heldObjects(store: ConfigStore): string[] {
 const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}/${o.namespace}/${o.name}`;
 
 /**
- * `/debug/envoyfilters`: the desired set now (Redis credentials redacted: they reach the API server, not this page),
+ * `/debug/envoyfilters`: the desired set now (credentials redacted: they reach the API server, not this page),
  * and what the next reconcile would do against the sink.
  */
 export async function envoyFiltersDocument(
@@ -92,9 +100,10 @@ export async function envoyFiltersDocument(
   const failed = new Set(desired.failedSources);
   for (const s of heldSourceKeys(store.rejected())) failed.add(s);
   const plan = diff(desired.objects, existing, { failedSources: failed });
+  const policy = secretPolicy(store.kinds, generators);
   return {
-    desired: withoutCredentials(desired.objects),
-    issues: desired.issues.map(formatIssue),
+    desired: redactSecrets(desired.objects, policy),
+    issues: desired.issues.map(formatted(policy)),
     unhandledPorts: desired.unhandledPorts.map((p) => formatIssue(p.warning)),
     failedSources: [...failed].sort(),
     diff: {

@@ -14,7 +14,14 @@ import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RdsServer } from '../xds-rds/server.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
-import { configDocument, envoyFiltersDocument, proxiesDocument, routesDocument } from './debug.ts';
+import {
+  configDocument,
+  envoyFiltersDocument,
+  proxiesDocument,
+  routesDocument,
+  withoutSecrets,
+} from './debug.ts';
+import { secretPolicy } from '../model/secret-fields.ts';
 import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
 import type { ServeWriters } from './serve-writers.ts';
@@ -128,18 +135,21 @@ export function buildOpsServers(
         address: o.admin.debugAddress,
         paths: 'debug',
         limits: o.httpLimits,
-        debug: {
-          config: () => configDocument(store, sources.synced, sources.dir),
-          envoyfilters: () =>
-            envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
-          routes: () => routesDocument(i.cache, unservedNow(i)),
-          proxies: () =>
-            proxiesDocument(i.rds.acks, {
-              ...(i.routeOrigin ? { routeOrigin: i.routeOrigin } : {}),
-              ...(i.listenerRejections ? { listenerRejections: i.listenerRejections } : {}),
-            }),
-          ...(registries ? { registries: () => registries.debugDocument() } : {}),
-        },
+        debug: withoutSecrets(
+          {
+            config: () => configDocument(store, sources.synced, sources.dir),
+            envoyfilters: () =>
+              envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
+            routes: () => routesDocument(i.cache, unservedNow(i)),
+            proxies: () =>
+              proxiesDocument(i.rds.acks, {
+                ...(i.routeOrigin ? { routeOrigin: i.routeOrigin } : {}),
+                ...(i.listenerRejections ? { listenerRejections: i.listenerRejections } : {}),
+              }),
+            ...(registries ? { registries: () => registries.debugDocument() } : {}),
+          },
+          secretPolicy(store.kinds, i.generators),
+        ),
         logger,
       })
     : undefined;

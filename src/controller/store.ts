@@ -14,7 +14,8 @@
  * rejected VirtualService or DestinationRule with no valid version holds the hosts it binds (heldHosts), but only
  * for the ServiceEntries of its own namespace (isHostHeld, hostHolders): their Dubbo and Thrift filters embed its
  * routes and subsets, whose last good version only the output written before knows, so generation keeps that
- * output. A rejected MetaRouter with no valid version holds the Gateways it binds in its own namespace
+ * output; so does an object of another kind rejected with the hosts it configures (`reject` given `hosts`, e.g. a
+ * Redis object whose Secret cannot serve it), for its own namespace too. A rejected MetaRouter with no valid version holds the Gateways it binds in its own namespace
  * (isGatewayHeld, heldGateways), whose output is its gateway filter, and never a host: what it contributes to a
  * ServiceEntry is its RDS routes, and with no valid version this process never served any of them (see
  * xds-rds/routes.ts), so the ServiceEntry is rendered and routed as if it were absent. Nothing rejected in one
@@ -165,7 +166,8 @@ export class ConfigStore implements ConfigView {
 
   private put(obj: ConfigObject): boolean {
     const key = objectKey(obj.metadata.namespace, obj.metadata.name);
-    if (this.rejects.size > 0)
+    const released =
+      this.rejects.size > 0 &&
       this.clearRejection(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
     const objects = this.objectsOf(obj.kind);
     const old = objects.get(key);
@@ -175,6 +177,10 @@ export class ConfigStore implements ConfigView {
     this.index(obj);
     this.changed(obj.kind);
     if (old === undefined && bindsHosts(obj.kind)) this.held = undefined;
+    // A kind that binds no host held the hosts it configures (reject given hosts): say that they are released.
+    if (released && !bindsHosts(obj.kind)) {
+      this.emit({ type: 'held', kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
+    }
     if (this.listeners.size === 0) return true; // nobody to tell: skip building the event
     const { namespace, name } = obj.metadata;
     this.emit(
@@ -457,9 +463,12 @@ export class ConfigStore implements ConfigView {
     return holding;
   }
 
-  /** True when `r` can hold anything: it binds hosts and its object has no valid version. */
+  /**
+   * True when `r` can hold anything: it binds hosts (its kind does, or it was rejected with the hosts its kind
+   * configures: a Secret it names cannot serve it, controller/kube/secrets.ts) and its object has no valid version.
+   */
   private isHolding(r: RejectedObject | undefined): r is RejectedObject {
-    if (r === undefined || !bindsHosts(r.ref.kind)) return false;
+    if (r === undefined || (!bindsHosts(r.ref.kind) && !r.hosts?.length)) return false;
     const { kind, namespace, name } = r.ref;
     return this.get(kind as ConfigKind, namespace, name) === undefined;
   }

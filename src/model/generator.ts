@@ -95,6 +95,12 @@ export interface Generator<X = unknown> {
   /** The kinds its plugin reads (model/kinds.ts); absent: none of its own. */
   readonly kinds?: readonly KindSpec[];
   /**
+   * Names of the fields of its generated patch values that hold credentials, as proto3 JSON writes them
+   * (`authPassword`; the snake_case form `auth_password` is the same field), at any depth. `/debug/*` never shows
+   * their values (the EnvoyFilters written to the API server carry them). Absent: it generates none.
+   */
+  readonly secretKeys?: readonly string[];
+  /**
    * The inputs only this generator reads (the objects of its plugin's kinds that bind `serviceEntry`), looked up
    * through `view` (O(1) lookups: its indexes, model/kinds.ts; no side effects). Called at most once per
    * ServiceEntry and pass, and only when a port of the ServiceEntry has one of `protocols`; the result is handed

@@ -51,6 +51,18 @@ export interface KindSpec<K extends ConfigKind = ConfigKind> {
   ruleIssues?(o: ObjectOfKind<K>, ref: ObjectRef): readonly ConfigIssue[];
   /** The Secrets an object names (model/secret-refs.ts), in field order; absent: it names none. */
   secretRefs?(o: ObjectOfKind<K>): readonly SecretRef[];
+  /**
+   * The hosts (as written) whose generated output an object of the kind configures. While the object is rejected
+   * because of a Secret it names and has no valid version, these hosts are held (ConfigView.isHostHeld): their
+   * output is kept rather than rendered without the object (never a filter without the auth it asks for).
+   */
+  hostsOf?(o: ObjectOfKind<K>): readonly string[];
+  /**
+   * The fields of the kind's objects that hold credentials: dotted paths from the object's top
+   * (`spec.settings.auth.plain.password`); a list on the way applies to each of its items, and `*` names every key
+   * of a map. `/debug/*` shows them as `<redacted>` and the issues at or under them without their text.
+   */
+  readonly secretFields?: readonly string[];
 }
 
 /**
@@ -80,11 +92,18 @@ const NO_REFS: readonly SecretRef[] = Object.freeze([]);
 export function secretRefReader(kinds: readonly KindSpec[]): {
   readonly ownerKinds: readonly string[];
   readonly refsOf: SecretRefsOf;
+  /** KindSpec.hostsOf of the object's kind (none for kinds that declare none). */
+  readonly hostsOf: (o: ConfigObject) => readonly string[];
 } {
   const byKind = new Map<string, NonNullable<KindSpec['secretRefs']>>();
-  for (const k of kinds) if (k.secretRefs) byKind.set(k.kind, k.secretRefs.bind(k));
+  const hosts = new Map<string, NonNullable<KindSpec['hostsOf']>>();
+  for (const k of kinds) {
+    if (k.secretRefs) byKind.set(k.kind, k.secretRefs.bind(k));
+    if (k.hostsOf) hosts.set(k.kind, k.hostsOf.bind(k));
+  }
   return {
     ownerKinds: [...byKind.keys()],
     refsOf: (o) => byKind.get(o.kind)?.(o) ?? NO_REFS,
+    hostsOf: (o) => hosts.get(o.kind)?.(o) ?? [],
   };
 }

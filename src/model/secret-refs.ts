@@ -14,6 +14,24 @@ export interface SecretRef {
   readonly path: string;
   /** The keys of `data` (the Secret's decoded data) the object reads, in the order they are kept. */
   usedKeys(data: Readonly<Record<string, string>>): readonly string[];
+  /**
+   * Why `data` cannot give the object what it asks for: a key it needs that is missing or empty, or whose value
+   * is in `undecodable` (present in the Secret but not valid base64; `data` has it as ''). Each problem is the
+   * field it is about and the text after `Secret <ns>/<name> ` (`has no key "password"`); none when usable. An
+   * object with a problem is an error, as when its Secret is missing: never rendered without what it asks for.
+   */
+  problems?(
+    data: Readonly<Record<string, string>>,
+    undecodable: ReadonlySet<string>,
+  ): readonly SecretProblem[];
+}
+
+/** One reason a Secret's data cannot serve a reference (SecretRef.problems). */
+export interface SecretProblem {
+  /** The field of the object the problem is about (`spec.settings.auth.secret.passwordField`). */
+  readonly path: string;
+  /** What is wrong, after `Secret <ns>/<name> `: never a value. */
+  readonly message: string;
 }
 
 /** The Secrets an object names, by the spec of its kind (none for kinds that name none). */

@@ -53,7 +53,8 @@ export interface ConfigView {
   applicationProtocols(): readonly ApplicationProtocol[];
   /**
    * True when `host` is held for the ServiceEntries of `namespace` (normalised there): a VirtualService or
-   * DestinationRule of that same namespace binding it is rejected and has no valid version (never valid since the
+   * DestinationRule of that same namespace binding it (or an object of a plugin's kind of that namespace configuring
+   * it, KindSpec.hostsOf, rejected because of a Secret it names) is rejected and has no valid version (never valid since the
    * controller started). Generation must then keep what exists for such a ServiceEntry (EnvoyFilters kept, RDS
    * routes withheld) rather than render it without the invalid object, whose contribution (Dubbo and Thrift
    * routes and subsets embedded in the filters) is known only to that output. Holding stays inside its owner's

@@ -5,9 +5,12 @@
  * and that data and nothing else (no labels, annotations or other keys: `last-applied-configuration` is never held).
  *
  * An object that names Secrets is stored once every Secret it names was read. A Secret that is missing (404) or
- * forbidden (403) is an error of the object naming it (`<Kind> ns/x: <field naming it>: Secret ns/s not found`):
- * the object is rejected and its last valid version stays in effect with the Secret values it was
- * read with (last known good). Other failures (5xx, network) are retried with backoff and change nothing.
+ * forbidden (403) is an error of the object naming it (`<Kind> ns/x: <field naming it>: Secret ns/s not found`);
+ * so is a Secret that cannot serve it (SecretRef.problems: a key it needs missing, empty or not valid base64,
+ * `Secret ns/s has no key "password"`; such a Secret is not stored). The object is rejected and its last valid
+ * version stays in effect with the Secret values it was read with (last known good); without a valid version, the
+ * hosts its kind says it configures (KindSpec.hostsOf) are held, so their output is kept rather than rendered
+ * without it. Other failures (5xx, network) are retried with backoff and change nothing.
  * Secrets are read again when an object naming them changes, and every `refreshMs` (a rotated password reaches the
  * filters); a Secret no stored or waiting object names any more is removed from the store.
  * No log line or issue holds a Secret value: they name the Secret and the status code only.
@@ -15,6 +18,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { apiStatusOf } from '../../kit/kube/errors.ts';
 import type { ConfigKind, ConfigObject, Secret } from '../../model/objects.ts';
+import { decodeSecretValue } from '../../model/parse/secret.ts';
 import { formatIssue, issue, refOf, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
 import { usedSecretData, type SecretRef, type SecretRefsOf } from '../../model/secret-refs.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
@@ -25,7 +29,12 @@ import type { KeyedWrites } from '../store-changes.ts';
 
 /** What a GET of one Secret gave: its decoded data, or why not (a status code for `failed`). */
 export type SecretAnswer =
-  | { readonly found: true; readonly data: Readonly<Record<string, string>> }
+  | {
+      readonly found: true;
+      readonly data: Readonly<Record<string, string>>;
+      /** Keys of `data` whose value is not valid base64 (absent from `data`). */
+      readonly undecodable?: readonly string[];
+    }
   | { readonly found: false; readonly reason: 'not found' | 'forbidden' | 'failed'; readonly code?: number };
 
 /** One GET by name; never throws (failures are answers). */
@@ -38,9 +47,14 @@ export function kubeSecretGetter(kc: KubeConfig): SecretGetter {
     try {
       const s = await core.readNamespacedSecret({ namespace, name });
       const data: Record<string, string> = {};
-      for (const [k, v] of Object.entries(s.data ?? {})) data[k] = Buffer.from(v, 'base64').toString('utf8');
+      const undecodable: string[] = [];
+      for (const [k, v] of Object.entries(s.data ?? {})) {
+        const decoded = decodeSecretValue(v);
+        if (decoded === undefined) undecodable.push(k);
+        else data[k] = decoded;
+      }
       Object.assign(data, s.stringData ?? {});
-      return { found: true, data };
+      return { found: true, data, ...(undecodable.length > 0 ? { undecodable } : {}) };
     } catch (err) {
       const code = apiStatusOf(err);
       if (code === 404) return { found: false, reason: 'not found', code };
@@ -54,6 +68,8 @@ export interface SecretReaderOptions {
   readonly get: SecretGetter;
   /** The Secrets an object names (model/secret-refs.ts secretRefReader, over the plugins' kinds). */
   readonly refsOf: SecretRefsOf;
+  /** The hosts an object configures (KindSpec.hostsOf), held while it is rejected here with no valid version. */
+  readonly hostsOf?: (o: ConfigObject) => readonly string[];
   readonly store: KeyedWrites;
   /** Period of the reads of every named Secret (`--secret-refresh-interval`, default 60 s). */
   readonly refreshMs?: number;
@@ -210,7 +226,7 @@ export class SecretReader {
   private reject(key: string, obj: ConfigObject, issues: ConfigIssue[]): void {
     const first = !this.rejected.has(key);
     this.rejected.add(key);
-    this.o.store.reject(refOf(obj), issues);
+    this.o.store.reject(refOf(obj), issues, this.o.hostsOf?.(obj) ?? []);
     if (first) for (const i of issues) this.log.warn('Secret not readable', { issue: formatIssue(i) });
   }
 
@@ -224,8 +240,11 @@ export class SecretReader {
     refs.forEach((ref, i) => {
       const answer = answers[i]!;
       const name = ref.name;
-      if (answer.found) this.putSecret(ns, name, answer.data);
-      else if (answer.reason === 'failed') {
+      if (answer.found) {
+        const problems = problemsOf(obj, ref, answer);
+        if (problems.length > 0) issues.push(...problems);
+        else this.putSecret(ns, name, answer.data);
+      } else if (answer.reason === 'failed') {
         transient = true;
         this.log.warn('Secret read failed, retrying', { secret: secretKey(ns, name), code: answer.code });
       } else issues.push(secretIssue(obj, ref, answer.reason));
@@ -284,6 +303,22 @@ function secretIssue(obj: ConfigObject, ref: SecretRef, reason: 'not found' | 'f
       ? `Secret ${where} not found`
       : `Secret ${where} forbidden: the controller may not get it (grant verb get on group "" (core) resource secrets)`;
   return issue(refOf(obj), ref.path, message);
+}
+
+/** The issues of `obj` from a found Secret that cannot serve `ref` (SecretRef.problems); never a value. */
+function problemsOf(
+  obj: ConfigObject,
+  ref: SecretRef,
+  answer: Extract<SecretAnswer, { found: true }>,
+): ConfigIssue[] {
+  if (!ref.problems) return [];
+  const undecodable = new Set(answer.undecodable ?? []);
+  const data: Record<string, string> = { ...answer.data };
+  for (const k of undecodable) if (!Object.hasOwn(data, k)) data[k] = '';
+  const where = secretKey(obj.metadata.namespace, ref.name);
+  return ref
+    .problems(data, undecodable)
+    .map((p) => issue(refOf(obj), p.path, `Secret ${where} ${p.message}`));
 }
 
 /** A Secret as the store holds it: namespace, name and the used keys; nothing else of the API object. */

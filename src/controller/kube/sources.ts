@@ -136,6 +136,7 @@ export class KubeSource {
     this.secrets = new SecretReader({
       get: options.secretGetter ?? kubeSecretGetter(options.kc),
       refsOf: refs.refsOf,
+      hostsOf: refs.hostsOf,
       store: options.store,
       ...(options.secretRefreshMs !== undefined ? { refreshMs: options.secretRefreshMs } : {}),
       ...(options.backoff ? { backoff: options.backoff } : {}),

@@ -6,13 +6,14 @@
 import type { Generator } from '../../model/generator.ts';
 import { resolveRedisContext, type RedisContext } from './context.ts';
 import { generateRedisSidecar } from './generator.ts';
-import { REDIS_KINDS } from './kinds.ts';
+import { REDIS_KINDS, REDIS_SECRET_KEYS } from './kinds.ts';
 
 export function createRedisGenerator(): Generator<RedisContext> {
   return {
     name: 'redis',
     protocols: ['redis'],
     kinds: REDIS_KINDS,
+    secretKeys: REDIS_SECRET_KEYS,
     resolveContext: resolveRedisContext,
     generateSidecar: generateRedisSidecar,
   } satisfies Generator<RedisContext>;

@@ -4,7 +4,7 @@
  */
 import { kindSpec, type KindSpec } from '../../model/kinds.ts';
 import type { SecretRef } from '../../model/secret-refs.ts';
-import { passwordKeyOf, usernameKeyOf } from './auth.ts';
+import { passwordKeyOf, secretProblems, usernameKeyOf } from './auth.ts';
 import { readRedisDestinationSpec, readRedisServiceSpec } from './parse.ts';
 import type { SecretAuth } from './types.ts';
 
@@ -18,9 +18,30 @@ function secretRef(auth: SecretAuth | undefined, path: string): SecretRef[] {
       name: auth.name,
       path: `${path}.secret.name`,
       usedKeys: (data) => [passwordKeyOf(auth, data), usernameKeyOf(auth)],
+      problems: (data, undecodable) => secretProblems(auth, data, undecodable, path),
     },
   ];
 }
+
+/** Credentials as written (`plain`): never shown in /debug/*. */
+const SERVICE_SECRET_FIELDS = ['spec.settings.auth.plain.password', 'spec.settings.auth.plain.username'];
+const DESTINATION_SECRET_FIELDS = [
+  'spec.trafficPolicy.connectionPool.redis.auth.plain.password',
+  'spec.trafficPolicy.connectionPool.redis.auth.plain.username',
+];
+
+/**
+ * The redis_proxy fields the generator writes credentials into (proxy.ts, cluster.ts), with the plural and
+ * username forms of Envoy's RedisProxy and RedisProtocolOptions (envoyproxy/envoy
+ * api/envoy/extensions/filters/network/redis_proxy/v3/redis_proxy.proto).
+ */
+export const REDIS_SECRET_KEYS: readonly string[] = [
+  'authPassword',
+  'authUsername',
+  'downstreamAuthPassword',
+  'downstreamAuthPasswords',
+  'downstreamAuthUsername',
+];
 
 export const REDIS_SERVICE_KIND = kindSpec({
   kind: 'RedisService',
@@ -30,6 +51,8 @@ export const REDIS_SERVICE_KIND = kindSpec({
   namespaced: true,
   readSpec: (f, spec) => readRedisServiceSpec(f, spec),
   secretRefs: (o) => secretRef(o.spec.settings?.auth?.secret, 'spec.settings.auth'),
+  hostsOf: (o) => o.spec.host,
+  secretFields: SERVICE_SECRET_FIELDS,
 });
 
 export const REDIS_DESTINATION_KIND = kindSpec({
@@ -44,6 +67,8 @@ export const REDIS_DESTINATION_KIND = kindSpec({
       o.spec.trafficPolicy?.connectionPool?.redis?.auth?.secret,
       'spec.trafficPolicy.connectionPool.redis.auth',
     ),
+  hostsOf: (o) => (o.spec.host === '' ? [] : [o.spec.host]),
+  secretFields: DESTINATION_SECRET_FIELDS,
 });
 
 export const REDIS_KINDS: readonly KindSpec[] = [REDIS_SERVICE_KIND, REDIS_DESTINATION_KIND];

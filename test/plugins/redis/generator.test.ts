@@ -97,6 +97,8 @@ describe('redis generator', () => {
     assert.deepEqual(p['settings'], { opTimeout: '3s' });
   });
 
+  // Aeraki's fallback (shared render case 50): only where the input lacks the Secret; the Kubernetes source rejects
+  // the object instead (test/security/redis-auth.test.ts).
   it('a missing Secret is an error of its object, which is then treated as absent', () => {
     const out = generate(
       SE('r', ['r.cache.svc.cluster.local'], '[{number: 6379, name: tcp-redis}]') +
@@ -118,6 +120,48 @@ spec:
     assert.deepEqual(proxy(f)['settings'], { opTimeout: '60s' });
     assert.equal(cluster(f)['type'], 'EDS');
     assert.equal(cluster(f)['circuitBreakers'].thresholds[0].maxConnections, 4294967295);
+  });
+
+  it('a Secret without the key, with it empty, or without a usernameField it names: an error, no filter', () => {
+    const secret = (data: string) => `
+apiVersion: v1
+kind: Secret
+metadata: {name: auth, namespace: cache}
+stringData: ${data}
+---`;
+    const withAuth = (auth: string) =>
+      SE('r', ['r.cache.svc.cluster.local'], '[{number: 6379, name: tcp-redis}]') +
+      RS('rs', ['r.cache.svc.cluster.local'], `  settings: {auth: {secret: ${auth}}}`);
+    const cases: [string, string, string][] = [
+      [
+        '{name: auth}',
+        '{username: u, other: x}',
+        'spec.settings.auth.secret: Secret cache/auth has no key "password" (nor "token")',
+      ],
+      [
+        '{name: auth, passwordField: pw}',
+        '{password: p}',
+        'spec.settings.auth.secret.passwordField: Secret cache/auth has no key "pw"',
+      ],
+      [
+        '{name: auth}',
+        '{password: "  "}',
+        'spec.settings.auth.secret: Secret cache/auth key "password" is empty',
+      ],
+      [
+        '{name: auth, usernameField: user}',
+        '{password: p}',
+        'spec.settings.auth.secret.usernameField: Secret cache/auth has no key "user"',
+      ],
+    ];
+    for (const [auth, data, message] of cases) {
+      const out = generate(withAuth(auth) + secret(data));
+      assert.deepEqual(out.issues.map(formatIssue), [`RedisService cache/rs: ${message}`], auth + data);
+      assert.deepEqual(out.objects, [], `${auth} ${data}: no filter without auth`);
+      assert.equal(out.failedSources.size, 1, 'the output written before stays');
+    }
+    const token = generate(withAuth('{name: auth}') + secret('{token: t}'));
+    assert.deepEqual(token.issues, [], 'the token key serves when there is no password key');
   });
 
   it('a Secret of another namespace does not count; one of the same namespace does', () => {
