@@ -64,6 +64,7 @@ import './controller/mcp/transport.test.ts';
 import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
 import './controller/strict-last-known-good.test.ts';
+import './e2e/aeraki-crds.test.ts';
 import './e2e/debug-page.test.ts';
 import './e2e/dir-file-errors.test.ts';
 import './e2e/embedded-default.test.ts';
