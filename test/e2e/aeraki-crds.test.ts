@@ -15,6 +15,7 @@ import {
   type FakeKubeApiServer,
   type KubeObject,
 } from '../fakes/kube-apiserver/index.ts';
+import { manifestRoles, ungrantedCalls } from '../security/rbac-calls.ts';
 import { recordingLogger, type LogRecord } from '../support/recording-logger.ts';
 import { serveOptions } from './options.ts';
 import { httpGet, waitFor } from './support.ts';
@@ -232,6 +233,9 @@ for (const variant of [
         [`${variant.ns ?? ''}/trpc`],
       );
       assertClean(api, records);
+      // The ClusterRole of manifests/ grants the calls against Aeraki's CRDs too (a namespaced status patch
+      // is the same rule as a cluster-scoped one: patch <plural>/status, bound cluster-wide).
+      assert.deepEqual(ungrantedCalls(api.requests, manifestRoles()), []);
     });
   });
 }
