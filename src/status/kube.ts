@@ -19,7 +19,10 @@ import type { Condition, EventSpec, ObjectStatus, StatusPatch, StatusTarget } fr
 
 export const REPORTING_CONTROLLER = 'aeraki.io/controller';
 
-/** A CRD whose objects get a status. `clusterScoped` is our CRD's scope; the served CRD's wins (shapes.ts). */
+/**
+ * A CRD whose objects get a status. `clusterScoped` is our CRD's scope; a status goes where the installed CRD puts
+ * it, which the object's namespace says (see patchStatus).
+ */
 export interface StatusResource {
   readonly kind: ConfigKind;
   readonly group: string;
@@ -198,8 +201,11 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
       if (!r) throw new Error(`no status resource for ${target.ref.kind}`);
       const common = { group: r.group, version: r.version, plural: r.plural, name: target.ref.name };
       const body = { status };
+      // The object's scope is the installed CRD's, which may differ from ours (Aeraki's Helm chart serves
+      // ApplicationProtocol namespaced): the API server gives a namespace exactly to the objects of a namespaced
+      // resource, so the target's namespace picks the path, however the CRD was replaced while running.
       try {
-        const answer: unknown = !shapes.namespaced(r)
+        const answer: unknown = !target.ref.namespace
           ? await api.patchClusterCustomObjectStatus(
               { ...common, body, fieldManager: FIELD_MANAGER },
               mergePatch,

@@ -1,8 +1,7 @@
 /**
- * How the API server serves each status resource, from discovery (kit/kube/discovery.ts): its scope, which decides
- * the path of a status write (`/namespaces/<ns>/<plural>/<name>/status` or `/<plural>/<name>/status`), and whether
- * its CRD has the status subresource at all. The installed CRD decides, not ours: Aeraki 1.4.1's Helm chart serves
- * ApplicationProtocol namespaced, its k8s/crd.yaml and ours cluster-scoped (README, Migrating from Aeraki).
+ * Whether the CRD installed for each status resource has the status subresource, from discovery
+ * (kit/kube/discovery.ts: `<plural>/status` listed in the APIResourceList). The installed CRD decides, not ours
+ * (README, Migrating from Aeraki: Aeraki's CRDs).
  *
  * Contract: a resource is described when it has objects and no description is held; a description is forgotten
  * when the resource has no objects (its CRD may be replaced), on `forgetAll` (the periodic resync) and on
@@ -17,8 +16,6 @@ export interface ShapedResource {
   readonly group: string;
   readonly version: string;
   readonly plural: string;
-  /** Our CRD's scope: used while the API server has not described the resource. */
-  readonly clusterScoped: boolean;
 }
 
 export class StatusShapes {
@@ -48,11 +45,6 @@ export class StatusShapes {
       this.said(r, shape);
     }
     return shape.status;
-  }
-
-  /** True when a status of `r` goes to the namespaced path: the served CRD's scope, else ours. */
-  namespaced(r: ShapedResource): boolean {
-    return this.shapes.get(r.kind)?.namespaced ?? !r.clusterScoped;
   }
 
   forget(kind: string): void {

@@ -282,6 +282,48 @@ describe('aeraki serve on a CRD without the status subresource', () => {
   });
 });
 
+describe('aeraki serve while our ApplicationProtocol CRD is replaced by the Helm chart of Aeraki', () => {
+  it('reads the namespaced objects and writes their status at the namespaced path', async () => {
+    const records: LogRecord[] = [];
+    const api = await startFakeKubeApiServer();
+    const AP = 'applicationprotocols.metaprotocol.aeraki.io';
+    api.seed(aerakiObjects(undefined).filter((o) => o.kind === 'ApplicationProtocol'));
+    const running = await startServe(kubeServe(), {
+      logger: recordingLogger(records),
+      kubeConfig: fakeKubeConfig(api),
+      backoff: { initialMs: 50, maxMs: 200 },
+      discovery: { rediscoverMs: 100 },
+    });
+    try {
+      await running.synced;
+      await waitFor(() => accepted(api.get(AP, undefined, 'trpc')) === 'True', 'the cluster-scoped status');
+      api.uninstallCrd(AP);
+      await waitFor(
+        () => running.store.get('ApplicationProtocol', '', 'trpc') === undefined,
+        'the object gone',
+      );
+      api.seed(aerakiCrds('helm-chart.yaml').filter((c) => c.metadata.name === AP));
+      api.seed(aerakiObjects('istio-system').filter((o) => o.kind === 'ApplicationProtocol'));
+      await waitFor(
+        () => running.store.get('ApplicationProtocol', 'istio-system', 'trpc') !== undefined,
+        'the namespaced object read',
+      );
+      await waitFor(() => accepted(api.get(AP, 'istio-system', 'trpc')) === 'True', 'the namespaced status');
+      const patches = api.requests.filter((r) => r.resource === 'applicationprotocols' && r.verb === 'patch');
+      assert.deepEqual(
+        patches.map((r) => [r.namespace ?? '', r.status]),
+        [
+          ['', 200],
+          ['istio-system', 200],
+        ],
+      );
+    } finally {
+      await running.stop();
+      await api.close();
+    }
+  });
+});
+
 function groupOf(kind: ConfigKind): string {
   if (kind === 'RedisService' || kind === 'RedisDestination') return 'redis.aeraki.io';
   if (kind === 'DubboAuthorizationPolicy') return 'dubbo.aeraki.io';

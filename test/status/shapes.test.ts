@@ -11,7 +11,6 @@ const AP: ShapedResource = {
   group: 'metaprotocol.aeraki.io',
   version: 'v1alpha1',
   plural: 'applicationprotocols',
-  clusterScoped: true,
 };
 
 function served(shape: ServedResource | undefined) {
@@ -27,22 +26,20 @@ function served(shape: ServedResource | undefined) {
 }
 
 describe('StatusShapes', () => {
-  it('writes where the served CRD says, ours until described, and describes again after 404 or no objects', async () => {
+  it('describes a resource once while it has objects, and again after a 404 or once it had none', async () => {
     const { discovery, asked } = served({ namespaced: true, status: true });
     const shapes = new StatusShapes(discovery, undefined);
-    assert.equal(shapes.namespaced(AP), false, 'ours before discovery');
     assert.equal(await shapes.hasStatus(AP, 0), true);
     assert.equal(asked.length, 0, 'no objects: nothing asked');
     assert.equal(await shapes.hasStatus(AP, 2), true);
     assert.equal(await shapes.hasStatus(AP, 2), true);
     assert.equal(asked.length, 1, 'described once');
-    assert.equal(shapes.namespaced(AP), true);
-    discovery.shape = { namespaced: false, status: true };
+    discovery.shape = { namespaced: true, status: false };
     shapes.forget(AP.kind);
-    await shapes.hasStatus(AP, 1);
-    assert.equal(shapes.namespaced(AP), false);
-    await shapes.hasStatus(AP, 0);
-    await shapes.hasStatus(AP, 1);
+    assert.equal(await shapes.hasStatus(AP, 1), false, 'described again after a 404');
+    discovery.shape = { namespaced: true, status: true };
+    assert.equal(await shapes.hasStatus(AP, 0), true);
+    assert.equal(await shapes.hasStatus(AP, 1), true, 'described again after it had no objects');
     assert.equal(asked.length, 3);
   });
 
