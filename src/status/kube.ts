@@ -1,7 +1,8 @@
 /**
  * The status port and its Kubernetes adapter (@kubernetes/client-node 1.4, CustomObjectsApi): lists the Aeraki
- * objects (each CRD of `resources`; a CRD that is not installed lists nothing), writes a status with a JSON
- * merge patch of the `/status` subresource, and creates events.k8s.io/v1 Events. Field manager `aeraki`.
+ * objects (each CRD of `resources`; a CRD that is not installed lists nothing, and the objects of a CRD without the
+ * status subresource are left out: shapes.ts), writes a status with a JSON merge patch of the `/status`
+ * subresource at the object's scope, and creates events.k8s.io/v1 Events. Field manager `aeraki`.
  * Errors become SinkErrors (conflicts, throttling, server and network errors transient). With a `cache`
  * (target-cache.ts, watch-fed) `list()` answers from it once it is ready, and every listed object and every patch
  * answer is recorded there.
