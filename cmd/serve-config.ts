@@ -6,6 +6,7 @@ import { needsKube, type ServeOptions } from '../src/app/options.ts';
 import type { CertProviderKind } from '../src/identity/types.ts';
 import type { ServeFlags, ServeValues } from './serve-flags.ts';
 import { certProviderOfFlags } from './serve-rows-identity.ts';
+import { dirStateFileOf } from './serve-rows-source.ts';
 import { ConfigError, resolveConfig, type Env } from './rows.ts';
 import { SERVE_ROWS, serveOptionsOf } from './serve-rows.ts';
 
@@ -75,6 +76,7 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     namespaceBootstrap: c.namespaceBootstrap && c.output === 'kube',
     allocateVips: c.allocateVips ?? c.output === 'kube',
     podName: c.podName || hostname(),
+    dirStateFile: dirStateFileOf(c),
     xdsServiceAddress: c.xdsServiceAddress || `aeraki.${c.rootNamespace}`,
     certProvider,
     caAddress: c.caAddress || `${c.istiodAddress.replace(/:\d+$/, '')}:15012`,

@@ -11,6 +11,7 @@ import type { RowTable } from './rows.ts';
 export interface ListenerFlags {
   readonly tlsHandshakeTimeoutMs: number;
   readonly tlsMaxPendingHandshakes: number;
+  readonly tlsMaxPendingHandshakesPerSource: number;
   readonly httpHeadersTimeoutMs: number;
   readonly httpRequestTimeoutMs: number;
 }
@@ -32,6 +33,14 @@ export const LISTENER_ROWS = {
       'RDS, MCP server and webhook: connections in their handshake at once, per listener (0: no cap)',
     parse: parseCount,
   },
+  tlsMaxPendingHandshakesPerSource: {
+    flag: '--tls-max-pending-handshakes-per-source <n>',
+    env: 'AERAKI_TLS_MAX_PENDING_HANDSHAKES_PER_SOURCE',
+    default: DEFAULT_HANDSHAKE_LIMITS.maxPendingPerSource,
+    description:
+      'RDS, MCP server and webhook: connections in their handshake at once from one source address (an IPv6 /64), per listener (0: no cap)',
+    parse: parseCount,
+  },
   httpHeadersTimeoutMs: {
     flag: '--http-headers-timeout <duration>',
     env: 'AERAKI_HTTP_HEADERS_TIMEOUT',
@@ -49,7 +58,11 @@ export const LISTENER_ROWS = {
 } satisfies RowTable<ListenerFlags>;
 
 export function handshakeOptions(f: ListenerFlags): ServeOptions['handshake'] {
-  return { timeoutMs: f.tlsHandshakeTimeoutMs, maxPending: f.tlsMaxPendingHandshakes };
+  return {
+    timeoutMs: f.tlsHandshakeTimeoutMs,
+    maxPending: f.tlsMaxPendingHandshakes,
+    maxPendingPerSource: f.tlsMaxPendingHandshakesPerSource,
+  };
 }
 
 export function httpLimitOptions(f: ListenerFlags): ServeOptions['httpLimits'] {

@@ -29,6 +29,10 @@ export interface RdsFlags {
   readonly rdsMaxInvalidRequests: number;
   readonly rdsMaxConnectionsPerIdentity: number;
   readonly rdsIdleStreamTimeoutMs: number;
+  readonly rdsMaxRouteNameBytes: number;
+  readonly rdsMaxRouteNamesPerStream: number;
+  readonly rdsMaxRouteNameBytesPerConnection: number;
+  readonly rdsMaxRouteNameBytesPerIdentity: number;
 }
 
 export const RDS_ROWS = {
@@ -117,6 +121,35 @@ export const RDS_ROWS = {
     description: 'an RDS stream that sends no request for this long after opening is ended (0: never)',
     parse: parseDurationMs,
   },
+  rdsMaxRouteNameBytes: {
+    flag: '--rds-max-route-name-bytes <bytes>',
+    env: 'AERAKI_RDS_MAX_ROUTE_NAME_BYTES',
+    default: L.maxRouteNameBytes,
+    description: 'longest route name an RDS stream may name (0: no limit)',
+    parse: parseByteSize,
+  },
+  rdsMaxRouteNamesPerStream: {
+    flag: '--rds-max-route-names-per-stream <n>',
+    env: 'AERAKI_RDS_MAX_ROUTE_NAMES_PER_STREAM',
+    default: L.maxRouteNamesPerStream,
+    description: 'route names one RDS stream may subscribe to (0: no limit)',
+    parse: parseCount,
+  },
+  rdsMaxRouteNameBytesPerConnection: {
+    flag: '--rds-max-route-name-bytes-per-connection <bytes>',
+    env: 'AERAKI_RDS_MAX_ROUTE_NAME_BYTES_PER_CONNECTION',
+    default: L.maxRouteNameBytesPerConnection,
+    description:
+      'bytes of route names (each plus 256) the RDS streams of one connection may subscribe to (0: no limit)',
+    parse: parseByteSize,
+  },
+  rdsMaxRouteNameBytesPerIdentity: {
+    flag: '--rds-max-route-name-bytes-per-identity <bytes>',
+    env: 'AERAKI_RDS_MAX_ROUTE_NAME_BYTES_PER_IDENTITY',
+    default: L.maxRouteNameBytesPerIdentity,
+    description: 'as per connection, over every connection of one client identity (0: no limit)',
+    parse: parseByteSize,
+  },
 } satisfies RowTable<RdsFlags>;
 
 export function rdsOptions(f: RdsFlags): RdsOptions {
@@ -133,5 +166,9 @@ export function rdsOptions(f: RdsFlags): RdsOptions {
     maxInvalidRequests: f.rdsMaxInvalidRequests,
     maxConnectionsPerIdentity: f.rdsMaxConnectionsPerIdentity,
     idleStreamTimeoutMs: f.rdsIdleStreamTimeoutMs,
+    maxRouteNameBytes: f.rdsMaxRouteNameBytes,
+    maxRouteNamesPerStream: f.rdsMaxRouteNamesPerStream,
+    maxRouteNameBytesPerConnection: f.rdsMaxRouteNameBytesPerConnection,
+    maxRouteNameBytesPerIdentity: f.rdsMaxRouteNameBytesPerIdentity,
   };
 }

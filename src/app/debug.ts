@@ -15,6 +15,7 @@ import { formatIssue, refOf } from '../model/result.ts';
 import type { ListenerRejectionsDoc, ProxiesDocument } from '../tools/proxies-document.ts';
 import type { AckTracker } from '../xds-rds/acks.ts';
 import type { SnapshotCache } from '../xds-rds/snapshot.ts';
+import type { UnservedRoute } from '../model/unserved-routes.ts';
 
 /** A Secret as /debug/config shows it: its name and the keys kept (secrets.ts), never their values. */
 function redacted(secret: Secret): unknown {
@@ -36,8 +37,9 @@ export function withoutCredentials(value: unknown): unknown {
 
 /**
  * `/debug/config`: every object of the store by kind (Secrets with their values redacted), the mesh config and
- * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them: their EnvoyFilters
- * are kept and their RDS routes withheld), the `held:` warning of each ServiceEntry and Gateway held
+ * the rejected objects, and the held hosts and Gateways (with the rejected objects holding them, each for the
+ * ServiceEntries and Gateways of its own namespace only: their EnvoyFilters are kept and their RDS routes withheld;
+ * an invalid MetaRouter holds no host), the `held:` warning of each ServiceEntry and Gateway held
  * (model/held.ts), as `render` prints it; with the directory source, the files that cannot be used
  * (`files.errors`: path, message, line, column, lastGood) and `files.partial` (a file never read well:
  * deletions are held).
@@ -105,8 +107,11 @@ export async function envoyFiltersDocument(
   };
 }
 
-/** `/debug/routes`: the RDS snapshot being served. */
-export function routesDocument(cache: SnapshotCache): unknown {
+/**
+ * `/debug/routes`: the RDS snapshot being served, and `unservedRoutes`: the managed EnvoyFilters naming a route it
+ * does not hold (model/unserved-routes.ts).
+ */
+export function routesDocument(cache: SnapshotCache, unserved: readonly UnservedRoute[] = []): unknown {
   const snapshot = cache.snapshot();
   return {
     version: snapshot.version,
@@ -115,6 +120,7 @@ export function routesDocument(cache: SnapshotCache): unknown {
       version: r.version,
       config: r.json,
     })),
+    unservedRoutes: unserved,
   };
 }
 

@@ -55,6 +55,8 @@ export interface SourceOptions {
   readonly maxFileBytes?: number;
   readonly maxFileDocuments?: number;
   readonly maxYamlAliasNodes?: number;
+  /** `--dir-state-file`: the directory source's last good reads across restarts (controller/dir-state.ts); absent: off. */
+  readonly stateFile?: string;
   /** `--secret-refresh-interval`: how often the Secrets Redis auth names are read again. */
   readonly secretRefreshMs: number;
 }
@@ -131,6 +133,11 @@ export interface RdsOptions {
   readonly maxInvalidRequests: RdsLimits['maxInvalidRequestsPerConnection'];
   readonly maxConnectionsPerIdentity: RdsLimits['maxConnectionsPerIdentity'];
   readonly idleStreamTimeoutMs: RdsLimits['idleStreamTimeoutMs'];
+  /** Route-name budgets (src/xds-rds/budgets.ts). */
+  readonly maxRouteNameBytes: RdsLimits['maxRouteNameBytes'];
+  readonly maxRouteNamesPerStream: RdsLimits['maxRouteNamesPerStream'];
+  readonly maxRouteNameBytesPerConnection: RdsLimits['maxRouteNameBytesPerConnection'];
+  readonly maxRouteNameBytesPerIdentity: RdsLimits['maxRouteNameBytesPerIdentity'];
 }
 
 /** The controller's own certificate (src/identity/). */
@@ -210,7 +217,8 @@ export interface ServeOptions {
   readonly webhook: WebhookOptions;
   readonly admin: AdminOptions;
   /** RDS, MCP server and webhook: a connection must finish its handshake within `timeoutMs` (0: no limit), and
-   *  at most `maxPending` are in their handshake at once, per listener (0: no cap). */
+   *  at most `maxPending` are in their handshake at once, per listener, and `maxPendingPerSource` from one source
+   *  address (0: no cap). */
   readonly handshake: HandshakeLimits;
   /** Admin and webhook HTTP servers: time to receive the headers, then the whole request. */
   readonly httpLimits: Pick<HttpLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>;
@@ -292,5 +300,9 @@ export function rdsLimits(o: RdsOptions): Partial<RdsLimits> {
     maxInvalidRequestsPerConnection: o.maxInvalidRequests,
     maxConnectionsPerIdentity: o.maxConnectionsPerIdentity,
     idleStreamTimeoutMs: o.idleStreamTimeoutMs,
+    maxRouteNameBytes: o.maxRouteNameBytes,
+    maxRouteNamesPerStream: o.maxRouteNamesPerStream,
+    maxRouteNameBytesPerConnection: o.maxRouteNameBytesPerConnection,
+    maxRouteNameBytesPerIdentity: o.maxRouteNameBytesPerIdentity,
   };
 }

@@ -19,6 +19,7 @@ import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
 import type { ServeWriters } from './serve-writers.ts';
 import { describeUnavailable, type ConfigSources, type UnavailableKind } from './sources.ts';
+import { describeUnservedRoute, unservedRoutes, type UnservedRoute } from '../model/unserved-routes.ts';
 import type { RunningWebhook } from './webhook.ts';
 
 export interface ServeOpsInputs {
@@ -43,6 +44,17 @@ export interface ServeOpsInputs {
   readonly logger: Logger;
 }
 
+/**
+ * The managed EnvoyFilters naming an RDS route this replica does not serve (model/unserved-routes.ts); none before
+ * every source synced (no routes are built before) or while the writer has not listed yet.
+ */
+export function unservedNow(i: Pick<ServeOpsInputs, 'writers' | 'cache' | 'allSynced'>): UnservedRoute[] {
+  const filters = i.writers.managedRoutes?.rdsRoutes();
+  if (!filters || !i.allSynced()) return [];
+  const served = i.cache.snapshot().resources;
+  return unservedRoutes(filters, (route) => served.has(route));
+}
+
 /** What each metric reads, from the parts that own it. */
 export function provideServeMetrics(i: ServeOpsInputs): void {
   const { store, sources, registries, rds, identity } = i;
@@ -65,7 +77,8 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
       ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
       : {}),
     ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
-    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts()).length,
+    heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts(), store.heldGateways()).length,
+    unservedRoutes: () => unservedNow(i).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
     handshakes: () => {
       const webhook = i.webhook();
@@ -84,7 +97,7 @@ export function buildOpsServers(
   i: ServeOpsInputs,
 ): { readonly admin: AdminServer; readonly debug: AdminServer | undefined } {
   const { store, sources, registries, identity, logger } = i;
-  const { kubeOut, sink } = i.writers;
+  const { kubeOut, sink, reconciler } = i.writers;
   const admin = new AdminServer({
     address: o.admin.address,
     paths: 'ops',
@@ -98,8 +111,14 @@ export function buildOpsServers(
         const waiting = [...sources.pending(), ...(registries?.pending() ?? [])].join(', ');
         return { ready: false, reason: `waiting for ${waiting}`, details };
       },
-      rds: () => (i.rdsPort() > 0 ? true : { ready: false, reason: 'RDS server not listening' }),
-      ...(kubeOut ? { output: () => outputReadiness(kubeOut.unavailableKinds()) } : {}),
+      // Ready while a kept EnvoyFilter names a route not served (the rest is served), saying so.
+      rds: () =>
+        i.rdsPort() > 0
+          ? { ready: true, details: unservedNow(i).map(describeUnservedRoute) }
+          : { ready: false, reason: 'RDS server not listening' },
+      ...(kubeOut
+        ? { output: () => outputReadiness(kubeOut.unavailableKinds(), reconciler.refusalDetails()) }
+        : {}),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },
     logger,
@@ -113,7 +132,7 @@ export function buildOpsServers(
           config: () => configDocument(store, sources.synced, sources.dir),
           envoyfilters: () =>
             envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
-          routes: () => routesDocument(i.cache),
+          routes: () => routesDocument(i.cache, unservedNow(i)),
           proxies: () =>
             proxiesDocument(i.rds.acks, {
               ...(i.routeOrigin ? { routeOrigin: i.routeOrigin } : {}),
@@ -127,8 +146,12 @@ export function buildOpsServers(
   return { admin, debug };
 }
 
-/** The EnvoyFilter writer's kinds: a CRD not installed or a 403 keeps the replica unready, naming why. */
-function outputReadiness(kinds: readonly UnavailableKind[]): ReadinessStatus {
-  if (kinds.length === 0) return { ready: true };
-  return { ready: false, reason: kinds.map(describeUnavailable).join('; ') };
+/**
+ * The EnvoyFilter writer's kinds: a CRD not installed or a 403 on their watch keeps the replica unready, naming why.
+ * Writes refused now (reconcile/refusals.ts, retried with backoff) are details of a ready check: RDS still serves.
+ */
+function outputReadiness(kinds: readonly UnavailableKind[], refused: readonly string[]): ReadinessStatus {
+  const details = refused.length > 0 ? { details: refused } : {};
+  if (kinds.length === 0) return { ready: true, ...details };
+  return { ready: false, reason: kinds.map(describeUnavailable).join('; '), ...details };
 }

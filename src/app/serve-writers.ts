@@ -12,6 +12,7 @@ import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
 import type { ListenerRejection } from '../model/listener-rejections.ts';
 import type { OutputObject } from '../model/objects.ts';
+import type { ManagedRoutes } from '../model/unserved-routes.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import type { RouteAcks } from '../model/route-acks.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
@@ -38,6 +39,8 @@ export interface ServeWriters {
   readonly managedCache: ManagedCache | undefined;
   /** The desired objects of the last generation pass. */
   desiredObjects(): readonly OutputObject[];
+  /** The RDS routes each managed EnvoyFilter names: the directory sink's, or the drift watch's (`--output kube`). */
+  readonly managedRoutes: ManagedRoutes | undefined;
 }
 
 export interface ServeWritersInputs {
@@ -70,8 +73,9 @@ export type ServeWritersOptions = Pick<
 
 export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): ServeWriters {
   const { store, generators, sources, registries, kc, metrics, limiter, logger } = i;
+  let dirSink: ReturnType<typeof createDirSink> | undefined;
   const sink: EnvoyFilterSink =
-    o.output.kind === 'kube' && kc ? createKubeSink(kc) : createDirSink(o.output.dir);
+    o.output.kind === 'kube' && kc ? createKubeSink(kc) : (dirSink = createDirSink(o.output.dir));
   let kubeOut: KubeOutput | undefined;
   const toKube = o.output.kind === 'kube' && kc !== undefined;
   const managedCache = toKube ? new ManagedCache() : undefined;
@@ -107,6 +111,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
     ...(managedCache ? { cache: managedCache } : {}),
     onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
     onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
+    onRefusal: (r) => metrics.writeRefusals.inc({ kind: r.kind, verb: r.verb, code: String(r.code) }),
     logger,
   });
   reconciler.onRun((r) => {
@@ -151,5 +156,6 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
     kubeOut,
     managedCache,
     desiredObjects: () => lastDesired?.objects ?? [],
+    managedRoutes: dirSink ?? kubeOut?.drift,
   };
 }

@@ -70,6 +70,7 @@ export class ConfigSources {
         rootNamespace,
         debounceMs: o.watchDebounceMs,
         limits: fileLimitsOf(o),
+        ...(o.stateFile !== undefined && o.stateFile !== '' ? { stateFile: o.stateFile } : {}),
         logger,
       });
       return;

@@ -3,7 +3,10 @@
  * store (full replacement, src/controller/file-source.ts fillStore) at start, then re-loads after every change,
  * debounced. Each file keeps its last good read (dir-files.ts): a file that cannot be read, decoded or parsed keeps
  * its objects in effect and is reported (error log once per change, `problems()` for /debug/config and the
- * metric); a file failing since start makes the source `partial` (the reconciler holds deletions meanwhile). Changes are noticed by fs.watch (recursive) and, as a safety net for file systems where watch
+ * metric); a file failing since start makes the source `partial` (the reconciler holds deletions meanwhile), unless
+ * the state file (`stateFile`, dir-state-keeper.ts) holds its last good read of before the restart: then that read
+ * is in effect, reported as such. The state file is written after every load whose good reads changed.
+ * Changes are noticed by fs.watch (recursive) and, as a safety net for file systems where watch
  * events are lost, by polling a cheap signature (paths, sizes, mtimes) every `pollMs`. The store emits events
  * only for objects that really changed, so a spurious reload costs nothing downstream. The re-loads are the runs
  * of a ControllerLoop (its debounce, on the clock), and the polling is on the same clock.
@@ -12,6 +15,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { statSync } from 'node:fs';
 import { DEFAULT_FILE_LIMITS, describeFileError, type FileLimits } from './config-file.ts';
 import { DirFiles, type FileProblem } from './dir-files.ts';
+import { DirStateKeeper } from './dir-state-keeper.ts';
 import { fileIssue, fillStore, listConfigFiles } from './file-source.ts';
 import { parseRawObjects } from '../model/parse/objects.ts';
 import type { ConfigStore } from './store.ts';
@@ -32,6 +36,10 @@ export interface DirSourceOptions {
   readonly limits?: FileLimits;
   /** The clock of the debounce and of the polling (default the system clock). */
   readonly clock?: Clock;
+  /** The state file keeping the files' last good reads across restarts (dir-state.ts); absent: none. */
+  readonly stateFile?: string;
+  /** The largest state file read or written (default MAX_DIR_STATE_BYTES). */
+  readonly stateMaxBytes?: number;
   readonly logger: Logger;
 }
 
@@ -44,6 +52,7 @@ export class DirSource {
   private signature = '';
   private lastIssues = new Set<string>();
   private readonly files: DirFiles;
+  private readonly state: DirStateKeeper | undefined;
   private lastProblems = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
   private loadedOnce = false;
@@ -52,7 +61,15 @@ export class DirSource {
 
   constructor(private readonly o: DirSourceOptions) {
     this.log = o.logger.child({ component: 'dir-source', dir: o.dir });
-    this.files = new DirFiles(o.dir, o.limits ?? DEFAULT_FILE_LIMITS);
+    const ctx = {
+      rootNamespace: o.rootNamespace,
+      options: { clusterDomain: o.store.clusterDomain, kinds: o.store.kinds },
+    };
+    this.state =
+      o.stateFile === undefined || o.stateFile === ''
+        ? undefined
+        : new DirStateKeeper(o.stateFile, ctx, this.log, o.stateMaxBytes);
+    this.files = new DirFiles(o.dir, o.limits ?? DEFAULT_FILE_LIMITS, this.state?.restore());
     this.clock = o.clock ?? systemClock;
     // No gates, no retries (a file that cannot be read keeps its last good objects; the next change re-reads), no
     // resync (the polling is the safety net).
@@ -148,6 +165,7 @@ export class DirSource {
     });
     fillStore(this.o.store, loaded);
     this.loads++;
+    this.state?.save(this.files.goodReads());
     this.reportProblems();
     const fileErrors = new Set(this.problems().map((p) => formatIssue(fileIssue(p))));
     this.reportIssues(loaded.issues.filter((i) => !fileErrors.has(formatIssue(i))));
@@ -162,7 +180,9 @@ export class DirSource {
   /** Logs each file that starts failing (or fails differently) at error, each that recovers at info. */
   private reportProblems(): void {
     const now = new Map(this.problems().map((p) => [p.path, p]));
-    const texts = new Map([...now].map(([path, p]) => [path, `${describeFileError(p)}/${p.lastGood}`]));
+    const texts = new Map(
+      [...now].map(([path, p]) => [path, `${describeFileError(p)}/${p.lastGood}/${p.restored === true}`]),
+    );
     for (const [path, p] of now) {
       if (this.lastProblems.get(path) === texts.get(path)) continue;
       const fields = {
@@ -170,7 +190,12 @@ export class DirSource {
         error: p.message,
         ...(p.line !== undefined ? { line: p.line, column: p.column } : {}),
       };
-      if (p.lastGood)
+      if (p.restored)
+        this.log.error(
+          'config file cannot be used; its last good read of before the restart (from the state file) is in effect',
+          { ...fields, stateFile: this.state?.file },
+        );
+      else if (p.lastGood)
         this.log.error('config file cannot be used; its last good objects stay in effect', fields);
       else
         this.log.error(

@@ -10,9 +10,15 @@
  * stored object, and `replaceKind` (and `applyKindChanges`, its keyed counterpart) keeps the stored version of
  * every object it is given as rejected, so routes, rate limits and filters derived from it do not change until a
  * valid version arrives or the object is deleted.
- * A rejected MetaRouter, VirtualService or DestinationRule with no valid version holds the hosts it binds
- * (isHostHeld, heldHosts): generation keeps the output of those hosts instead of rendering them without it. Such
- * a MetaRouter also holds the Gateways it binds (isGatewayHeld, heldGateways).
+ * Holding stays inside its owner's reach (DESIGN habit 17: an invalid object holds only what it contributes). A
+ * rejected VirtualService or DestinationRule with no valid version holds the hosts it binds (heldHosts), but only
+ * for the ServiceEntries of its own namespace (isHostHeld, hostHolders): their Dubbo and Thrift filters embed its
+ * routes and subsets, whose last good version only the output written before knows, so generation keeps that
+ * output. A rejected MetaRouter with no valid version holds the Gateways it binds in its own namespace
+ * (isGatewayHeld, heldGateways), whose output is its gateway filter, and never a host: what it contributes to a
+ * ServiceEntry is its RDS routes, and with no valid version this process never served any of them (see
+ * xds-rds/routes.ts), so the ServiceEntry is rendered and routed as if it were absent. Nothing rejected in one
+ * namespace holds anything of another.
  *
  * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
  * owned, upsert, delete, reject, replaceKind and applyKindChanges from every other source leave it alone. So a
@@ -319,7 +325,10 @@ export class ConfigStore implements ConfigView {
     return [...this.rejects.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, r]) => r);
   }
 
-  /** The held hosts (normalised), sorted, each with the rejected objects holding it (kind, namespace, name order). */
+  /**
+   * The held hosts (normalised), sorted, each with the rejected objects holding it (kind, namespace, name order);
+   * each holds the host for the ServiceEntries of its own namespace only (hostHolders).
+   */
   heldHosts(): readonly { readonly host: string; readonly by: readonly ObjectRef[] }[] {
     return [...this.heldIndex().hosts]
       .sort(([a], [b]) => compareStrings(a, b))
@@ -415,8 +424,7 @@ export class ConfigStore implements ConfigView {
   }
 
   isHostHeld(host: string, namespace: string): boolean {
-    if (this.rejects.size === 0) return false;
-    return this.heldIndex().hosts.has(normalizeHost(host, namespace, this.clusterDomain));
+    return this.hostHolders(host, namespace).length > 0;
   }
 
   isGatewayHeld(namespace: string, name: string): boolean {
@@ -426,7 +434,10 @@ export class ConfigStore implements ConfigView {
 
   hostHolders(host: string, namespace: string): readonly ObjectRef[] {
     if (this.rejects.size === 0) return NO_REFS;
-    return this.heldIndex().hosts.get(normalizeHost(host, namespace, this.clusterDomain)) ?? NO_REFS;
+    const by = this.heldIndex().hosts.get(normalizeHost(host, namespace, this.clusterDomain));
+    // A holder holds the ServiceEntries of its own namespace only: never another owner's.
+    const own = by?.filter((r) => r.namespace === namespace);
+    return own !== undefined && own.length > 0 ? own : NO_REFS;
   }
 
   gatewayHolders(namespace: string, name: string): readonly ObjectRef[] {
@@ -436,7 +447,7 @@ export class ConfigStore implements ConfigView {
 
   // ------------------------------------------------------------------ held hosts
 
-  /** Drops a rejection; returns true when it was holding hosts. */
+  /** Drops a rejection; returns true when it was binding hosts or Gateways with no valid version (holdingKeys). */
   private clearRejection(key: string): boolean {
     const r = this.rejects.get(key);
     if (r === undefined) return false;
@@ -453,20 +464,30 @@ export class ConfigStore implements ConfigView {
     return this.get(kind as ConfigKind, namespace, name) === undefined;
   }
 
-  /** The normalised hosts a rejection holds: none when it binds none or its object has a valid version. */
+  /**
+   * The normalised hosts a rejection holds (for the ServiceEntries of its own namespace: hostHolders): none when it
+   * binds none, its object has a valid version, or it is a MetaRouter (its contribution is its routes).
+   */
   private holdingHosts(r: RejectedObject | undefined): string[] {
-    if (!this.isHolding(r) || !r.hosts || r.hosts.length === 0) return [];
+    if (!this.isHolding(r) || r.ref.kind === 'MetaRouter' || !r.hosts || r.hosts.length === 0) return [];
     return this.hostKeys(r.hosts, r.ref.namespace);
   }
 
-  /** The Gateways a rejection holds (`<namespace>/<name>`), on the same terms as its hosts. */
+  /** The Gateways a rejection holds (`<namespace>/<name>`): those it binds in its own namespace only. */
   private holdingGateways(r: RejectedObject | undefined): readonly string[] {
-    return this.isHolding(r) ? (r.gateways ?? []) : [];
+    if (!this.isHolding(r) || !r.gateways) return [];
+    const own = `${r.ref.namespace}/`;
+    return r.gateways.filter((g) => g.startsWith(own));
   }
 
-  /** Everything a rejection holds, for change detection: its hosts, then its Gateways. */
+  /**
+   * What a rejection with no valid version binds, for change detection: its hosts, then its Gateways, whether it
+   * holds them or not (a MetaRouter's `held` event still tells status and routes that it appeared or left).
+   */
   private holdingKeys(r: RejectedObject | undefined): string[] {
-    return [...this.holdingHosts(r), ...this.holdingGateways(r).map((g) => `gateway ${g}`)];
+    if (!this.isHolding(r)) return [];
+    const hosts = r.hosts && r.hosts.length > 0 ? this.hostKeys(r.hosts, r.ref.namespace) : [];
+    return [...hosts, ...(r.gateways ?? []).map((g) => `gateway ${g}`)];
   }
 
   private heldIndex(): HeldIndex {

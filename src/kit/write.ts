@@ -9,7 +9,8 @@ import type { RateLimiter } from '../util/rate-limit.ts';
 
 /**
  * A failed sink operation. `transient` failures (conflicts, throttling, server errors, network) are retried with
- * backoff; the others (invalid object, forbidden) are reported and not retried until the next change.
+ * backoff; the others (an invalid object) are reported and not retried until the next change, except refusals
+ * (401, 403: isRefusedStatus), whose runs are retried with backoff too (classifyWriteRun).
  */
 export class SinkError extends Error {
   readonly transient: boolean;
@@ -125,11 +126,27 @@ export interface WriteRunLike {
 }
 
 /**
- * The outcome of a run that lists, plans and writes: transient list or write failures (409 included) retry
- * with backoff; lost leadership re-checks soon; anything else failed or skipped waits for the next change.
+ * HTTP status codes of a refusal that clears by itself (DESIGN habit 18): 403 while a ClusterRole is re-applied or
+ * a binding is late, 401 while a token is rotated. Not a reason to give up: such a run is retried with the loop's
+ * capped, jittered backoff, never left for the next change or the periodic resync.
+ */
+export function isRefusedStatus(code: number | undefined): boolean {
+  return code === 401 || code === 403;
+}
+
+/** True when the run that met `e` is retried with backoff: a transient failure or a refusal. */
+export function isRetried(e: SinkError): boolean {
+  return e.transient || isRefusedStatus(e.code);
+}
+
+/**
+ * The outcome of a run that lists, plans and writes: transient list or write failures (409 included) and
+ * refusals (401, 403) retry with backoff; lost leadership re-checks soon; anything else failed or skipped waits for
+ * the next change.
  */
 export function classifyWriteRun(r: WriteRunLike): RunOutcome {
-  if ((r.listError?.transient ?? false) || r.failures.some((f) => f.error.transient)) return 'transient';
+  if ((r.listError !== undefined && isRetried(r.listError)) || r.failures.some((f) => isRetried(f.error)))
+    return 'transient';
   if (r.interrupted) return 'retry-soon';
   return r.skipped || r.listError || r.failures.length > 0 ? 'terminal' : 'ok';
 }

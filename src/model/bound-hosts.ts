@@ -1,9 +1,10 @@
 /**
  * The hosts an object binds, read from its raw form even when the object is invalid: a MetaRouter's and a
- * VirtualService's `spec.hosts`, a DestinationRule's `spec.host`, as written (not normalised). The store holds
- * these hosts while the object is rejected and has no valid version (ConfigView.isHostHeld). Other kinds bind
- * no host here. A MetaRouter also binds the Gateways of its `spec.gateways` (boundGatewaysOf), held the same way
- * (ConfigView.isGatewayHeld). Never throws.
+ * VirtualService's `spec.hosts`, a DestinationRule's `spec.host`, as written (not normalised). While a
+ * VirtualService or DestinationRule is rejected with no valid version, the store holds these hosts for the
+ * ServiceEntries of its own namespace (ConfigView.isHostHeld); a MetaRouter holds no host. Other kinds bind no
+ * host here. A MetaRouter also binds the Gateways of its `spec.gateways` (boundGatewaysOf), held while it is
+ * rejected with no valid version when they are in its own namespace (ConfigView.isGatewayHeld). Never throws.
  */
 import { isPlainObject } from '../util/json.ts';
 

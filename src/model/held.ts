@@ -1,14 +1,19 @@
 /**
  * Say what is not rendered: a valid ServiceEntry (or Gateway) whose host (or Gateway) is held by an invalid object
- * it depends on (ConfigView.hostHolders, gatewayHolders: a MetaRouter, VirtualService or DestinationRule rejected
- * with no valid version) is left out of the output; the warning names it and each object holding it. `render`
- * prints it, `serve` shows it in /debug/config, the status of the holding object and an Event on the held one.
+ * of its own namespace it depends on (ConfigView.hostHolders: a VirtualService or DestinationRule; gatewayHolders:
+ * a MetaRouter; each rejected with no valid version) is left out of the output; the warning names it and each
+ * object holding it. Nothing of another namespace holds it, and a MetaRouter never holds a ServiceEntry (DESIGN
+ * habit 17). `render` prints it, `serve` shows it in /debug/config, the status of the holding object and an Event
+ * on the held one.
  */
 import { refOf, refString, warning, type ConfigIssue, type ObjectRef } from './result.ts';
 import type { Gateway, ServiceEntry } from './objects.ts';
 import type { ConfigView } from './view.ts';
 
-/** The rejected objects holding `source` (any of a ServiceEntry's hosts, or a Gateway), without repeats, sorted. */
+/**
+ * The rejected objects holding `source` (any of a ServiceEntry's hosts, or a Gateway), all of its namespace,
+ * without repeats, sorted.
+ */
 export function holdersOf(view: ConfigView, source: ServiceEntry | Gateway): ObjectRef[] {
   const ns = source.metadata.namespace;
   const refs =
@@ -20,7 +25,7 @@ export function holdersOf(view: ConfigView, source: ServiceEntry | Gateway): Obj
 }
 
 /**
- * `ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/orders-route is invalid: ...`: the warning of a
+ * `ServiceEntry shop/orders: spec.hosts: held: VirtualService shop/orders is invalid: ...`: the warning of a
  * source left out of the output because `holders` are invalid, at the field that binds it to them (a
  * ServiceEntry's hosts; a Gateway's servers, which MetaRouters bind by the Gateway's name).
  */

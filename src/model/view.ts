@@ -52,16 +52,21 @@ export interface ConfigView {
   codecFor(applicationProtocol: string): string | undefined;
   applicationProtocols(): readonly ApplicationProtocol[];
   /**
-   * True when `host` (normalised in `namespace`) is held: a MetaRouter, VirtualService or DestinationRule binding
-   * it is rejected and has no valid version (never valid since the controller started). Generation must then
-   * keep what exists for that host (EnvoyFilters kept, RDS routes withheld) rather than render it without the
-   * invalid object. An object with a valid version never holds: its last valid version stays in the view.
+   * True when `host` is held for the ServiceEntries of `namespace` (normalised there): a VirtualService or
+   * DestinationRule of that same namespace binding it is rejected and has no valid version (never valid since the
+   * controller started). Generation must then keep what exists for such a ServiceEntry (EnvoyFilters kept, RDS
+   * routes withheld) rather than render it without the invalid object, whose contribution (Dubbo and Thrift
+   * routes and subsets embedded in the filters) is known only to that output. Holding stays inside its owner's
+   * reach (DESIGN habit 17): a rejected object never holds a ServiceEntry of another namespace, and a MetaRouter
+   * holds no host at all (its contribution is its RDS routes: xds-rds/routes.ts). An object with a valid version
+   * never holds: its last valid version stays in the view.
    */
   isHostHeld(host: string, namespace: string): boolean;
   /**
-   * True when Gateway `<namespace>/<name>` is held: a MetaRouter binding it (`spec.gateways`) is rejected and has
-   * no valid version. Gateway generation must then keep what exists for the Gateway (its EnvoyFilters and
-   * VirtualServices are neither rewritten nor deleted), as for a held host.
+   * True when Gateway `<namespace>/<name>` is held: a MetaRouter of that same namespace binding it
+   * (`spec.gateways`) is rejected and has no valid version. Gateway generation must then keep what exists for the
+   * Gateway (its EnvoyFilters and VirtualServices are neither rewritten nor deleted), as for a held host. A
+   * MetaRouter of another namespace never holds it.
    */
   isGatewayHeld(namespace: string, name: string): boolean;
   /**
@@ -71,9 +76,15 @@ export interface ConfigView {
    * directory source). The map must not be mutated.
    */
   endpointPorts(namespace: string, service: string): ReadonlyMap<string, readonly number[]> | undefined;
-  /** The rejected objects holding `host` (see isHostHeld), in kind, namespace, name order; empty when not held. */
+  /**
+   * The rejected objects holding `host` for the ServiceEntries of `namespace` (see isHostHeld: all of that
+   * namespace), in kind, namespace, name order; empty when not held.
+   */
   hostHolders(host: string, namespace: string): readonly ObjectRef[];
-  /** The rejected MetaRouters holding Gateway `<namespace>/<name>` (see isGatewayHeld); empty when not held. */
+  /**
+   * The rejected MetaRouters holding Gateway `<namespace>/<name>` (see isGatewayHeld: all of that namespace);
+   * empty when not held.
+   */
   gatewayHolders(namespace: string, name: string): readonly ObjectRef[];
 }
 
@@ -88,8 +99,9 @@ export type ConfigEventType = 'added' | 'updated' | 'deleted' | 'held';
 
 /**
  * Emitted by the store after it changed. `old` is set for updated and deleted, `object` for added and updated.
- * `held`: the hosts held by the rejected object `kind namespace/name` changed (it was rejected without a valid
- * version, or such a rejection was cleared); neither `old` nor `object` is set.
+ * `held`: the hosts or Gateways bound by the rejected object `kind namespace/name` changed (it was rejected without
+ * a valid version, or such a rejection was cleared), so what is held may have changed; neither `old` nor `object`
+ * is set.
  * Kind `EndpointPorts` (type `updated`, neither `old` nor `object`): ConfigView.endpointPorts of the Service
  * `namespace/name` changed.
  */

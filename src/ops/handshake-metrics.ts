@@ -1,7 +1,8 @@
 /**
  * The handshake guards' metrics (src/util/handshake-guard.ts), read at scrape time from the `handshakes` status
  * provider: `aeraki_tls_handshakes_total{listener,result}` and `aeraki_tls_handshakes_pending{listener}`. Listeners
- * are `rds`, `mcp` and `webhook`; results `completed`, `failed`, `timeout`, `rejected_over_limit`.
+ * are `rds`, `mcp` and `webhook`; results `completed`, `failed`, `timeout`, `rejected_over_limit`,
+ * `rejected_source_limit` and `evicted`.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadProvider } from './status-metrics.ts';
@@ -9,7 +10,7 @@ import type { ReadProvider } from './status-metrics.ts';
 export function createHandshakeMetrics(registers: Registry[], read: ReadProvider) {
   const handshakes = new Counter({
     name: 'aeraki_tls_handshakes_total',
-    help: 'Connections by how their handshake ended: completed, failed (closed by the client or a TLS error), timeout (not finished within --tls-handshake-timeout), rejected_over_limit (over --tls-max-pending-handshakes).',
+    help: 'Connections by how their handshake ended: completed, failed (closed by the client or a TLS error), timeout (not finished within --tls-handshake-timeout), rejected_over_limit (over --tls-max-pending-handshakes), rejected_source_limit (over --tls-max-pending-handshakes-per-source from one source address), evicted (the oldest of the busiest source, closed to make room for a source holding fewer).',
     labelNames: ['listener', 'result'],
     registers,
     collect: () => {

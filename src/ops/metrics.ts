@@ -68,6 +68,7 @@ export class AerakiMetrics {
   readonly configIssues: Gauge<'kind' | 'severity'>;
   readonly unhandledPorts: Gauge<'protocol'>;
   readonly writes: Counter<'verb' | 'result'>;
+  readonly writeRefusals: Counter<'kind' | 'verb' | 'code'>;
   readonly managedEnvoyFilters: Gauge;
   readonly configObjects: Gauge<'kind'>;
   readonly kindsUnavailable: Gauge<'kind' | 'reason'>;
@@ -143,6 +144,12 @@ export class AerakiMetrics {
       name: 'aeraki_envoyfilter_writes_total',
       help: 'Writes of EnvoyFilters and gateway VirtualServices by verb and result.',
       labelNames: ['verb', 'result'],
+      registers,
+    });
+    this.writeRefusals = new Counter({
+      name: 'aeraki_write_refusals_total',
+      help: 'EnvoyFilter and gateway VirtualService writes the API server refused (403 RBAC, 401, 404), by kind, verb and HTTP code; each is retried with backoff.',
+      labelNames: ['kind', 'verb', 'code'],
       registers,
     });
     this.managedEnvoyFilters = new Gauge({

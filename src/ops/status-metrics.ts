@@ -70,11 +70,20 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
   });
   const heldHosts = new Gauge({
     name: 'aeraki_held_hosts',
-    help: 'ServiceEntry hosts whose output is kept as it was because an object they depend on is rejected.',
+    help: 'ServiceEntry hosts whose output is kept as it was because an object of their own namespace they depend on is rejected.',
     registers,
     collect: () => {
       const v = read((p) => p.heldHosts?.());
       if (v !== undefined) heldHosts.set(v);
+    },
+  });
+  const unservedRoutes = new Gauge({
+    name: 'aeraki_unserved_routes',
+    help: 'RDS routes that a managed EnvoyFilter names (one per route and EnvoyFilter) but the RDS server does not serve: a proxy connecting gets no routes for them.',
+    registers,
+    collect: () => {
+      const v = read((p) => p.unservedRoutes?.());
+      if (v !== undefined) unservedRoutes.set(v);
     },
   });
   const mcpConnectionState = new Gauge({
@@ -196,6 +205,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     rejectedObjects,
     configFileErrors,
     heldHosts,
+    unservedRoutes,
     mcpConnectionState,
     mcpSynced,
     mcpReconnects,

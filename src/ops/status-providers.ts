@@ -77,8 +77,10 @@ export interface StatusProviders {
   readonly rejectedObjects?: () => Readonly<Record<string, number>>;
   /** Config files that cannot be read, decoded or parsed right now (the directory source). */
   readonly configFileErrors?: () => number;
-  /** ServiceEntry hosts whose output is held because of a rejected object (src/status/held.ts). */
+  /** ServiceEntry hosts whose output is held because of a rejected object of their namespace (src/status/held.ts). */
   readonly heldHosts?: () => number;
+  /** (RDS route, EnvoyFilter) pairs where a managed EnvoyFilter names a route not served (model/unserved-routes.ts). */
+  readonly unservedRoutes?: () => number;
   /**
    * EnvoyFilters (and gateway VirtualServices) labelled `manager: Aeraki` that exist right now, on the leader and on
    * a standby alike; undefined while that is not known (the gauge keeps its last value).

@@ -3,6 +3,8 @@
  * `<dir>/<namespace>/<kind lower-case>-<name>.yaml`, with the same full-state semantics as the Kubernetes
  * adapter. The resourceVersion of a file is the SHA-256 of its bytes, so an update whose file changed since it
  * was listed fails with a (transient) conflict. Writes are atomic (temporary file + rename).
+ * The sink also knows the RDS routes each EnvoyFilter it listed or wrote names (model/unserved-routes.ts), from its
+ * last list and the writes since.
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +16,7 @@ import type { ExistingObject, ManagedKind } from './diff.ts';
 import { updateBody, toExisting } from '../kit/kube/bodies.ts';
 import { SinkError } from '../kit/write.ts';
 import type { EnvoyFilterSink } from './sink.ts';
+import { rdsRouteNamesOf, type ManagedRoutes } from '../model/unserved-routes.ts';
 
 const KINDS: ReadonlySet<string> = new Set<ManagedKind>(['EnvoyFilter', 'VirtualService']);
 
@@ -44,17 +47,38 @@ async function atomicWrite(file: string, text: string): Promise<void> {
   await rename(tmp, file);
 }
 
+interface Meta {
+  readonly namespace: string;
+  readonly name: string;
+}
+
 function render(obj: unknown): string {
   return toYaml(obj, { sortMapEntries: true, lineWidth: 0 });
 }
 
-export function createDirSink(dir: string): EnvoyFilterSink {
+export function createDirSink(dir: string): EnvoyFilterSink & ManagedRoutes {
   const fileOf = (kind: string, namespace: string, name: string) => objectFile(dir, kind, namespace, name);
+  /** EnvoyFilter `namespace/name` → the RDS routes it names (none: absent); undefined before the first list. */
+  let routes: Map<string, readonly string[]> | undefined;
+  const noteRoutes = (
+    into: Map<string, readonly string[]> | undefined,
+    kind: string,
+    md: Meta,
+    spec: unknown,
+  ) => {
+    if (!into || kind !== 'EnvoyFilter') return;
+    const names = rdsRouteNamesOf(spec);
+    const key = `${md.namespace}/${md.name}`;
+    if (names.length > 0) into.set(key, names);
+    else into.delete(key);
+  };
 
   return {
     name: 'directory',
+    rdsRoutes: () => routes,
     async list() {
       const out: ExistingObject[] = [];
+      const listed = new Map<string, readonly string[]>();
       let namespaces: string[];
       try {
         await mkdir(dir, { recursive: true });
@@ -81,8 +105,10 @@ export function createDirSink(dir: string): EnvoyFilterSink {
           if (!e || e.labels[MANAGER_LABEL] !== MANAGER_VALUE) continue;
           if (fileOf(e.kind, e.namespace, e.name) !== path.join(dir, ns, f)) continue;
           out.push({ ...e, resourceVersion: sha256Hex(text) });
+          noteRoutes(listed, e.kind, e, (doc as { spec?: unknown }).spec);
         }
       }
+      routes = listed;
       return out;
     },
     async create(obj: OutputObject) {
@@ -96,6 +122,7 @@ export function createDirSink(dir: string): EnvoyFilterSink {
           });
         }
         await atomicWrite(file, render(obj));
+        noteRoutes(routes, obj.kind, obj.metadata, obj.spec);
       } catch (err) {
         throw err instanceof SinkError ? err : ioError(`create ${file}`, err);
       }
@@ -115,6 +142,7 @@ export function createDirSink(dir: string): EnvoyFilterSink {
         const md = body['metadata'] as Record<string, unknown>;
         delete md['resourceVersion'];
         await atomicWrite(file, render(body));
+        noteRoutes(routes, obj.kind, obj.metadata, obj.spec);
       } catch (err) {
         throw err instanceof SinkError ? err : ioError(`update ${file}`, err);
       }
@@ -123,6 +151,7 @@ export function createDirSink(dir: string): EnvoyFilterSink {
       const file = fileOf(existing.kind, existing.namespace, existing.name);
       try {
         await rm(file, { force: true });
+        if (existing.kind === 'EnvoyFilter') routes?.delete(`${existing.namespace}/${existing.name}`);
       } catch (err) {
         throw ioError(`delete ${file}`, err);
       }

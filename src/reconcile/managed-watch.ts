@@ -8,6 +8,8 @@
  * The kinds written are required, not optional: a cluster without the EnvoyFilter CRD is not "no EnvoyFilters", it
  * is a cluster the controller cannot write to. `unavailable()` says so (for `/readyz`, which stays 503), as it
  * names an RBAC rule missing; the CRD installed later is picked up (kit/kube/kind-informer.ts).
+ * The watch also knows the RDS routes each managed EnvoyFilter names (`rdsRoutes()`, model/unserved-routes.ts): its
+ * informer keeps those names beside the spec's hash, never the spec.
  */
 import {
   CustomObjectsApi,
@@ -24,6 +26,24 @@ import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/
 import type { ManagedKind } from './diff.ts';
 import { existingFields, toExisting } from '../kit/kube/bodies.ts';
 import type { ManagedCache } from './managed-cache.ts';
+import { rdsRouteNamesOf, type ManagedRoutes } from '../model/unserved-routes.ts';
+
+/** The field of a reduced object holding the RDS route names its spec names. */
+const RDS_ROUTES_FIELD = 'rdsRoutes';
+
+/** The informer's reducer: what toExisting reads, and the RDS route names of the spec (not the spec). */
+function managedFields(obj: KubernetesObject): KubernetesObject {
+  const routes = rdsRouteNamesOf((obj as { spec?: unknown }).spec);
+  return {
+    ...existingFields(obj),
+    ...(routes.length > 0 ? { [RDS_ROUTES_FIELD]: routes } : {}),
+  };
+}
+
+function routesOf(obj: KubernetesObject): readonly string[] {
+  const routes = (obj as { [RDS_ROUTES_FIELD]?: unknown })[RDS_ROUTES_FIELD];
+  return Array.isArray(routes) ? routes.filter((r): r is string => typeof r === 'string') : [];
+}
 
 const KIND_OF: Readonly<Record<string, ManagedKind>> = {
   envoyfilters: 'EnvoyFilter',
@@ -46,8 +66,11 @@ export interface ManagedWatchOptions {
   readonly logger: Logger;
 }
 
-export class ManagedObjectsWatch {
+export class ManagedObjectsWatch implements ManagedRoutes {
   private readonly informers: Subscription[];
+  /** EnvoyFilter `namespace/name` → the RDS routes it names (none: absent). */
+  private readonly routes = new Map<string, readonly string[]>();
+  private routesListed = false;
 
   constructor(o: ManagedWatchOptions) {
     const api = o.kc.makeApiClient(CustomObjectsApi);
@@ -69,11 +92,13 @@ export class ManagedObjectsWatch {
       };
       // With a cache, only events that changed it and are not the controller's own write in flight.
       const upsert = (obj: KubernetesObject) => {
+        if (kind === 'EnvoyFilter') this.noteRoutes(obj, routesOf(obj));
         const e = toExisting(kind, obj);
         if (!o.cache) changed();
         else if (e && o.cache.upsert(e) && !o.cache.writing(kind, e.namespace, e.name)) changed();
       };
       const remove = (obj: KubernetesObject) => {
+        if (kind === 'EnvoyFilter') this.noteRoutes(obj, []);
         const { namespace = '', name = '', resourceVersion = '' } = obj.metadata ?? {};
         if (!o.cache) changed();
         else if (
@@ -95,8 +120,9 @@ export class ManagedObjectsWatch {
             })) as KubernetesListObject<KubernetesObject>,
         },
         { upsert, delete: remove },
-        // The informer caches what toExisting reads: the metadata and the spec's hash, not the spec.
-        { optional: false, reduce: existingFields },
+        // The informer caches what toExisting reads (the metadata and the spec's hash) and the RDS route names, not
+        // the spec.
+        { optional: false, reduce: managedFields },
       );
       return informer;
     });
@@ -104,6 +130,18 @@ export class ManagedObjectsWatch {
       const cache = o.cache;
       void this.whenSynced().then(() => cache.markSynced());
     }
+    void this.whenSynced().then(() => (this.routesListed = true));
+  }
+
+  /** The RDS routes of every managed EnvoyFilter, once every kind was listed. */
+  rdsRoutes(): ReadonlyMap<string, readonly string[]> | undefined {
+    return this.routesListed ? this.routes : undefined;
+  }
+
+  private noteRoutes(obj: KubernetesObject, routes: readonly string[]): void {
+    const key = `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+    if (routes.length > 0) this.routes.set(key, routes);
+    else this.routes.delete(key);
   }
 
   start(): void {

@@ -19,8 +19,9 @@
  * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
  * soon after the gate opens (calling trigger() then is still useful: it skips the wait);
  * the output of a failed or currently invalid source is kept (diff.ts); while `holdDeletes()` nothing is deleted. Transient write failures are retried
- * with capped, jittered backoff until a run succeeds; terminal ones wait for the next change. The timing is the
- * ControllerLoop's (kit/controller-loop.ts).
+ * with capped, jittered backoff until a run succeeds; so are writes the API server refused (403, 401, 404:
+ * refusals.ts, said once, counted and named by `refusalDetails()` until written); other terminal ones wait for the
+ * next change. The timing is the ControllerLoop's (kit/controller-loop.ts).
  */
 import type { ConfigIssue } from '../model/result.ts';
 import { formatIssue, severityOf } from '../model/result.ts';
@@ -35,6 +36,7 @@ import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './conv
 import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import { ExistingReader } from './existing.ts';
 import { planChanged, toggled } from './incremental-plan.ts';
+import { asRetried, onlyRefusals, WriteRefusals, type WriteRefusal } from './refusals.ts';
 import { WriteProgress } from './progress.ts';
 import { SinkError, type WriteOp } from '../kit/write.ts';
 import {
@@ -66,6 +68,7 @@ export class Reconciler {
   private lastIssues = '';
   private readonly convergence = new ConvergenceTracker();
   private readonly reader: ExistingReader;
+  private readonly refusals: WriteRefusals;
   /** `changes.to` of the last run that planned (undefined: the next change-driven run lists instead). */
   private lastChanges: number | undefined;
   /** The failed and held sources of the last run that planned. */
@@ -77,6 +80,7 @@ export class Reconciler {
     this.opts = options;
     this.clock = options.clock ?? systemClock;
     this.log = options.logger.child({ component: 'reconciler', sink: options.sink.name });
+    this.refusals = new WriteRefusals(this.log, options.onRefusal);
     this.reader = new ExistingReader(options.sink, options.cache, {
       // The repair run starts now and takes every change noted so far: nothing waits behind it for its debounce.
       onListed: () => {
@@ -107,8 +111,9 @@ export class Reconciler {
     });
     this.loop.onRun((report, after) => {
       this.count(report);
+      if (report.skipped === 'not-leader') this.refusals.forget(); // the new leader writes (and says) its own
       if (after.outcome === 'transient')
-        this.log.warn('reconcile incomplete, retrying', {
+        this.log[onlyRefusals(report) ? 'debug' : 'warn']('reconcile incomplete, retrying', {
           delayMs: after.nextInMs,
           failures: report.failures.length,
         });
@@ -146,6 +151,16 @@ export class Reconciler {
     if (!this.loop.stopped) await this.loop.runNow();
   }
 
+  /** The writes refused by the API server now (their retries go on), ordered by kind, verb, code and object. */
+  refused(): WriteRefusal[] {
+    return this.refusals.current();
+  }
+
+  /** One `/readyz` detail per kind, verb and status code refused now (none once written). */
+  refusalDetails(): string[] {
+    return this.refusals.details();
+  }
+
   /** Resolves once no run is in progress or waiting for its debounce (retry and resync timers excepted). */
   idle(): Promise<void> {
     return this.loop.idle();
@@ -176,6 +191,7 @@ export class Reconciler {
     const plan = this.holdingDeletes(planned.plan);
     this.reportIssues(desired.issues);
     const result = await this.apply(plan, changes);
+    this.refusals.end(!planned.incremental && !result.interrupted);
     if (result.failures.length > 0 || result.interrupted) this.reader.listNext();
     if (result.interrupted) this.log.warn('writes stopped: no longer leader');
     const report: RunReport = {
@@ -184,7 +200,7 @@ export class Reconciler {
       deleted: result.deleted,
       unchanged: plan.unchanged,
       kept: plan.kept.length,
-      failures: result.failures,
+      failures: result.failures.map(asRetried),
       interrupted: result.interrupted,
       issues: desired.issues.filter((i) => severityOf(i) === 'error').length,
       durationMs: this.clock.now() - started,
@@ -192,7 +208,10 @@ export class Reconciler {
       ...(planned.incremental ? { incremental: true } : {}),
       ...(repairs !== undefined ? { repairs } : {}),
     };
-    if (report.created + report.updated + report.deleted + report.failures.length > 0) {
+    const wrote = report.created + report.updated + report.deleted > 0;
+    if (!wrote && onlyRefusals(report)) {
+      this.log.debug('reconciled, writes refused', { ...report, failures: report.failures.length });
+    } else if (wrote || report.failures.length > 0) {
       this.log.info('reconciled', { ...report, failures: report.failures.length });
     } else {
       this.log.debug('reconciled, nothing to write', { unchanged: report.unchanged, kept: report.kept });
@@ -259,6 +278,7 @@ export class Reconciler {
   private async apply(plan: Plan, changes: ConvergenceRun) {
     const ops = planWrites(plan, this.opts.sink, this.opts.cache);
     const progress = new WriteProgress(ops.length, this.clock, this.log, this.opts.progressEveryMs);
+    this.refusals.begin();
     const result = await applyWrites(ops, {
       concurrency: this.opts.concurrency ?? 16,
       mayWrite: () => this.loop.mayWrite(),
@@ -266,7 +286,8 @@ export class Reconciler {
       onWrite: (op, error) => {
         progress.wrote();
         if (!error) changes.wrote(op, this.clock.now());
-        this.logWrite(op, error);
+        if (this.refusals.wrote(op, error)) this.log.debug('write refused', { op: op.op, kind: op.kind });
+        else this.logWrite(op, error);
       },
     });
     changes.finish();

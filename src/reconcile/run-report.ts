@@ -56,6 +56,8 @@ export interface ReconcilerOptions {
   readonly cache?: ManagedCache;
   /** Called after each periodic resync with the number of differences it repaired. */
   readonly onResyncRepairs?: (count: number) => void;
+  /** Called once per write the API server refused (403, 401, 404; refusals.ts), before its retry. */
+  readonly onRefusal?: (r: { kind: string; verb: 'create' | 'update' | 'delete'; code: number }) => void;
   /** Called once per noted change with the ms from its store event to the write it caused. */
   readonly onConverged?: (ms: number) => void;
   /** Interval of the progress lines of a long run of writes (default 5 s). */

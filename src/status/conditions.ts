@@ -13,7 +13,8 @@
  *   generation yet or some proxy has not answered (the count and when the oldest was sent: a time, not an age, so
  *   that the status stays put while nothing changes); False with
  *   `ProxyRejected` when a proxy rejected them (how many, the first one and its error detail, cut); False with `Held` (rejected, its last valid version still
- *   served), `Invalid` (rejected, nothing served; the message names the ServiceEntries it holds), `Conflict`
+ *   served), `Invalid` (rejected with no valid version: none of its routes is served, its hosts get the default
+ *   route; the message names the Gateways of its namespace it holds), `Conflict`
  *   (another MetaRouter for its host is used),
  *   `NoServiceEntry` or `NoMetaProtocolPort`; Unknown with `Pending` while the store has not read it.
  */
@@ -229,14 +230,21 @@ export function programmedCondition(
 ): DesiredCondition {
   const mr = view.get('MetaRouter', ref.namespace, ref.name);
   if (rejected) {
-    const held = holding.length > 0 ? `: held ${holding.map(refString).join(', ')}` : '';
+    const held =
+      holding.length > 0
+        ? `; held (their filters kept) until it is fixed: ${holding.map(refString).join(', ')}`
+        : '';
     return mr
-      ? programmed('False', 'Held', 'the spec is invalid: the last valid version is still served')
+      ? programmed(
+          'False',
+          'Held',
+          'the spec is invalid: the routes of its last valid version are still served',
+        )
       : programmed(
           'False',
           'Invalid',
-          'the spec is invalid and no valid version is known: the hosts and Gateways it binds are held ' +
-            `(their routes withheld, their filters kept)${held}`,
+          'the spec is invalid and no valid version is known: none of its routes is served (its hosts get the ' +
+            `default route, their ServiceEntries are rendered as they are)${held}`,
         );
   }
   if (!mr) return programmed('Unknown', 'Pending', 'not read by the controller yet');

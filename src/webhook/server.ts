@@ -4,8 +4,8 @@
  * Content-Type other than `application/json` is 415; a body that is not an AdmissionReview is 400, other paths
  * 404, other methods 405. Bodies over 3 MiB (the API server's own request limit) are 413, and the connection is
  * closed without reading the rest. Slow or oversized clients are dropped (util/http-limits.ts), and so are
- * connections that do not finish their TLS handshake in time or exceed the cap of pending ones
- * (util/handshake-guard.ts); errors answer
+ * connections that do not finish their TLS handshake in time or exceed the caps of pending ones, in all and per
+ * source address (util/handshake-guard.ts: a flood from one source leaves the API server its slots); errors answer
  * a message, never a stack trace. The certificate is reloaded when its files change (serving-cert.ts), without a
  * restart.
  */

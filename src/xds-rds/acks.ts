@@ -109,6 +109,11 @@ export class AckTracker {
     return this.streams.size;
   }
 
+  /** Route configurations some open stream was sent (or declared it has). */
+  get routeCount(): number {
+    return this.routes.size;
+  }
+
   /**
    * The routes `names` got a new version from a change at `at` (ms, same clock as the tracker's; the oldest store
    * event of the rebuild). Call after the cache pushed them; `onAllAcked` reports the time once every subscribed

@@ -32,6 +32,11 @@ export class RdsAdmission {
     private readonly logger: Logger,
   ) {}
 
+  /** Identities with open streams. */
+  get identityCount(): number {
+    return this.connections.size;
+  }
+
   /** `cert` is the verified peer certificate (ignored without a policy, i.e. plaintext RDS). */
   admit(cert: PeerCertificateLike | undefined, identity: string, connection: string): Admission {
     if (this.policy) {

@@ -1,8 +1,10 @@
-import { REQUEST_LIMITS } from './limits.ts';
 import { encodeDeltaResponse } from './responses.ts';
 import type { EncodedResource, Snapshot } from './snapshot.ts';
 import { RdsStreamBase } from './stream-base.ts';
 import type { DeltaRequest } from './stream-types.ts';
+
+/** Our versions are 16 hex characters; a client's longer one is kept as '' (differs from every version of ours). */
+const MAX_KEPT_VERSION = 64;
 
 /**
  * Incremental xDS (DeltaRoutes) for one stream
@@ -10,7 +12,8 @@ import type { DeltaRequest } from './stream-types.ts';
  *
  * Rules:
  * - `initial_resource_versions` (first request) tells what the client already has; those are not resent if
- *   unchanged;
+ *   unchanged (only names the request subscribes to are kept, and a version longer than ours only as "some
+ *   other version");
  * - subscribe/unsubscribe are honoured on every request, whatever its nonce;
  * - a request carrying the last nonce ACKs it, or NACKs it when `error_detail` is set (logged, counted, not
  *   resent); a request with an older nonce only changes the subscription;
@@ -27,9 +30,7 @@ export class DeltaStream extends RdsStreamBase {
 
   handleRequest(req: DeltaRequest): void {
     if (!this.accept(req)) return;
-    if (!this.started) {
-      for (const [n, v] of Object.entries(req.initialResourceVersions)) this.known.set(n, v);
-    }
+    const first = !this.started;
     this.started = true;
     if (req.responseNonce !== '' && req.responseNonce === this.lastNonce) {
       if (req.errorDetail) this.recordNack(req.errorDetail);
@@ -43,30 +44,49 @@ export class DeltaStream extends RdsStreamBase {
       if (req.errorDetail) this.acks?.nack(req.responseNonce, req.errorDetail.message);
       else this.acks?.ack(req.responseNonce);
     }
-    for (const n of req.unsubscribe) {
-      if (!this.names.delete(n)) continue;
+    const added = this.subscribe(req);
+    if (added === undefined) return;
+    if (first) this.declare(added, req.initialResourceVersions);
+    if (added.length > 0) this.push(this.deps.cache.snapshot(), added);
+  }
+
+  /** Applies the request's unsubscribe and subscribe lists within the budgets; the names added (undefined: refused). */
+  private subscribe(req: DeltaRequest): string[] | undefined {
+    const removed = new Set(req.unsubscribe.filter((n) => this.names.has(n)));
+    const added = [...new Set(req.subscribe)].filter((n) => !this.names.has(n) || removed.has(n));
+    const refusal = this.budget.change(added, removed, this.names.size - removed.size + added.length);
+    if (refusal) {
+      this.exhausted(refusal);
+      return undefined;
+    }
+    for (const n of removed) {
+      this.names.delete(n);
       this.deps.cache.unwatch(n, this);
       this.known.delete(n);
       this.acks?.forget(n);
     }
-    const total = this.names.size + req.subscribe.length;
-    if (total > REQUEST_LIMITS.names) {
-      const problem = `the stream would subscribe to ${total} resources; at most ${REQUEST_LIMITS.names} are accepted`;
-      this.refuse('rds: invalid request', problem);
-      return;
-    }
-    const added: string[] = [];
-    for (const n of req.subscribe) {
-      if (this.names.has(n)) continue;
+    for (const n of added) {
       this.names.add(n);
       this.deps.cache.watch(n, this);
-      added.push(n);
     }
-    if (added.length > 0) this.push(this.deps.cache.snapshot(), added);
+    return added;
+  }
+
+  /** The versions the client says it has of the names it just subscribed to (first request only). */
+  private declare(added: readonly string[], initial: Readonly<Record<string, string>>): void {
+    for (const n of added) {
+      if (!Object.hasOwn(initial, n)) continue;
+      const v = initial[n]!;
+      this.known.set(n, v.length <= MAX_KEPT_VERSION ? v : '');
+    }
   }
 
   onResourcesChanged(snapshot: Snapshot, changed: readonly string[]): void {
     if (!this.closed) this.push(snapshot, changed);
+  }
+
+  protected forget(): void {
+    this.known.clear();
   }
 
   private push(snapshot: Snapshot, candidates: readonly string[]): void {

@@ -3,10 +3,16 @@
  * far above what a mesh of a thousand sidecars sends: a MetaProtocol proxy opens one connection with one or two
  * streams, names at most a few thousand routes, and pings at most every 30 s (Istio's xDS keepalive).
  */
+import type { NameBudgetLimits } from './budgets.ts';
 import type { DeltaRequest, SotwRequest } from './stream-types.ts';
 
-export interface RdsLimits {
-  /** `grpc.max_receive_message_length`: largest request message (bytes). */
+/** Also the route-name budgets (NameBudgetLimits, budgets.ts). */
+export interface RdsLimits extends NameBudgetLimits {
+  /**
+   * `grpc.max_receive_message_length`: largest request message (bytes). grpc-js holds a stream's message until it
+   * is whole, so one connection may hold this times its streams before any budget is checked: 1 MiB (100 MiB per
+   * connection) where a proxy's request is a few KiB (its node on the first one, then its names).
+   */
   readonly maxReceiveBytes: number;
   /** `grpc.max_concurrent_streams`: streams one HTTP/2 connection may have open at once. */
   readonly maxStreamsPerConnection: number;
@@ -25,8 +31,23 @@ export interface RdsLimits {
   readonly idleConnectionTimeoutMs: number;
 }
 
+/*
+ * Why the route-name budgets are where they are. A MetaProtocol proxy subscribes to one RouteConfiguration per
+ * MetaProtocol proxy filter, named `<host>_<port>` (src/model/names.ts routeConfigName, as Aeraki's
+ * `internal/plugin/metaprotocol/metaprotocolproxy.go` writes `rds.route_config_name`), and each subscription names
+ * only its own route (aeraki-mesh/meta-protocol-proxy e2dbc66, src/meta_protocol_proxy/route/rds_impl.cc:
+ * `subscription_->start({route_config_name_})`). Real names are therefore short, e.g.
+ * `org.apache.dubbo.samples.basic.api.demoservice_20880` (52 bytes); a host has at most 253 characters, so a name
+ * has at most 253 + 1 + 5 = 259: 300 bytes is generous. A proxy subscribes to one name per MetaProtocol
+ * listener, a tool (`aeraki routes`) to a few hundred: 10,000 per stream is far above both. A proxy with 1,000
+ * MetaProtocol services holds 1,000 names, under 520 KiB at the longest names with their cost: 4 MiB per
+ * connection leaves room. An identity is shared by every replica of a workload: 64 MiB is 200,000 names of 60
+ * bytes, e.g. 2,000 replicas of 100 routes each.
+ * A full identity budget of names holds about as much heap as it counts: 64 MB (test/xds-rds/budget-memory.test.ts).
+ */
+
 export const DEFAULT_RDS_LIMITS: RdsLimits = {
-  maxReceiveBytes: 4 << 20,
+  maxReceiveBytes: 1 << 20,
   maxStreamsPerConnection: 100,
   minPingIntervalMs: 5_000,
   maxPingStrikes: 2,
@@ -34,16 +55,16 @@ export const DEFAULT_RDS_LIMITS: RdsLimits = {
   maxConnectionsPerIdentity: 10_000,
   idleStreamTimeoutMs: 60_000,
   idleConnectionTimeoutMs: 300_000,
+  maxRouteNameBytes: 300,
+  maxRouteNamesPerStream: 10_000,
+  maxRouteNameBytesPerConnection: 4 << 20,
+  maxRouteNameBytesPerIdentity: 64 << 20,
 };
 
-/** Sizes of the fields of one request (fixed: a sidecar's values are tiny by comparison). */
+/** Sizes of the fields of one request (fixed: a sidecar's values are tiny by comparison). Names: budgets.ts. */
 export const REQUEST_LIMITS = {
-  /** Bytes of `version_info`, `response_nonce`, `node.id`, `type_url`. */
+  /** Bytes of `version_info`, `response_nonce`, `node.id`, `type_url`, and of each initial resource version. */
   token: 4096,
-  /** Bytes of one resource name (a host of at most 253 characters, `_`, a port). */
-  name: 1024,
-  /** Names one stream may subscribe to. */
-  names: 100_000,
 } as const;
 
 function tooLong(field: string, value: string, max: number): string | undefined {
@@ -51,18 +72,10 @@ function tooLong(field: string, value: string, max: number): string | undefined 
   return n > max ? `${field} is ${n} bytes; at most ${max} are accepted` : undefined;
 }
 
-function namesProblem(field: string, names: readonly string[]): string | undefined {
-  if (names.length > REQUEST_LIMITS.names) {
-    return `${field} names ${names.length} resources; at most ${REQUEST_LIMITS.names} are accepted`;
-  }
-  for (const [i, n] of names.entries()) {
-    const p = tooLong(`${field}[${i}]`, n, REQUEST_LIMITS.name);
-    if (p) return p;
-  }
-  return undefined;
-}
-
-/** What is wrong with a request's sizes, naming the field; undefined when it is acceptable. */
+/**
+ * What is wrong with a request's sizes, naming the field; undefined when it is acceptable. Resource names are
+ * checked against the budgets (StreamBudget.checkNames) instead.
+ */
 export function requestProblem(req: SotwRequest | DeltaRequest): string | undefined {
   const tokens: [string, string][] = [
     ['node.id', req.nodeId],
@@ -74,20 +87,10 @@ export function requestProblem(req: SotwRequest | DeltaRequest): string | undefi
     const p = tooLong(field, value, REQUEST_LIMITS.token);
     if (p) return p;
   }
-  if ('resourceNames' in req) return namesProblem('resource_names', req.resourceNames);
-  const initial = Object.keys(req.initialResourceVersions);
-  return (
-    namesProblem('resource_names_subscribe', req.subscribe) ??
-    namesProblem('resource_names_unsubscribe', req.unsubscribe) ??
-    namesProblem('initial_resource_versions', initial) ??
-    initial
-      .map((n) =>
-        tooLong(
-          `initial_resource_versions[${n}]`,
-          req.initialResourceVersions[n] ?? '',
-          REQUEST_LIMITS.token,
-        ),
-      )
-      .find((p) => p !== undefined)
-  );
+  if ('resourceNames' in req) return undefined;
+  for (const [n, v] of Object.entries(req.initialResourceVersions)) {
+    const p = tooLong(`initial_resource_versions[${n.slice(0, 300)}]`, v, REQUEST_LIMITS.token);
+    if (p) return p;
+  }
+  return undefined;
 }

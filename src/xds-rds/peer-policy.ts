@@ -1,5 +1,6 @@
 import type { PeerRefusal } from '../util/peer-policy.ts';
+import type { BudgetReason } from './budgets.ts';
 
 /** Why an RDS client or stream was refused; the `reason` label of `aeraki_rds_refused_total`. */
 export type RefusalReason =
-  PeerRefusal | 'connection_limit' | 'idle_stream' | 'too_many_pings' | 'invalid_requests';
+  PeerRefusal | BudgetReason | 'connection_limit' | 'idle_stream' | 'too_many_pings' | 'invalid_requests';

@@ -41,8 +41,21 @@ export interface RouteBuildResult {
  * (creationTimestamp, then namespace/name) wins, as in the D6 lookups. Conflicts between MetaRouters (two for
  * one host, one for a host no ServiceEntry has), ApplicationProtocols, VirtualServices, DestinationRules and
  * Gateway ports (model/conflicts/conflicts.ts) are warnings after the rest.
- * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld) are withheld: listed in `held` only, with
- * a warning naming the invalid objects holding it (model/held.ts).
+ * The routes of a ServiceEntry with a held host (ConfigView.isHostHeld: an invalid VirtualService or
+ * DestinationRule of its own namespace, whose filters are kept) are withheld: listed in `held` only, with a warning
+ * naming the invalid objects holding it (model/held.ts), so the routes served match the filters kept.
+ *
+ * An invalid MetaRouter holds only what it contributes, its routes (DESIGN habit 17), and never its ServiceEntry:
+ * - with a valid version known, the store keeps that version in the view, so its routes are served as they were,
+ *   built on the ServiceEntry as it is now (a new port gets its `<host>_<port>` route, a removed one loses it);
+ * - with none (invalid since the process started), it is absent from the view and the host gets the route its
+ *   ServiceEntry and DestinationRule alone give: the default route. This process never served a route of that
+ *   MetaRouter, so a route kept under that name would be the default route as it was (freezing the
+ *   DestinationRule's and ServiceEntry's later changes, which are other owners') or nothing: a proxy reading the
+ *   ServiceEntry's filters, which are written now, would then get a MetaProtocol proxy with no route at all. The
+ *   default route is what the proxies had before the MetaRouter existed; proxies that still hold a route of a
+ *   previous process lose its rules (subsets, splits, mirrors) but keep reaching the service, and the
+ *   MetaRouter's status says so (status/conditions.ts).
  * `conflicts` is configConflicts(view), computed here unless the caller has it already for this pass.
  */
 export function buildRouteConfigurations(
@@ -81,7 +94,7 @@ function metaProtocolPorts(se: ServiceEntry, issues: ConfigIssue[]): ServicePort
   return invalid ? undefined : ports;
 }
 
-/** True when a host of `se` is held: its routes are withheld. */
+/** True when a host of `se` is held (by an invalid object of its own namespace): its routes are withheld. */
 export function isRouteHeld(view: ConfigView, se: ServiceEntry): boolean {
   return se.spec.hosts.some((h) => view.isHostHeld(h, se.metadata.namespace));
 }

@@ -4,6 +4,7 @@ import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } fro
 import { errorFields, type Logger } from '../util/logger.ts';
 import { AckTracker } from './acks.ts';
 import { RdsAdmission } from './admission.ts';
+import { NameBudgets } from './budgets.ts';
 import { DeltaStream } from './delta-stream.ts';
 import { DEFAULT_RDS_LIMITS, type RdsLimits } from './limits.ts';
 import { RdsMetrics } from './metrics.ts';
@@ -51,6 +52,19 @@ export interface RdsServerOptions {
   readonly logger: Logger;
 }
 
+/** What the server holds for open streams, by kind (RdsServer.heldState). */
+export interface HeldState {
+  readonly streams: number;
+  readonly ackStreams: number;
+  readonly ackRoutes: number;
+  readonly watchedNames: number;
+  readonly budgetConnections: number;
+  readonly budgetIdentities: number;
+  readonly budgetBytes: number;
+  readonly admittedIdentities: number;
+  readonly openStreams: number;
+}
+
 const DEFAULT_PEERS: PeerPolicy = {
   trustDomain: 'cluster.local',
   trustDomainAliases: [],
@@ -66,7 +80,9 @@ type Call<Req> = grpc.ServerDuplexStream<Req, Buffer>;
  *
  * Before a stream reads anything, RdsAdmission checks the client's identity (PERMISSION_DENIED) and its
  * connections (RESOURCE_EXHAUSTED). The limits (limits.ts) bound messages, streams per connection, pings
- * (GOAWAY `too_many_pings`), idle connections and streams that never send a request (DEADLINE_EXCEEDED).
+ * (GOAWAY `too_many_pings`), idle connections and streams that never send a request (DEADLINE_EXCEEDED); the
+ * route-name budgets (budgets.ts) bound what one stream, connection and identity may make the server hold
+ * (RESOURCE_EXHAUSTED).
  */
 export class RdsServer {
   readonly metrics = new RdsMetrics();
@@ -77,6 +93,7 @@ export class RdsServer {
   private readonly server: grpc.Server;
   private readonly limits: RdsLimits;
   private readonly admission: RdsAdmission;
+  private readonly budgets: NameBudgets;
   private readonly guard: ConnectionGuard;
   private readonly clock: Clock;
   private provider: FileCertificateProvider | undefined;
@@ -95,6 +112,9 @@ export class RdsServer {
     const secure = !('insecure' in options.tls);
     const policy = secure ? (options.peers ?? DEFAULT_PEERS) : undefined;
     this.admission = new RdsAdmission(policy, this.limits, this.metrics, options.logger);
+    this.budgets = new NameBudgets(this.limits, (r, identity) =>
+      this.admission.refused(r.reason, identity, r.message),
+    );
     this.guard = new ConnectionGuard(this.limits, this.clock, (session, reason) => {
       const id = secure ? peerIdentity(sessionPeerCertificate(session)) : 'unauthenticated';
       const message =
@@ -140,6 +160,24 @@ export class RdsServer {
     for (const http2Server of grpcHttp2Servers(this.server) ?? []) this.handshakes.attachHttp2(http2Server);
     logger.info('rds: listening', { address, port, tls: !('insecure' in tls), limits: this.limits });
     return port;
+  }
+
+  /**
+   * Sizes of what the server holds for open streams (all 0 once every client left): streams and routes in the
+   * acknowledgement tracker, watched route names, budget accounts, identities admitted.
+   */
+  heldState(): HeldState {
+    return {
+      streams: this.metrics.streamsActive,
+      ackStreams: this.acks.streamCount,
+      ackRoutes: this.acks.routeCount,
+      watchedNames: this.cache.watchedNameCount,
+      budgetConnections: this.budgets.held.connections,
+      budgetIdentities: this.budgets.held.identities,
+      budgetBytes: this.budgets.held.bytes,
+      admittedIdentities: this.admission.identityCount,
+      openStreams: this.open.size,
+    };
   }
 
   /** Re-reads the TLS files now (they are also polled); false with a caller's provider. */
@@ -188,7 +226,16 @@ export class RdsServer {
         if (code === STATUS_INVALID_ARGUMENT) this.guard.invalidRequest(connection);
       },
     };
-    const stream = make({ cache: this.cache, sink, logger, metrics: this.metrics, peer, acks: this.acks });
+    const budget = this.budgets.open(peer, connection);
+    const stream = make({
+      cache: this.cache,
+      sink,
+      logger,
+      metrics: this.metrics,
+      peer,
+      acks: this.acks,
+      budget,
+    });
     let idle: TimerHandle | undefined;
     const end = () => {
       if (idle) this.clock.clearTimeout(idle);

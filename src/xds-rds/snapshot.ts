@@ -237,6 +237,11 @@ export class SnapshotCache {
     if (set.size === 0) this.watchers.delete(name);
   }
 
+  /** Names with at least one watcher. */
+  get watchedNameCount(): number {
+    return this.watchers.size;
+  }
+
   watcherCount(name: string): number {
     return this.watchers.get(name)?.size ?? 0;
   }

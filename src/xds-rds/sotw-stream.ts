@@ -46,7 +46,7 @@ export class SotwStream extends RdsStreamBase {
         this.acks?.ack(req.responseNonce);
       }
     }
-    this.setNames(req.resourceNames);
+    if (!this.setNames(req.resourceNames)) return;
     this.maybeSend(this.deps.cache.snapshot());
   }
 
@@ -54,17 +54,40 @@ export class SotwStream extends RdsStreamBase {
     if (!this.closed) this.maybeSend(snapshot);
   }
 
-  private setNames(requested: readonly string[]): void {
-    const next = new Set(requested);
+  /**
+   * Subscribes to exactly `requested`, within the budgets (false: the stream was refused). Names the stream already
+   * had keep the string it first received: the cache's watcher index holds that one, and a SotW client repeats its
+   * names in every request, so the stream never holds two copies of a name.
+   */
+  private setNames(requested: readonly string[]): boolean {
+    const wanted = new Set(requested);
+    const next = new Set<string>();
+    const removed: string[] = [];
     for (const n of this.names) {
+      if (wanted.has(n)) next.add(n);
+      else removed.push(n);
+    }
+    const added: string[] = [];
+    for (const n of wanted) {
       if (!next.has(n)) {
-        this.deps.cache.unwatch(n, this);
-        this.sent.delete(n);
-        this.acks?.forget(n);
+        added.push(n);
+        next.add(n);
       }
     }
-    for (const n of next) if (!this.names.has(n)) this.deps.cache.watch(n, this);
+    const refusal = this.budget.change(added, removed, next.size);
+    if (refusal) return this.exhausted(refusal);
+    for (const n of removed) {
+      this.deps.cache.unwatch(n, this);
+      this.sent.delete(n);
+      this.acks?.forget(n);
+    }
+    for (const n of added) this.deps.cache.watch(n, this);
     this.names = next;
+    return true;
+  }
+
+  protected forget(): void {
+    this.sent.clear();
   }
 
   private maybeSend(snapshot: Snapshot): void {

@@ -1,7 +1,9 @@
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import type { StreamAcks } from './acks.ts';
+import { STATUS_RESOURCE_EXHAUSTED } from './admission.ts';
+import { NameBudgets, type BudgetRefusal, type StreamBudget } from './budgets.ts';
 import type { EncodedResource, ResourceWatcher, Snapshot } from './snapshot.ts';
-import { requestProblem } from './limits.ts';
+import { DEFAULT_RDS_LIMITS, requestProblem } from './limits.ts';
 import {
   STATUS_INVALID_ARGUMENT,
   type DeltaRequest,
@@ -27,11 +29,14 @@ export abstract class RdsStreamBase implements ResourceWatcher {
   private nonceCounter = 0;
   /** This stream's routes in the acknowledgement tracker, when the server keeps one. */
   protected readonly acks: StreamAcks | undefined;
+  /** This stream's share of the route-name budgets. */
+  protected readonly budget: StreamBudget;
 
   constructor(protected readonly deps: StreamDeps) {
     deps.metrics.streamsOpened++;
     deps.metrics.streamsActive++;
     this.acks = deps.acks?.open(deps.peer, this.protocol());
+    this.budget = deps.budget ?? new NameBudgets(DEFAULT_RDS_LIMITS).open(deps.peer, '');
   }
 
   /** 'sotw': every response carries the stream's whole set; 'delta': only what changed. */
@@ -43,25 +48,38 @@ export abstract class RdsStreamBase implements ResourceWatcher {
 
   abstract onResourcesChanged(snapshot: Snapshot, changed: readonly string[]): void;
 
-  /** Stops watching; idempotent. */
+  /** Stops watching and lets go of everything the stream holds (names, budget, acknowledgements); idempotent. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const n of this.names) this.deps.cache.unwatch(n, this);
     this.names.clear();
+    this.forget();
+    this.budget.close();
     this.acks?.close();
     this.deps.metrics.streamsActive--;
   }
 
+  /** Drops the protocol's own per-name state (on close). */
+  protected abstract forget(): void;
+
   /**
-   * Checks the request (decodable, field sizes within REQUEST_LIMITS), records the node id and checks the type
-   * URL (only RouteConfiguration; later requests may leave it empty). A bad request ends the stream with
-   * INVALID_ARGUMENT and a message naming the problem; returns false then.
+   * Checks the request (decodable, field sizes within REQUEST_LIMITS, names within the budgets), records the node id
+   * and checks the type URL (only RouteConfiguration; later requests may leave it empty). A bad request ends the
+   * stream with INVALID_ARGUMENT, a name over budget with RESOURCE_EXHAUSTED, each with a message naming the
+   * problem; returns false then.
    */
   protected accept(req: SotwRequest | DeltaRequest): boolean {
     if (this.closed) return false;
     const problem = req.invalid ?? requestProblem(req);
     if (problem !== undefined) return this.refuse('rds: invalid request', problem);
+    const overBudget =
+      'resourceNames' in req
+        ? this.budget.checkNames('resource_names', req.resourceNames)
+        : (this.budget.checkNames('resource_names_subscribe', req.subscribe) ??
+          this.budget.checkNames('resource_names_unsubscribe', req.unsubscribe) ??
+          this.budget.checkNames('initial_resource_versions', Object.keys(req.initialResourceVersions)));
+    if (overBudget) return this.exhausted(overBudget);
     if (req.nodeId) {
       this.nodeId = req.nodeId;
       if (this.acks) this.acks.nodeId = req.nodeId;
@@ -78,6 +96,17 @@ export abstract class RdsStreamBase implements ResourceWatcher {
     this.deps.logger.warn(log, { proxy: this.nodeId, peer: this.deps.peer, problem });
     this.close();
     this.deps.sink.fail(STATUS_INVALID_ARGUMENT, problem);
+    return false;
+  }
+
+  /**
+   * Ends the stream with RESOURCE_EXHAUSTED naming the budget (the budgets counted and logged the refusal);
+   * returns false.
+   */
+  protected exhausted(refusal: BudgetRefusal): false {
+    this.deps.logger.debug('rds: over budget', { proxy: this.nodeId, peer: this.deps.peer, ...refusal });
+    this.close();
+    this.deps.sink.fail(STATUS_RESOURCE_EXHAUSTED, refusal.message);
     return false;
   }
 

@@ -1,5 +1,6 @@
 import type { Logger } from '../util/logger.ts';
 import type { AckTracker } from './acks.ts';
+import type { StreamBudget } from './budgets.ts';
 import type { RdsMetrics } from './metrics.ts';
 import type { SnapshotCache } from './snapshot.ts';
 
@@ -52,6 +53,8 @@ export interface StreamDeps {
   readonly peer: string;
   /** Records what the stream sends and what the proxy acknowledges or rejects, route by route (optional). */
   readonly acks?: AckTracker;
+  /** The stream's share of its connection's and identity's route-name budgets (default: the default limits, alone). */
+  readonly budget?: StreamBudget;
 }
 
 export const STATUS_INVALID_ARGUMENT = 3;

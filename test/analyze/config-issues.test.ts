@@ -48,10 +48,32 @@ describe('AER0010 InvalidConfig', () => {
     assert.equal(messages[0]?.code.severity, 'error');
   });
 
-  it('reports an object the controller refuses; the hold it puts on its host is a warning', () => {
+  it('reports an object the controller refuses; a MetaRouter holds nothing (its host gets the default route)', () => {
     const messages = analyzeText(se + router('    localRateLimit: {}\n'));
-    assert.deepEqual(codesOf(messages), ['AER0010', 'AER0011']);
+    assert.deepEqual(codesOf(messages), ['AER0010']);
     assert.equal(withCode(messages, 'AER0010')[0]?.ref?.kind, 'MetaRouter');
+  });
+
+  it("a DestinationRule it refuses holds its namespace's ServiceEntry: the hold is a warning", () => {
+    const rule = (namespace: string) => `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: orders, namespace: ${namespace}}
+spec:
+  host: ${host}
+  subsets: [{labels: {version: v1}}]
+---
+`;
+    const messages = analyzeText(se + rule('shop'));
+    assert.deepEqual(codesOf(messages), ['AER0010', 'AER0011']);
+    assert.match(
+      withCode(messages, 'AER0011')[0]?.message ?? '',
+      /held: DestinationRule shop\/orders is invalid/,
+    );
+    assert.deepEqual(
+      codesOf(analyzeText(se + rule('other'))),
+      ['AER0010'],
+      'another namespace holds nothing',
+    );
   });
 
   it('says nothing about valid objects', () => {

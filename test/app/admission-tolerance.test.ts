@@ -277,9 +277,17 @@ describe('rules that stay errors: render and validate both refuse', () => {
 
 describe('what is held is named', () => {
   const HELD =
-    'ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/orders-route is invalid: not rendered until fixed ' +
+    'ServiceEntry shop/orders: spec.hosts: held: DestinationRule shop/orders is invalid: not rendered until fixed ' +
     '(what was written before stays)';
-  const objects = [SERVICE, metaRouter({ routes: [{ route: split(0, 0) }] })];
+  // A DestinationRule of the ServiceEntry's namespace, invalid (a subset without a name) with no valid version.
+  const invalidRule = istio('DestinationRule', { host: HOST, subsets: [{ labels: { version: 'v1' } }] });
+  const objects = [SERVICE, invalidRule];
+  const heldObjects = (list: readonly unknown[]) => {
+    const loaded = loadConfigFiles([write(list)], { rootNamespace: ROOT, kinds: PLUGIN_KINDS });
+    const store = new ConfigStore({ rootNamespace: ROOT, mesh: loaded.mesh });
+    fillStore(store, loaded);
+    return (configDocument(store, true) as { heldObjects: string[] }).heldObjects;
+  };
 
   it('render (filters and routes) and validate print the held warning; nothing is rendered for it', () => {
     for (const routes of [false, true]) {
@@ -291,10 +299,22 @@ describe('what is held is named', () => {
   });
 
   it('/debug/config lists it under heldObjects', () => {
-    const loaded = loadConfigFiles([write(objects)], { rootNamespace: ROOT, kinds: PLUGIN_KINDS });
-    const store = new ConfigStore({ rootNamespace: ROOT, mesh: loaded.mesh });
-    fillStore(store, loaded);
-    const doc = configDocument(store, true) as { heldObjects: string[] };
-    assert.deepEqual(doc.heldObjects, [HELD]);
+    assert.deepEqual(heldObjects(objects), [HELD]);
+  });
+
+  it('an invalid MetaRouter (any namespace) or a DestinationRule of another namespace holds nothing: rendered', () => {
+    const invalidRouter = metaRouter({ routes: [{ route: split(0, 0) }] });
+    const elsewhere = (o: Record<string, unknown>) => ({
+      ...o,
+      metadata: { ...(o['metadata'] as Record<string, unknown>), namespace: 'other' },
+    });
+    for (const holder of [invalidRouter, elsewhere(invalidRouter), elsewhere(invalidRule)]) {
+      for (const routes of [false, true]) {
+        const r = run([SERVICE, holder], routes);
+        assert.ok(!r.rendered.some((l) => l.includes('held: ')), r.rendered.join('\n'));
+        assert.ok(r.items.length > 0, 'rendered');
+      }
+      assert.deepEqual(heldObjects([SERVICE, holder]), []);
+    }
   });
 });

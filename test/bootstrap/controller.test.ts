@@ -452,3 +452,29 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
     assert.equal(cmWrites().length, 0);
   });
 });
+
+describe('NamespaceBootstrapController refused writes', () => {
+  it('retries a write refused with 403 with backoff, not at the next resync, and writes once access returns', async () => {
+    const fault = api.faults.inject({ verb: 'create', resource: 'configmaps', forbid: true, times: 3 });
+    const c = controller({ retry: { initialMs: 5, maxMs: 20, jitter: 0 } });
+    const r = await c.reconcile(NAMESPACES);
+    assert.equal(r.failures[0]!.error.code, 403);
+    assert.deepEqual(clock.pendingDelays(), [5], 'a retry after the first backoff delay, no resync needed');
+    let retries = 0;
+    for (
+      let [delay] = clock.pendingDelays();
+      delay !== undefined && retries < 5;
+      [delay] = clock.pendingDelays()
+    ) {
+      assert.ok(delay <= 20, `retry ${retries} after the capped backoff (${delay} ms)`);
+      retries++;
+      clock.advance(delay);
+      await c.idle();
+    }
+    assert.ok(retries >= 1);
+    assert.equal(fault.hits, 3);
+    assert.equal(configMaps().length, 2, 'written once access returned');
+    assert.equal(clock.pending(), 0, 'no retry after a successful run');
+    await c.stop();
+  });
+});

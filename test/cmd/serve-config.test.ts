@@ -68,6 +68,24 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
     }
   });
 
+  it('puts the directory state file beside --output-dir, else in the temporary directory; none turns it off', () => {
+    const examples = path.join(repoRoot, 'examples');
+    const dir = ['--config-source=dir', `--config-dir=${examples}`, '--rds-insecure'];
+    const out = path.resolve('/tmp/out');
+    assert.equal(
+      configOf([...dir, '--output=dir', `--output-dir=${out}/`]).source.stateFile,
+      `${out}.aeraki-dir-state`,
+    );
+    const kube = configOf(dir).source.stateFile ?? '';
+    assert.match(path.basename(kube), /^aeraki-dir-state-[0-9a-f]{16}$/);
+    assert.equal(configOf([...dir, '--dir-state-file=/var/x']).source.stateFile, '/var/x');
+    assert.equal(
+      configOf([...dir, '--output=dir', '--output-dir=/tmp/o', '--dir-state-file=none']).source.stateFile,
+      undefined,
+    );
+    assert.equal(configOf(TLS).source.stateFile, undefined, 'not without --config-source dir');
+  });
+
   it('nests every option into exactly one part of the options (the row files, serve-rows.ts)', () => {
     const values = Object.fromEntries([...Object.keys(SERVE_ROWS), 'version'].map((k, i) => [k, `v${i}`]));
     const nested = serveOptionsOf(values as unknown as ServeValues);

@@ -36,6 +36,10 @@ describe('aeraki serve: identity, debug and limit options', () => {
       maxInvalidRequestsPerConnection: DEFAULT_RDS_LIMITS.maxInvalidRequestsPerConnection,
       maxConnectionsPerIdentity: DEFAULT_RDS_LIMITS.maxConnectionsPerIdentity,
       idleStreamTimeoutMs: DEFAULT_RDS_LIMITS.idleStreamTimeoutMs,
+      maxRouteNameBytes: 300,
+      maxRouteNamesPerStream: 10_000,
+      maxRouteNameBytesPerConnection: 4 << 20,
+      maxRouteNameBytesPerIdentity: 64 << 20,
     });
     assert.deepEqual([c.httpLimits.headersTimeoutMs, c.httpLimits.requestTimeoutMs], [10_000, 30_000]);
   });
@@ -54,8 +58,15 @@ describe('aeraki serve: identity, debug and limit options', () => {
         '512Ki',
         '--rds-idle-stream-timeout',
         '2m',
+        '--rds-max-route-name-bytes=512',
+        '--rds-max-route-names-per-stream=20',
+        '--rds-max-route-name-bytes-per-connection=1MiB',
       ],
-      { AERAKI_TRUST_DOMAIN: 'example.org', AERAKI_RDS_MAX_CONNECTIONS_PER_IDENTITY: '50' },
+      {
+        AERAKI_TRUST_DOMAIN: 'example.org',
+        AERAKI_RDS_MAX_CONNECTIONS_PER_IDENTITY: '50',
+        AERAKI_RDS_MAX_ROUTE_NAME_BYTES_PER_IDENTITY: '16MiB',
+      },
     );
     assert.deepEqual(rdsPeers(c.rds, c.mesh), {
       trustDomain: 'example.org',
@@ -67,6 +78,11 @@ describe('aeraki serve: identity, debug and limit options', () => {
     assert.equal(c.rds.maxReceiveBytes, 512 * 1024);
     assert.equal(c.rds.idleStreamTimeoutMs, 120_000);
     assert.equal(c.rds.maxConnectionsPerIdentity, 50);
+    assert.deepEqual(
+      [c.rds.maxRouteNameBytes, c.rds.maxRouteNamesPerStream, c.rds.maxRouteNameBytesPerConnection],
+      [512, 20, 1 << 20],
+    );
+    assert.equal(c.rds.maxRouteNameBytesPerIdentity, 16 << 20);
     assert.deepEqual(configOf([...TLS, '--debug-address', '0.0.0.0:9999']).admin.debugAddress, {
       host: '0.0.0.0',
       port: 9999,
@@ -87,5 +103,23 @@ describe('aeraki serve: identity, debug and limit options', () => {
       /not a valid DNS domain/,
     );
     assert.throws(() => configOf([...TLS, '--rds-max-receive-size', '4MB']), /expected a size such as/);
+  });
+
+  it('handshake slots: per listener and per source address, from flags or environment', () => {
+    assert.deepEqual(configOf(TLS).handshake, {
+      timeoutMs: 10_000,
+      maxPending: 1024,
+      maxPendingPerSource: 64,
+    });
+    assert.equal(
+      configOf([...TLS, '--tls-max-pending-handshakes-per-source', '8']).handshake.maxPendingPerSource,
+      8,
+    );
+    const fromEnv = configOf(TLS, { AERAKI_TLS_MAX_PENDING_HANDSHAKES_PER_SOURCE: '0' });
+    assert.equal(fromEnv.handshake.maxPendingPerSource, 0);
+    assert.throws(
+      () => configOf([...TLS, '--tls-max-pending-handshakes-per-source', 'many']),
+      /--tls-max-pending-handshakes-per-source/,
+    );
   });
 });

@@ -1,6 +1,7 @@
-// A MetaRouter bound to a Gateway that is invalid with no valid version holds the Gateway as it holds its hosts:
-// the Gateway's EnvoyFilters and VirtualServices are neither rewritten nor deleted. Store, generation, and the
-// directory source with the reconciler across a restart.
+// A MetaRouter of the Gateway's own namespace bound to it that is invalid with no valid version holds the Gateway:
+// the Gateway's EnvoyFilters and VirtualServices are neither rewritten nor deleted. A MetaRouter of another
+// namespace never holds it (DESIGN habit 17). Store, generation, and the directory source with the reconciler
+// across a restart.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,12 +30,14 @@ const generators = createGenerators();
 const generate = (store: ConfigStore) => generateAll(store, generators, { namespaceScope: false });
 const fromGateway = (store: ConfigStore) =>
   generate(store).objects.filter((o) => o.metadata.annotations?.[SOURCE_ANNOTATION] === GATEWAY_SOURCE);
-const HOLDER = { kind: 'MetaRouter', namespace: 'shop', name: 'mr' };
+const HOLDER = { kind: 'MetaRouter', namespace: ROOT, name: 'mr' };
+/** The MetaRouter bound to the Gateway, in the Gateway's own namespace. */
+const ownRouter = (valid: boolean) => gatewayRouterRaw(valid, ROOT);
 
-describe('a Gateway held by an invalid MetaRouter', () => {
+describe('a Gateway held by an invalid MetaRouter of its namespace', () => {
   it('is held while the MetaRouter has no valid version: no output generated, its source kept', () => {
     const valid = new ConfigStore({ rootNamespace: ROOT });
-    fill(valid, [metaEntry, gatewayRaw, gatewayRouterRaw(true)]);
+    fill(valid, [metaEntry, gatewayRaw, ownRouter(true)]);
     assert.deepEqual(
       fromGateway(valid).map((o) => o.kind),
       ['EnvoyFilter', 'VirtualService'],
@@ -42,7 +45,7 @@ describe('a Gateway held by an invalid MetaRouter', () => {
     assert.equal(valid.isGatewayHeld(ROOT, 'ingress'), false);
 
     const store = new ConfigStore({ rootNamespace: ROOT });
-    fill(store, [metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
+    fill(store, [metaEntry, gatewayRaw, ownRouter(false)]);
     assert.equal(store.isGatewayHeld(ROOT, 'ingress'), true);
     assert.deepEqual(store.heldGateways(), [{ gateway: `${ROOT}/ingress`, by: [HOLDER] }]);
     assert.deepEqual(store.rejected()[0]?.gateways, [`${ROOT}/ingress`]);
@@ -51,23 +54,39 @@ describe('a Gateway held by an invalid MetaRouter', () => {
     assert.deepEqual(fromGateway(store), []);
 
     // A valid version releases the Gateway and generation resumes.
-    fill(store, [metaEntry, gatewayRaw, gatewayRouterRaw(true)]);
+    fill(store, [metaEntry, gatewayRaw, ownRouter(true)]);
     assert.equal(store.isGatewayHeld(ROOT, 'ingress'), false);
     assert.deepEqual(store.heldGateways(), []);
     assert.deepEqual(fromGateway(store), fromGateway(valid));
     assert.ok(!generate(store).failedSources.has(GATEWAY_SOURCE));
   });
 
+  it('is never held by an invalid MetaRouter of another namespace: rendered without it, nothing kept', () => {
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    fill(store, [metaEntry, gatewayRaw, ownRouter(true)]);
+    const own = fromGateway(store);
+    fill(store, [metaEntry, gatewayRaw, ownRouter(true), gatewayRouterRaw(false, 'shop')]);
+    assert.equal(store.isGatewayHeld(ROOT, 'ingress'), false);
+    assert.deepEqual(store.heldGateways(), []);
+    assert.equal(generate(store).failedSources.has(GATEWAY_SOURCE), false);
+    assert.deepEqual(fromGateway(store), own, 'the Gateway renders what its valid MetaRouters give');
+
+    fill(store, [metaEntry, gatewayRaw, gatewayRouterRaw(false, 'shop')]);
+    assert.equal(store.isGatewayHeld(ROOT, 'ingress'), false);
+    assert.equal(generate(store).failedSources.has(GATEWAY_SOURCE), false);
+    assert.deepEqual(fromGateway(store), [], 'no valid MetaRouter binds it: its output is removed');
+  });
+
   it('is released when the MetaRouter is deleted; one that turns invalid keeps its valid version', () => {
     const store = new ConfigStore({ rootNamespace: ROOT });
-    fill(store, [metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
+    fill(store, [metaEntry, gatewayRaw, ownRouter(false)]);
     assert.equal(store.isGatewayHeld(ROOT, 'ingress'), true);
-    store.delete('MetaRouter', 'shop', 'mr');
+    store.delete('MetaRouter', ROOT, 'mr');
     assert.equal(store.isGatewayHeld(ROOT, 'ingress'), false);
 
-    fill(store, [metaEntry, gatewayRaw, gatewayRouterRaw(true)]);
+    fill(store, [metaEntry, gatewayRaw, ownRouter(true)]);
     const before = fromGateway(store);
-    fill(store, [metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
+    fill(store, [metaEntry, gatewayRaw, ownRouter(false)]);
     assert.equal(store.isGatewayHeld(ROOT, 'ingress'), false, 'a valid version exists: nothing held');
     assert.deepEqual(fromGateway(store), before);
   });
@@ -93,7 +112,7 @@ describe('a Gateway held by an invalid MetaRouter', () => {
       return store;
     };
     try {
-      await start([metaEntry, gatewayRaw, gatewayRouterRaw(true)]);
+      await start([metaEntry, gatewayRaw, ownRouter(true)]);
       const gatewayKeys = [...sink.objects]
         .filter(([, o]) => JSON.stringify(o).includes(GATEWAY_SOURCE))
         .map(([k]) => k);
@@ -104,7 +123,7 @@ describe('a Gateway held by an invalid MetaRouter', () => {
       const written = new Map(sink.objects);
       const writes = sink.writes.length;
 
-      const restarted = await start([metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
+      const restarted = await start([metaEntry, gatewayRaw, ownRouter(false)]);
       assert.equal(restarted.isGatewayHeld(ROOT, 'ingress'), true);
       assert.deepEqual(sink.writes.slice(writes), [], 'no write at all');
       assert.deepEqual(sink.objects, written);

@@ -72,6 +72,7 @@ describe('last known good', () => {
       assert.deepEqual(store.rejected(), []);
     });
 
+    if (c.kind === 'MetaRouter') continue;
     it(`a ${c.kind} invalid from the start holds ${c.host}; a valid version or a delete releases it`, () => {
       const { store, events } = storeWith(world(c.turn));
       assert.equal(store.get(c.kind, 'shop', c.name), undefined);
@@ -94,6 +95,46 @@ describe('last known good', () => {
       assert.ok(!generate(store).failedSources.has(entry));
     });
   }
+
+  it('a MetaRouter invalid from the start holds nothing: its ServiceEntry is rendered, its host gets the default route', () => {
+    const { store, events } = storeWith(world({ ...ALL_VALID, mr: false }));
+    assert.equal(store.get('MetaRouter', 'shop', 'mr'), undefined);
+    assert.deepEqual(store.heldHosts(), []);
+    assert.equal(store.isHostHeld(META_HOST, 'shop'), false);
+    const out = generate(store);
+    assert.ok(!out.failedSources.has('ServiceEntry/shop/svc'));
+    assert.ok(
+      out.objects.some((o) => o.metadata.annotations?.[SOURCE_ANNOTATION] === 'ServiceEntry/shop/svc'),
+    );
+    const built = buildRouteConfigurations(store);
+    assert.deepEqual(built.held, []);
+    const route = built.routes.find((r) => r.name === META_ROUTE);
+    assert.equal(route?.virtualHosts[0]?.routes[0]?.route.cluster, `outbound|20880||${META_HOST}`);
+    // Its delete still tells the routes and the status that it left.
+    store.delete('MetaRouter', 'shop', 'mr');
+    assert.deepEqual(events, [{ type: 'held', kind: 'MetaRouter', namespace: 'shop', name: 'mr' }]);
+  });
+
+  it('a VirtualService or DestinationRule invalid from the start holds nothing of another namespace', () => {
+    for (const raw of [virtualServiceRaw(false), destinationRuleRaw(false)]) {
+      const spec = raw['spec'] as Raw;
+      const elsewhere: Raw = {
+        ...raw,
+        metadata: { ...(raw['metadata'] as Raw), namespace: 'other' },
+        // The same hosts, written in full (a short host is completed with the object's own namespace).
+        spec: raw['kind'] === 'DestinationRule' ? { ...spec, host: META_HOST } : spec,
+      };
+      const { store } = storeWith([
+        ...world(ALL_VALID).filter((o) => o['kind'] === 'ServiceEntry'),
+        elsewhere,
+      ]);
+      assert.equal(store.heldHosts().length, 1, 'bound, as written');
+      assert.equal(store.isHostHeld(META_HOST, 'shop'), false);
+      assert.equal(store.isHostHeld(DUBBO_HOST, 'shop'), false);
+      assert.deepEqual([...generate(store).failedSources], []);
+      assert.deepEqual(buildRouteConfigurations(store).held, []);
+    }
+  });
 
   it('an object rejected by an Istio rule (two subsets of one name) keeps its last valid version', () => {
     const { store, events } = storeWith(world(ALL_VALID));

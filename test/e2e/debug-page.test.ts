@@ -32,7 +32,7 @@ import { ackOf, RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
 import { testCa } from '../fakes/test-ca.ts';
 import { FakeRegistryWatcher, provider } from '../fakes/registry/fake-watcher.ts';
 import { chromiumRun, evaluateAt, findChromium } from '../support/chromium.ts';
-import { metaEntry, metaRouterRaw } from '../support/lkg-objects.ts';
+import { destinationRuleRaw, metaEntry, metaRouterRaw } from '../support/lkg-objects.ts';
 import { serveOptions } from './options.ts';
 import { httpGet, repoRoot, waitFor } from './support.ts';
 
@@ -113,8 +113,9 @@ describe('debug page in headless chromium', { skip }, () => {
     for (const f of readdirSync(examples).filter((f) => f.endsWith('.yaml'))) {
       copyFileSync(path.join(examples, f), path.join(configDir, f));
     }
-    // Held: a MetaProtocol ServiceEntry whose only MetaRouter is invalid (no valid version known). Rejected: a
-    // MetaRouter whose issue quotes markup, which the page must show as text.
+    // Held: a MetaProtocol ServiceEntry whose DestinationRule (same namespace) is invalid with no valid version
+    // known; its MetaRouter, invalid too, holds nothing. Rejected: a MetaRouter whose issue quotes markup, which the
+    // page must show as text.
     const evil = {
       apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
       kind: 'MetaRouter',
@@ -123,7 +124,9 @@ describe('debug page in headless chromium', { skip }, () => {
     };
     writeFileSync(
       path.join(configDir, 'held.yaml'),
-      [metaEntry, metaRouterRaw(false), evil].map((o) => stringify(o)).join('---\n'),
+      [metaEntry, metaRouterRaw(false), destinationRuleRaw(false), evil]
+        .map((o) => stringify(o))
+        .join('---\n'),
     );
     const spec = parseRegistrySpec('zk=zookeeper://127.0.0.1:2181/dubbo');
     assert.ok(spec.ok);
@@ -223,7 +226,7 @@ describe('debug page in headless chromium', { skip }, () => {
 
     const held = element(dom, 'article', 'data-service="shop/svc"');
     assert.match(held, /data-state="held"/);
-    assert.match(held, /data-badge="held">held<\/span> not rendered: MetaRouter shop\/mr is invalid/);
+    assert.match(held, /data-badge="held">held<\/span> not rendered: DestinationRule shop\/dr is invalid/);
     assert.match(dom, /data-problem="rejected"><span [^>]*>rejected<\/span> MetaRouter shop\/mr/);
     const problems = element(dom, 'section', 'id="problems"');
     assert.equal(

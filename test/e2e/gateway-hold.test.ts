@@ -1,17 +1,19 @@
-// `aeraki serve --config-source dir --output dir` across a restart: a MetaRouter bound to a Gateway that is
-// invalid when the controller starts (no valid version known) holds the Gateway: its EnvoyFilter and
-// VirtualService files stay as they were, /debug/config lists it, and the route of its host is withheld.
+// `aeraki serve --config-source dir --output dir` across a restart: a MetaRouter of the Gateway's namespace bound
+// to it that is invalid when the controller starts (no valid version known) holds the Gateway: its EnvoyFilter
+// and VirtualService files stay as they were and /debug/config lists it; the MetaRouter holds no host, so its
+// host gets the default route. One of another namespace holds nothing: the Gateway is rendered without it.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { stringify } from 'yaml';
-import { startServe } from '../../src/app/serve.ts';
+import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import {
   gatewayRaw,
   gatewayRouterRaw,
+  META_HOST,
   META_ROUTE,
   metaEntry,
   ROOT,
@@ -62,29 +64,48 @@ async function serveOnce(raws: readonly Raw[], inspect: (debugAddress: string) =
   }
 }
 
-describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter', () => {
-  it('keeps the Gateway output across a restart with only an invalid MetaRouter', async () => {
-    await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(true)], () => Promise.resolve());
+const DEFAULT = `outbound|20880||${META_HOST}`;
+const servedCluster = (running: RunningServe) =>
+  running.cache.snapshot().resources.get(META_ROUTE)?.json.virtualHosts[0]?.routes[0]?.route.cluster;
+
+describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter of its namespace', () => {
+  it('keeps the Gateway output across a restart with only an invalid MetaRouter of its namespace', async () => {
+    await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(true, ROOT)], () => Promise.resolve());
     const written = gatewayFiles();
     assert.deepEqual(Object.keys(written), [
       'envoyfilter-aeraki-gateway-outbound-ingress.istio-system-20880.yaml',
       'virtualservice-aeraki-vs-istio-system.ingress-20880.yaml',
     ]);
 
-    const restarted = await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(false)], async (admin) => {
-      const doc = JSON.parse((await httpGet(`http://${admin}/debug/config`)).body) as {
-        heldGateways: { gateway: string }[];
-      };
-      assert.deepEqual(
-        doc.heldGateways.map((g) => g.gateway),
-        [`${ROOT}/ingress`],
-      );
-    });
-    assert.equal(
-      restarted.cache.snapshot().resources.has(META_ROUTE),
-      false,
-      'the route of the held host is withheld, not served as a default',
+    const restarted = await serveOnce(
+      [metaEntry, gatewayRaw, gatewayRouterRaw(false, ROOT)],
+      async (admin) => {
+        const doc = JSON.parse((await httpGet(`http://${admin}/debug/config`)).body) as {
+          heldGateways: { gateway: string }[];
+        };
+        assert.deepEqual(
+          doc.heldGateways.map((g) => g.gateway),
+          [`${ROOT}/ingress`],
+        );
+      },
     );
+    assert.equal(servedCluster(restarted), DEFAULT, 'its host is not held: the default route');
     assert.deepEqual(gatewayFiles(), written, 'neither rewritten nor deleted');
+  });
+
+  it('an invalid MetaRouter of another namespace holds nothing: the Gateway is rendered without it', async () => {
+    await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(true, 'shop')], () => Promise.resolve());
+    assert.equal(Object.keys(gatewayFiles()).length, 2);
+    const restarted = await serveOnce(
+      [metaEntry, gatewayRaw, gatewayRouterRaw(false, 'shop')],
+      async (admin) => {
+        const doc = JSON.parse((await httpGet(`http://${admin}/debug/config`)).body) as {
+          heldGateways: unknown[];
+        };
+        assert.deepEqual(doc.heldGateways, []);
+      },
+    );
+    assert.equal(servedCluster(restarted), DEFAULT);
+    assert.deepEqual(gatewayFiles(), {}, 'no valid MetaRouter binds it: its output is removed');
   });
 });

@@ -120,11 +120,17 @@ describe('IncrementalGenerator', () => {
   it('regenerates a service whose host becomes held, and keeps its output out of the set', () => {
     const { store, inc, check } = world();
     check();
-    const ref = { kind: 'MetaRouter', namespace: 'b', name: 'bad' };
+    // One of another namespace holds nothing (the ServiceEntry is looked at again, and rendered).
+    store.reject({ kind: 'VirtualService', namespace: 'a', name: 'bad' }, [], [host('s2', 'b')]);
+    check();
+    assert.deepEqual([...inc.update().failedSources], []);
+    store.delete('VirtualService', 'a', 'bad');
+    check();
+    const ref = { kind: 'VirtualService', namespace: 'b', name: 'bad' };
     store.reject(ref, [], [host('s2', 'b')]);
     assert.deepEqual(check(), ['ServiceEntry/b/s2']);
     assert.deepEqual([...inc.update().failedSources], ['ServiceEntry/b/s2']);
-    store.delete('MetaRouter', 'b', 'bad');
+    store.delete('VirtualService', 'b', 'bad');
     assert.deepEqual(check(), ['ServiceEntry/b/s2'], 'released');
     assert.deepEqual([...inc.update().failedSources], []);
   });

@@ -7,9 +7,12 @@ import { mutate, type Rng } from './prng.ts';
 
 export type Protocol = 'sotw' | 'delta';
 
-/** Problems the server names when it refuses a request (INVALID_ARGUMENT details). */
+/**
+ * Problems the server names when it refuses a request: INVALID_ARGUMENT details, or RESOURCE_EXHAUSTED naming a
+ * route-name budget or the message limit.
+ */
 export const REFUSAL =
-  /cannot decode the (Delta)?DiscoveryRequest|unsupported type URL|is \d+ bytes; at most \d+|resources; at most \d+/;
+  /cannot decode the (Delta)?DiscoveryRequest|unsupported type URL|is \d+ bytes; at most \d+|the budget is \d+ (bytes )?per (route name|stream|connection|identity) \(--rds-max-route-|Received message larger than max/;
 
 const TYPE_URLS = [
   ROUTE_CONFIGURATION_TYPE,

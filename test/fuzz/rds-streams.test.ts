@@ -1,6 +1,6 @@
 // Fuzz of the RDS decoders and stream state machines (no network): hostile SotW and delta requests, decoded by the
 // server's own deserialisers, never throw, are either served (only names they subscribed) or refused with
-// INVALID_ARGUMENT naming the problem (nothing sent after that), and never disturb a well-behaved stream on the
+// INVALID_ARGUMENT or RESOURCE_EXHAUSTED (a route-name budget) naming the problem (nothing sent after that), and never disturb a well-behaved stream on the
 // same snapshot cache, which keeps getting exactly the pushes it should.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -105,7 +105,7 @@ describe('fuzz: RDS decoders and stream state machines', () => {
       }
       if (hostile.sink.failed) {
         refused++;
-        assert.equal(hostile.sink.failed.code, 3, `seed ${seed}, iteration ${i}`);
+        assert.ok([3, 8].includes(hostile.sink.failed.code), `seed ${seed}, iteration ${i}`);
         assert.match(hostile.sink.failed.message, REFUSAL, `seed ${seed}, iteration ${i}`);
       }
       for (const b of hostile.sink.sent) {

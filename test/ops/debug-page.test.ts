@@ -156,8 +156,11 @@ describe('debug page: view model', () => {
       metadata: { namespace: ns, name },
       spec: { hosts: [host], ports: [{ number: 20880, name: port }] },
     });
-    const holder = { kind: 'MetaRouter', namespace: 'shop', name: 'mr' };
-    const HELD = 'ServiceEntry shop/orders: spec.hosts: held: MetaRouter shop/mr is invalid: not rendered';
+    const holder = { kind: 'VirtualService', namespace: 'shop', name: 'vs' };
+    // A rejected object holds the host for the ServiceEntries of its own namespace only.
+    const elsewhere = { kind: 'DestinationRule', namespace: 'other', name: 'dr' };
+    const HELD =
+      'ServiceEntry shop/orders: spec.hosts: held: VirtualService shop/vs is invalid: not rendered';
     const v = view.buildView({
       config: {
         synced: true,
@@ -171,8 +174,8 @@ describe('debug page: view model', () => {
             { metadata: { namespace: 'shop', name: 'ok' }, spec: { hosts: ['pay.a'], routes: [] } },
           ],
         },
-        rejected: [{ ref: holder, issues: ['MetaRouter shop/mr: spec.routes: bad'] }],
-        held: [{ host: 'orders.shop', by: [holder] }],
+        rejected: [{ ref: holder, issues: ['VirtualService shop/vs: spec.http: bad'] }],
+        held: [{ host: 'orders.shop', by: [elsewhere, holder] }],
         heldObjects: [HELD],
         someFieldFromLater: { ignored: true },
       },
@@ -223,12 +226,12 @@ describe('debug page: view model', () => {
     assert.equal(pay.rejectedByProxies, true);
     const [orders] = v.groups[1].services;
     assert.deepEqual(orders.held, [
-      { by: 'MetaRouter shop/mr', issues: ['MetaRouter shop/mr: spec.routes: bad'] },
+      { by: 'VirtualService shop/vs', issues: ['VirtualService shop/vs: spec.http: bad'] },
     ]);
     assert.deepEqual(
       v.problems.map((p: { kind: string; subject: string }) => `${p.kind} ${p.subject}`),
       [
-        'rejected MetaRouter shop/mr',
+        'rejected VirtualService shop/vs',
         'held ServiceEntry shop/orders',
         'issue ServiceEntry a/pay',
         'proxy route pay.a_20880: rejected by 1 proxy',

@@ -95,6 +95,54 @@ describe('reconciler against the fake kube-apiserver', () => {
     assert.ok(stored.every((o) => JSON.stringify(o.spec).includes('"n":2')));
   });
 
+  it('retries writes refused with 403 with backoff, not waiting for a change or a resync, until access returns', async () => {
+    desired = services(2);
+    const clock = new ManualClock(0);
+    r = replica(api, 'a', { desired: set, clock });
+    await r.rec.runNow();
+    assert.equal(api.list(EF).length, 4);
+    // RBAC is re-applied: updates and creates of EnvoyFilters are refused for a while.
+    const denied = api.forbid({ verb: ['create', 'update'], resource: 'envoyfilters' });
+    desired = [...services(2, 2), filter('istio-system', 'aeraki-outbound-s9', 'ServiceEntry/shop/s9')];
+    r.rec.trigger();
+    const rec = r.rec;
+    await drive(clock, rec, () => denied.hits >= 15, 'three runs of refused writes retried');
+    assert.deepEqual(
+      rec.refused().map((x) => `${x.verb} ${x.code} ${x.name}`),
+      [
+        'create 403 aeraki-outbound-s9',
+        'update 403 aeraki-inbound-s0',
+        'update 403 aeraki-inbound-s1',
+        'update 403 aeraki-outbound-s0',
+        'update 403 aeraki-outbound-s1',
+      ],
+    );
+    assert.deepEqual(rec.refusalDetails(), [
+      'create envoyfilters.networking.istio.io refused (HTTP 403): grant verb create on group networking.istio.io ' +
+        'resource envoyfilters (EnvoyFilter istio-system/aeraki-outbound-s9); retrying with backoff, routes still served',
+      'update envoyfilters.networking.istio.io refused (HTTP 403): grant verb update on group networking.istio.io ' +
+        'resource envoyfilters (4 EnvoyFilters); retrying with backoff, routes still served',
+    ]);
+    // The retry is armed on the reconciler's backoff (capped at 400 ms here), not on a resync (off here).
+    assert.ok(
+      clock.pendingDelays().some((d) => d > 0 && d <= 400),
+      `${clock.pendingDelays().join(',')}`,
+    );
+    denied.remove();
+    await drive(
+      clock,
+      rec,
+      () => api.list(EF).length === 5 && rec.refused().length === 0,
+      'written once granted',
+    );
+    assert.ok(
+      api
+        .list(EF)
+        .every((o) => o.metadata.name === 'aeraki-outbound-s9' || JSON.stringify(o.spec).includes('"n":2')),
+    );
+    assert.deepEqual(rec.refusalDetails(), []);
+  });
+
   it('survives an API outage of several seconds', async () => {
     desired = services(3);
     const clock = new ManualClock(0);

@@ -116,6 +116,39 @@ describe('Reconciler', () => {
     await h.rec.stop();
   });
 
+  it('a refused write is retried; its refusal clears when written, no longer desired, or no longer leading', async () => {
+    const h = harness(many(3));
+    h.sink.faults.push({ op: 'create', code: 403, times: 3 }, { op: 'update', code: 401, times: 100 });
+    await h.rec.runNow();
+    assert.equal(h.reports[0]?.failures.length, 3);
+    assert.ok(h.reports[0]?.failures.every((f) => f.error.transient && f.error.code === 403));
+    assert.deepEqual(h.clock.pendingDelays(), [5], 'retried after the backoff, not left for a change');
+    assert.equal(h.rec.refused().length, 3);
+    await h.settle();
+    assert.equal(h.sink.objects.size, 3);
+    assert.deepEqual(h.rec.refused(), []);
+
+    // An update refused (401), then no longer needed: the next full run drops it.
+    h.state.objects = [...many(2), filter('istio-system', 'f2', 'ServiceEntry/ns/s2', 2)];
+    await h.rec.runNow();
+    assert.deepEqual(
+      h.rec.refused().map((r) => `${r.verb} ${r.code} ${r.name}`),
+      ['update 401 f2'],
+    );
+    h.state.objects = many(3);
+    await h.rec.runNow();
+    assert.deepEqual(h.rec.refused(), []);
+
+    // Refused again, then leadership moves: a standby writes nothing, so it reports nothing refused.
+    h.state.objects = [...many(2), filter('istio-system', 'f2', 'ServiceEntry/ns/s2', 3)];
+    await h.rec.runNow();
+    assert.equal(h.rec.refused().length, 1);
+    h.state.leader = false;
+    await h.rec.runNow();
+    assert.deepEqual(h.rec.refusalDetails(), []);
+    await h.rec.stop();
+  });
+
   it('survives a failing list (API outage) and converges afterwards', async () => {
     const h = harness(many(3));
     h.sink.faults.push({ op: 'list', code: 503, times: 4 });

@@ -22,7 +22,8 @@ import { createPluginKinds } from '../../src/plugins/registry.ts';
 const CAP = 3;
 const TIMEOUT_MS = 1000;
 const IDLE = 5;
-const handshake = { timeoutMs: TIMEOUT_MS, maxPending: CAP };
+// One source here (127.0.0.1): the global cap without the per-source one (test/security/handshake-flood.test.ts).
+const handshake = { timeoutMs: TIMEOUT_MS, maxPending: CAP, maxPendingPerSource: 0 };
 
 interface Listener {
   readonly name: string;
@@ -148,7 +149,14 @@ describe('handshake limits on every TLS listener', () => {
       await waitFor(() => closed.size === IDLE - CAP && l.guard.stats().pending === CAP);
       assert.deepEqual(
         { ...l.guard.stats().results },
-        { completed: 0, failed: 0, timeout: 0, rejected_over_limit: IDLE - CAP },
+        {
+          completed: 0,
+          failed: 0,
+          timeout: 0,
+          rejected_over_limit: IDLE - CAP,
+          rejected_source_limit: 0,
+          evicted: 0,
+        },
         l.name,
       );
       assert.equal(sockets.filter((s) => !closed.has(s)).length, CAP, `${l.name}: the others stay open`);

@@ -1,6 +1,7 @@
 // Status of what the controller renders although admission would refuse it (Accepted True, reason
-// AdmissionWouldRefuse), and of what is held: the holding MetaRouter's Programmed message names the held
-// ServiceEntry, which gets a Held Event naming the invalid object.
+// AdmissionWouldRefuse), and of what is held: a MetaRouter invalid from the start holds nothing (its Programmed
+// message says none of its routes is served); a VirtualService invalid from the start holds the ServiceEntries of
+// its own namespace, which get a Held Event naming it, and never one of another namespace.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
@@ -46,30 +47,61 @@ describe('status: admission would refuse, held objects', () => {
     assert.deepEqual(p.events, []);
   });
 
-  it('a MetaRouter invalid from the start: Programmed names the ServiceEntry it holds, which gets a Held Event', () => {
-    const view = storeOf([svc]);
-    const invalid = issue(ROUTER, 'spec.routes[0].route[0].destination.host', 'invalid');
-    view.reject(ROUTER, [invalid], [HOST]);
-    const generated = generateAll(view, createGenerators(), { namespaceScope: false });
-    const rejected = view.rejected();
-    const p = planStatus({ view, rejected, issues: generated.issues, targets: [target], now: NOW });
-    const programmed = p.patches[0]?.status.conditions.find((c) => c.type === 'Programmed');
-    assert.equal(programmed?.reason, 'Invalid');
-    assert.match(
-      programmed?.message ?? '',
-      /\(their routes withheld, their filters kept\): held ServiceEntry shop\/svc$/,
+  it('a MetaRouter invalid from the start holds nothing: the ServiceEntry is rendered, no Held Event', () => {
+    for (const namespace of ['shop', 'other']) {
+      const router: ObjectRef = { ...ROUTER, namespace };
+      const view = storeOf([svc]);
+      const invalid = issue(router, 'spec.routes[0].route[0].destination.host', 'invalid');
+      view.reject(router, [invalid], [HOST]);
+      const generated = generateAll(view, createGenerators(), { namespaceScope: false });
+      assert.ok(!generated.failedSources.has('ServiceEntry/shop/svc'), namespace);
+      assert.ok(generated.objects.length > 0, namespace);
+      const rejected = view.rejected();
+      const t: StatusTarget = { ...target, ref: router };
+      const p = planStatus({ view, rejected, issues: generated.issues, targets: [t], now: NOW });
+      const programmed = p.patches[0]?.status.conditions.find((c) => c.type === 'Programmed');
+      assert.equal(programmed?.reason, 'Invalid');
+      assert.equal(
+        programmed?.message,
+        'the spec is invalid and no valid version is known: none of its routes is served (its hosts get the ' +
+          'default route, their ServiceEntries are rendered as they are)',
+      );
+      assert.deepEqual(
+        p.events.map((e) => [e.ref.kind, e.ref.name, e.reason]),
+        [['MetaRouter', 'r', 'Invalid']],
+      );
+    }
+  });
+
+  it('a VirtualService invalid from the start holds the ServiceEntries of its namespace only: a Held Event', () => {
+    const generated = (namespace: string) => {
+      const view = storeOf([svc]);
+      const vs: ObjectRef = { kind: 'VirtualService', namespace, name: 'vs' };
+      view.reject(vs, [issue(vs, 'spec.http', 'invalid')], [HOST]);
+      return { view, out: generateAll(view, createGenerators(), { namespaceScope: false }) };
+    };
+    const other = generated('other').out;
+    assert.ok(!other.failedSources.has('ServiceEntry/shop/svc'), 'another namespace holds nothing');
+    assert.deepEqual(
+      other.issues.filter((i) => i.message.startsWith('held: ')),
+      [],
     );
+
+    const { view, out } = generated('shop');
+    assert.ok(out.failedSources.has('ServiceEntry/shop/svc'));
+    const p = planStatus({ view, rejected: view.rejected(), issues: out.issues, targets: [], now: NOW });
     assert.deepEqual(
       p.events.map((e) => [e.ref.kind, e.ref.name, e.reason, e.uid, e.note]),
       [
-        ['MetaRouter', 'r', 'Invalid', 'uid-r', 'spec.routes[0].route[0].destination.host: invalid'],
         [
           'ServiceEntry',
           'svc',
           'Held',
           'uid-svc',
-          'spec.hosts: held: MetaRouter shop/r is invalid: not rendered until fixed (what was written before stays)',
+          'spec.hosts: held: VirtualService shop/vs is invalid: ' +
+            'not rendered until fixed (what was written before stays)',
         ],
+        ['VirtualService', 'vs', 'Invalid', undefined, 'spec.http: invalid'],
       ],
     );
   });

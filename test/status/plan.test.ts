@@ -97,7 +97,7 @@ describe('status/plan', () => {
     const rejected = [{ ref: ref('r'), issues: [issue(ref('r'), 'spec.hosts[0]', 'not a FQDN')] }];
     const c = conditionsOf(plan({ view: storeOf([se()]), rejected, targets: [target('r')] }), 'r');
     assert.equal(c['Programmed']!.reason, 'Invalid');
-    assert.match(c['Programmed']!.message, /the hosts and Gateways it binds are held/);
+    assert.match(c['Programmed']!.message, /no valid version is known: none of its routes is served/);
     assert.equal(c['Accepted']!.message, 'spec.hosts[0]: not a FQDN');
   });
 
@@ -210,7 +210,7 @@ describe('status/plan', () => {
     assert.deepEqual(newEvents(p.events, new Set([p.events[0]!.key])), [p.events[1]]);
   });
 
-  it('held hosts: rejected ServiceEntries and the MetaRouters of rejected Gateways', () => {
+  it('held hosts: rejected ServiceEntries, the MetaRouters of rejected and held Gateways, held ServiceEntries', () => {
     const gwRouter = metaRouter('shop', 'g', { hosts: ['gw.shop.example'], gateways: ['gw'] });
     const view = storeOf([se(), gateway('shop', 'gw', {}), gwRouter]);
     const rejected = [
@@ -219,12 +219,21 @@ describe('status/plan', () => {
       { ref: ref('r'), issues: [] },
     ];
     assert.deepEqual(heldHosts(view, rejected), ['gw.shop.example', HOST]);
-    // The hosts the store holds for objects invalid from the start count too, once each.
-    assert.deepEqual(heldHosts(view, rejected, [{ host: 'a.held.example' }, { host: HOST }]), [
-      'a.held.example',
-      'gw.shop.example',
-      HOST,
-    ]);
+
+    // A ServiceEntry held by an invalid VirtualService of its own namespace counts; one of another namespace, or
+    // an invalid MetaRouter, holds nothing.
+    const plain = storeOf([se()]);
+    const held = () => heldHosts(plain, [], plain.heldHosts(), plain.heldGateways());
+    plain.reject({ kind: 'VirtualService', namespace: 'other', name: 'vs' }, [], [HOST]);
+    plain.reject(ref('bad'), [], [HOST]);
+    assert.deepEqual(held(), []);
+    plain.reject({ kind: 'VirtualService', namespace: 'shop', name: 'vs' }, [], [HOST]);
+    assert.deepEqual(held(), [HOST]);
+
+    // A Gateway held by an invalid MetaRouter of its namespace: the hosts of the MetaRouters bound to it count.
+    const gw = storeOf([gateway('shop', 'gw', {}), gwRouter]);
+    gw.reject(ref('bad'), [], [], ['shop/gw']);
+    assert.deepEqual(heldHosts(gw, [], gw.heldHosts(), gw.heldGateways()), ['gw.shop.example']);
   });
 });
 

@@ -123,12 +123,16 @@ export const gatewayRaw: Raw = {
   },
 };
 
-/** The MetaRouter of metaRouterRaw bound to the Gateway, routing to its port; invalid without fillInterval. */
-export function gatewayRouterRaw(valid: boolean): Raw {
+/**
+ * The MetaRouter of metaRouterRaw bound to the Gateway, routing to its port; invalid without fillInterval. In
+ * namespace `shop` unless `namespace` says otherwise (the Gateway's own namespace is ROOT).
+ */
+export function gatewayRouterRaw(valid: boolean, namespace = 'shop'): Raw {
   const mr = metaRouterRaw(valid);
   const spec = mr['spec'] as Raw;
   return {
     ...mr,
+    metadata: { ...(mr['metadata'] as Raw), namespace },
     spec: {
       ...spec,
       gateways: [`${ROOT}/ingress`],

@@ -1,5 +1,7 @@
 // Last known good through RDS: the route on an open stream does not change when its MetaRouter (or
-// DestinationRule) turns invalid, a held route keeps its previous version, and a fresh start withholds it.
+// DestinationRule) turns invalid, a held route keeps its previous version, and a fresh start withholds it when a
+// DestinationRule of the ServiceEntry's namespace holds it. A MetaRouter with no valid version holds nothing: its
+// host gets the default route (xds-rds/routes.ts says why).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigStore } from '../../src/controller/store.ts';
@@ -125,7 +127,7 @@ describe('RDS: last known good', () => {
     assert.equal(routeOf(now ? [now] : [], META_ROUTE)?.cluster, V1);
   });
 
-  it('a MetaRouter bound to a Gateway: its gateway route stays on an open stream, and is withheld after a restart', async (t) => {
+  it('a MetaRouter bound to a Gateway: its gateway route stays on an open stream; after a restart, the default route', async (t) => {
     const GATEWAY_ROUTE = META_ROUTE; // the gateway proxy asks for <host>_<gateway port>
     serve([metaEntry, gatewayRaw, gatewayRouterRaw(true), otherEntry]);
     const s = await stream(t);
@@ -138,21 +140,32 @@ describe('RDS: last known good', () => {
     assert.deepEqual(routeOf(r2.resources, GATEWAY_ROUTE), routeOf(r1.resources, GATEWAY_ROUTE));
     s.close();
 
-    serve([metaEntry, gatewayRaw, gatewayRouterRaw(false)]);
-    assert.equal(store.isGatewayHeld('istio-system', 'ingress'), true);
-    assert.equal(cache.snapshot().resources.has(GATEWAY_ROUTE), false, 'withheld, not the default route');
+    // Nothing of the invalid MetaRouter was ever served by this process: it holds neither its host nor (from
+    // another namespace) the Gateway, and the host gets the route its ServiceEntry alone gives.
+    for (const namespace of ['shop', ROOT]) {
+      serve([metaEntry, gatewayRaw, gatewayRouterRaw(false, namespace)]);
+      assert.equal(store.isGatewayHeld(ROOT, 'ingress'), namespace === ROOT, namespace);
+      const served = cache.snapshot().resources.get(GATEWAY_ROUTE);
+      assert.equal(routeOf(served ? [served] : [], GATEWAY_ROUTE)?.cluster, DEFAULT, namespace);
+    }
   });
 
-  it('after a restart with only an invalid MetaRouter or DestinationRule, the route is withheld', () => {
-    for (const [kind, name, invalid] of [
-      ['MetaRouter', 'mr', metaRouterRaw(false)],
-      ['DestinationRule', 'dr', destinationRuleRaw(false)],
-    ] as const) {
-      const routes = serve([metaEntry, invalid]);
-      assert.equal(cache.snapshot().resources.has(META_ROUTE), false, kind);
-      store.delete(kind, 'shop', name);
-      routes.flush();
-      assert.equal(cache.snapshot().resources.has(META_ROUTE), true, 'served once the hold is released');
-    }
+  it('after a restart with only an invalid DestinationRule of its namespace, the route is withheld', () => {
+    const routes = serve([metaEntry, destinationRuleRaw(false)]);
+    assert.equal(cache.snapshot().resources.has(META_ROUTE), false);
+    store.delete('DestinationRule', 'shop', 'dr');
+    routes.flush();
+    assert.equal(cache.snapshot().resources.has(META_ROUTE), true, 'served once the hold is released');
+  });
+
+  it('after a restart with only an invalid MetaRouter, the default route is served, and a valid version replaces it', () => {
+    const routes = serve([metaEntry, metaRouterRaw(false)]);
+    const served = cache.snapshot().resources.get(META_ROUTE);
+    assert.equal(routeOf(served ? [served] : [], META_ROUTE)?.cluster, DEFAULT);
+    assert.deepEqual(store.heldHosts(), []);
+    change([metaEntry, metaRouterRaw(true)]);
+    routes.flush();
+    const now = cache.snapshot().resources.get(META_ROUTE);
+    assert.equal(routeOf(now ? [now] : [], META_ROUTE)?.cluster, V1);
   });
 });

@@ -3,7 +3,10 @@
  * a 410 (watch ERROR event or HTTP 410) re-lists by itself and reports vanished objects as deletes; any other
  * error emits `error` and stops the informer for good, so it is restarted here with capped, jittered backoff;
  * a watch that ends normally is re-opened at once, so re-opens are spaced by at least `minWatchIntervalMs`.
- * An owner may decide what a failure means (`onFailure`: e.g. 404 or 403, see kit/kube/kind-informer.ts).
+ * An owner may decide what a failure means (`onFailure`: e.g. 404 or 403, see kit/kube/kind-informer.ts) and hears
+ * of each restart that ended with the watch open (`onOpened`). A restart re-lists only when no resourceVersion is
+ * held: client-node 1.4's ListWatch.doneHandler (dist/cache.js) lists only when its resourceVersion is empty (at
+ * first, after a 410), so a restart after a refused watch re-opens the watch from where it stopped.
  */
 import {
   ListWatch,
@@ -57,8 +60,13 @@ export interface ResilientInformerOptions {
   readonly transform?: (obj: KubernetesObject) => KubernetesObject;
   readonly backoff?: BackoffOptions;
   readonly minWatchIntervalMs?: number;
-  /** Called after each start or restart whose list was applied and whose watch opened without a failure. */
-  readonly onListed?: () => void;
+  /**
+   * Called after each start or restart that ended with the watch open and no failure: after a list when one was
+   * due (the first start, or no resourceVersion held), or straight from the resourceVersion held (a restart after
+   * a refused watch re-watches without listing, as client-node's ListWatch does). The API server answered every
+   * request of that start: an owner clears here what a failure set (kit/kube/kind-informer.ts: forbidden).
+   */
+  readonly onOpened?: () => void;
   /** Called on every failure, before the restart is scheduled; see FailureDecision. */
   readonly onFailure?: (failure: InformerFailure) => FailureDecision | undefined;
   readonly clock?: Clock;
@@ -168,7 +176,8 @@ export class ResilientInformer {
       this.syncedOnce = true;
       for (const w of this.syncWaiters.splice(0)) w();
     }
-    if (this.lists > listsBefore && this.failures === failuresBefore && !this.stopped) this.o.onListed?.();
+    // A list is needed once; a restart may watch from the resourceVersion held (no list: still a recovery).
+    if (this.lists > 0 && this.failures === failuresBefore && !this.stopped) this.o.onOpened?.();
   }
 
   private onError(err: unknown): void {

@@ -9,8 +9,11 @@
  *   the authorizer answers before routing). A transient 404 of either alone never empties a kind.
  * - Served and then gone (CRD deleted, so the API server deleted its objects): once both agree, the objects the
  *   informer held are reported deleted and the kind is "not installed" again.
- * - Forbidden (403 on list or watch): not synced; one warn line names the RBAC rule missing, retries follow a long
- *   backoff without further lines, and one info line says when access came back.
+ * - Forbidden (403 on list, watch or re-list, at start or at any time later): not synced; one warn line names the
+ *   RBAC rule missing, retries follow a long backoff (5 s doubling to 60 s) without further lines, and one info line
+ *   says when access came back. Forbidden lasts only while the last request was refused: a list that succeeds, or a
+ *   watch that opens again (a refused re-watch resumes from the resourceVersion held, without a list), clears it.
+ * - A 404 on any request, discovery still serving the resource: retried with the informer's backoff, the kind kept.
  * The core group is always served: its kinds skip discovery (forbidden still applies).
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -46,7 +49,7 @@ export interface KindDiscoveryOptions {
 }
 
 export interface KindInformerOptions
-  extends Omit<ResilientInformerOptions, 'onFailure' | 'onListed'>, KindDiscoveryOptions {
+  extends Omit<ResilientInformerOptions, 'onFailure' | 'onOpened'>, KindDiscoveryOptions {
   readonly kind: string;
   readonly resource: ResourceId;
   readonly discovery: ResourceDiscovery;
@@ -223,7 +226,7 @@ export class KindInformer {
     this.phase = 'listing';
     const informer: ResilientInformer = new ResilientInformer({
       ...this.o,
-      onListed: () => this.onListed(),
+      onOpened: () => this.onOpened(),
       onFailure: (f) => this.onFailure(informer, f),
     });
     this.informer = informer;
@@ -231,7 +234,8 @@ export class KindInformer {
     informer.start();
   }
 
-  private onListed(): void {
+  /** The list (when one was due) and the watch were answered: whatever was refused before is granted now. */
+  private onOpened(): void {
     if (this.phase === 'forbidden') {
       this.note('info', `access to ${qualifiedResource(this.o.resource)} granted: reading ${this.o.kind}`);
     }

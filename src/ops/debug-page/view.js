@@ -190,9 +190,14 @@ export function buildView(docs) {
         });
       }
     }
+    // A host is held for the ServiceEntries of the holder's own namespace only.
     const heldBy = list(config?.held)
       .filter((h) => hosts.includes(h?.host))
-      .flatMap((h) => list(h?.by).map(refText));
+      .flatMap((h) =>
+        list(h?.by)
+          .filter((b) => b?.namespace === se?.metadata?.namespace)
+          .map(refText),
+      );
     const held = [...new Set(heldBy)].sort(byText).map((by) => ({ by, issues: issuesOf.get(by) ?? [] }));
     const source = `${se?.kind ?? 'ServiceEntry'}/${keyOf(se)}`;
     const istiod = istiodOf(proxies?.listenerRejections, source);
@@ -220,7 +225,7 @@ export function buildView(docs) {
     groups: [...groups.entries()]
       .sort(([a], [b]) => byText(a, b))
       .map(([protocol, services]) => ({ protocol, services: services.sort((a, b) => byText(a.id, b.id)) })),
-    problems: problemsOf(config, envoyfilters, proxies),
+    problems: problemsOf(config, envoyfilters, proxies, routes),
     istiod: istiodStateOf(proxies),
     registries: registries ? list(registries.registries) : undefined,
   };
@@ -230,7 +235,7 @@ export function buildView(docs) {
  * Everything held, rejected or failing, as `{ kind, subject, lines }` (kind: rejected, held, file, issue, listener
  * (istiod's proxies reject a source object's listeners, with `reason` and its `word`), proxy (RDS)).
  */
-function problemsOf(config, envoyfilters, proxies) {
+function problemsOf(config, envoyfilters, proxies, routes) {
   const out = [];
   for (const r of list(config?.rejected))
     out.push({ kind: 'rejected', subject: refText(r?.ref), lines: list(r?.issues) });
@@ -245,7 +250,17 @@ function problemsOf(config, envoyfilters, proxies) {
     out.push({ kind: 'held', subject: String(h).split(':')[0], lines: [h] });
   for (const f of list(config?.files?.errors)) {
     const at = f?.line ? `:${f.line}${f.column ? `:${f.column}` : ''}` : '';
-    out.push({ kind: 'file', subject: `${f?.path ?? '?'}${at}`, lines: [f?.message ?? ''] });
+    const restored = f?.restored
+      ? ['its last good read of before the restart (state file) is in effect']
+      : [];
+    out.push({ kind: 'file', subject: `${f?.path ?? '?'}${at}`, lines: [f?.message ?? '', ...restored] });
+  }
+  for (const u of list(routes?.unservedRoutes)) {
+    out.push({
+      kind: 'held',
+      subject: `EnvoyFilter ${u?.envoyFilter ?? '?'}`,
+      lines: [`names RDS route ${u?.route ?? '?'}, which is not served`],
+    });
   }
   if (config?.files?.partial) {
     out.push({

@@ -1,5 +1,6 @@
 // Last known good through the Kubernetes source (fake kube-apiserver): a MetaRouter, VirtualService and
-// DestinationRule turned invalid stay in effect; after a restart with only invalid versions their hosts are held.
+// DestinationRule turned invalid stay in effect; after a restart with only invalid versions the hosts of the
+// VirtualService and DestinationRule are held for their namespace's ServiceEntries (a MetaRouter holds no host).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { KubeSource } from '../../../src/controller/kube/sources.ts';
@@ -100,11 +101,16 @@ describe('last known good: Kubernetes source (fake kube-apiserver)', () => {
     assert.equal(restarted.isHostHeld(META_HOST, 'shop'), true);
   });
 
-  it('holds the Gateway an invalid MetaRouter binds after a restart', async (t) => {
-    api.seed([metaEntry, gatewayRaw, gatewayRouterRaw(false)] as unknown as KubeObject[]);
+  it('after a restart, holds the Gateway an invalid MetaRouter of its namespace binds, never from another', async (t) => {
+    api.seed([metaEntry, gatewayRaw, gatewayRouterRaw(false, 'shop')] as unknown as KubeObject[]);
+    const elsewhere = await started(t);
+    assert.deepEqual(elsewhere.heldGateways(), []);
+    assert.ok(!generate(elsewhere).failedSources.has(GATEWAY_SOURCE), 'another namespace holds nothing');
+
+    api.seed([gatewayRouterRaw(false, ROOT)] as unknown as KubeObject[]);
     const restarted = await started(t);
     assert.deepEqual(restarted.heldGateways(), [
-      { gateway: `${ROOT}/ingress`, by: [{ kind: 'MetaRouter', namespace: 'shop', name: 'mr' }] },
+      { gateway: `${ROOT}/ingress`, by: [{ kind: 'MetaRouter', namespace: ROOT, name: 'mr' }] },
     ]);
     assert.ok(generate(restarted).failedSources.has(GATEWAY_SOURCE), 'the Gateway keeps its output');
   });

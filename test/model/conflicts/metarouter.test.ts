@@ -115,7 +115,7 @@ describe('MetaRouter conflicts (warnings on both objects)', () => {
     assert.ok(out.envoyFilters.every((l) => l.startsWith('warning:')));
   });
 
-  it('an invalid MetaRouter is rejected: an error naming it, and its host is held (no default route)', () => {
+  it('an invalid MetaRouter is rejected: an error naming it, and its host gets the default route', () => {
     const extra = `  - match: {attributes: {method: {regex: "([a-"}}}
     route: [{destination: {host: ${HOST}, subset: v2}}]`;
     const out = renderBoth([SERVICE, router('bad', '2026-01-01T00:00:00Z', HOST, extra)].join('---\n'));
@@ -125,9 +125,15 @@ describe('MetaRouter conflicts (warnings on both objects)', () => {
       errors[0] ?? '',
       /^error: MetaRouter meta\/bad: spec\.routes\[1\]\.match\.attributes\.method\.regex: not a valid RE2 regex/,
     );
-    // No valid version known: the host is held, so its route is withheld rather than served as the default.
-    const doc = out.routesDoc as { items: unknown[] };
-    assert.deepEqual(doc.items, []);
+    // No valid version known: it holds nothing (xds-rds/routes.ts), and the host gets the route its ServiceEntry
+    // alone gives.
+    const doc = out.routesDoc as {
+      items: { virtualHosts: { routes: { route: { cluster: string } }[] }[] }[];
+    };
+    assert.deepEqual(
+      doc.items.map((i) => i.virtualHosts[0]?.routes.map((r) => r.route.cluster)),
+      [[`outbound|20880||${HOST}`]],
+    );
   });
 });
 
