@@ -272,6 +272,7 @@ function statusController(
       apiVersionOf: (kind) => istio.get(kind) ?? 'v1',
       instance: o.podName,
       cache,
+      logger: hooks.logger,
     }),
     apply: hooks.apply ?? applyWrites,
     inputs: hooks.statusInputs,

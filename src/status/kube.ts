@@ -1,7 +1,8 @@
 /**
  * The status port and its Kubernetes adapter (@kubernetes/client-node 1.4, CustomObjectsApi): lists the Aeraki
- * objects (each CRD of `resources`; a CRD that is not installed lists nothing), writes a status with a JSON
- * merge patch of the `/status` subresource, and creates events.k8s.io/v1 Events. Field manager `aeraki`.
+ * objects (each CRD of `resources`; a CRD that is not installed lists nothing, and the objects of a CRD without the
+ * status subresource are left out: shapes.ts), writes a status with a JSON merge patch of the `/status`
+ * subresource at the object's scope, and creates events.k8s.io/v1 Events. Field manager `aeraki`.
  * Errors become SinkErrors (conflicts, throttling, server and network errors transient). With a `cache`
  * (target-cache.ts, watch-fed) `list()` answers from it once it is ready, and every listed object and every patch
  * answer is recorded there.
@@ -10,13 +11,19 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } fr
 import { FIELD_MANAGER } from '../model/constants.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import { refString } from '../model/result.ts';
+import { ApiDiscovery, type ResourceShapes } from '../kit/kube/discovery.ts';
 import { isConflict, isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
+import type { Logger } from '../util/logger.ts';
 import { isPlainObject, sha256Hex } from '../util/json.ts';
+import { StatusShapes } from './shapes.ts';
 import type { Condition, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
 
 export const REPORTING_CONTROLLER = 'aeraki.io/controller';
 
-/** A CRD whose objects get a status. */
+/**
+ * A CRD whose objects get a status. `clusterScoped` is our CRD's scope; a status goes where the installed CRD puts
+ * it, which the object's namespace says (see patchStatus).
+ */
 export interface StatusResource {
   readonly kind: ConfigKind;
   readonly group: string;
@@ -28,8 +35,8 @@ export interface StatusResource {
 /** Storage of statuses and Events. Every method rejects with a SinkError. */
 export interface StatusPort {
   /**
-   * Every object of every status resource, in resource order. `fresh`: from the API server even where a cache
-   * could answer (the periodic resync).
+   * Every object of every status resource whose CRD has the status subresource, in resource order. `fresh`: from
+   * the API server even where a cache could answer (the periodic resync), and the CRDs described again.
    */
   list(options?: { readonly fresh?: boolean }): Promise<StatusTarget[]>;
   /** Replaces the `status` of the patch's target (merge patch of `/status`). */
@@ -130,35 +137,63 @@ export interface KubeStatusPortOptions {
   /** `reportingInstance` of the Events (the pod name). */
   readonly instance: string;
   readonly cache?: StatusTargetStore;
+  /** How the API server serves each resource (default: discovery over `kc`). */
+  readonly shapes?: ResourceShapes;
+  /** Says once when a CRD has no status subresource. */
+  readonly logger?: Logger;
 }
 
 export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): StatusPort {
   const api = kc.makeApiClient(CustomObjectsApi);
   const byKind = new Map(o.resources.map((r) => [r.kind as string, r]));
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  const shapes = new StatusShapes(o.shapes ?? new ApiDiscovery(kc), o.logger?.child({ component: 'status' }));
+  const listed = async (fresh: boolean): Promise<StatusTarget[]> => {
+    const cache = o.cache;
+    if (cache?.ready && !fresh) return cache.targets();
+    const out: StatusTarget[] = [];
+    for (const r of o.resources) {
+      let items: unknown[];
+      try {
+        const list: unknown = await api.listClusterCustomObject({
+          group: r.group,
+          version: r.version,
+          plural: r.plural,
+        });
+        items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+      } catch (err) {
+        if (isNotFound(err)) continue; // CRD not installed
+        throw kubeSinkError(`list ${r.plural}`, err);
+      }
+      for (const item of items) {
+        cache?.record(r.kind, item);
+        const t = toStatusTarget(r.kind, item);
+        if (t) out.push(t);
+      }
+    }
+    return out;
+  };
   return {
     async list(options) {
-      const cache = o.cache;
-      if (cache?.ready && options?.fresh !== true) return cache.targets();
+      const fresh = options?.fresh === true;
+      if (fresh) shapes.forgetAll();
+      const targets = await listed(fresh);
+      const byResource = new Map<string, StatusTarget[]>();
+      for (const t of targets) {
+        const list = byResource.get(t.ref.kind);
+        if (list) list.push(t);
+        else byResource.set(t.ref.kind, [t]);
+      }
       const out: StatusTarget[] = [];
       for (const r of o.resources) {
-        let items: unknown[];
+        const own = byResource.get(r.kind) ?? [];
+        let writable: boolean;
         try {
-          const list: unknown = await api.listClusterCustomObject({
-            group: r.group,
-            version: r.version,
-            plural: r.plural,
-          });
-          items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+          writable = await shapes.hasStatus(r, own.length);
         } catch (err) {
-          if (isNotFound(err)) continue; // CRD not installed
-          throw kubeSinkError(`list ${r.plural}`, err);
+          throw kubeSinkError(`discover ${r.plural}.${r.group}/${r.version}`, err);
         }
-        for (const item of items) {
-          cache?.record(r.kind, item);
-          const t = toStatusTarget(r.kind, item);
-          if (t) out.push(t);
-        }
+        if (writable) out.push(...own);
       }
       return out;
     },
@@ -167,8 +202,11 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
       if (!r) throw new Error(`no status resource for ${target.ref.kind}`);
       const common = { group: r.group, version: r.version, plural: r.plural, name: target.ref.name };
       const body = { status };
+      // The object's scope is the installed CRD's, which may differ from ours (Aeraki's Helm chart serves
+      // ApplicationProtocol namespaced): the API server gives a namespace exactly to the objects of a namespaced
+      // resource, so the target's namespace picks the path, however the CRD was replaced while running.
       try {
-        const answer: unknown = r.clusterScoped
+        const answer: unknown = !target.ref.namespace
           ? await api.patchClusterCustomObjectStatus(
               { ...common, body, fieldManager: FIELD_MANAGER },
               mergePatch,
@@ -179,6 +217,7 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
             );
         o.cache?.record(r.kind, answer);
       } catch (err) {
+        if (isNotFound(err)) shapes.forget(r.kind); // its CRD may have been replaced: described again
         throw kubeSinkError(`patch status of ${refString(target.ref)}`, err);
       }
     },

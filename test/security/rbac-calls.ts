@@ -3,7 +3,34 @@
 // resourceName); a ClusterRole or Role of manifests/ becomes the atoms it grants. Requests without a verb are
 // discovery (`/api`, `/apis`, `/apis/<group>/<version>`), allowed to every authenticated user by the default
 // `system:discovery` ClusterRole, so they are not the manifests' business.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import type { RequestRecord } from '../fakes/kube-apiserver/index.ts';
+
+type Role = { kind: string; metadata: { name: string; namespace?: string }; rules: Rule[] };
+
+/** The ClusterRoles and Roles of `kubectl kustomize manifests/`. */
+export function manifestRoles(): Role[] {
+  const out = execFileSync('kubectl', ['kustomize', path.resolve(import.meta.dirname, '../../manifests')], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as Role)
+    .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
+}
+
+/** The calls among `requests` that no atom of `roles` grants (discovery is granted to everyone). */
+export function ungrantedCalls(requests: readonly RequestRecord[], roles: readonly Role[]): string[] {
+  const atoms = roles.flatMap(atomsOf);
+  const out = new Set<string>();
+  for (const q of requests) {
+    const a = attributesOf(q);
+    if (a && !atoms.some((atom) => allows(atom, a))) out.add(describeAttributes(a));
+  }
+  return [...out].sort();
+}
 
 /** One authorization check, as the authorizer builds it (k8s.io/apiserver RequestInfo). */
 export interface Attributes {

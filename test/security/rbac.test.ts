@@ -4,13 +4,11 @@
 // turned into the attributes the authorizer checks (rbac-calls.ts), and the ClusterRole and Role of
 // `kubectl kustomize manifests/` must grant exactly those: every call allowed, every granted atom used.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { parseRegistrySpec } from '../../src/registry/spec.ts';
 import { silentLogger } from '../../src/util/logger.ts';
@@ -32,25 +30,16 @@ import {
   attributesOf,
   describeAtom,
   describeAttributes,
+  manifestRoles,
   type Attributes,
-  type Rule,
 } from './rbac-calls.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
 const EF = 'envoyfilters.networking.istio.io';
 const VS = 'virtualservices.networking.istio.io';
 const IFACE = 'org.apache.dubbo.samples.RbacService';
 const obj = (o: Record<string, unknown>) => o as unknown as KubeObject;
 
-function roles(): { kind: string; metadata: { name: string; namespace?: string }; rules: Rule[] }[] {
-  const out = execFileSync('kubectl', ['kustomize', path.join(REPO, 'manifests')], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; rules: Rule[] })
-    .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
-}
+const roles = manifestRoles;
 
 /** POSTs one AdmissionReview to the webhook (TLS, dev certificate not verified here). */
 function review(address: string): Promise<number> {

@@ -253,8 +253,10 @@ export class KubeSource {
         version: r.version,
         plural: r.plural,
       })) as KubernetesListObject<KubernetesObject>;
+    // The scope is the served CRD's, which may differ from ours (Aeraki's Helm chart serves ApplicationProtocol
+    // namespaced): the API server gives `metadata.namespace` exactly to the objects of a namespaced resource.
     const remove = (obj: KubernetesObject) => {
-      const ns = r.clusterScoped ? '' : (obj.metadata?.namespace ?? '');
+      const ns = obj.metadata?.namespace ?? '';
       if (this.secretOwners.has(r.kind)) this.secrets.delete(r.kind, ns, obj.metadata?.name ?? '');
       else this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
     };
@@ -264,7 +266,7 @@ export class KubeSource {
         // Another revision's object is treated as absent (as the MCP client does; istio ObjectInRevision).
         const rev = obj.metadata?.labels?.[REVISION_LABEL];
         if (revision !== undefined && rev !== undefined && rev !== revision) remove(obj);
-        else this.applyObject(withTypeMeta(obj, apiVersion, r.kind));
+        else this.applyObject(withTypeMeta(obj, apiVersion, r.kind), (obj.metadata?.namespace ?? '') !== '');
       },
       delete: remove,
     });
@@ -282,8 +284,10 @@ export class KubeSource {
     });
   }
 
-  private applyObject(raw: Record<string, unknown>): void {
-    const res = parseConfigObject(raw, this.parseOptions);
+  /** `namespaced`: the scope of the object's resource as served (absent: the kind's own). */
+  private applyObject(raw: Record<string, unknown>, namespaced?: boolean): void {
+    const options = namespaced === undefined ? this.parseOptions : { ...this.parseOptions, namespaced };
+    const res = parseConfigObject(raw, options);
     if (res === undefined) return;
     if (res.ok) {
       // An object naming Secrets is stored once they are read (secrets.ts).

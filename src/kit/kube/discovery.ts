@@ -22,6 +22,23 @@ export interface ResourceDiscovery {
   served(r: ResourceId): Promise<boolean>;
 }
 
+/**
+ * How the API server serves a resource at one group/version, as its CRD says (and not as ours does: Aeraki's Helm
+ * chart serves ApplicationProtocol namespaced, ours and Aeraki's k8s/crd.yaml cluster-scoped). From the
+ * APIResourceList: `namespaced` of the resource's entry, and `status` when `<plural>/status` is listed (the CRD
+ * declares `subresources.status` for that version).
+ */
+export interface ServedResource {
+  readonly namespaced: boolean;
+  readonly status: boolean;
+}
+
+/** Asks the API server how it serves a resource (the status writer's port; tests inject one). */
+export interface ResourceShapes {
+  /** The resource at r.group/r.version; undefined when not served there; rejects on any other failure. */
+  describe(r: ResourceId): Promise<ServedResource | undefined>;
+}
+
 /** `metarouters.metaprotocol.aeraki.io`, or `services` for the core group: the name of a CRD and of RBAC messages. */
 export function qualifiedResource(r: Pick<ResourceId, 'group' | 'plural'>): string {
   return r.group === '' ? r.plural : `${r.plural}.${r.group}`;
@@ -31,9 +48,9 @@ export function qualifiedResource(r: Pick<ResourceId, 'group' | 'plural'>): stri
  * Contract: concurrent questions about one group/version share one request (kinds of one group ask together);
  * nothing is cached beyond the request in flight, so every round of rediscovery asks the server again.
  */
-export class ApiDiscovery implements ResourceDiscovery {
+export class ApiDiscovery implements ResourceDiscovery, ResourceShapes {
   private readonly kc: KubeConfig;
-  private readonly inFlight = new Map<string, Promise<ReadonlySet<string> | undefined>>();
+  private readonly inFlight = new Map<string, Promise<ReadonlyMap<string, ServedResource> | undefined>>();
 
   constructor(kc: KubeConfig) {
     this.kc = kc;
@@ -44,8 +61,12 @@ export class ApiDiscovery implements ResourceDiscovery {
     return names !== undefined && names.has(r.plural);
   }
 
-  /** The plurals served in group/version; undefined when the group/version is not served (404). */
-  resources(group: string, version: string): Promise<ReadonlySet<string> | undefined> {
+  async describe(r: ResourceId): Promise<ServedResource | undefined> {
+    return (await this.resources(r.group, r.version))?.get(r.plural);
+  }
+
+  /** The resources served in group/version, by plural; undefined when the group/version is not served (404). */
+  resources(group: string, version: string): Promise<ReadonlyMap<string, ServedResource> | undefined> {
     const key = `${group}/${version}`;
     let p = this.inFlight.get(key);
     if (!p) {
@@ -55,16 +76,32 @@ export class ApiDiscovery implements ResourceDiscovery {
     return p;
   }
 
-  private async fetch(group: string, version: string): Promise<ReadonlySet<string> | undefined> {
+  private async fetch(
+    group: string,
+    version: string,
+  ): Promise<ReadonlyMap<string, ServedResource> | undefined> {
     try {
       const list =
         group === ''
           ? await this.kc.makeApiClient(CoreV1Api).getAPIResources()
           : await this.kc.makeApiClient(CustomObjectsApi).getAPIResources({ group, version });
-      return new Set(list.resources.map((x) => x.name));
+      return servedResources(list.resources);
     } catch (err) {
       if (statusCodeOf(err) === 404) return undefined;
       throw err;
     }
   }
+}
+
+/** The entries of an APIResourceList by plural; a subresource (`<plural>/status`) marks its resource. */
+export function servedResources(
+  entries: readonly { readonly name: string; readonly namespaced: boolean }[],
+): ReadonlyMap<string, ServedResource> {
+  const names = new Set(entries.map((e) => e.name));
+  const out = new Map<string, ServedResource>();
+  for (const e of entries) {
+    if (e.name.includes('/')) continue;
+    out.set(e.name, { namespaced: e.namespaced, status: names.has(`${e.name}/status`) });
+  }
+  return out;
 }

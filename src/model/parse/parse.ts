@@ -40,6 +40,11 @@ const CORE_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 export interface ParseOptions {
   readonly clusterDomain: string;
   readonly kinds?: readonly KindSpec[];
+  /**
+   * The scope the API server gives the object's resource, where it decides (objects read from the Kubernetes API):
+   * Aeraki's Helm chart serves ApplicationProtocol namespaced, ours cluster-scoped. Absent: the kind's own scope.
+   */
+  readonly namespaced?: boolean;
 }
 
 export const DEFAULT_PARSE_OPTIONS: ParseOptions = Object.freeze({ clusterDomain: CLUSTER_DOMAIN });
@@ -143,7 +148,8 @@ export function parseConfigObject(
   const nameV = md['name'];
   const nsV = md['namespace'];
   const name = typeof nameV === 'string' ? nameV : '';
-  const namespace = info.clusterScoped ? '' : typeof nsV === 'string' && nsV !== '' ? nsV : DEFAULT_NAMESPACE;
+  const clusterScoped = options.namespaced === undefined ? info.clusterScoped : !options.namespaced;
+  const namespace = clusterScoped ? '' : typeof nsV === 'string' && nsV !== '' ? nsV : DEFAULT_NAMESPACE;
   const ref: ObjectRef = { kind, namespace, name };
   const f = new Fields(ref);
   if (!isPlainObject(mdRaw)) f.error('metadata', 'required field is missing');
