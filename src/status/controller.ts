@@ -80,6 +80,8 @@ export class StatusController extends LoopController<StatusRunReport> {
   private readonly clock: Clock;
   /** Keys of the Events created and still describing a current problem. */
   private reported = new Set<string>();
+  /** `<kind or Event>|<HTTP code>` of failed writes the API server answered, warned once until one succeeds. */
+  private readonly answered = new Set<string>();
   /** `pending`: the next run lists from the API server (set by the periodic resync until a list succeeds). */
   private readonly resync: { pending: boolean };
 
@@ -151,13 +153,22 @@ export class StatusController extends LoopController<StatusRunReport> {
 
   private wrote(op: StatusWrite, error: SinkError | undefined): void {
     const fields = { kind: op.kind, namespace: op.namespace, name: op.name };
+    const what = op.event ? 'Event' : op.kind;
     if (error) {
-      this.log.warn(op.event ? 'creating an Event failed' : 'status write failed', {
-        ...fields,
-        ...errorFields(error),
-      });
+      const message = op.event ? 'creating an Event failed' : 'status write failed';
+      if (error.code === undefined) {
+        this.log.warn(message, { ...fields, ...errorFields(error) });
+        return;
+      }
+      // The API server answered: its status says all (no stack). Warned once per kind and code while it lasts, as
+      // a refused run is retried with backoff (kit/write.ts classifyWriteRun) and would repeat it per object.
+      const key = `${what}|${error.code}`;
+      const level = this.answered.has(key) ? 'debug' : 'warn';
+      this.answered.add(key);
+      this.log[level](message, { ...fields, error: error.message, code: error.code, reason: error.reason });
       return;
     }
+    for (const key of this.answered) if (key.startsWith(`${what}|`)) this.answered.delete(key);
     if (op.event) this.reported.add(op.event.key);
     else this.log.info('wrote status', fields);
   }

@@ -9,6 +9,7 @@ import { StatusController, type StatusControllerOptions } from '../../src/status
 import { createKubeStatusPort } from '../../src/status/kube.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { recordingLogger, type LogRecord } from '../support/recording-logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
@@ -173,5 +174,44 @@ describe('status/controller: against the API server', () => {
     assert.equal(eventWrites().length, 2);
     await c.stop();
     await restarted.stop();
+  });
+
+  it('a status write refused with 403: retried with backoff, warned once without a stack, written once granted', async () => {
+    const records: LogRecord[] = [];
+    const fault = api.faults.inject({ verb: 'patch', resource: 'metarouters', forbid: true, times: 3 });
+    const c = controller({
+      logger: recordingLogger(records),
+      retry: { initialMs: 50, maxMs: 200, jitter: 0 },
+    });
+    c.trigger();
+    await settle(c);
+    for (let retries = 0; fault.remaining > 0 && retries < 5; retries++) {
+      const [delay] = clock.pendingDelays();
+      assert.ok(
+        delay !== undefined && delay <= 200,
+        `retried after the capped backoff, not at a resync (${delay})`,
+      );
+      clock.advance(delay);
+      await c.idle();
+    }
+    assert.equal(fault.hits, 3);
+    const [delay] = clock.pendingDelays();
+    if (delay !== undefined) {
+      clock.advance(delay);
+      await c.idle();
+    }
+    assert.equal(conditions()['Accepted'].status, 'True', 'written once access returned');
+    const failed = records.filter((r) => r.message === 'status write failed');
+    assert.deepEqual(
+      failed.map((r) => r.level),
+      ['warn', 'debug', 'debug'],
+      'one warning while it lasts',
+    );
+    assert.equal(failed[0]!.fields['code'], 403);
+    assert.ok(
+      failed.every((r) => !('stack' in r.fields)),
+      'no stack trace for an answer of the API server',
+    );
+    await c.stop();
   });
 });
