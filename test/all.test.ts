@@ -62,6 +62,7 @@ import './controller/mcp/protos.test.ts';
 import './controller/mcp/resilience.test.ts';
 import './controller/mcp/state.test.ts';
 import './controller/mcp/transport.test.ts';
+import './controller/secret-gate.test.ts';
 import './controller/store-changes.test.ts';
 import './controller/store.test.ts';
 import './controller/strict-last-known-good.test.ts';
