@@ -189,6 +189,7 @@ import './security/redis-auth.test.ts';
 import './security/secrets.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';
+import './status/generation-events.test.ts';
 import './status/plan.test.ts';
 import './status/programmed.test.ts';
 import './status/proxy-rejections.test.ts';

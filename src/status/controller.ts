@@ -1,6 +1,6 @@
 /**
  * Status controller: writes `status.conditions` and `status.observedGeneration` of the Aeraki objects and creates
- * Events for rejected objects, held output and conflicts (plan.ts says what), so config problems show where users
+ * Events for rejected objects, generation errors, held output and conflicts (plan.ts says what), so config problems show where users
  * look (`kubectl get metarouters`, `kubectl describe`).
  *
  * Each run reads the Aeraki objects as the API server holds them (their generation and current status are the
