@@ -1,7 +1,8 @@
 /**
  * The directory config source of `aeraki serve --config-source dir`: loads every file under a directory into the
  * store (full replacement, src/controller/file-source.ts fillStore) at start, then re-loads after every change,
- * debounced. Each file keeps its last good read (dir-files.ts): a file that cannot be read, decoded or parsed keeps
+ * debounced. An object naming a Secret the files do not hold, or one that cannot serve it, is rejected as the
+ * Kubernetes source rejects it (secret-gate.ts): its last valid version stays, or its hosts are held. Each file keeps its last good read (dir-files.ts): a file that cannot be read, decoded or parsed keeps
  * its objects in effect and is reported (error log once per change, `problems()` for /debug/config and the
  * metric); a file failing since start makes the source `partial` (the reconciler holds deletions meanwhile), unless
  * the state file (`stateFile`, dir-state-keeper.ts) holds its last good read of before the restart: then that read
@@ -23,6 +24,9 @@ import { errorFields, type Logger } from '../util/logger.ts';
 import { formatIssue, type ConfigIssue } from '../model/result.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { ControllerLoop } from '../kit/controller-loop.ts';
+import { secretRefReader } from '../model/kinds.ts';
+import type { ConfigKind } from '../model/objects.ts';
+import { gateSecretRefs, type SecretGateOptions } from './secret-gate.ts';
 
 export interface DirSourceOptions {
   readonly dir: string;
@@ -56,6 +60,8 @@ export class DirSource {
   private lastProblems = new Map<string, string>();
   private readonly listeners = new Set<() => void>();
   private loadedOnce = false;
+  /** The Secrets the plugins' kinds name (secret-gate.ts). */
+  private readonly secretRefs: SecretGateOptions;
   /** Number of loads so far. */
   loads = 0;
 
@@ -71,6 +77,7 @@ export class DirSource {
         : new DirStateKeeper(o.stateFile, ctx, this.log, o.stateMaxBytes);
     this.files = new DirFiles(o.dir, o.limits ?? DEFAULT_FILE_LIMITS, this.state?.restore());
     this.clock = o.clock ?? systemClock;
+    this.secretRefs = secretRefReader(o.store.kinds);
     // No gates, no retries (a file that cannot be read keeps its last good objects; the next change re-reads), no
     // resync (the polling is the safety net).
     this.loop = new ControllerLoop<void>({
@@ -159,10 +166,14 @@ export class DirSource {
   load(): void {
     this.signature = this.currentSignature();
     const content = this.files.read();
-    const loaded = parseRawObjects(content.raws, this.o.rootNamespace, content.issues, {
+    const parsed = parseRawObjects(content.raws, this.o.rootNamespace, content.issues, {
       clusterDomain: this.o.store.clusterDomain,
       kinds: this.o.store.kinds,
     });
+    const store = this.o.store;
+    const loaded = gateSecretRefs(parsed, this.secretRefs, (kind, namespace, name) =>
+      store.get(kind as ConfigKind, namespace, name),
+    );
     fillStore(this.o.store, loaded);
     this.loads++;
     this.state?.save(this.files.goodReads());

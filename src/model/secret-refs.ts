@@ -5,6 +5,7 @@
  * of a Secret is held).
  */
 import type { ConfigObject } from './objects.ts';
+import { issue, refOf, type ConfigIssue } from './result.ts';
 
 /** A Secret named by an object. */
 export interface SecretRef {
@@ -50,4 +51,35 @@ export function usedSecretData(
     }
   }
   return out;
+}
+
+/** Why a Secret an object names cannot be had at all: absent from the input, or refused to the controller. */
+export type SecretAbsence = 'not found' | 'forbidden';
+
+/** The issue of `obj` whose Secret (`ref`) is absent: `<field naming it>: Secret ns/s not found`; never a value. */
+export function secretAbsentIssue(obj: ConfigObject, ref: SecretRef, reason: SecretAbsence): ConfigIssue {
+  const where = `${obj.metadata.namespace}/${ref.name}`;
+  const message =
+    reason === 'not found'
+      ? `Secret ${where} not found`
+      : `Secret ${where} forbidden: the controller may not get it (grant verb get on group "" (core) resource secrets)`;
+  return issue(refOf(obj), ref.path, message);
+}
+
+/**
+ * The issues of `obj` from a Secret that is there but cannot serve `ref` (SecretRef.problems over `data`, the keys
+ * in `undecodable` not valid base64), each `Secret ns/s has no key "password"`; none when it serves. Never a value.
+ */
+export function secretProblemIssues(
+  obj: ConfigObject,
+  ref: SecretRef,
+  data: Readonly<Record<string, string>>,
+  undecodable: readonly string[] = [],
+): ConfigIssue[] {
+  if (!ref.problems) return [];
+  const bad = new Set(undecodable);
+  const all: Record<string, string> = { ...data };
+  for (const k of bad) if (!Object.hasOwn(all, k)) all[k] = '';
+  const where = `${obj.metadata.namespace}/${ref.name}`;
+  return ref.problems(all, bad).map((p) => issue(refOf(obj), p.path, `Secret ${where} ${p.message}`));
 }

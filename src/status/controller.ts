@@ -1,7 +1,7 @@
 /**
  * Status controller: writes `status.conditions` and `status.observedGeneration` of the Aeraki objects and creates
- * Events for rejected objects, held output and conflicts (plan.ts says what), so config problems show where users
- * look (`kubectl get metarouters`, `kubectl describe`).
+ * Events for rejected objects, generation errors, held output and conflicts (plan.ts says what), so config problems
+ * show where users look (`kubectl get metarouters`, `kubectl describe`).
  *
  * Each run reads the Aeraki objects as the API server holds them (their generation and current status are the
  * truth, so a restart or a new leader writes nothing that is already there; the port answers from its watch-fed

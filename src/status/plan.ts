@@ -12,7 +12,9 @@
  *   desired statuses against the targets' current ones);
  * - `Accepted` also weighs the rules of the object's valid version (model/validate/rules.ts), so one that breaks a rule of
  *   admission hygiene says that admission would refuse it;
- * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind), `Held` for a
+ * - Events (one per object, reason and note): `Invalid` for each rejected object (any kind) and for each object
+ *   with errors in the generation pass (any kind; one note per object: the Event is reported again only when
+ *   the errors change), `Held` for a
  *   rejected object whose last valid version the store still serves and for each valid object held by an
  *   invalid one (model/held.ts), `Conflict` for each MetaRouter or ApplicationProtocol conflict warning,
  *   `ProxyRejected` for a MetaRouter whose routes a proxy rejects (keyed by the rejected route and version, so it
@@ -23,7 +25,7 @@ import { configConflicts } from '../model/conflicts/conflicts.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import { holdersOf, isHeldIssue } from '../model/held.ts';
-import { issueLine, refOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
+import { issueLine, refOf, severityOf, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { ruleIssues } from '../model/validate/rules.ts';
 import type { ConfigView } from '../model/view.ts';
 import type { RouteAcks } from '../model/route-acks.ts';
@@ -230,6 +232,7 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
     }
   }
   const conflicts = new Set((input.conflicts ?? configConflicts(view)).map(issueLine));
+  for (const [ref, errors] of generationErrors(input, conflicts)) add(ref, 'Invalid', issuesMessage(errors));
   const seen = new Set<string>();
   for (const i of input.issues) {
     const line = issueLine(i);
@@ -257,6 +260,29 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
     });
   }
   return out.sort(byKey);
+}
+
+/**
+ * The errors of the generation pass, by object (in issue order), of the objects the store has not rejected (their
+ * rejection has its Event): a Secret that turned unusable for the last valid version of an object while the store
+ * accepted it (shared with an object it still serves), a port whose filter cannot be built. Conflicts and held
+ * notices have Events of their own.
+ */
+function generationErrors(
+  input: StatusPlanInput,
+  conflicts: ReadonlySet<string>,
+): Map<ObjectRef, ConfigIssue[]> {
+  const rejected = new Set(input.rejected.map((r) => refKey(r.ref)));
+  const byRef = new Map<string, { ref: ObjectRef; errors: ConfigIssue[] }>();
+  for (const i of input.issues) {
+    if (severityOf(i) !== 'error' || isHeldIssue(i) || conflicts.has(issueLine(i))) continue;
+    const key = refKey(i.ref);
+    if (rejected.has(key)) continue;
+    const entry = byRef.get(key);
+    if (!entry) byRef.set(key, { ref: i.ref, errors: [i] });
+    else if (!entry.errors.some((e) => issueLine(e) === issueLine(i))) entry.errors.push(i);
+  }
+  return new Map([...byRef.values()].map((e) => [e.ref, e.errors]));
 }
 
 /** The events not reported yet (`reported`: keys of Events created before and still current). */

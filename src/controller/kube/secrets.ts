@@ -19,8 +19,14 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { apiStatusOf } from '../../kit/kube/errors.ts';
 import type { ConfigKind, ConfigObject, Secret } from '../../model/objects.ts';
 import { decodeSecretValue } from '../../model/parse/secret.ts';
-import { formatIssue, issue, refOf, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
-import { usedSecretData, type SecretRef, type SecretRefsOf } from '../../model/secret-refs.ts';
+import { formatIssue, refOf, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
+import {
+  secretAbsentIssue,
+  secretProblemIssues,
+  usedSecretData,
+  type SecretRef,
+  type SecretRefsOf,
+} from '../../model/secret-refs.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import type { Clock, TimerHandle } from '../../util/clock.ts';
 import { stableStringify } from '../../util/json.ts';
@@ -241,13 +247,13 @@ export class SecretReader {
       const answer = answers[i]!;
       const name = ref.name;
       if (answer.found) {
-        const problems = problemsOf(obj, ref, answer);
+        const problems = secretProblemIssues(obj, ref, answer.data, answer.undecodable);
         if (problems.length > 0) issues.push(...problems);
         else this.putSecret(ns, name, answer.data);
       } else if (answer.reason === 'failed') {
         transient = true;
         this.log.warn('Secret read failed, retrying', { secret: secretKey(ns, name), code: answer.code });
-      } else issues.push(secretIssue(obj, ref, answer.reason));
+      } else issues.push(secretAbsentIssue(obj, ref, answer.reason));
     });
     return { issues, transient };
   }
@@ -294,31 +300,6 @@ export class SecretReader {
       void this.refresh().finally(() => this.schedule());
     }, this.o.refreshMs ?? 60_000);
   }
-}
-
-function secretIssue(obj: ConfigObject, ref: SecretRef, reason: 'not found' | 'forbidden'): ConfigIssue {
-  const where = secretKey(obj.metadata.namespace, ref.name);
-  const message =
-    reason === 'not found'
-      ? `Secret ${where} not found`
-      : `Secret ${where} forbidden: the controller may not get it (grant verb get on group "" (core) resource secrets)`;
-  return issue(refOf(obj), ref.path, message);
-}
-
-/** The issues of `obj` from a found Secret that cannot serve `ref` (SecretRef.problems); never a value. */
-function problemsOf(
-  obj: ConfigObject,
-  ref: SecretRef,
-  answer: Extract<SecretAnswer, { found: true }>,
-): ConfigIssue[] {
-  if (!ref.problems) return [];
-  const undecodable = new Set(answer.undecodable ?? []);
-  const data: Record<string, string> = { ...answer.data };
-  for (const k of undecodable) if (!Object.hasOwn(data, k)) data[k] = '';
-  const where = secretKey(obj.metadata.namespace, ref.name);
-  return ref
-    .problems(data, undecodable)
-    .map((p) => issue(refOf(obj), p.path, `Secret ${where} ${p.message}`));
 }
 
 /** A Secret as the store holds it: namespace, name and the used keys; nothing else of the API object. */
