@@ -15,11 +15,14 @@
  * for the ServiceEntries of its own namespace (isHostHeld, hostHolders): their Dubbo and Thrift filters embed its
  * routes and subsets, whose last good version only the output written before knows, so generation keeps that
  * output; so does an object of another kind rejected with the hosts it configures (`reject` given `hosts`, e.g. a
- * Redis object whose Secret cannot serve it), for its own namespace too. A rejected MetaRouter with no valid version holds the Gateways it binds in its own namespace
- * (isGatewayHeld, heldGateways), whose output is its gateway filter, and never a host: what it contributes to a
- * ServiceEntry is its RDS routes, and with no valid version this process never served any of them (see
- * xds-rds/routes.ts), so the ServiceEntry is rendered and routed as if it were absent. Nothing rejected in one
- * namespace holds anything of another.
+ * Redis object whose Secret cannot serve it), for its own namespace too. A rejected MetaRouter with no valid version
+ * holds the Gateways it binds in its own namespace (isGatewayHeld, heldGateways), whose output is its gateway
+ * filter, and a Gateway of another namespace only while no valid MetaRouter binds that Gateway (its output is then
+ * the invalid ones' contribution alone, so keeping it freezes nobody else's; the first valid MetaRouter bound to it
+ * ends that hold). It never holds a host: what it contributes to a ServiceEntry is its RDS routes, and with no
+ * valid version this process never served any of them (see xds-rds/routes.ts), so the ServiceEntry is rendered and
+ * routed as if it were absent. Apart from such a Gateway, nothing rejected in one namespace holds anything of
+ * another.
  *
  * Owned objects (`applyOwned`): a source of its own (the registry bridges) owns the keys it puts in; while a key is
  * owned, upsert, delete, reject, replaceKind and applyKindChanges from every other source leave it alone. So a
@@ -176,7 +179,8 @@ export class ConfigStore implements ConfigView {
     objects.set(key, obj);
     this.index(obj);
     this.changed(obj.kind);
-    if (old === undefined && bindsHosts(obj.kind)) this.held = undefined;
+    // A valid version appeared (its rejection holds no more), or the Gateways valid MetaRouters bind moved.
+    if ((old === undefined && bindsHosts(obj.kind)) || gatewaysMoved(old, obj)) this.held = undefined;
     // A kind that binds no host held the hosts it configures (reject given hosts): say that they are released.
     if (released && !bindsHosts(obj.kind)) {
       this.emit({ type: 'held', kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
@@ -482,11 +486,14 @@ export class ConfigStore implements ConfigView {
     return this.hostKeys(r.hosts, r.ref.namespace);
   }
 
-  /** The Gateways a rejection holds (`<namespace>/<name>`): those it binds in its own namespace only. */
+  /**
+   * The Gateways a rejection holds (`<namespace>/<name>`): those it binds in its own namespace, and those of another
+   * namespace that no valid MetaRouter binds (mrByGateway: put and remove drop the held index when that changes).
+   */
   private holdingGateways(r: RejectedObject | undefined): readonly string[] {
     if (!this.isHolding(r) || !r.gateways) return [];
     const own = `${r.ref.namespace}/`;
-    return r.gateways.filter((g) => g.startsWith(own));
+    return r.gateways.filter((g) => g.startsWith(own) || this.mrByGateway.all(g).length === 0);
   }
 
   /**
@@ -635,6 +642,12 @@ function fingerprint(obj: ConfigObject): string {
 }
 
 const NO_REFS: readonly ObjectRef[] = Object.freeze([]);
+
+/** True when `obj` is a MetaRouter whose `spec.gateways` differ from those of `old` (its previous version). */
+function gatewaysMoved(old: ConfigObject | undefined, obj: ConfigObject): boolean {
+  if (obj.kind !== 'MetaRouter' || old?.kind !== 'MetaRouter') return false;
+  return old.spec.gateways.join('\n') !== obj.spec.gateways.join('\n');
+}
 
 /** What rejections hold: normalised hosts and Gateways (`<namespace>/<name>`), each with the rejections holding it. */
 interface HeldIndex {

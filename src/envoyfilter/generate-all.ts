@@ -4,11 +4,11 @@
  * ports failed renders nothing (its source key goes into failedSources, so a reconciler keeps what it wrote
  * before); so does a ServiceEntry with a held host (ConfigView.isHostHeld: an invalid VirtualService or
  * DestinationRule of its own namespace without a valid version binds it), which renders nothing; then gateway
- * mode, where a held Gateway (ConfigView.isGatewayHeld: an invalid MetaRouter of its own namespace without a valid
- * version binds it) renders nothing and keeps its output the same way; each held source that would have output
- * gets a warning naming the invalid objects holding it (model/held.ts). An invalid object never holds a source of
- * another namespace, and an invalid MetaRouter never holds a ServiceEntry: such a source is rendered from what it
- * is now, with the last valid version of each object it depends on (the store keeps it), and without an object
+ * mode, where a held Gateway (ConfigView.isGatewayHeld: an invalid MetaRouter without a valid version binds it, of
+ * the Gateway's own namespace, or of another while no valid MetaRouter binds the Gateway) renders nothing and keeps
+ * its output the same way; each held source that would have output gets a warning naming the invalid objects
+ * holding it (model/held.ts). Otherwise an invalid object never holds a source of another namespace, and an
+ * invalid MetaRouter never holds a ServiceEntry: such a source is rendered from what it is now, with the last valid version of each object it depends on (the store keeps it), and without an object
  * that has none (DESIGN habit 17). Pure: no I/O, no logging, no clock; never throws on input.
  *
  * Warnings (they never fail a source): a named targetPort that cannot be resolved here (D16); a ServiceEntry without

@@ -1,9 +1,9 @@
 /**
  * Say what is not rendered: a valid ServiceEntry (or Gateway) whose host (or Gateway) is held by an invalid object
  * of its own namespace it depends on (ConfigView.hostHolders: a VirtualService or DestinationRule; gatewayHolders:
- * a MetaRouter; each rejected with no valid version) is left out of the output; the warning names it and each
- * object holding it. Nothing of another namespace holds it, and a MetaRouter never holds a ServiceEntry (DESIGN
- * habit 17). `render` prints it, `serve` shows it in /debug/config, the status of the holding object and an Event
+ * a MetaRouter, or one of another namespace while no valid MetaRouter binds the Gateway; each rejected with no
+ * valid version) is left out of the output; the warning names it and each object holding it. Nothing else of
+ * another namespace holds it, and a MetaRouter never holds a ServiceEntry (DESIGN habit 17). `render` prints it, `serve` shows it in /debug/config, the status of the holding object and an Event
  * on the held one.
  */
 import { refOf, refString, warning, type ConfigIssue, type ObjectRef } from './result.ts';
@@ -11,7 +11,7 @@ import type { Gateway, ServiceEntry } from './objects.ts';
 import type { ConfigView } from './view.ts';
 
 /**
- * The rejected objects holding `source` (any of a ServiceEntry's hosts, or a Gateway), all of its namespace,
+ * The rejected objects holding `source` (any of a ServiceEntry's hosts, or a Gateway: ConfigView.gatewayHolders),
  * without repeats, sorted.
  */
 export function holdersOf(view: ConfigView, source: ServiceEntry | Gateway): ObjectRef[] {

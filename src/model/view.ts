@@ -64,10 +64,11 @@ export interface ConfigView {
    */
   isHostHeld(host: string, namespace: string): boolean;
   /**
-   * True when Gateway `<namespace>/<name>` is held: a MetaRouter of that same namespace binding it
-   * (`spec.gateways`) is rejected and has no valid version. Gateway generation must then keep what exists for the
-   * Gateway (its EnvoyFilters and VirtualServices are neither rewritten nor deleted), as for a held host. A
-   * MetaRouter of another namespace never holds it.
+   * True when Gateway `<namespace>/<name>` is held: a MetaRouter binding it (`spec.gateways`) is rejected and has
+   * no valid version, and is of that same namespace or no valid MetaRouter binds the Gateway (then its output is
+   * only the invalid ones' contribution). Gateway generation must then keep what exists for the Gateway (its
+   * EnvoyFilters and VirtualServices are neither rewritten nor deleted), as for a held host. A MetaRouter of
+   * another namespace never holds a Gateway a valid MetaRouter binds (DESIGN habit 17): it is rendered from those.
    */
   isGatewayHeld(namespace: string, name: string): boolean;
   /**
@@ -83,8 +84,8 @@ export interface ConfigView {
    */
   hostHolders(host: string, namespace: string): readonly ObjectRef[];
   /**
-   * The rejected MetaRouters holding Gateway `<namespace>/<name>` (see isGatewayHeld: all of that namespace);
-   * empty when not held.
+   * The rejected MetaRouters holding Gateway `<namespace>/<name>` (see isGatewayHeld: those of that namespace, and
+   * those of others while no valid MetaRouter binds it), in namespace, name order; empty when not held.
    */
   gatewayHolders(namespace: string, name: string): readonly ObjectRef[];
 }

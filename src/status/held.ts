@@ -1,8 +1,8 @@
 /**
  * Held hosts (`aeraki_held_hosts`): hosts whose output is kept as it was because an object they depend on is
  * rejected: the first hosts of rejected ServiceEntries (their last valid version), the hosts of the MetaRouters
- * bound to a rejected Gateway or to a Gateway held by an invalid MetaRouter of its namespace (`heldGateways`,
- * ConfigStore.heldGateways()), and the first hosts of the ServiceEntries held by an invalid VirtualService or
+ * bound to a rejected Gateway or to a Gateway held by an invalid MetaRouter (`heldGateways`,
+ * ConfigStore.heldGateways(): one of its namespace, or of another while no valid MetaRouter binds it), and the first hosts of the ServiceEntries held by an invalid VirtualService or
  * DestinationRule of their own namespace with no valid version (`storeHeld`, ConfigStore.heldHosts(), says whether
  * any is). An invalid MetaRouter holds no host (model/view.ts isHostHeld): its hosts are rendered and routed.
  */

@@ -1,7 +1,8 @@
-// `aeraki serve --config-source dir --output dir` across a restart: a MetaRouter of the Gateway's namespace bound
-// to it that is invalid when the controller starts (no valid version known) holds the Gateway: its EnvoyFilter
-// and VirtualService files stay as they were and /debug/config lists it; the MetaRouter holds no host, so its
-// host gets the default route. One of another namespace holds nothing: the Gateway is rendered without it.
+// `aeraki serve --config-source dir --output dir` across a restart: a MetaRouter bound to a Gateway that is
+// invalid when the controller starts (no valid version known) holds the Gateway when it is of the Gateway's
+// namespace, or of another while no valid MetaRouter binds the Gateway: its EnvoyFilter and VirtualService files
+// stay as they were and /debug/config lists it; the MetaRouter holds no host, so its host gets the default route.
+// Once a valid MetaRouter binds the Gateway, one of another namespace holds nothing: it is rendered from the valid one.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +69,7 @@ const DEFAULT = `outbound|20880||${META_HOST}`;
 const servedCluster = (running: RunningServe) =>
   running.cache.snapshot().resources.get(META_ROUTE)?.json.virtualHosts[0]?.routes[0]?.route.cluster;
 
-describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter of its namespace', () => {
+describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter', () => {
   it('keeps the Gateway output across a restart with only an invalid MetaRouter of its namespace', async () => {
     await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(true, ROOT)], () => Promise.resolve());
     const written = gatewayFiles();
@@ -93,11 +94,28 @@ describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter of its nam
     assert.deepEqual(gatewayFiles(), written, 'neither rewritten nor deleted');
   });
 
-  it('an invalid MetaRouter of another namespace holds nothing: the Gateway is rendered without it', async () => {
+  it('an invalid MetaRouter of another namespace holds it only while no valid MetaRouter binds it', async () => {
     await serveOnce([metaEntry, gatewayRaw, gatewayRouterRaw(true, 'shop')], () => Promise.resolve());
-    assert.equal(Object.keys(gatewayFiles()).length, 2);
+    const written = gatewayFiles();
+    assert.equal(Object.keys(written).length, 2);
     const restarted = await serveOnce(
       [metaEntry, gatewayRaw, gatewayRouterRaw(false, 'shop')],
+      async (admin) => {
+        const doc = JSON.parse((await httpGet(`http://${admin}/debug/config`)).body) as {
+          heldGateways: { gateway: string; by: { namespace: string }[] }[];
+        };
+        assert.deepEqual(
+          doc.heldGateways.map((g) => [g.gateway, g.by.map((r) => r.namespace)]),
+          [[`${ROOT}/ingress`, ['shop']]],
+        );
+      },
+    );
+    assert.equal(servedCluster(restarted), DEFAULT, 'its host is not held: the default route');
+    assert.deepEqual(gatewayFiles(), written, 'its own last output: neither rewritten nor deleted');
+
+    // A valid MetaRouter of another namespace binds the Gateway: rendered from it, nothing held.
+    await serveOnce(
+      [metaEntry, gatewayRaw, gatewayRouterRaw(false, 'shop'), gatewayRouterRaw(true, 'team')],
       async (admin) => {
         const doc = JSON.parse((await httpGet(`http://${admin}/debug/config`)).body) as {
           heldGateways: unknown[];
@@ -105,7 +123,6 @@ describe('aeraki serve (dir): a Gateway held by an invalid MetaRouter of its nam
         assert.deepEqual(doc.heldGateways, []);
       },
     );
-    assert.equal(servedCluster(restarted), DEFAULT);
-    assert.deepEqual(gatewayFiles(), {}, 'no valid MetaRouter binds it: its output is removed');
+    assert.deepEqual(Object.keys(gatewayFiles()), Object.keys(written));
   });
 });

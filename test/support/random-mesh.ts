@@ -4,7 +4,7 @@
 // or invalid: the store rejects it, keeps its last valid version or holds its hosts) or deleted. Few names and
 // hosts, so objects collide on hosts, names and claims.
 import type { ConfigStore } from '../../src/controller/store.ts';
-import { boundHostsOf } from '../../src/model/bound-hosts.ts';
+import { boundGatewaysOf, boundHostsOf } from '../../src/model/bound-hosts.ts';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
 import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { PARSE_OPTIONS } from './kinds.ts';
@@ -275,7 +275,10 @@ function meshVariant(p: Picker) {
   };
 }
 
-/** Applies one random change to `store`, as the Kubernetes sources do (invalid objects rejected with their hosts). */
+/**
+ * Applies one random change to `store`, as the Kubernetes sources do (invalid objects rejected with the hosts and
+ * Gateways they bind).
+ */
 export function randomChange(p: Picker, store: ConfigStore): Change {
   const kind = p.one(KINDS);
   if (kind === 'MeshConfig') {
@@ -297,7 +300,7 @@ export function randomChange(p: Picker, store: ConfigStore): Change {
     return { kind, op: 'upsert', namespace, name };
   }
   const ref = parsed.issues[0]?.ref ?? { kind, namespace, name };
-  store.reject(ref, parsed.issues, boundHostsOf(raw));
+  store.reject(ref, parsed.issues, boundHostsOf(raw), boundGatewaysOf(raw, namespace));
   return { kind, op: 'reject', namespace, name };
 }
 

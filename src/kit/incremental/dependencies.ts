@@ -193,6 +193,8 @@ export class ChangeTracker {
 
   private onEvent(e: ConfigEvent): void {
     for (const k of eventKeys(e, this.view)) this.dirty.add(k);
+    // A valid object's change can move what is held too: its version appears (its rejection holds no more), or a
+    // valid MetaRouter binds a Gateway or stops binding it (ConfigView.isGatewayHeld, across namespaces).
     if (e.type === 'held' || bindsHosts(e.kind)) this.heldChanged = true;
     if (e.kind === 'ServiceEntry' || e.kind === 'Service') {
       if (e.old !== undefined) this.countFirstHost(e.old as ConfigObject, -1);

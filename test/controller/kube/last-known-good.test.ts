@@ -101,12 +101,23 @@ describe('last known good: Kubernetes source (fake kube-apiserver)', () => {
     assert.equal(restarted.isHostHeld(META_HOST, 'shop'), true);
   });
 
-  it('after a restart, holds the Gateway an invalid MetaRouter of its namespace binds, never from another', async (t) => {
-    api.seed([metaEntry, gatewayRaw, gatewayRouterRaw(false, 'shop')] as unknown as KubeObject[]);
+  it('after a restart, holds the Gateway an invalid MetaRouter of its namespace binds, from another only while no valid one binds it', async (t) => {
+    api.seed([
+      metaEntry,
+      gatewayRaw,
+      gatewayRouterRaw(true, 'team'),
+      gatewayRouterRaw(false, 'shop'),
+    ] as unknown as KubeObject[]);
     const elsewhere = await started(t);
     assert.deepEqual(elsewhere.heldGateways(), []);
-    assert.ok(!generate(elsewhere).failedSources.has(GATEWAY_SOURCE), 'another namespace holds nothing');
+    assert.ok(!generate(elsewhere).failedSources.has(GATEWAY_SOURCE), 'a valid MetaRouter binds it');
+    api.delete('metarouters.metaprotocol.aeraki.io', 'team', 'mr');
+    await waitFor(() => elsewhere.isGatewayHeld(ROOT, 'ingress'), 'held once only the invalid one binds it');
+    assert.deepEqual(elsewhere.gatewayHolders(ROOT, 'ingress'), [
+      { kind: 'MetaRouter', namespace: 'shop', name: 'mr' },
+    ]);
 
+    api.delete('metarouters.metaprotocol.aeraki.io', 'shop', 'mr');
     api.seed([gatewayRouterRaw(false, ROOT)] as unknown as KubeObject[]);
     const restarted = await started(t);
     assert.deepEqual(restarted.heldGateways(), [
