@@ -4,7 +4,8 @@
  * VirtualService or DestinationRule is rejected with no valid version, the store holds these hosts for the
  * ServiceEntries of its own namespace (ConfigView.isHostHeld); a MetaRouter holds no host. Other kinds bind no
  * host here. A MetaRouter also binds the Gateways of its `spec.gateways` (boundGatewaysOf), held while it is
- * rejected with no valid version when they are in its own namespace (ConfigView.isGatewayHeld). Never throws.
+ * rejected with no valid version when they are in its own namespace, or in another while no valid MetaRouter binds
+ * them (ConfigView.isGatewayHeld). Never throws.
  */
 import { isPlainObject } from '../util/json.ts';
 

@@ -14,7 +14,7 @@
  *   that the status stays put while nothing changes); False with
  *   `ProxyRejected` when a proxy rejected them (how many, the first one and its error detail, cut); False with `Held` (rejected, its last valid version still
  *   served), `Invalid` (rejected with no valid version: none of its routes is served, its hosts get the default
- *   route; the message names the Gateways of its namespace it holds), `Conflict`
+ *   route; the message names the Gateways it holds), `Conflict`
  *   (another MetaRouter for its host is used),
  *   `NoServiceEntry` or `NoMetaProtocolPort`; Unknown with `Pending` while the store has not read it.
  */
