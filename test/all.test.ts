@@ -216,6 +216,7 @@ import './xds-rds/hardening.test.ts';
 import './xds-rds/held-routes.test.ts';
 import './xds-rds/incremental-differential.test.ts';
 import './xds-rds/incremental-routes.test.ts';
+import './xds-rds/inflight-memory.test.ts';
 import './xds-rds/layered-map.test.ts';
 import './xds-rds/python.test.ts';
 import './xds-rds/routes.test.ts';

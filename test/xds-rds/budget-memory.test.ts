@@ -99,6 +99,8 @@ const EMPTY = {
   budgetConnections: 0,
   budgetIdentities: 0,
   budgetBytes: 0,
+  inFlightBytes: 0,
+  inFlightIdentities: 0,
   admittedIdentities: 0,
   openStreams: 0,
 };
