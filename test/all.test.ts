@@ -169,6 +169,7 @@ import './registry/bridge.test.ts';
 import './registry/convert.test.ts';
 import './registry/dubbo-url.test.ts';
 import './registry/etcd/watcher.test.ts';
+import './registry/mcp/limits.test.ts';
 import './registry/mcp/python.test.ts';
 import './registry/mcp/server.test.ts';
 import './registry/mcp/snapshot.test.ts';
