@@ -57,7 +57,7 @@ class MessageProgress {
 
 /**
  * Contract: `attach` hooks the sessions of HTTP/2 servers; `identityOf` is called once per session, at its first
- * stream. `onRefuse` is called for each stream reset, before the reset. `held` is cheap (tests and heldState).
+ * stream. `onRefuse` is called for each stream reset that had not been answered yet, before the reset. `held` is cheap (tests and heldState).
  */
 export class InFlightBudget {
   private readonly byIdentity = new Map<string, number>();
@@ -109,10 +109,13 @@ export class InFlightBudget {
       const max = this.maxBytesPerIdentity;
       if (max <= 0 || held <= max) return;
       release();
-      this.onRefuse(
-        identity,
-        `${identity} has ${held} bytes of unfinished messages in flight; the budget is ${max} bytes per identity (--rds-max-in-flight-bytes-per-identity)`,
-      );
+      // A stream already answered (its status sent: refused for another reason) is reset without a second refusal;
+      // grpc-js keeps reading it until it closes.
+      if (!stream.writableEnded)
+        this.onRefuse(
+          identity,
+          `${identity} has ${held} bytes of unfinished messages in flight; the budget is ${max} bytes per identity (--rds-max-in-flight-bytes-per-identity)`,
+        );
       stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
     });
     stream.once('close', release);
