@@ -33,6 +33,7 @@ export interface RdsFlags {
   readonly rdsMaxRouteNamesPerStream: number;
   readonly rdsMaxRouteNameBytesPerConnection: number;
   readonly rdsMaxRouteNameBytesPerIdentity: number;
+  readonly rdsMaxInFlightBytesPerIdentity: number;
 }
 
 export const RDS_ROWS = {
@@ -150,6 +151,14 @@ export const RDS_ROWS = {
     description: 'as per connection, over every connection of one client identity (0: no limit)',
     parse: parseByteSize,
   },
+  rdsMaxInFlightBytesPerIdentity: {
+    flag: '--rds-max-in-flight-bytes-per-identity <bytes>',
+    env: 'AERAKI_RDS_MAX_IN_FLIGHT_BYTES_PER_IDENTITY',
+    default: L.maxInFlightBytesPerIdentity,
+    description:
+      'bytes of unfinished request messages the RDS streams of one client identity may have in flight (0: no limit)',
+    parse: parseByteSize,
+  },
 } satisfies RowTable<RdsFlags>;
 
 export function rdsOptions(f: RdsFlags): RdsOptions {
@@ -170,5 +179,6 @@ export function rdsOptions(f: RdsFlags): RdsOptions {
     maxRouteNamesPerStream: f.rdsMaxRouteNamesPerStream,
     maxRouteNameBytesPerConnection: f.rdsMaxRouteNameBytesPerConnection,
     maxRouteNameBytesPerIdentity: f.rdsMaxRouteNameBytesPerIdentity,
+    maxInFlightBytesPerIdentity: f.rdsMaxInFlightBytesPerIdentity,
   };
 }

@@ -121,6 +121,7 @@ const HELP_ORDER = [
   'rdsMaxRouteNamesPerStream',
   'rdsMaxRouteNameBytesPerConnection',
   'rdsMaxRouteNameBytesPerIdentity',
+  'rdsMaxInFlightBytesPerIdentity',
   'tlsHandshakeTimeoutMs',
   'tlsMaxPendingHandshakes',
   'tlsMaxPendingHandshakesPerSource',

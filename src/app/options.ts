@@ -138,6 +138,8 @@ export interface RdsOptions {
   readonly maxRouteNamesPerStream: RdsLimits['maxRouteNamesPerStream'];
   readonly maxRouteNameBytesPerConnection: RdsLimits['maxRouteNameBytesPerConnection'];
   readonly maxRouteNameBytesPerIdentity: RdsLimits['maxRouteNameBytesPerIdentity'];
+  /** Unfinished messages in flight (src/xds-rds/in-flight.ts). */
+  readonly maxInFlightBytesPerIdentity: RdsLimits['maxInFlightBytesPerIdentity'];
 }
 
 /** The controller's own certificate (src/identity/). */
@@ -304,5 +306,6 @@ export function rdsLimits(o: RdsOptions): Partial<RdsLimits> {
     maxRouteNamesPerStream: o.maxRouteNamesPerStream,
     maxRouteNameBytesPerConnection: o.maxRouteNameBytesPerConnection,
     maxRouteNameBytesPerIdentity: o.maxRouteNameBytesPerIdentity,
+    maxInFlightBytesPerIdentity: o.maxInFlightBytesPerIdentity,
   };
 }

@@ -25,6 +25,11 @@ export interface RdsLimits extends NameBudgetLimits {
   /** Connections with open streams one client identity may hold; a stream on one more is RESOURCE_EXHAUSTED.
    *  Replicas of one workload share their identity (service account), hence the high default. */
   readonly maxConnectionsPerIdentity: number;
+  /**
+   * Bytes of unfinished request messages one identity may have the server hold over all its streams (in-flight.ts);
+   * the stream that takes it over is reset (RESOURCE_EXHAUSTED on the client). 0 = no limit.
+   */
+  readonly maxInFlightBytesPerIdentity: number;
   /** A stream that sends no request for this long after opening is ended (DEADLINE_EXCEEDED); 0 = never. */
   readonly idleStreamTimeoutMs: number;
   /** `grpc.max_connection_idle_ms`: a connection without any stream for this long is closed (GOAWAY). */
@@ -44,6 +49,10 @@ export interface RdsLimits extends NameBudgetLimits {
  * connection leaves room. An identity is shared by every replica of a workload: 64 MiB is 200,000 names of 60
  * bytes, e.g. 2,000 replicas of 100 routes each.
  * A full identity budget of names holds about as much heap as it counts: 64 MB (test/xds-rds/budget-memory.test.ts).
+ * Unfinished messages in flight: a proxy's request is a few KiB and is whole in one round trip, so even 2,000
+ * replicas starting at once hold a few MiB; 64 MiB per identity. Without it, 8 connections of one identity, each
+ * with 100 streams of a 1 MiB message never finished, took the server to 1 GB of RSS
+ * (test/xds-rds/inflight-memory.test.ts).
  */
 
 export const DEFAULT_RDS_LIMITS: RdsLimits = {
@@ -53,6 +62,7 @@ export const DEFAULT_RDS_LIMITS: RdsLimits = {
   maxPingStrikes: 2,
   maxInvalidRequestsPerConnection: 5,
   maxConnectionsPerIdentity: 10_000,
+  maxInFlightBytesPerIdentity: 64 << 20,
   idleStreamTimeoutMs: 60_000,
   idleConnectionTimeoutMs: 300_000,
   maxRouteNameBytes: 300,

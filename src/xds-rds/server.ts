@@ -1,3 +1,4 @@
+import type { Http2Session } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } from '../util/grpc-duplex.ts';
@@ -6,6 +7,7 @@ import { AckTracker } from './acks.ts';
 import { RdsAdmission } from './admission.ts';
 import { NameBudgets } from './budgets.ts';
 import { DeltaStream } from './delta-stream.ts';
+import { InFlightBudget } from './in-flight.ts';
 import { DEFAULT_RDS_LIMITS, type RdsLimits } from './limits.ts';
 import { RdsMetrics } from './metrics.ts';
 import type { PeerPolicy } from '../util/peer-policy.ts';
@@ -61,6 +63,8 @@ export interface HeldState {
   readonly budgetConnections: number;
   readonly budgetIdentities: number;
   readonly budgetBytes: number;
+  readonly inFlightBytes: number;
+  readonly inFlightIdentities: number;
   readonly admittedIdentities: number;
   readonly openStreams: number;
 }
@@ -95,6 +99,7 @@ export class RdsServer {
   private readonly admission: RdsAdmission;
   private readonly budgets: NameBudgets;
   private readonly guard: ConnectionGuard;
+  private readonly inFlight: InFlightBudget;
   private readonly clock: Clock;
   private provider: FileCertificateProvider | undefined;
   /** Ends each open stream with UNAVAILABLE (graceful stop). */
@@ -115,8 +120,15 @@ export class RdsServer {
     this.budgets = new NameBudgets(this.limits, (r, identity) =>
       this.admission.refused(r.reason, identity, r.message),
     );
+    const identityOf = (session: Http2Session) =>
+      secure ? peerIdentity(sessionPeerCertificate(session)) : 'unauthenticated';
+    this.inFlight = new InFlightBudget(
+      this.limits.maxInFlightBytesPerIdentity,
+      identityOf,
+      (identity, message) => this.admission.refused('in_flight_budget', identity, message),
+    );
     this.guard = new ConnectionGuard(this.limits, this.clock, (session, reason) => {
-      const id = secure ? peerIdentity(sessionPeerCertificate(session)) : 'unauthenticated';
+      const id = identityOf(session);
       const message =
         reason === 'too_many_pings'
           ? `pings more often than every ${this.limits.minPingIntervalMs} ms`
@@ -158,6 +170,7 @@ export class RdsServer {
       throw new Error('rds: cannot enforce the connection limits on this grpc-js version');
     }
     for (const http2Server of grpcHttp2Servers(this.server) ?? []) this.handshakes.attachHttp2(http2Server);
+    this.inFlight.attach(grpcHttp2Servers(this.server) ?? []);
     logger.info('rds: listening', { address, port, tls: !('insecure' in tls), limits: this.limits });
     return port;
   }
@@ -175,6 +188,8 @@ export class RdsServer {
       budgetConnections: this.budgets.held.connections,
       budgetIdentities: this.budgets.held.identities,
       budgetBytes: this.budgets.held.bytes,
+      inFlightBytes: this.inFlight.held.bytes,
+      inFlightIdentities: this.inFlight.held.identities,
       admittedIdentities: this.admission.identityCount,
       openStreams: this.open.size,
     };

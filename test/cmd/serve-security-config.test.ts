@@ -40,6 +40,7 @@ describe('aeraki serve: identity, debug and limit options', () => {
       maxRouteNamesPerStream: 10_000,
       maxRouteNameBytesPerConnection: 4 << 20,
       maxRouteNameBytesPerIdentity: 64 << 20,
+      maxInFlightBytesPerIdentity: 64 << 20,
     });
     assert.deepEqual([c.httpLimits.headersTimeoutMs, c.httpLimits.requestTimeoutMs], [10_000, 30_000]);
   });
@@ -66,6 +67,7 @@ describe('aeraki serve: identity, debug and limit options', () => {
         AERAKI_TRUST_DOMAIN: 'example.org',
         AERAKI_RDS_MAX_CONNECTIONS_PER_IDENTITY: '50',
         AERAKI_RDS_MAX_ROUTE_NAME_BYTES_PER_IDENTITY: '16MiB',
+        AERAKI_RDS_MAX_IN_FLIGHT_BYTES_PER_IDENTITY: '8MiB',
       },
     );
     assert.deepEqual(rdsPeers(c.rds, c.mesh), {
@@ -83,6 +85,7 @@ describe('aeraki serve: identity, debug and limit options', () => {
       [512, 20, 1 << 20],
     );
     assert.equal(c.rds.maxRouteNameBytesPerIdentity, 16 << 20);
+    assert.equal(c.rds.maxInFlightBytesPerIdentity, 8 << 20);
     assert.deepEqual(configOf([...TLS, '--debug-address', '0.0.0.0:9999']).admin.debugAddress, {
       host: '0.0.0.0',
       port: 9999,

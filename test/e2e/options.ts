@@ -84,6 +84,7 @@ export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
     rdsMaxRouteNamesPerStream: 10_000,
     rdsMaxRouteNameBytesPerConnection: 4 << 20,
     rdsMaxRouteNameBytesPerIdentity: 64 << 20,
+    rdsMaxInFlightBytesPerIdentity: 64 << 20,
     httpHeadersTimeoutMs: 10_000,
     httpRequestTimeoutMs: 30_000,
     ...overrides,

@@ -1,14 +1,18 @@
 // One source floods a TLS listener with idle TCP connections, re-opened as they are closed, from one loopback
 // address (127.0.0.2; Linux routes all of 127.0.0.0/8 to lo), more than the listener's global cap of connections in
 // their handshake. Meanwhile a client from another address (127.0.0.1) is still served: RDS answers its request, the
-// webhook answers (and denies) an AdmissionReview. The flood holds no more than its per-source cap; the rest of it
+// registry's MCP server fills istiod's store (the project's MCP client, as istiod), the webhook answers (and
+// denies) an AdmissionReview. The flood holds no more than its per-source cap; the rest of it
 // is refused at once and counted as `rejected_source_limit`. The handshake timeout runs on a ManualClock that never
 // moves, so the slots the flood holds stay held for the whole test.
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { McpClient } from '../../src/controller/mcp/client.ts';
+import { ConfigStore } from '../../src/controller/store.ts';
 import { AerakiMetrics } from '../../src/ops/metrics.ts';
+import { ServiceEntryMcpServer } from '../../src/registry/mcp/server.ts';
 import { createPluginKinds } from '../../src/plugins/registry.ts';
 import { generationCheck } from '../../src/app/validate.ts';
 import { validateObjects } from '../../src/model/validate/validate.ts';
@@ -24,6 +28,8 @@ import { meshClient, testCa, writeCertDir, type CertDir } from '../fakes/test-ca
 import { metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 import { PARSE_OPTIONS } from '../support/kinds.ts';
 import { waitFor } from '../support/python.ts';
+import { endpoint, registryEntry } from '../registry/mcp/entries.ts';
+import { ISTIOD, meshTls } from '../registry/mcp/tls.ts';
 import { INVALID_META_ROUTER, reviewV1 } from '../webhook/reviews.ts';
 
 const GLOBAL = 40;
@@ -108,6 +114,33 @@ function postReview(port: number, uid: string): Promise<{ status: number; body: 
 const HOST = 'flooded.example';
 const NAME = `${HOST}_20880`;
 
+/** The project's MCP client as istiod dials the registry's MCP server: mTLS with istiod's identity. */
+function istiodClient(port: number, caFile: string, store: ConfigStore): McpClient {
+  const c = meshClient([ISTIOD]);
+  return new McpClient(
+    {
+      address: `127.0.0.1:${port}`,
+      tls: true,
+      rootCertFile: caFile,
+      serverName: 'localhost',
+      apiVersion: 'v1',
+      revision: '',
+      node: { podName: 'istiod-0', namespace: 'istio-system', podIp: '10.0.0.3' },
+      clientIdentity: () => ({ cert: Buffer.from(c.cert), key: Buffer.from(c.key) }),
+    },
+    { store, logger: silentLogger },
+  );
+}
+
+/** Resolves when `client` synced; rejects after `ms`. */
+function syncedWithin(client: McpClient, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the MCP client did not sync within ${ms} ms`)), ms);
+  });
+  return Promise.race([client.whenSynced(), late]).finally(() => clearTimeout(timer));
+}
+
 describe('a handshake flood from one source does not keep other sources out', () => {
   const clock = new ManualClock(Date.now());
   let certs: CertDir;
@@ -115,6 +148,8 @@ describe('a handshake flood from one source does not keep other sources out', ()
   let rdsPort: number;
   let webhook: WebhookServer;
   let webhookPort: number;
+  let mcp: ServiceEntryMcpServer;
+  let mcpPort: number;
 
   before(async () => {
     certs = writeCertDir();
@@ -160,10 +195,21 @@ describe('a handshake flood from one source does not keep other sources out', ()
       clock,
     });
     webhookPort = (await webhook.start()).port;
+    mcp = new ServiceEntryMcpServer({
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger,
+      tls: meshTls(),
+      handshake,
+      clock,
+    });
+    mcp.update([registryEntry('org.apache.dubbo.samples.DemoService', [endpoint('10.1.0.1')])]);
+    mcpPort = await mcp.start();
   });
   after(async () => {
     await rds.stop();
     await webhook.stop();
+    await mcp.stop();
     certs.remove();
   });
 
@@ -211,12 +257,39 @@ describe('a handshake flood from one source does not keep other sources out', ()
     },
   );
 
+  it(
+    'MCP: istiod from another address receives the registry ServiceEntries while the flood is refused',
+    { timeout: 60_000 },
+    async () => {
+      const flood = await saturate(mcpPort, mcp.handshakes);
+      const store = new ConfigStore({ rootNamespace: 'istio-system' });
+      const client = istiodClient(mcpPort, certs.caFile, store);
+      try {
+        client.start();
+        await syncedWithin(client, 10_000);
+        assert.deepEqual(
+          store.list('ServiceEntry').map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+          ['dubbo/zk-org-apache-dubbo-samples-demoservice'],
+        );
+        assert.ok(flood.open.size >= PER_SOURCE, 'the flood still holds its slots');
+        assert.ok(flood.opened > FLOOD, 'the flood re-opened what was closed');
+        assert.ok(mcp.handshakes.stats().results.rejected_source_limit > 0);
+        assert.equal(mcp.handshakes.pendingBySource().get(FLOODER), PER_SOURCE);
+      } finally {
+        await client.stop();
+        flood.stop();
+      }
+    },
+  );
+
   it('counts the refused connections as rejected_source_limit by listener', async () => {
     const metrics = new AerakiMetrics({ defaultMetrics: false });
-    metrics.provide({ handshakes: () => [rds.handshakes.stats(), webhook.handshakes.stats()] });
+    const guards = [rds.handshakes, mcp.handshakes, webhook.handshakes];
+    metrics.provide({ handshakes: () => guards.map((g) => g.stats()) });
     const text = await metrics.registry.metrics();
     for (const [listener, guard] of [
       ['rds', rds.handshakes],
+      ['mcp', mcp.handshakes],
       ['webhook', webhook.handshakes],
     ] as const) {
       const n = guard.stats().results.rejected_source_limit;

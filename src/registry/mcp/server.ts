@@ -11,6 +11,7 @@ import {
 import { errorFields, type Logger } from '../../util/logger.ts';
 import { checkPeer, type PeerPolicy } from '../../util/peer-policy.ts';
 import type { RegistryServiceEntry } from '../types.ts';
+import { DEFAULT_MCP_LIMITS, type McpLimits } from './limits.ts';
 import { adsServiceDefinition } from './service.ts';
 import {
   buildSnapshot,
@@ -38,6 +39,8 @@ export interface ServiceEntryMcpServerOptions {
   readonly handshake?: HandshakeLimits;
   /** Times handshakes (default: the system clock). */
   readonly clock?: Clock;
+  /** What one client may make the server hold; unset fields take DEFAULT_MCP_LIMITS. */
+  readonly limits?: Partial<McpLimits>;
 }
 
 /** istiod's identity in the default root namespace: who may read by default. */
@@ -72,7 +75,8 @@ const CONTROL_PLANE = '{"Component":"aeraki","Info":"registry ServiceEntries"}';
  * With TLS every stream is checked before it reads anything: the client certificate must chain to the provider's
  * root and carry an allowed SPIFFE identity (`peers`), else the stream ends with PERMISSION_DENIED. A client
  * without a certificate, or speaking plaintext, fails the handshake (UNAVAILABLE on its side). Connections in
- * their handshake are bounded (HandshakeGuard, listener `mcp`).
+ * their handshake are bounded (HandshakeGuard, listener `mcp`); what one client may make the server hold is bounded
+ * by `limits` (limits.ts): a request over them ends its stream with RESOURCE_EXHAUSTED naming the limit.
  *
  * istiod reads it as a config source (Istio >= 1.24 asks for the v1 type URL, older releases for v1alpha3); stock
  * istiod dials `xds://` sources in plaintext (see the README), which needs `insecure`:
@@ -84,7 +88,7 @@ const CONTROL_PLANE = '{"Component":"aeraki","Info":"registry ServiceEntries"}';
  */
 export class ServiceEntryMcpServer {
   readonly counters: McpServerCounters = { streams: 0, responses: 0, acks: 0, nacks: 0 };
-  /** Streams refused by the peer policy, by reason. */
+  /** Streams refused by the peer policy, by reason, and over a limit (`limit`, limits.ts). */
   readonly refused = new Map<string, number>();
   /** Connections in their handshake (aeraki_tls_handshakes_total{listener="mcp"}). */
   readonly handshakes: HandshakeGuard;
@@ -99,17 +103,21 @@ export class ServiceEntryMcpServer {
   private snapshot: McpSnapshot | undefined;
   private readonly encodings: EncodingCache = new WeakMap();
   private nextStream = 1;
+  private readonly limits: McpLimits;
 
   constructor(private readonly options: ServiceEntryMcpServerOptions) {
     this.log = options.logger.child({ component: 'mcp-server' });
     const handshake = options.handshake ?? DEFAULT_HANDSHAKE_LIMITS;
     this.handshakes = new HandshakeGuard('mcp', handshake, this.log, options.clock ?? systemClock);
+    this.limits = { ...DEFAULT_MCP_LIMITS, ...options.limits };
     this.server = new grpc.Server({
       'grpc.keepalive_time_ms': 30_000,
       'grpc.keepalive_timeout_ms': 10_000,
       'grpc.keepalive_permit_without_calls': 1,
       'grpc.http2.min_ping_interval_without_data_ms': 10_000,
       'grpc.max_send_message_length': -1,
+      'grpc.max_receive_message_length': this.limits.maxReceiveBytes,
+      'grpc.max_concurrent_streams': this.limits.maxStreamsPerConnection,
     });
     this.server.addService(adsServiceDefinition<McpRequest>(this.protos), {
       StreamAggregatedResources: (call: Call) => this.serve(call),
@@ -213,6 +221,7 @@ export class ServiceEntryMcpServer {
       id,
       logger: this.log,
       counters: this.counters,
+      limits: this.limits,
       snapshotFor: (url) => this.snapshotFor(url),
       send: (typeUrl, snapshot, nonce) => {
         call.write(this.encode(typeUrl, snapshot, nonce));
@@ -235,7 +244,18 @@ export class ServiceEntryMcpServer {
     };
     this.open.add(shutdown);
     serveDuplex(call, {
-      request: (req: McpRequest) => stream.handle(req),
+      request: (req: McpRequest) => {
+        const problem = open ? stream.handle(req) : undefined;
+        if (!problem) return;
+        this.refused.set('limit', (this.refused.get('limit') ?? 0) + 1);
+        const first = this.refused.get('limit') === 1;
+        this.log[first ? 'warn' : 'debug'](`mcp-server: stream refused: ${problem}`, {
+          stream: id,
+          peer: call.getPeer(),
+        });
+        end();
+        call.emit('error', { code: grpc.status.RESOURCE_EXHAUSTED, details: problem });
+      },
       end,
       failed: (err) => this.log.error('mcp-server: request failed', { stream: id, ...errorFields(err) }),
       errored: (err) => this.log.debug('mcp-server: stream error', { stream: id, ...errorFields(err) }),

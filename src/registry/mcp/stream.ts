@@ -1,6 +1,7 @@
 // One SotW ADS stream of the ServiceEntry MCP server: which type URLs it watches, the nonce and version last sent
 // for each, and istiod's request rules (pilot/pkg/xds/ads.go shouldRespond; spec/wire-formats.md §1.6).
 import type { Logger } from '../../util/logger.ts';
+import type { McpLimits } from './limits.ts';
 import type { McpSnapshot } from './snapshot.ts';
 
 /** A decoded DiscoveryRequest (protobufjs camelCase field names). */
@@ -24,6 +25,7 @@ export interface McpStreamDeps {
   readonly id: number;
   readonly logger: Logger;
   readonly counters: McpServerCounters;
+  readonly limits: Pick<McpLimits, 'maxTypeUrlBytes' | 'maxNodeIdBytes' | 'maxTypeUrlsPerStream'>;
   /** The current answer for a type URL (the ServiceEntry set, or empty); undefined while it is not known yet. */
   snapshotFor(typeUrl: string): McpSnapshot | undefined;
   /** Encodes and writes one DiscoveryResponse. */
@@ -40,7 +42,9 @@ interface Sent {
  * Request handling: a NACK (error_detail set) is logged and counted, nothing is resent; an empty nonce or a type
  * not yet watched is an initial request and gets the full answer; a nonce other than the last one sent for the type
  * is stale and ignored; the last nonce is an ACK. `push()` answers each watched type whose version changed. A type
- * whose answer is not known yet is watched without an answer until `push()` finds one.
+ * whose answer is not known yet is watched without an answer until `push()` finds one. A type URL over
+ * `maxTypeUrlBytes`, a node id over `maxNodeIdBytes`, or one more than `maxTypeUrlsPerStream` watched, is refused: `handle` returns the problem and
+ * keeps nothing of the request (the server ends the stream with RESOURCE_EXHAUSTED).
  */
 export class McpStream {
   private readonly sent = new Map<string, Sent>();
@@ -49,8 +53,11 @@ export class McpStream {
 
   constructor(private readonly deps: McpStreamDeps) {}
 
-  handle(req: McpRequest): void {
+  /** Handles one request; returns why it is refused (nothing kept), undefined when it was taken. */
+  handle(req: McpRequest): string | undefined {
     const typeUrl = req.typeUrl ?? '';
+    const problem = this.overLimit(typeUrl, req.node?.id ?? '');
+    if (problem) return problem;
     if (this.nodeId === undefined && req.node?.id) {
       this.nodeId = req.node.id;
       this.deps.logger.debug('mcp-server: stream node', { stream: this.deps.id, node: this.nodeId });
@@ -66,11 +73,11 @@ export class McpStream {
         version: req.versionInfo ?? '',
         error: req.errorDetail.message ?? '',
       });
-      return;
+      return undefined;
     }
-    if (nonce === '' || last === undefined) return this.respond(typeUrl);
-    if (nonce !== last.nonce) return;
-    this.deps.counters.acks++;
+    if (nonce === '' || last === undefined) this.respond(typeUrl);
+    else if (nonce === last.nonce) this.deps.counters.acks++;
+    return undefined;
   }
 
   /** Sends the new answer of every watched type whose version differs from the one last sent. */
@@ -79,6 +86,19 @@ export class McpStream {
       const snapshot = this.deps.snapshotFor(typeUrl);
       if (snapshot && snapshot.version !== sent.version) this.respond(typeUrl);
     }
+  }
+
+  private overLimit(typeUrl: string, nodeId: string): string | undefined {
+    const { maxTypeUrlBytes, maxNodeIdBytes, maxTypeUrlsPerStream } = this.deps.limits;
+    const bytes = Buffer.byteLength(typeUrl);
+    if (bytes > maxTypeUrlBytes) return `type_url is ${bytes} bytes; at most ${maxTypeUrlBytes} are accepted`;
+    const idBytes = Buffer.byteLength(nodeId);
+    if (idBytes > maxNodeIdBytes)
+      return `node.id is ${idBytes} bytes; at most ${maxNodeIdBytes} are accepted`;
+    if (!this.sent.has(typeUrl) && this.sent.size >= maxTypeUrlsPerStream) {
+      return `the stream already watches ${this.sent.size} type URLs; at most ${maxTypeUrlsPerStream} are accepted`;
+    }
+    return undefined;
   }
 
   private respond(typeUrl: string): void {
