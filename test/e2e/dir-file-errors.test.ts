@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { dubboEntry, META_ROUTE, metaEntry, metaRouterRaw, type Raw } from '../support/lkg-objects.ts';
-import { serveOptions } from './options.ts';
+import { dirServeOptions } from './options.ts';
 import { httpGet, waitFor } from './support.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'aeraki-file-errors-e2e-'));
@@ -54,20 +54,7 @@ async function filesDoc(running: RunningServe): Promise<FilesDoc> {
 }
 
 async function start(): Promise<RunningServe> {
-  const running = await startServe(
-    serveOptions({
-      configSource: 'dir',
-      configDir,
-      output: 'dir',
-      outputDir,
-      rdsInsecure: true,
-      leaderElect: false,
-      namespaceBootstrap: false,
-      debugEndpoints: true,
-      watchDebounceMs: 20,
-    }),
-    { logger: silentLogger },
-  );
+  const running = await startServe(dirServeOptions(configDir, outputDir), { logger: silentLogger });
   await running.synced;
   await running.reconciler.runNow();
   return running;

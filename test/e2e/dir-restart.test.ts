@@ -13,7 +13,7 @@ import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
 import { META_ROUTE, metaEntry, metaRouterRaw, type Raw } from '../support/lkg-objects.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
-import { serveOptions } from './options.ts';
+import { dirServeOptions } from './options.ts';
 import { httpGet } from './support.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'aeraki-dir-restart-e2e-'));
@@ -40,18 +40,9 @@ const BROKEN = `${GOOD}---\nkind: [ServiceEntry\n`;
 
 async function start(dirs: Dirs, logger = recordingLogger()): Promise<RunningServe> {
   const running = await startServe(
-    serveOptions({
-      configSource: 'dir',
-      configDir: dirs.configDir,
-      output: 'dir',
-      outputDir: dirs.outputDir,
+    dirServeOptions(dirs.configDir, dirs.outputDir, {
       // Where `aeraki serve` puts it by default with --output dir (cmd/serve-rows-source.ts dirStateFileOf).
       dirStateFile: dirs.stateFile,
-      rdsInsecure: true,
-      leaderElect: false,
-      namespaceBootstrap: false,
-      debugEndpoints: true,
-      watchDebounceMs: 20,
     }),
     { logger },
   );

@@ -20,7 +20,7 @@ import {
   ROOT,
   type Raw,
 } from '../support/lkg-objects.ts';
-import { serveOptions } from './options.ts';
+import { dirServeOptions } from './options.ts';
 import { httpGet } from './support.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'aeraki-gw-hold-e2e-'));
@@ -42,19 +42,7 @@ function gatewayFiles(): Record<string, string> {
 async function serveOnce(raws: readonly Raw[], inspect: (debugAddress: string) => Promise<void>) {
   mkdirSync(configDir, { recursive: true });
   writeFileSync(path.join(configDir, 'config.yaml'), raws.map((r) => stringify(r)).join('---\n'));
-  const running = await startServe(
-    serveOptions({
-      configSource: 'dir',
-      configDir,
-      output: 'dir',
-      outputDir,
-      rdsInsecure: true,
-      leaderElect: false,
-      namespaceBootstrap: false,
-      debugEndpoints: true,
-    }),
-    { logger: silentLogger },
-  );
+  const running = await startServe(dirServeOptions(configDir, outputDir), { logger: silentLogger });
   try {
     await running.synced;
     await running.reconciler.runNow();

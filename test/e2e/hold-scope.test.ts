@@ -15,7 +15,7 @@ import type { RouteConfigurationJson } from '../../src/xds-rds/route-json.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { RdsTestClient, sotwRequest } from '../fakes/rds-client.ts';
 import { ROOT, type Raw } from '../support/lkg-objects.ts';
-import { serveOptions } from './options.ts';
+import { dirServeOptions } from './options.ts';
 import { httpGet, waitFor } from './support.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'aeraki-hold-scope-e2e-'));
@@ -75,20 +75,7 @@ async function start(dir: string, raws: readonly Raw[]) {
   const write = (next: readonly Raw[]) =>
     writeFileSync(path.join(configDir, 'config.yaml'), next.map((r) => stringify(r)).join('---\n'));
   write(raws);
-  const running = await startServe(
-    serveOptions({
-      configSource: 'dir',
-      configDir,
-      output: 'dir',
-      outputDir,
-      rdsInsecure: true,
-      leaderElect: false,
-      namespaceBootstrap: false,
-      debugEndpoints: true,
-      watchDebounceMs: 20,
-    }),
-    { logger: silentLogger },
-  );
+  const running = await startServe(dirServeOptions(configDir, outputDir), { logger: silentLogger });
   await running.synced;
   await running.reconciler.runNow();
   /** The EnvoyFilter files written for b/orders, joined. */

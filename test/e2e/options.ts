@@ -90,3 +90,26 @@ export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
     ...overrides,
   });
 }
+
+/**
+ * `serve --config-source dir --output dir` as the in-process end-to-end tests run it: plaintext RDS, one replica,
+ * no bootstrap ConfigMaps, the debug endpoints on, and a short file-watch debounce.
+ */
+export function dirServeOptions(
+  configDir: string,
+  outputDir: string,
+  overrides: Partial<ServeValues> = {},
+): ServeOptions {
+  return serveOptions({
+    configSource: 'dir',
+    configDir,
+    output: 'dir',
+    outputDir,
+    rdsInsecure: true,
+    leaderElect: false,
+    namespaceBootstrap: false,
+    debugEndpoints: true,
+    watchDebounceMs: 20,
+    ...overrides,
+  });
+}

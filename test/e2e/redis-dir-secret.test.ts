@@ -19,7 +19,7 @@ import { stringify } from 'yaml';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import type { Raw } from '../support/lkg-objects.ts';
-import { serveOptions } from './options.ts';
+import { dirServeOptions } from './options.ts';
 import { httpGet, waitFor } from './support.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'aeraki-redis-dir-e2e-'));
@@ -87,20 +87,7 @@ describe('aeraki serve (dir): Redis auth from a Secret the files do not hold or 
       [ENTRY, SERVICE].map((r) => stringify(r)).join('---\n'),
     );
     const secretFile = path.join(configDir, 'secret.yaml');
-    const running = await startServe(
-      serveOptions({
-        configSource: 'dir',
-        configDir,
-        output: 'dir',
-        outputDir,
-        rdsInsecure: true,
-        leaderElect: false,
-        namespaceBootstrap: false,
-        debugEndpoints: true,
-        watchDebounceMs: 20,
-      }),
-      { logger: silentLogger },
-    );
+    const running = await startServe(dirServeOptions(configDir, outputDir), { logger: silentLogger });
     /** The output files naming the Redis host, joined, after a reconcile. */
     const filters = async () => {
       await running.reconciler.runNow();

@@ -6,59 +6,18 @@
 // must not add to it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { DEFAULT_RDS_LIMITS } from '../../src/xds-rds/limits.ts';
 import { nameCost } from '../../src/xds-rds/budgets.ts';
 import { RdsTestClient, sotwRequest, type RdsTestStream } from '../fakes/rds-client.ts';
 import { meshClient, testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
 import { SERVED_ROUTE, type MemoryState } from '../support/rds-memory-server.ts';
+import { MemoryServer } from '../support/rds-memory-child.ts';
 
 const MB = 1 << 20;
 const PEAK_LIMIT = 512 * MB;
 const ATTACKER = ['spiffe://cluster.local/ns/shop/sa/attacker'];
 const L = DEFAULT_RDS_LIMITS;
-
-const SERVER = fileURLToPath(new URL('../support/rds-memory-server.ts', import.meta.url));
-
-/** The child server: its port and a way to ask for its state (after a full GC with `gc`). */
-class MemoryServer {
-  private child: ChildProcess | undefined;
-  port = 0;
-  start!: MemoryState;
-
-  async run(certs: CertDir): Promise<void> {
-    const child = fork(SERVER, [certs.dir, '{}'], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    this.child = child;
-    const first = await this.reply<MemoryState & { port: number }>(30_000);
-    this.port = first.port;
-    this.start = first;
-  }
-
-  state(gc: boolean): Promise<MemoryState> {
-    const r = this.reply<MemoryState>(10_000);
-    this.child!.send({ gc });
-    return r;
-  }
-
-  stop(): void {
-    if (this.child && this.child.exitCode === null) this.child.kill('SIGKILL');
-  }
-
-  private reply<T>(ms: number): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the RDS server did not answer within ${ms} ms`)), ms);
-      this.child!.once('message', (m) => {
-        clearTimeout(timer);
-        resolve(m as T);
-      });
-    });
-  }
-}
 
 /**
  * The stream's status, or 'open' when it has none within `ms` (it was taken and stays open); with `served`, 'open'

@@ -6,12 +6,10 @@
 // end with RESOURCE_EXHAUSTED; the others keep what they sent until the client leaves.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
 import http2 from 'node:http2';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_RDS_LIMITS } from '../../src/xds-rds/limits.ts';
 import { meshClient, testCa, writeCertDir, type CertDir } from '../fakes/test-ca.ts';
-import type { MemoryState } from '../support/rds-memory-server.ts';
+import { MemoryServer } from '../support/rds-memory-child.ts';
 
 const MB = 1 << 20;
 const PEAK_LIMIT = 512 * MB;
@@ -19,45 +17,7 @@ const ATTACKER = ['spiffe://cluster.local/ns/shop/sa/attacker'];
 const L = DEFAULT_RDS_LIMITS;
 /** Connections of the attack: 8 × 100 streams × 1 MiB is 800 MiB in flight without a bound. */
 const CONNECTIONS = 8;
-const SERVER = fileURLToPath(new URL('../support/rds-memory-server.ts', import.meta.url));
 const PATH = '/envoy.service.route.v3.RouteDiscoveryService/StreamRoutes';
-
-/** The child server: its port and its state on request (after a full GC with `gc`). */
-class MemoryServer {
-  private child: ChildProcess | undefined;
-  port = 0;
-  start!: MemoryState;
-
-  async run(certs: CertDir): Promise<void> {
-    this.child = fork(SERVER, [certs.dir, '{}'], {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const first = await this.reply<MemoryState & { port: number }>(30_000);
-    this.port = first.port;
-    this.start = first;
-  }
-
-  state(gc: boolean): Promise<MemoryState> {
-    const r = this.reply<MemoryState>(10_000);
-    this.child!.send({ gc });
-    return r;
-  }
-
-  stop(): void {
-    if (this.child && this.child.exitCode === null) this.child.kill('SIGKILL');
-  }
-
-  private reply<T>(ms: number): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the RDS server did not answer within ${ms} ms`)), ms);
-      this.child!.once('message', (m) => {
-        clearTimeout(timer);
-        resolve(m as T);
-      });
-    });
-  }
-}
 
 /** How one unfinished message ended: its bytes were all taken, or the server reset the stream (gRPC status). */
 type Outcome = { taken: true } | { taken: false; status: string };
