@@ -2,46 +2,92 @@
  * The one debounce of the project: lodash.debounce (trailing edge, `maxWait`) on a Clock, so that the controller
  * loop (kit/controller-loop.ts) and everything debounced through it run on fake time in tests.
  *
- * lodash.debounce reads the time from the global `Date.now` and arms its timer with the global `setTimeout`. To run
- * it on a Clock, its module is evaluated once per Clock with those three names bound to the Clock's `now`,
- * `setTimeout` and `clearTimeout` (nothing global is replaced; the debounced function itself runs unchanged).
+ * lodash.debounce is used as documented (https://lodash.com/docs/4.17.15#debounce): the package's function, called
+ * with `wait` and `{ leading, trailing, maxWait }`, and its `cancel()`. It takes the time where every lodash function
+ * takes it and where fake timers (node:test `mock.timers`, sinon) put theirs: `Date.now()` and `setTimeout` /
+ * `clearTimeout` of its context, the global object for the modular packages (see `_.now` and `_.runInContext`, whose
+ * context supplies `Date` and `setTimeout`: https://lodash.com/docs/4.17.15#runInContext). So the Clock is what
+ * lodash reads: each entry into lodash (a trigger, a cancel, its timer firing) runs with `Date.now`, `setTimeout`
+ * and `clearTimeout` of the global object set to the Clock's, and restored when lodash returns or calls out (the
+ * debounced function, the Clock's own functions), even on a throw. Nothing else ever runs under the swapped names:
+ * JavaScript is single-threaded and lodash calls nothing else. No source is evaluated again and no private name is
+ * read, so a bundled lodash works the same; test/kit/debounce.test.ts checks that lodash reads no other time.
+ *
+ * Why not node:test's `mock.timers` for the whole process: it replaces the timers of everything (servers, clients,
+ * test helpers) for the whole test, one time for all clocks, and would rewrite the tests of every debounced
+ * controller; the swap here is the same mechanism, scoped to lodash's own frames and to one Clock.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { compileFunction } from 'node:vm';
-import type lodashDebounce from 'lodash.debounce';
+import lodashDebounce from 'lodash.debounce';
 import type { Clock, TimerHandle } from '../util/clock.ts';
 
-type LodashDebounce = typeof lodashDebounce;
+/** The three global names lodash reads the time from, as found on the global object at one moment. */
+interface TimeNames {
+  readonly date: { now: () => number };
+  readonly now: () => number;
+  readonly setTimeout: unknown;
+  readonly clearTimeout: unknown;
+}
 
-/** lodash.debounce's CommonJS module as a function of its module object and the globals it reads the time from. */
-const lodashModule = compileFunction(
-  readFileSync(createRequire(import.meta.url).resolve('lodash.debounce'), 'utf8'),
-  ['module', 'exports', 'global', 'self', 'setTimeout', 'clearTimeout'],
-) as (
-  module: { exports: unknown },
-  exports: unknown,
-  global: { readonly Object: ObjectConstructor; readonly Date: { now(): number } },
-  self: undefined,
-  setTimeout: (fn: () => void, ms: number) => TimerHandle,
-  clearTimeout: (handle: TimerHandle) => void,
-) => void;
+const host = globalThis as unknown as {
+  Date: { now: () => number };
+  setTimeout: unknown;
+  clearTimeout: unknown;
+};
 
-const perClock = new WeakMap<Clock, LodashDebounce>();
+function readNames(): TimeNames {
+  const date = host.Date;
+  return { date, now: date.now, setTimeout: host.setTimeout, clearTimeout: host.clearTimeout };
+}
 
-/** lodash.debounce with its `Date.now`, `setTimeout` and `clearTimeout` taken from `clock`. */
-function debounceOn(clock: Clock): LodashDebounce {
-  let debounce = perClock.get(clock);
-  if (debounce === undefined) {
-    const module = { exports: {} as unknown };
-    const global = { Object, Date: { now: () => clock.now() } };
-    const setTimeout = (fn: () => void, ms: number) => clock.setTimeout(fn, ms);
-    const clearTimeout = (handle: TimerHandle) => clock.clearTimeout(handle);
-    lodashModule(module, module.exports, global, undefined, setTimeout, clearTimeout);
-    debounce = module.exports as LodashDebounce;
-    perClock.set(clock, debounce);
+function writeNames(names: TimeNames): void {
+  names.date.now = names.now;
+  host.setTimeout = names.setTimeout;
+  host.clearTimeout = names.clearTimeout;
+}
+
+/** While lodash runs on a Clock: the names to put back when it calls out; undefined outside lodash. */
+let outside: TimeNames | undefined;
+
+type ClockNames = Omit<TimeNames, 'date'>;
+
+/** Runs `body` (an entry into lodash) with the global time names set to `clock`'s. */
+function onClock<T>(clock: ClockNames, body: () => T): T {
+  const before = readNames();
+  const enclosing = outside;
+  outside = before;
+  writeNames({ date: before.date, ...clock });
+  try {
+    return body();
+  } finally {
+    writeNames(before);
+    outside = enclosing;
   }
-  return debounce;
+}
+
+/** Runs `body` (code lodash calls out to) with the global time names as they were before lodash was entered. */
+function offClock<T>(body: () => T): T {
+  const back = outside;
+  if (back === undefined) return body();
+  const inside = readNames();
+  writeNames(back);
+  outside = undefined;
+  try {
+    return body();
+  } finally {
+    writeNames(inside);
+    outside = back;
+  }
+}
+
+/** `Date.now`, `setTimeout` and `clearTimeout` for lodash, on `clock`; lodash's timer callbacks run on it again. */
+function clockNames(clock: Clock): ClockNames {
+  const names: ClockNames = {
+    now: () => offClock(() => clock.now()),
+    setTimeout: (fn: () => void, ms: number) =>
+      offClock(() => clock.setTimeout(() => onClock(names, fn), ms)),
+    clearTimeout: (handle: TimerHandle) => offClock(() => clock.clearTimeout(handle)),
+  };
+  return names;
 }
 
 /**
@@ -69,6 +115,7 @@ export interface DebounceOptions {
 
 export function createDebouncer(fn: () => void, options: DebounceOptions): Debouncer {
   const { clock } = options;
+  const names = clockNames(clock);
   let pending = false;
   let triggering = false;
   /** The timer of a call lodash made inside `trigger()`. */
@@ -77,23 +124,24 @@ export function createDebouncer(fn: () => void, options: DebounceOptions): Debou
     pending = false;
     fn();
   };
-  const d = debounceOn(clock)(
-    () => {
-      if (!pending) return;
-      if (!triggering) run();
-      else
-        late ??= clock.setTimeout(() => {
-          late = undefined;
-          if (pending) run();
-        }, 0);
-    },
-    options.quietMs,
-    { leading: false, trailing: true, maxWait: Math.max(options.maxWaitMs, options.quietMs) },
-  );
+  const called = () => {
+    if (!pending) return;
+    if (!triggering) run();
+    else
+      late ??= clock.setTimeout(() => {
+        late = undefined;
+        if (pending) run();
+      }, 0);
+  };
+  const d = lodashDebounce(() => offClock(called), options.quietMs, {
+    leading: false,
+    trailing: true,
+    maxWait: Math.max(options.maxWaitMs, options.quietMs),
+  });
   const clear = () => {
     // Not lodash's flush(): it runs the call but leaves its timer armed (on the real clock, that timer keeps the
     // process alive until it expires). cancel() clears the timer and forgets the burst.
-    d.cancel();
+    onClock(names, () => d.cancel());
     if (late !== undefined) clock.clearTimeout(late);
     late = undefined;
   };
@@ -104,7 +152,7 @@ export function createDebouncer(fn: () => void, options: DebounceOptions): Debou
       pending = true;
       triggering = true;
       try {
-        d();
+        onClock(names, () => d());
       } finally {
         triggering = false;
       }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { createDebouncer } from '../../src/kit/debounce.ts';
 import { keepAliveClock, ManualClock, type Clock } from '../../src/util/clock.ts';
 
@@ -128,5 +128,82 @@ describe('createDebouncer (lodash.debounce with maxWait, on a Clock)', () => {
     d.flush();
     assert.equal(calls, 1);
     assert.equal(clock.pending(), 0);
+  });
+  it('lodash reads the time from the clock only: no global Date.now, setTimeout or clearTimeout is called', () => {
+    // Real time stands still here (the test is synchronous) and is far from the clock's: a debounce reading any
+    // other time than the clock's would not fire on clock.advance(), or would arm a timer the clock never fires.
+    const spies = [
+      mock.method(Date, 'now'),
+      mock.method(globalThis, 'setTimeout'),
+      mock.method(globalThis, 'clearTimeout'),
+    ];
+    try {
+      const clock = new ManualClock(0);
+      const calls: number[] = [];
+      const d = createDebouncer(() => calls.push(clock.now()), { quietMs: 100, maxWaitMs: 300, clock });
+      d.trigger();
+      assert.equal(clock.pending(), 1, 'the timer is armed on the clock');
+      clock.advance(99);
+      assert.deepEqual(calls, []);
+      clock.advance(1);
+      assert.deepEqual(calls, [100], 'fires on clock time, with no real time passing');
+      for (let i = 0; i < 10; i++) {
+        d.trigger();
+        clock.advance(50);
+      }
+      assert.deepEqual(calls, [100, 400], 'the max wait is counted on the clock too');
+      d.trigger();
+      d.cancel();
+      assert.equal(clock.pending(), 0, 'cancel clears the timer on the clock');
+      assert.deepEqual(
+        spies.map((s) => s.mock.callCount()),
+        [0, 0, 0],
+        'no global Date.now, setTimeout or clearTimeout was called',
+      );
+    } finally {
+      for (const s of spies) s.mock.restore();
+    }
+  });
+
+  it('the clock is set for lodash only: the debounced function and the clock see the global time names unchanged', () => {
+    const globals = () => [Date.now, globalThis.setTimeout, globalThis.clearTimeout];
+    const before = globals();
+    const manual = new ManualClock(0);
+    const seen: unknown[][] = [];
+    // A clock that reads the global time names itself (as systemClock does) must not read lodash's.
+    const clock: Clock = {
+      now: () => {
+        seen.push(globals());
+        return manual.now();
+      },
+      setTimeout: (fn, ms) => {
+        seen.push(globals());
+        return manual.setTimeout(fn, ms);
+      },
+      clearTimeout: (h) => {
+        seen.push(globals());
+        manual.clearTimeout(h);
+      },
+    };
+    let calls = 0;
+    const d = createDebouncer(
+      () => {
+        seen.push(globals());
+        if (++calls === 1) throw new Error('boom');
+      },
+      { quietMs: 100, maxWaitMs: 100, clock },
+    );
+    d.trigger();
+    assert.deepEqual(globals(), before);
+    assert.throws(() => manual.advance(100), /boom/);
+    assert.deepEqual(globals(), before, 'restored when the debounced function throws');
+    d.trigger();
+    d.cancel();
+    d.trigger();
+    manual.advance(100);
+    assert.equal(calls, 2);
+    assert.ok(seen.length > 5);
+    for (const names of seen) assert.deepEqual(names, before);
+    assert.deepEqual(globals(), before);
   });
 });
