@@ -1,5 +1,6 @@
 // The two test entries: all.test.ts reaches every suite file; unit.test.ts lists exactly the suites that
-// test/tiers/classify.ts finds spawn no process and open no socket, in all.test.ts's order, after its guard.
+// test/tiers/classify.ts finds spawn no process and open no socket, in all.test.ts's order, after its guard and
+// step counts.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,10 +38,11 @@ describe('test tiers', () => {
     assert.deepEqual(listed, expected, 'keep test/unit.test.ts in the order of test/all.test.ts');
   });
 
-  it('unit.test.ts imports the guard before any suite', () => {
+  it('unit.test.ts imports the guard and the unit step counts before any suite', () => {
     const text = readFileSync(join(TEST_DIR, 'unit.test.ts'), 'utf8');
-    const first = /^import '([^']+)';$/m.exec(text);
-    assert.equal(first?.[1], './tiers/guard.ts');
+    const imports = [...text.matchAll(/^import '([^']+)';$/gm)].map((m) => m[1]);
+    assert.deepEqual(imports.slice(0, 2), ['./tiers/guard.ts', './tiers/unit-steps.ts']);
+    assert.ok(imports.slice(2).every((s) => s?.endsWith('.test.ts')));
   });
 });
 

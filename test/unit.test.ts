@@ -1,6 +1,7 @@
 // The unit tier (npm run test:unit): the suites of all.test.ts that spawn no process and open no socket.
 // Membership is checked by test/tiers.test.ts (rule in test/tiers/classify.ts); keep the lines in all.test.ts order.
 import './tiers/guard.ts';
+import './tiers/unit-steps.ts';
 import './analyze/codes.test.ts';
 import './analyze/config-issues.test.ts';
 import './analyze/envoyfilter-facts.test.ts';
