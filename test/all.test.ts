@@ -198,6 +198,7 @@ import './status/programmed.test.ts';
 import './status/proxy-rejections.test.ts';
 import './status/shapes.test.ts';
 import './status/target-cache.test.ts';
+import './tiers.test.ts';
 import './tools/proxy-status-cli.test.ts';
 import './tools/proxy-status-table.test.ts';
 import './tools/route-watcher.test.ts';
