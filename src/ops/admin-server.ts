@@ -11,6 +11,7 @@
  * | `/debug/routes`       | JSON from the `routes` provider                                                  |
  * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
  * | `/debug/proxies`      | JSON from the `proxies` provider (per RDS proxy: routes acknowledged, rejected)  |
+ * | `/debug/protocols`    | JSON from the `protocols` provider (detected port-name protocols, plugin facts)  |
  * | `/debug/`             | the read-only debug page (debug-page.ts; `/debug` redirects here), strict CSP    |
  *
  * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`), a request with a body 413 (the
