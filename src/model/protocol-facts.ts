@@ -3,7 +3,6 @@
  * `analyze` (contrib filters, well-known ports) and served to the debug page (`/debug/protocols`): the plugins
  * are the one place these facts are written; app/ hands them on.
  */
-import type { Generator } from './generator.ts';
 import { PROTOCOLS, type Protocol } from './protocol.ts';
 
 export interface ProtocolFacts {
@@ -18,8 +17,14 @@ export interface ProtocolFacts {
   readonly wellKnownPorts?: readonly number[];
 }
 
+/** What a plugin declares (model/generator.ts Generator: its protocols and their facts). */
+export interface ProtocolDeclaration {
+  readonly protocols: readonly Protocol[];
+  readonly facts?: readonly ProtocolFacts[];
+}
+
 /** The facts of every protocol of `generators`, in generator order: the declared ones, else the name alone. */
-export function protocolFactsOf(generators: readonly Generator[]): ProtocolFacts[] {
+export function protocolFactsOf(generators: readonly ProtocolDeclaration[]): ProtocolFacts[] {
   return generators.flatMap((g) =>
     g.protocols.map((name) => g.facts?.find((f) => f.name === name) ?? { name }),
   );
@@ -34,6 +39,6 @@ export interface ProtocolsDocument {
   readonly plugins: readonly ProtocolFacts[];
 }
 
-export function protocolsDocument(generators: readonly Generator[]): ProtocolsDocument {
+export function protocolsDocument(generators: readonly ProtocolDeclaration[]): ProtocolsDocument {
   return { detected: [...PROTOCOLS], plugins: protocolFactsOf(generators) };
 }
