@@ -34,13 +34,14 @@ export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
 
 /** A JSON document for a debug endpoint; called once per request, may be async. */
 export type DebugProvider = () => unknown;
-export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries' | 'proxies';
+export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries' | 'proxies' | 'protocols';
 export const DEBUG_ENDPOINTS: readonly DebugEndpoint[] = [
   'config',
   'envoyfilters',
   'routes',
   'registries',
   'proxies',
+  'protocols',
 ];
 
 /** What `/metrics` serves (AerakiMetrics fits). */
