@@ -140,6 +140,7 @@ import './plugins/dubbo/parse.test.ts';
 import './plugins/dubbo/rbac.test.ts';
 import './plugins/kafka/generator.test.ts';
 import './plugins/kinds-owned.test.ts';
+import './plugins/protocol-facts.test.ts';
 import './plugins/metaprotocol/fixtures.test.ts';
 import './plugins/metaprotocol/gateway.test.ts';
 import './plugins/metaprotocol/mesh.test.ts';

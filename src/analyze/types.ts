@@ -7,6 +7,7 @@
  */
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ParsedObjects } from '../model/parse/objects.ts';
+import type { ProtocolFacts } from '../model/protocol-facts.ts';
 
 /** Worst first: `--fail-on warning` fails on errors and warnings. */
 export type AnalysisSeverity = 'error' | 'warning' | 'info';
@@ -141,6 +142,8 @@ export interface AnalysisInput {
   readonly cluster?: ClusterFacts;
   /** The L7 protocols some generator handles (`dubbo`, `metaprotocol`, ...); absent: every protocol.ts protocol. */
   readonly handledProtocols?: readonly string[];
+  /** What the plugins declare of their protocols (contrib filters, well-known ports); absent: nothing. */
+  readonly protocols?: readonly ProtocolFacts[];
   /**
    * The EnvoyFilters among the input objects (given in files; the controller's parser skips the kind), reduced
    * to facts. Live, the cluster's are in ClusterFacts.envoyFilters; a file's wins over the cluster's of the same

@@ -28,6 +28,7 @@ import { kindsOf } from '../model/kinds.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects } from '../model/parse/objects.ts';
+import { protocolFactsOf } from '../model/protocol-facts.ts';
 import { dedupeIssues, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { createGenerators } from '../plugins/registry.ts';
 import { isPlainObject } from '../util/json.ts';
@@ -86,6 +87,7 @@ export function analysisInputOf(
       .filter((f): f is EnvoyFilterFacts => f !== undefined),
     options,
     handledProtocols: [...new Set(generators.flatMap((g) => g.protocols))],
+    protocols: protocolFactsOf(generators),
     ...(envoyFilters.length > 0 ? { envoyFilters } : {}),
     ...(cluster !== undefined ? { cluster } : {}),
     ...(o.locate !== undefined ? { locate: o.locate } : {}),

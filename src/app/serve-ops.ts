@@ -1,7 +1,7 @@
 /**
  * What `startServe` shows operators: the metrics' providers, the admin server (`/metrics`, `/healthz`,
  * `/readyz`) and, with `--debug-endpoints`, the debug server (`/debug/config`, `/debug/envoyfilters`,
- * `/debug/routes`, `/debug/registries`, `/debug/proxies`).
+ * `/debug/routes`, `/debug/registries`, `/debug/proxies`, `/debug/protocols`).
  */
 import type { ConfigStore } from '../controller/store.ts';
 import type { Generator } from '../model/generator.ts';
@@ -21,6 +21,7 @@ import {
   routesDocument,
   withoutSecrets,
 } from './debug.ts';
+import { protocolsDocument } from '../model/protocol-facts.ts';
 import { secretPolicy } from '../model/secret-fields.ts';
 import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
@@ -147,6 +148,7 @@ export function buildOpsServers(
                 ...(i.listenerRejections ? { listenerRejections: i.listenerRejections } : {}),
               }),
             ...(registries ? { registries: () => registries.debugDocument() } : {}),
+            protocols: () => protocolsDocument(i.generators),
           },
           secretPolicy(store.kinds, i.generators),
         ),

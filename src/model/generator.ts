@@ -11,6 +11,7 @@ import type {
   VirtualService,
 } from './objects.ts';
 import type { KindSpec } from './kinds.ts';
+import type { ProtocolFacts } from './protocol-facts.ts';
 import type { Result } from './result.ts';
 import type { ConfigView } from './view.ts';
 
@@ -92,6 +93,11 @@ export interface Generator<X = unknown> {
   readonly name: string;
   /** The L7 protocols whose ports this generator handles. */
   readonly protocols: readonly Protocol[];
+  /**
+   * What it knows of its protocols beyond their names (model/protocol-facts.ts): a contrib-only Envoy filter,
+   * well-known ports; one entry per protocol at most, each one of `protocols`. Absent: nothing more.
+   */
+  readonly facts?: readonly ProtocolFacts[];
   /** The kinds its plugin reads (model/kinds.ts); absent: none of its own. */
   readonly kinds?: readonly KindSpec[];
   /**

@@ -11,6 +11,7 @@
  * | `/debug/routes`       | JSON from the `routes` provider                                                  |
  * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
  * | `/debug/proxies`      | JSON from the `proxies` provider (per RDS proxy: routes acknowledged, rejected)  |
+ * | `/debug/protocols`    | JSON from the `protocols` provider (detected port-name protocols, plugin facts)  |
  * | `/debug/`             | the read-only debug page (debug-page.ts; `/debug` redirects here), strict CSP    |
  *
  * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`), a request with a body 413 (the
@@ -33,13 +34,14 @@ export type { ReadinessCheck, ReadinessStatus } from './readiness.ts';
 
 /** A JSON document for a debug endpoint; called once per request, may be async. */
 export type DebugProvider = () => unknown;
-export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries' | 'proxies';
+export type DebugEndpoint = 'config' | 'envoyfilters' | 'routes' | 'registries' | 'proxies' | 'protocols';
 export const DEBUG_ENDPOINTS: readonly DebugEndpoint[] = [
   'config',
   'envoyfilters',
   'routes',
   'registries',
   'proxies',
+  'protocols',
 ];
 
 /** What `/metrics` serves (AerakiMetrics fits). */

@@ -6,12 +6,16 @@ import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { AdminServer } from '../../src/ops/admin-server.ts';
 import { debugPageFile } from '../../src/ops/debug-page.ts';
-import { detectProtocol, PROTOCOLS } from '../../src/model/protocol.ts';
+import { detectProtocol } from '../../src/model/protocol.ts';
+import { protocolsDocument } from '../../src/model/protocol-facts.ts';
+import { createGenerators } from '../../src/plugins/registry.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 
 const PAGE_DIR = new URL('../../src/ops/debug-page/', import.meta.url);
 // A browser module without type declarations: its exports are checked by behaviour below.
 const view = await import(new URL('view.js', PAGE_DIR).href);
+// /debug/protocols as the debug listener serves it.
+const protocols = protocolsDocument(createGenerators());
 
 function call(port: number, path: string, method = 'GET') {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
@@ -113,8 +117,7 @@ describe('debug page: served by the debug listener', () => {
 });
 
 describe('debug page: view model', () => {
-  it('detects protocols as the controller does', () => {
-    assert.deepEqual(view.PROTOCOLS, [...PROTOCOLS]);
+  it('detects protocols as the controller does, from the names /debug/protocols serves', () => {
     const names = [
       'tcp-dubbo',
       'tcp-Thrift-x',
@@ -125,11 +128,23 @@ describe('debug page: view model', () => {
       'tcp-kafka-',
     ];
     for (const name of names) {
-      const p = view.protocolOf(name) as string | undefined;
+      const p = view.protocolOf(name, protocols.detected) as string | undefined;
       assert.equal(p?.split('-')[0], detectProtocol(name), name);
     }
-    assert.equal(view.protocolOf('tcp-metaprotocol-thrift-hello'), 'metaprotocol-thrift');
-    assert.equal(view.protocolOf('tcp-metaprotocol'), 'metaprotocol');
+    assert.equal(view.protocolOf('tcp-metaprotocol-thrift-hello', protocols.detected), 'metaprotocol-thrift');
+    assert.equal(view.protocolOf('tcp-metaprotocol', protocols.detected), 'metaprotocol');
+    // The script holds no list of its own: without the document, no port selects a protocol.
+    assert.equal(view.protocolOf('tcp-dubbo', undefined), undefined);
+    const dubbo = {
+      metadata: { namespace: 'shop', name: 'd' },
+      spec: { hosts: ['d.shop'], ports: [{ number: 1, name: 'tcp-dubbo' }] },
+    };
+    const config = { objects: { ServiceEntry: [dubbo] } };
+    assert.equal(view.buildView({ config }).groups.length, 0);
+    assert.deepEqual(
+      view.buildView({ config, protocols }).groups.map((g: { protocol: string }) => g.protocol),
+      ['dubbo'],
+    );
   });
 
   it('draws splits in percent of the total weight', () => {
@@ -162,6 +177,7 @@ describe('debug page: view model', () => {
     const HELD =
       'ServiceEntry shop/orders: spec.hosts: held: VirtualService shop/vs is invalid: not rendered';
     const v = view.buildView({
+      protocols,
       config: {
         synced: true,
         objects: {
@@ -248,6 +264,7 @@ describe('debug page: view model', () => {
     });
     const LACKS = "Didn't find a registered implementation for 'envoy.filters.network.meta_protocol_proxy'";
     const v = view.buildView({
+      protocols,
       config: {
         objects: {
           ServiceEntry: [se('shop', 'orders'), se('shop', 'pay')],

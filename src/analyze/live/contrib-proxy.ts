@@ -1,17 +1,13 @@
 /**
  * AER0104 ProxyLacksContrib: a service whose filter is an Envoy contrib extension (Kafka's kafka_broker) on
  * sidecars whose istio-proxy image is not a contrib build (`options.contribImages`; default:
- * src/analyze/proxy-images.ts). The plugins have no notion of contrib filters, so the table is here: Envoy builds
- * kafka_broker only in its contrib image (https://www.envoyproxy.io/docs/envoy/latest/start/install#contrib-images).
+ * src/analyze/proxy-images.ts). Which filters are contrib is what the plugins declare (ProtocolFacts.contribFilter,
+ * `input.protocols`): Envoy builds kafka_broker only in its contrib image
+ * (https://www.envoyproxy.io/docs/envoy/latest/start/install#contrib-images).
  */
 import type { Protocol } from '../../model/protocol.ts';
 import type { AnalysisCode, AnalysisInput, Analyzer } from '../types.ts';
 import { checkProxies, type ProxyCheck } from './proxy-check.ts';
-
-/** The protocols whose filter is a contrib extension, and that filter. */
-export const CONTRIB_FILTERS: ReadonlyMap<Protocol, string> = new Map([
-  ['kafka', 'envoy.filters.network.kafka_broker'],
-]);
 
 export const PROXY_LACKS_CONTRIB: AnalysisCode = {
   code: 'AER0104',
@@ -42,5 +38,7 @@ function checkOf(protocol: Protocol, filter: string): ProxyCheck {
 export const contribProxyAnalyzer: Analyzer = {
   codes: [PROXY_LACKS_CONTRIB],
   analyze: (input) =>
-    [...CONTRIB_FILTERS].flatMap(([protocol, filter]) => checkProxies(checkOf(protocol, filter), input)),
+    (input.protocols ?? []).flatMap((f) =>
+      f.contribFilter === undefined ? [] : checkProxies(checkOf(f.name, f.contribFilter), input),
+    ),
 };

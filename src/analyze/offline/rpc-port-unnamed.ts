@@ -1,8 +1,9 @@
 /**
  * AER0002 WellKnownRpcPortUnnamed: Dubbo's port 20880 or Thrift's 9090 named plain `tcp` (or not named): the
- * service very probably speaks that protocol, yet the name selects none, so no protocol filter is generated.
+ * service very probably speaks that protocol, yet the name selects none, so no protocol filter is generated. The
+ * ports are those the plugins declare (ProtocolFacts.wellKnownPorts, `input.protocols`).
  */
-import type { AnalysisCode, Analyzer } from '../types.ts';
+import type { AnalysisCode, AnalysisInput, Analyzer } from '../types.ts';
 import { handledProtocols, message, portsOf } from './shared.ts';
 import { ORDERS_ENTRY_HEAD } from '../examples.ts';
 
@@ -19,17 +20,22 @@ export const WELL_KNOWN_RPC_PORT_UNNAMED: AnalysisCode = {
 `,
 };
 
-const WELL_KNOWN: ReadonlyMap<number, string> = new Map([
-  [20880, 'dubbo'],
-  [9090, 'thrift'],
-]);
+/** Well-known port -> its protocol; the first plugin declaring a port wins. */
+function wellKnownPorts(input: AnalysisInput): ReadonlyMap<number, string> {
+  const out = new Map<number, string>();
+  for (const f of input.protocols ?? []) {
+    for (const port of f.wellKnownPorts ?? []) if (!out.has(port)) out.set(port, f.name);
+  }
+  return out;
+}
 
 export const wellKnownRpcPortAnalyzer: Analyzer = {
   codes: [WELL_KNOWN_RPC_PORT_UNNAMED],
   analyze: (input) => {
     const handled = handledProtocols(input);
+    const wellKnown = wellKnownPorts(input);
     return portsOf(input).flatMap(({ ref, port, path }) => {
-      const protocol = WELL_KNOWN.get(port.number);
+      const protocol = wellKnown.get(port.number);
       const name = port.name.toLowerCase();
       if (protocol === undefined || !handled.has(protocol) || (name !== '' && name !== 'tcp')) return [];
       const named = port.name === '' ? 'has no name' : `is named "${port.name}"`;

@@ -4,7 +4,7 @@ import { serviceCard } from './card.js';
 import { badge, el, reasonBadge } from './dom.js';
 import { buildView } from './view.js';
 
-const DOCUMENTS = ['config', 'envoyfilters', 'routes', 'proxies', 'registries'];
+const DOCUMENTS = ['config', 'envoyfilters', 'routes', 'proxies', 'registries', 'protocols'];
 
 /** A document, or undefined (a 404 means "not enabled": no registries configured). */
 async function fetchDoc(name) {

@@ -6,17 +6,15 @@ import { istiodOf, istiodStateOf, listenerProblems } from './view-istiod.js';
 
 export { reasonWord } from './view-istiod.js';
 
-/** The L7 protocols a port name selects (src/model/protocol.ts PROTOCOLS; a test keeps both lists equal). */
-export const PROTOCOLS = ['dubbo', 'thrift', 'mongo', 'redis', 'mysql', 'kafka', 'zookeeper', 'metaprotocol'];
-
 /**
- * The protocol of a port name as src/model/protocol.ts detects it: the second `-` segment, lower-cased; for
- * MetaProtocol the third segment (case kept) is the application protocol. `undefined` when none is selected.
+ * The protocol of a port name as src/model/protocol.ts detects it: the second `-` segment, lower-cased, when it is
+ * one of `detected` (the names /debug/protocols lists); for MetaProtocol the third segment (case kept) is the
+ * application protocol. `undefined` when none is selected.
  */
-export function protocolOf(portName) {
+export function protocolOf(portName, detected) {
   const parts = String(portName ?? '').split('-');
   const second = parts[1]?.toLowerCase();
-  if (second === undefined || !PROTOCOLS.includes(second)) return undefined;
+  if (second === undefined || !list(detected).includes(second)) return undefined;
   if (second !== 'metaprotocol') return second;
   return parts[2] ? `metaprotocol-${parts[2]}` : 'metaprotocol';
 }
@@ -136,7 +134,8 @@ function rejectedIssues(config) {
  * state as a line of text.
  */
 export function buildView(docs) {
-  const { config, envoyfilters, routes, proxies, registries } = docs ?? {};
+  const { config, envoyfilters, routes, proxies, registries, protocols } = docs ?? {};
+  const detected = list(protocols?.detected);
   const objects = config?.objects ?? {};
   const issuesOf = rejectedIssues(config);
   const sources = [...list(objects.ServiceEntry), ...list(objects.Service)];
@@ -158,7 +157,7 @@ export function buildView(docs) {
     const ports = list(se?.spec?.ports).map((p) => ({
       number: p?.number,
       name: p?.name ?? '',
-      protocol: protocolOf(p?.name),
+      protocol: protocolOf(p?.name, detected),
     }));
     const handled = ports.filter((p) => p.protocol);
     if (handled.length === 0) continue;

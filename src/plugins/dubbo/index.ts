@@ -16,6 +16,8 @@ export function createDubboGenerator(options: DubboGeneratorOptions = {}): Gener
   return {
     name: 'dubbo',
     protocols: ['dubbo'],
+    // Dubbo's default protocol port (Apache Dubbo DubboProtocol.DEFAULT_PORT).
+    facts: [{ name: 'dubbo', wellKnownPorts: [20880] }],
     kinds: DUBBO_KINDS,
     resolveContext: resolveDubboContext,
     generateSidecar: (ctx) => generateDubboSidecar(ctx, options),

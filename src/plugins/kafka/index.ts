@@ -4,7 +4,7 @@
  * https://www.envoyproxy.io/docs/envoy/latest/configuration/listeners/network_filters/kafka_broker_filter
  */
 import type { Generator } from '../../model/generator.ts';
-import { generateKafkaSidecar } from './generator.ts';
+import { generateKafkaSidecar, KAFKA_BROKER } from './generator.ts';
 
 export { CONTRIB_WARNING, KAFKA_BROKER } from './generator.ts';
 
@@ -12,6 +12,10 @@ export function createKafkaGenerator(): Generator {
   return {
     name: 'kafka',
     protocols: ['kafka'],
+    // Envoy builds kafka_broker only with its contrib extensions: envoyproxy/envoy contrib/contrib_build_config.bzl
+    // (`envoy.filters.network.kafka_broker`: //contrib/kafka/...), its API under contrib/envoy/extensions/filters/
+    // network/kafka_broker (../shared/protos-2026/contrib).
+    facts: [{ name: 'kafka', contribFilter: KAFKA_BROKER.filterName }],
     generateSidecar: generateKafkaSidecar,
   } satisfies Generator;
 }

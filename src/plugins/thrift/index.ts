@@ -11,6 +11,8 @@ export function createThriftGenerator(): Generator {
   return {
     name: 'thrift',
     protocols: ['thrift'],
+    // The port Thrift's own servers and tutorials listen on by default.
+    facts: [{ name: 'thrift', wellKnownPorts: [9090] }],
     generateSidecar: generateThriftSidecar,
   } satisfies Generator;
 }

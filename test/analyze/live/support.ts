@@ -1,6 +1,8 @@
 // Hand-built AnalysisInputs for the live analyzers: objects parsed as every source parses them, generated
 // EnvoyFilters and cluster facts written out by hand.
 import { parseRawObjects } from '../../../src/model/parse/objects.ts';
+import { protocolFactsOf } from '../../../src/model/protocol-facts.ts';
+import { createGenerators } from '../../../src/plugins/registry.ts';
 import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../../../src/analyze/proxy-images.ts';
 import type {
   AnalysisInput,
@@ -35,6 +37,7 @@ export function input(o: {
       metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
       contribImages: DEFAULT_CONTRIB_IMAGES,
     },
+    protocols: protocolFactsOf(createGenerators()),
     ...(o.cluster ? { cluster: o.cluster } : {}),
   };
 }
