@@ -87,6 +87,7 @@ import './plugins/metaprotocol/mesh.test.ts';
 import './plugins/metaprotocol/rate-limit.test.ts';
 import './plugins/metaprotocol/sidecar-golden.test.ts';
 import './plugins/metaprotocol/sidecar.test.ts';
+import './plugins/protocol-facts.test.ts';
 import './plugins/redis/generator.test.ts';
 import './plugins/redis/parse.test.ts';
 import './plugins/thrift/generator.test.ts';
