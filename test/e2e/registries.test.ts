@@ -56,15 +56,23 @@ describe('aeraki serve with a registry', () => {
     const params = { aeraki_meta_workload_selector: 'dubbo-sample-provider' };
     watcher!.set(IFACE, [provider(IFACE, '10.0.0.1', 20880, { params })], true);
     watcher!.sync();
-    const files = () => readdirSync(out, { recursive: true }).map(String);
+    // Written files only: the dir sink writes a `<file>.<pid>.<time>.tmp` first and renames it.
+    const files = () =>
+      readdirSync(out, { recursive: true })
+        .map(String)
+        .filter((f) => !f.endsWith('.tmp'));
+    const named = (part: string) => files().find((f) => f.includes(part));
     await waitFor(() => {
       try {
-        return files().some((f) => f.includes('aeraki-outbound-org.apache.dubbo.samples.demoservice'));
+        return (
+          named('aeraki-outbound-org.apache.dubbo.samples.demoservice') !== undefined &&
+          named('aeraki-inbound-org.apache.dubbo.samples.demoservice') !== undefined
+        );
       } catch {
         return false;
       }
-    }, 'the outbound EnvoyFilter of the registry service');
-    const inbound = files().find((f) => f.includes('aeraki-inbound-org.apache.dubbo.samples.demoservice'));
+    }, 'the outbound and inbound EnvoyFilters of the registry service');
+    const inbound = named('aeraki-inbound-org.apache.dubbo.samples.demoservice');
     assert.ok(inbound, files().join(', '));
     assert.match(readFileSync(path.join(out, inbound), 'utf8'), /dubbo-sample-provider/);
 
