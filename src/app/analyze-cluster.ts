@@ -1,17 +1,19 @@
 /**
- * `aeraki analyze` against a live cluster: reads, with the user's kubeconfig and list calls only (no watch, no
- * write, paged), what the controller reads (the core's Istio kinds in the API version the cluster serves, the Aeraki
- * CRDs and the plugins' kinds, Kubernetes Services, the mesh ConfigMap) as raw objects for the analysis, and the
- * facts the live analyzers need (src/analyze/types.ts ClusterFacts): Namespaces (labels), Pods (labels and the
- * istio-proxy image only), EnvoyFilters (reduced to EnvoyFilterFacts) and istiod's version.
- * Scope: `namespace` (`-n`) reads that namespace plus the root namespace (mesh-wide objects live there);
- * `allNamespaces` (`-A`) reads every namespace; neither: the kubeconfig context's namespace (else `default`), as
- * istioctl analyze does. A kind not served (404) or forbidden (403) is an entry of `unreadable`; the rest goes on.
+ * `aeraki analyze` against a live cluster, composed: the kubeconfig (the user's, or client-node's default), the
+ * kinds the controller reads (the core's Istio kinds in the API version the cluster serves, the Aeraki CRDs and the
+ * plugins' kinds, Kubernetes Services) given to analyze's cluster reader (src/analyze/live/cluster-read.ts, which
+ * also reads the live analyzers' facts), the files added to them, and the analysis.
  */
 import { KubeConfig } from '@kubernetes/client-node';
+import {
+  readClusterObjects,
+  type ClusterRead,
+  type ClusterScopeOptions,
+} from '../analyze/live/cluster-read.ts';
+import type { ListTarget } from '../analyze/live/cluster-reads.ts';
 import { runAnalysis } from '../analyze/run.ts';
-import { envoyFilterFacts } from '../analyze/envoyfilter-facts.ts';
-import type { AnalysisMessage, ClusterFacts, EnvoyFilterFacts, PodFacts } from '../analyze/types.ts';
+import type { AnalysisMessage } from '../analyze/types.ts';
+import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import {
   aerakiResources,
   detectIstioApiVersion,
@@ -19,31 +21,14 @@ import {
   SERVICE_RESOURCE,
   type KindResource,
 } from '../controller/kube/resources.ts';
-import { ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
 import { createPluginKinds } from '../plugins/registry.ts';
-import { ClusterReader, type ListTarget, type Scope } from './analyze-cluster-reads.ts';
 import { analysisInputOf, readLocatedObjects, type AnalyzeOptions } from './analyze.ts';
-import { istiodVersionOf } from './analyze-istiod.ts';
-import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 
-export interface ReadClusterOptions {
+export interface ReadClusterOptions extends ClusterScopeOptions {
   /** Path of a kubeconfig; absent: client-node's default (KUBECONFIG, ~/.kube/config, in-cluster). */
   readonly kubeconfig?: string;
   /** A context of the kubeconfig; absent: its current context. */
   readonly context?: string;
-  /** `-n`: one namespace (plus the root namespace). */
-  readonly namespace?: string;
-  /** `-A`: every namespace (wins over `namespace`). */
-  readonly allNamespaces: boolean;
-  readonly rootNamespace: string;
-  /** Items per list page (default 500). */
-  readonly pageSize?: number;
-}
-
-export interface ClusterRead {
-  /** The objects the controller reads, as the API server answered them (apiVersion and kind set). */
-  readonly raws: unknown[];
-  readonly cluster: ClusterFacts;
 }
 
 const target = (r: KindResource): ListTarget => ({
@@ -53,20 +38,6 @@ const target = (r: KindResource): ListTarget => ({
   plural: r.plural,
   namespaced: !r.clusterScoped,
 });
-const core = (kind: string, plural: string, namespaced = true): ListTarget => ({
-  kind,
-  group: '',
-  version: 'v1',
-  plural,
-  namespaced,
-});
-const ENVOY_FILTERS: ListTarget = {
-  kind: 'EnvoyFilter',
-  group: ISTIO_GROUP,
-  version: 'v1alpha3',
-  plural: 'envoyfilters',
-  namespaced: true,
-};
 
 function loadKubeConfig(o: ReadClusterOptions): KubeConfig {
   const kc = new KubeConfig();
@@ -76,90 +47,11 @@ function loadKubeConfig(o: ReadClusterOptions): KubeConfig {
   return kc;
 }
 
-function scopeOf(o: ReadClusterOptions, kc: KubeConfig): Scope {
-  if (o.allNamespaces) return 'all';
-  const ns = o.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
-  return [...new Set([ns, o.rootNamespace])];
-}
-
+/** What the controller reads and the live analyzers' facts (src/analyze/live/cluster-read.ts). */
 export async function readCluster(o: ReadClusterOptions, kc = loadKubeConfig(o)): Promise<ClusterRead> {
-  const scope = scopeOf(o, kc);
-  const reader = new ClusterReader(kc, scope, o.pageSize);
-  const raws: unknown[] = [];
   const istioVersion = await detectIstioApiVersion(kc);
   const kinds = [...istioResources(istioVersion), ...aerakiResources(createPluginKinds()), SERVICE_RESOURCE];
-  for (const r of kinds) raws.push(...(await reader.list(target(r))));
-  const mesh = { ...core('ConfigMap', 'configmaps'), fieldSelector: 'metadata.name=istio' };
-  raws.push(...(await reader.list(mesh, [o.rootNamespace])));
-
-  const namespaces = await readNamespaces(reader, scope);
-  const pods = await reader.listReduced(core('Pod', 'pods'), podFacts);
-  const envoyFilters = (await reader.listReduced(ENVOY_FILTERS, envoyFilterFacts))
-    .filter((f): f is EnvoyFilterFacts => f !== undefined)
-    .filter((f) => inScope(f, scope));
-  const deployments = await reader.list(
-    {
-      kind: 'Deployment',
-      group: 'apps',
-      version: 'v1',
-      plural: 'deployments',
-      namespaced: true,
-      labelSelector: 'app=istiod',
-    },
-    [o.rootNamespace],
-  );
-  const istiodVersion = istiodVersionOf(deployments);
-  const cluster: ClusterFacts = {
-    namespaces,
-    pods,
-    envoyFilters,
-    unreadable: reader.unreadable,
-    ...(istiodVersion !== undefined ? { istiodVersion } : {}),
-  };
-  return { raws, cluster };
-}
-
-async function readNamespaces(reader: ClusterReader, scope: Scope): Promise<ClusterFacts['namespaces']> {
-  const t = core('Namespace', 'namespaces', false);
-  const items = scope === 'all' ? await reader.list(t) : [];
-  // One namespace at a time (a list by name: list calls only), in scope order.
-  if (scope !== 'all')
-    for (const n of scope) items.push(...(await reader.list({ ...t, fieldSelector: `metadata.name=${n}` })));
-  return items.map((n) => {
-    const md = n['metadata'] as { name?: string; labels?: Record<string, string> } | undefined;
-    return { name: md?.name ?? '', labels: { ...md?.labels } };
-  });
-}
-
-/**
- * With `-n`, this controller's EnvoyFilters in the root namespace for sources of other namespaces are left out:
- * those sources were not read, so the filters would look orphaned.
- */
-function inScope(f: EnvoyFilterFacts, scope: Scope): boolean {
-  if (scope === 'all' || f.labels[MANAGER_LABEL] !== MANAGER_VALUE || f.source === undefined) return true;
-  const sourceNamespace = f.source.split('/')[1];
-  return sourceNamespace !== undefined && scope.includes(sourceNamespace);
-}
-
-interface PodLike {
-  metadata?: { namespace?: string; name?: string; labels?: Record<string, string> };
-  spec?: {
-    containers?: { name?: string; image?: string }[];
-    initContainers?: { name?: string; image?: string }[];
-  };
-}
-
-/** Only the fields the analyzers use. istio-proxy is a container, or an init container with native sidecars. */
-function podFacts(raw: Record<string, unknown>): PodFacts {
-  const p = raw as PodLike;
-  const containers = [...(p.spec?.containers ?? []), ...(p.spec?.initContainers ?? [])];
-  const proxyImage = containers.find((c) => c.name === 'istio-proxy')?.image;
-  return {
-    namespace: p.metadata?.namespace ?? '',
-    name: p.metadata?.name ?? '',
-    labels: { ...p.metadata?.labels },
-    ...(proxyImage !== undefined ? { proxyImage } : {}),
-  };
+  return readClusterObjects(kc, o, kinds.map(target));
 }
 
 /** `aeraki analyze` against a cluster: the options of an analysis, what to read, and files to add to it. */

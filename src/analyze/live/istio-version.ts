@@ -1,6 +1,6 @@
 /**
  * AER0105 UnsupportedIstioVersion and AER0109 IstioVersionUnknown: istiod's version (ClusterFacts.istiodVersion,
- * read by src/app/analyze-cluster.ts) against the range of Istio minors this controller supports.
+ * read by cluster-istiod.ts) against the range of Istio minors this controller supports.
  */
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
 

@@ -3,7 +3,7 @@
  * AnalysisInput.generated produces (by namespace/name): left behind by a deleted service, another replica's
  * configuration, or an old release's naming. A running controller deletes it only while it owns the namespace.
  * Not reported: a filter whose source object is rejected or fails generation (the controller keeps the output of
- * a failed source: DESIGN habit 3). With `-n`, src/app/analyze-cluster.ts leaves out this controller's filters for
+ * a failed source: DESIGN habit 3). With `-n`, cluster-read.ts leaves out this controller's filters for
  * sources of other namespaces (their objects were not read).
  */
 import { MANAGER_LABEL, MANAGER_VALUE } from '../../model/constants.ts';

@@ -6,7 +6,7 @@
  * label `operator.istio.io/version` (written by istioctl install and the operator) is used, then `istio.io/rev` when
  * it is spelled like a release (`1-24-2`); a revision named otherwise (`canary`) says nothing about the version.
  */
-import { isPlainObject } from '../util/json.ts';
+import { isPlainObject } from '../../util/json.ts';
 
 interface DeploymentLike {
   metadata?: { name?: string; labels?: Record<string, string> };

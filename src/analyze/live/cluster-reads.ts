@@ -1,16 +1,16 @@
 /**
- * The reads of `aeraki analyze` against a cluster (src/app/analyze-cluster.ts): list calls only, every page
- * (`limit`/`continue`), in one namespace after another or across all namespaces. A resource that is not served
+ * The reads of `aeraki analyze` against a cluster (cluster-read.ts): list calls only, every page (`limit`/`continue`),
+ * in one namespace after another or across all namespaces. A resource that is not served
  * (404: its CRD is not installed) or not allowed (403) is not an error: it becomes a line of
  * ClusterFacts.unreadable (kind and reason), and what could be read is returned. Any other failure rejects.
  */
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { qualifiedResource, type ResourceId } from '../kit/kube/discovery.ts';
-import { apiStatusOf } from '../kit/kube/errors.ts';
-import { listAllPages } from '../kit/kube/paged-list.ts';
-import { notInstalledMessage } from '../kit/kube/kind-informer.ts';
-import type { UnreadableFacts } from '../analyze/types.ts';
-import { isPlainObject } from '../util/json.ts';
+import { qualifiedResource, type ResourceId } from '../../kit/kube/discovery.ts';
+import { apiStatusOf } from '../../kit/kube/errors.ts';
+import { listAllPages } from '../../kit/kube/paged-list.ts';
+import { notInstalledMessage } from '../../kit/kube/kind-informer.ts';
+import type { UnreadableFacts } from '../types.ts';
+import { isPlainObject } from '../../util/json.ts';
 
 /** Which namespaces are read: every one, or these. */
 export type Scope = 'all' | readonly string[];

@@ -1,7 +1,7 @@
 // istiod's version from its Deployments: the discovery image's tag, then the version labels.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { istiodVersionOf, releaseOf } from '../../src/app/analyze-istiod.ts';
+import { istiodVersionOf, releaseOf } from '../../../src/analyze/live/cluster-istiod.ts';
 
 const deployment = (name: string, image: string, labels: Record<string, string> = {}) => ({
   metadata: { name, labels: { app: 'istiod', ...labels } },
