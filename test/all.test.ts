@@ -29,6 +29,7 @@ import './app/render-robustness.test.ts';
 import './app/render-services.test.ts';
 import './app/render-warnings.test.ts';
 import './app/serve-parts.test.ts';
+import './app/sources.test.ts';
 import './app/validate-fixtures.test.ts';
 import './bench/soak-acks.test.ts';
 import './bootstrap/controller.test.ts';

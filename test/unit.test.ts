@@ -24,6 +24,7 @@ import './app/render-robustness.test.ts';
 import './app/render-services.test.ts';
 import './app/render-warnings.test.ts';
 import './app/serve-parts.test.ts';
+import './app/sources.test.ts';
 import './app/validate-fixtures.test.ts';
 import './cmd/banner.test.ts';
 import './cmd/serve-security-config.test.ts';

@@ -68,8 +68,10 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
   const { store, sources, registries, rds, identity } = i;
   const { kubeOut, managedCache } = i.writers;
   const elector = kubeOut?.elector;
+  const mcp = sources.streamStatus();
+  const files = sources.withProblems();
   i.metrics.provide({
-    ...(sources.mcp ? { mcp: () => sources.mcp!.status() } : {}),
+    ...(mcp ? { mcp } : {}),
     rds: () => rds.metrics,
     routeAcks: () => rds.acks,
     ...(elector ? { leader: () => elector.isLeader() } : {}),
@@ -84,7 +86,7 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
     ...(managedCache
       ? { managedEnvoyFilters: () => (managedCache.synced ? managedCache.size : undefined) }
       : {}),
-    ...(sources.dir ? { configFileErrors: () => sources.dir!.problems().length } : {}),
+    ...(files ? { configFileErrors: () => files.problems().length } : {}),
     heldHosts: () => heldHosts(store, store.rejected(), store.heldHosts(), store.heldGateways()).length,
     unservedRoutes: () => unservedNow(i).length,
     ...(identity.provider ? { certificate: identity.metrics } : {}),
@@ -138,7 +140,7 @@ export function buildOpsServers(
         limits: o.httpLimits,
         debug: withoutSecrets(
           {
-            config: () => configDocument(store, sources.synced, sources.dir),
+            config: () => configDocument(store, sources.synced, sources.withProblems()),
             envoyfilters: () =>
               envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
             routes: () => routesDocument(i.cache, unservedNow(i)),

@@ -152,18 +152,19 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
   /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
   let onKindChange = (): void => {};
-  const sources = new ConfigSources(
-    o.source,
-    { mesh: o.mesh, podName: o.podName },
+  const sources = new ConfigSources({
+    source: o.source,
+    mesh: o.mesh,
+    podName: o.podName,
     store,
     kc,
     logger,
-    deps.backoff,
-    mcpIdentity && (() => mcpIdentity.current()),
-    deps.discovery,
-    () => onKindChange(),
-    informers,
-  );
+    ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    ...(mcpIdentity ? { clientIdentity: () => mcpIdentity.current() } : {}),
+    ...(deps.discovery ? { discovery: deps.discovery } : {}),
+    onKindChange: () => onKindChange(),
+    ...(informers ? { informers } : {}),
+  });
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kube.apiQps, burst: o.kube.apiBurst, clock: systemClock });
   let registries: Registries | undefined;
@@ -225,7 +226,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       if (r.created + r.updated > 0) proxyStatus.nudge(); // ask the proxies soon after a write
     });
   }
-  sources.dir?.onProblemsChanged(() => reconciler.trigger());
+  sources.withProblems()?.onProblemsChanged(() => reconciler.trigger());
   const routes = new RouteSource(store, cache, {
     quietMs: o.rds.debounceAfterMs,
     maxWaitMs: o.rds.debounceMaxMs,
