@@ -1,9 +1,9 @@
 /**
  * What every config source of `aeraki serve` offers (istiod over MCP, the Kubernetes API, a watched directory):
  * the process holds them as a list, started together and synced once all are synced, as Istio's aggregate config
- * controller holds its stores (istio/istio pilot/pkg/config/aggregate/config.go at 7fafc385, `storeCache`, `MakeCache`: one interface, a list
- * of caches, `HasSynced` true when every cache's is). A source writes into the config store; this is only its lifecycle and
- * what operators see of it (/readyz, metrics, /debug/config).
+ * controller holds its stores (istio/istio pilot/pkg/config/aggregate/config.go at 7fafc385, `MakeCache` and
+ * `storeCache`: one interface, a list of caches, `HasSynced` true when every cache's is). A source writes into the
+ * config store; this is only its lifecycle and what operators see of it (/readyz, metrics, /debug/config).
  */
 
 /** A kind not read now, with the line `/readyz` shows for it. */
