@@ -11,10 +11,7 @@
  */
 import { ISTIO_GROUP } from '../model/constants.ts';
 import type { Logger } from '../util/logger.ts';
-import { SinkError, type WriteFailure, type WriteOp, type WriteVerb } from '../kit/write.ts';
-
-/** HTTP status codes of a refused write (retried with backoff, counted, named in `/readyz`). */
-const REFUSAL_CODES: ReadonlySet<number> = new Set([401, 403, 404]);
+import { isRefusedStatus, SinkError, type WriteFailure, type WriteOp, type WriteVerb } from '../kit/write.ts';
 
 /** Plurals of the kinds the reconciler writes (networking.istio.io), for the RBAC rule a refusal names. */
 const PLURALS: Readonly<Record<string, string>> = {
@@ -22,11 +19,12 @@ const PLURALS: Readonly<Record<string, string>> = {
   VirtualService: 'virtualservices',
 };
 
-/** True when the API server refused the write (401, 403, or 404 on a create or update). */
+/**
+ * True when the API server refused the write: 401 or 403 (kit/write.ts isRefusedStatus, which every write controller
+ * retries), or 404 on a create or update (the reconciler's own: a delete answered 404 is done).
+ */
 export function isRefusal(op: WriteVerb, error: SinkError): boolean {
-  return (
-    error.code !== undefined && REFUSAL_CODES.has(error.code) && !(op === 'delete' && error.code === 404)
-  );
+  return isRefusedStatus(error.code) || (error.code === 404 && op !== 'delete');
 }
 
 /** A run whose failures are all refusals (said once by WriteRefusals, not at every retry). */
