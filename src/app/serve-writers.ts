@@ -10,11 +10,8 @@ import { limitedApply } from '../kit/apply.ts';
 import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
-import type { ListenerRejection } from '../model/listener-rejections.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { ManagedRoutes } from '../model/unserved-routes.ts';
-import type { ConfigIssue } from '../model/result.ts';
-import type { RouteAcks } from '../model/route-acks.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { createDirSink } from '../reconcile/dir-sink.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
@@ -28,6 +25,7 @@ import type { TokenBucket } from '../util/rate-limit.ts';
 import { KubeOutput } from './kube-output.ts';
 import type { ServeOptions } from './options.ts';
 import type { ConfigSources } from './sources.ts';
+import { followTopics, statusInputsOf, type Topics } from './serve-topics.ts';
 
 export interface ServeWriters {
   readonly sink: EnvoyFilterSink;
@@ -59,11 +57,9 @@ export interface ServeWritersInputs {
   readonly allSynced: () => boolean;
   readonly backoff: BackoffOptions | undefined;
   readonly discovery: KindDiscoveryOptions | undefined;
-  /** The proxies' answers to the routes served over RDS, for MetaRouters' Programmed condition. */
-  readonly routeAcks?: () => RouteAcks | undefined;
   readonly logger: Logger;
-  /** Listener rejections istiod's proxies report (proxy-status), for the status controller. */
-  readonly listenerRejections?: () => readonly ListenerRejection[];
+  /** The reconciler publishes `desired`; the status controller follows its topics (serve-topics.ts). */
+  readonly topics: Topics;
 }
 
 export type ServeWritersOptions = Pick<
@@ -79,11 +75,6 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
   let kubeOut: KubeOutput | undefined;
   const toKube = o.output.kind === 'kube' && kc !== undefined;
   const managedCache = toKube ? new ManagedCache() : undefined;
-  /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
-  let generationIssues: readonly ConfigIssue[] = [];
-  let generationConflicts: readonly ConfigIssue[] | undefined;
-  /** The last generation output; its `objects` are read (materialised) only when proxy status asks. */
-  let lastDesired: { readonly objects: readonly OutputObject[] } | undefined;
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
   const desiredState = new IncrementalGenerator(store, generators, {
     namespaceScope: o.output.namespaceScope,
@@ -93,10 +84,8 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
     desired: () => {
       const desired = desiredState.update();
       metrics.recordUnhandledPorts(desired.unhandledPorts);
-      generationIssues = desired.issues;
-      generationConflicts = desired.conflicts;
-      lastDesired = desired;
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
+      i.topics.desired.publish(desired); // its `objects` are read (materialised) only when proxy status asks
       return desired;
     },
     heldSources: () => heldSourceKeys(store.rejected()),
@@ -114,10 +103,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
     onRefusal: (r) => metrics.writeRefusals.inc({ kind: r.kind, verb: r.verb, code: String(r.code) }),
     logger,
   });
-  reconciler.onRun((r) => {
-    metrics.recordReconcileRun(r);
-    if (!r.skipped) kubeOut?.status.trigger(); // the generation issues may have changed
-  });
+  reconciler.onRun((r) => metrics.recordReconcileRun(r));
   if (o.output.kind === 'kube' && kc && i.informers) {
     const { leader, bootstrap, vip, reconcile, podName, mesh } = o;
     kubeOut = new KubeOutput({ leader, bootstrap, vip, reconcile, podName, mesh }, kc, i.rdsPort, {
@@ -126,17 +112,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
         reconciler.trigger();
         registries?.trigger();
       },
-      statusInputs: () => {
-        const routeAcks = i.routeAcks?.();
-        return {
-          view: store,
-          rejected: store.rejected(),
-          issues: generationIssues,
-          ...(generationConflicts ? { conflicts: generationConflicts } : {}),
-          ...(i.listenerRejections ? { listenerRejections: i.listenerRejections() } : {}),
-          ...(routeAcks ? { routeAcks } : {}),
-        };
-      },
+      statusInputs: statusInputsOf(store, i.topics),
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),
@@ -148,6 +124,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
       ...(i.backoff ? { backoff: i.backoff } : {}),
       logger,
     });
+    followTopics(i.topics, kubeOut.status);
   }
   return {
     sink,
@@ -155,7 +132,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
     reconciler,
     kubeOut,
     managedCache,
-    desiredObjects: () => lastDesired?.objects ?? [],
+    desiredObjects: () => i.topics.desired.latest()?.value.objects ?? [],
     managedRoutes: dirSink ?? kubeOut?.drift,
   };
 }

@@ -10,10 +10,10 @@
  * Events not reported yet. An Event is reported once per object, reason and note while the problem lasts; when
  * it goes away and comes back, it is reported again.
  *
- * Driving it (src/app/kube-output.ts wires it): call `trigger()` on every store change and after each generation
- * pass; runs are debounced (`quietMs`, at most `maxWaitMs` after the first trigger: this is the rate limit), never
- * overlap (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false, and `isLeader()` is
- * checked again before every write.
+ * Driving it (src/app/serve-topics.ts subscribes it to serve's topics): call `trigger()` on every store change and
+ * after each generation pass; runs are debounced (`quietMs`, at most `maxWaitMs` after the first trigger: this is
+ * the rate limit), never overlap (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false,
+ * and `isLeader()` is checked again before every write.
  */
 import { systemClock, type Clock } from '../util/clock.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
