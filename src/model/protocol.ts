@@ -27,19 +27,19 @@ export function selectsProtocol(portName: string, protocol: Protocol): boolean {
   return protocolSegment(portName) === protocol;
 }
 
-/** The names port names select protocols by, with detection over them. */
+/** The names port names select protocols by, with detection over them (plain functions: no `this`). */
 export interface ProtocolNames {
   /** The names, each once, in the order given. */
   readonly names: readonly Protocol[];
   /** The protocol a port name selects, or undefined when the name selects none. */
-  detect(portName: string): Protocol | undefined;
+  readonly detect: (portName: string) => Protocol | undefined;
   /**
    * The second segment of a `tcp-<segment>` port name (first segment `tcp` in any case) when it names no protocol
    * (`tcp-web`, `tcp-Postgres`, `tcp-`), else undefined. Aeraki passes such ports by silently; users who name a
    * port `tcp-<protocol>` usually expect that protocol to be handled, so the caller warns. Names of other Istio
    * protocols (`http-...`, `grpc`) and a bare `tcp` give undefined.
    */
-  unknownTcpSegment(portName: string): string | undefined;
+  readonly unknownTcpSegment: (portName: string) => string | undefined;
 }
 
 /**
