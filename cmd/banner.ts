@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { certProviderOf, mcpServerTls, type ServeOptions } from '../src/app/options.ts';
 import type { RunningServe } from '../src/app/serve.ts';
+import { sourceOf } from '../src/app/source-list.ts';
 
 type Write = (text: string) => void;
 
@@ -21,7 +22,7 @@ export type BannerFacts = Pick<
  * page's address (`/debug/`) and the `aeraki proxy-status` command that reads the same listener.
  */
 export function printServeBanner(o: ServeOptions, s: BannerFacts, write: Write): void {
-  const source = o.source.kind === 'dir' ? rel(o.source.dir) : o.source.kind;
+  const source = sourceOf(o.source.kind).banner(o.source, rel);
   const lines = [`aeraki serve: config from ${source}`];
   lines.push(`  EnvoyFilters -> ${o.output.kind === 'dir' ? `${rel(o.output.dir)}/` : 'the Kubernetes API'}`);
   const provider = certProviderOf(o.identity, o.rds.insecure, mcpServerTls(o.registries));

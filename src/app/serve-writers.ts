@@ -17,6 +17,7 @@ import { createDirSink } from '../reconcile/dir-sink.ts';
 import { createKubeSink } from '../reconcile/kube-sink.ts';
 import { ManagedCache } from '../reconcile/managed-cache.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
+import { createProtocolNames } from '../plugins/registry.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Registries } from '../registry/registries.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
@@ -78,6 +79,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
   const desiredState = new IncrementalGenerator(store, generators, {
     namespaceScope: o.output.namespaceScope,
+    protocolNames: createProtocolNames(generators),
   });
   const reconciler = new Reconciler({
     sink,
