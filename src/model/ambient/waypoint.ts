@@ -124,7 +124,8 @@ export function allowsAttachment(
 /**
  * The image the waypoint Deployment runs instead of istiod's default, or undefined for the default
  * (files/waypoint.yaml:103-107): the Gateway's `sidecar.istio.io/proxyImage` annotation, used verbatim only when it
- * contains a `/`.
+ * contains a `/`. (Without the annotation the install's `global.proxy.image` is tested the same way; this model
+ * does not see install values.)
  */
 export function waypointImageOverride(gateway: WaypointGateway): string | undefined {
   return gateway.proxyImage !== undefined && gateway.proxyImage.includes('/')

@@ -199,6 +199,22 @@ describe('waypointOf: a waypoint in another namespace', () => {
     assert.equal(other.bound === false && other.reason, 'attachment-denied');
   });
 
+  it('a Selector applies to the Gateway namespace too (no same-namespace shortcut)', () => {
+    const selective = indexWaypoints([
+      gateway('shop', 'shop-wp', {
+        listeners: [
+          {
+            port: 15008,
+            protocol: 'HBONE',
+            allowedNamespaces: { from: 'Selector', selector: { matchLabels: { team: 'x' } } },
+          },
+        ],
+      }),
+    ]);
+    const b = waypointOf(svc('shop'), shop, selective);
+    assert.equal(b.bound === false && b.reason, 'attachment-denied');
+  });
+
   it('a namespace label can name a waypoint in another namespace too', () => {
     const b = waypointOf(svc('shop'), ns('shop', labels), shared('All'));
     assert.equal(b.bound, true);
