@@ -5,6 +5,7 @@
  * earlier one, as for the other kinds (model/parse/objects.ts parseRawObjects).
  */
 import {
+  ambientKindOf,
   ambientNearMiss,
   parseAmbientObject,
   type AmbientKind,
@@ -35,7 +36,7 @@ export function readAmbientObjects(raws: readonly unknown[]): AmbientRead {
     }
     issues.push(...res.issues);
     const ref = res.ok ? undefined : res.issues[0]?.ref;
-    const kind = res.ok ? res.value.kind : (ref?.kind as AmbientKind | undefined);
+    const kind = ambientKindOf(raw);
     if (kind === undefined) continue;
     const key = res.ok
       ? ambientObjectKey(res.value)

@@ -61,7 +61,12 @@ export function parseAmbientObject(
   const name = typeof md['name'] === 'string' ? md['name'] : '';
   const ns =
     typeof md['namespace'] === 'string' && md['namespace'] !== '' ? md['namespace'] : DEFAULT_NAMESPACE;
-  const f = new Fields({ kind, namespace: kind === 'KubernetesGateway' ? ns : '', name });
+  // Issues name the object as written (`Gateway shop/w`), as `kubectl` would.
+  const f = new Fields({
+    kind: raw['kind'] as string,
+    namespace: kind === 'KubernetesGateway' ? ns : '',
+    name,
+  });
   if (!isPlainObject(raw['metadata'])) f.error('metadata', 'required field is missing');
   else f.requiredString(md, 'name', 'metadata.name');
   if (name === '' && typeof md['name'] === 'string') f.error('metadata.name', 'must not be empty');
