@@ -41,7 +41,7 @@ const obj = (o: Record<string, unknown>) => o as unknown as KubeObject;
 const namespace = (labels: Record<string, string>) =>
   obj({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels } });
 
-const waypoint = obj({
+const waypointRaw = {
   apiVersion: `${GROUP}/v1`,
   kind: 'Gateway',
   metadata: {
@@ -54,7 +54,8 @@ const waypoint = obj({
     listeners: [{ name: 'mesh', port: 15008, protocol: 'HBONE', tls: { mode: 'Terminate' } }],
   },
   status: { addresses: [{ type: 'IPAddress', value: '10.0.0.9' }], conditions: [{ type: 'Programmed' }] },
-});
+};
+const waypoint = obj(waypointRaw);
 
 function source(api: FakeKubeApiServer, store: ConfigStore, token: string, ambient: boolean): KubeSource {
   return new KubeSource({
@@ -151,7 +152,7 @@ describe('KubeSource: ambient inputs', () => {
   });
 
   it('the informer caches a reduced Gateway: the fields read, nothing else', () => {
-    assert.deepEqual(reduceGateway(waypoint), {
+    assert.deepEqual(reduceGateway(waypointRaw), {
       metadata: { name: 'waypoint', namespace: 'shop', labels: {}, annotations: {} },
       spec: {
         gatewayClassName: 'istio-waypoint',
