@@ -199,6 +199,7 @@ import './registry/watcher-base.test.ts';
 import './registry/zookeeper/watcher.test.ts';
 import './security/handshake-flood.test.ts';
 import './security/handshakes.test.ts';
+import './security/rbac-ambient.test.ts';
 import './security/rbac.test.ts';
 import './security/redis-auth.test.ts';
 import './security/secrets.test.ts';

@@ -7,6 +7,8 @@
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
  *   synthesise for them (src/model/parse/service.ts). Over MCP istiod sends those itself.
+ * - optionally (`ambient`, ambient.ts) Namespaces and, without MCP, Gateway API Gateways and GatewayClasses, into the
+ *   store's AmbientView; a cluster without the Gateway API CRDs reads them as empty (no waypoints) and stays synced.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
  * and the hosts they bind) without touching any other object or the object's own last valid version.
  * Every kind is read through the process's shared informers (kit/kube/informer-hub.ts, KindInformers): a kind whose CRD is not installed is empty and

@@ -176,7 +176,9 @@ describe('parseAmbientObject', () => {
     assert.equal(res.value.value.addressed, false);
     assert.deepEqual(
       res.issues.map((i) => `${severityOf(i)} ${formatIssue(i)}`),
-      ['warning Gateway shop/waypoint: status.addresses: expected a list, got string "x"; read as no address'],
+      [
+        'warning Gateway shop/waypoint: status.addresses: expected a list, got string "x"; read as no address',
+      ],
     );
   });
 
