@@ -4,11 +4,12 @@
  * GatewayClass's WaypointGatewayClass fields (model/parse/ambient.ts reads them), never whole objects.
  *
  * Events (model/view.ts ConfigEvent), after each real change, neither `old` nor `object` set (the view answers):
- * - kind `Namespace`: `namespace` and `name` are both the Namespace's name. A label change of a Namespace changes
+ * - kind `Namespace`: `namespace` '' (a cluster-scoped object) and `name` the Namespace's name, so its dependency
+ *   key is `obj:Namespace//<name>` (kit/incremental/dependencies.ts eventKeys). A label change of a Namespace changes
  *   the binding of every Service and ServiceEntry of that namespace without a label of its own
  *   (model/ambient/binding.ts waypointOf), and the attachment of services of that namespace to a waypoint of
  *   another whose listener has a `Selector`: incremental generation regenerates, on this event, the services of
- *   namespace `event.namespace` (by the namespace index it keeps) and the services bound to a waypoint with a
+ *   namespace `event.name` (those that looked the Namespace up through the view) and the services bound to a waypoint with a
  *   Selector;
  * - kind `KubernetesGateway` (istiod's name for the Gateway API Gateway): `namespace`/`name` of the Gateway: the
  *   services bound to it change;
@@ -122,8 +123,7 @@ export class AmbientState implements AmbientView, AmbientWrites {
     if (kind !== 'Namespace') this.index = undefined;
     const slash = key.indexOf('/');
     const name = key.slice(slash + 1);
-    const namespace = kind === 'Namespace' ? name : key.slice(0, slash);
-    this.emit({ type, kind, namespace, name });
+    this.emit({ type, kind, namespace: key.slice(0, slash), name });
   }
 }
 

@@ -108,8 +108,8 @@ export type ConfigEventType = 'added' | 'updated' | 'deleted' | 'held';
  * Kind `EndpointPorts` (type `updated`, neither `old` nor `object`): ConfigView.endpointPorts of the Service
  * `namespace/name` changed.
  * Kinds `Namespace`, `KubernetesGateway` and `GatewayClass` (added, updated, deleted; neither `old` nor `object`):
- * what AmbientView (model/ambient/view.ts) answers for that object changed; a Namespace's event has its name as
- * both `namespace` and `name`, a GatewayClass's `namespace` is '' (controller/store-ambient.ts).
+ * what AmbientView (model/ambient/view.ts) answers for that object changed; a Namespace's and a GatewayClass's
+ * `namespace` is '' (cluster-scoped), `name` the object's name (controller/store-ambient.ts).
  */
 export interface ConfigEvent {
   readonly type: ConfigEventType;

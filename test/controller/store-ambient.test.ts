@@ -72,10 +72,10 @@ describe('ConfigStore as AmbientView', () => {
     w.remove('GatewayClass', '', 'istio-waypoint');
     assert.equal(store.waypoints().gateway('shop', 'waypoint'), undefined);
     assert.deepEqual(events, [
-      'added Namespace shop/shop',
+      'added Namespace /shop',
       'added KubernetesGateway shop/waypoint',
       'added GatewayClass /istio-waypoint',
-      'updated Namespace shop/shop',
+      'updated Namespace /shop',
       'updated KubernetesGateway shop/waypoint',
       'deleted KubernetesGateway shop/waypoint',
       'deleted GatewayClass /istio-waypoint',
@@ -167,7 +167,7 @@ describe('DirSource with ambient inputs', () => {
       rmSync(join(dir, 'ns.yaml'));
       src.load();
       assert.equal(store.ambientNamespace('shop'), undefined);
-      assert.deepEqual(events, ['deleted Namespace shop/shop']);
+      assert.deepEqual(events, ['deleted Namespace /shop']);
       await Promise.resolve();
     }),
   );

@@ -125,7 +125,7 @@ describe('KubeSource: ambient inputs', () => {
 
       // A label change of the Namespace reaches generation as a Namespace event.
       api.seed(namespace({ 'istio.io/dataplane-mode': 'ambient', 'istio.io/use-waypoint': 'none' }));
-      await waitFor(() => events.includes('updated Namespace shop/shop'), 'the Namespace event');
+      await waitFor(() => events.includes('updated Namespace /shop'), 'the Namespace event');
       api.uninstallCrd({ group: GROUP, resource: 'gateways' });
       await waitFor(() => store.waypoints().gateway('shop', 'waypoint') === undefined, 'the Gateway gone');
       assert.ok(events.includes('deleted KubernetesGateway shop/waypoint'));
