@@ -7,10 +7,9 @@
  * - kind `Namespace`: `namespace` '' (a cluster-scoped object) and `name` the Namespace's name, so its dependency
  *   key is `obj:Namespace//<name>` (kit/incremental/dependencies.ts eventKeys). A label change of a Namespace changes
  *   the binding of every Service and ServiceEntry of that namespace without a label of its own
- *   (model/ambient/binding.ts waypointOf), and the attachment of services of that namespace to a waypoint of
- *   another whose listener has a `Selector`: incremental generation regenerates, on this event, the services of
- *   namespace `event.name` (those that looked the Namespace up through the view) and the services bound to a waypoint with a
- *   Selector;
+ *   (model/ambient/binding.ts waypointOf) and their attachment to a waypoint whose listener has a `Selector`:
+ *   incremental generation regenerates, on this event, every service whose generation looked the Namespace up
+ *   through the view (it records that key: envoyfilter/waypoint.ts recordingAmbientView);
  * - kind `KubernetesGateway` (istiod's name for the Gateway API Gateway): `namespace`/`name` of the Gateway: the
  *   services bound to it change;
  * - kind `GatewayClass`: `namespace` '' and `name` the class: the waypoints of that class change (traffic type,
