@@ -1,4 +1,3 @@
-// src/model/ambient/view.ts
 import type { AmbientNamespace } from './binding.ts';
 import type { WaypointIndex } from './waypoint.ts';
 /** What generation reads of ambient mode (the ConfigStore implements it when ambient inputs are read). */
