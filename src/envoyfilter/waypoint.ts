@@ -34,7 +34,7 @@ import { outboundClusterName, waypointFilterName } from '../model/names.ts';
 import type { EnvoyFilterPatch, OutputObject, ServiceEntry, ServicePort } from '../model/objects.ts';
 import { protocolSegment, type Protocol } from '../model/protocol.ts';
 import { DEFAULT_META_PROTOCOL_IMAGES, isKnownImage } from '../model/proxy-images.ts';
-import { refOf, warning, type ConfigIssue } from '../model/result.ts';
+import { ok, refOf, warning, type ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import { objectDepKey } from '../kit/incremental/dependencies.ts';
 import { guarded } from './guarded.ts';
@@ -191,8 +191,7 @@ function portPatches(
     sw.issues.push(warning(ref, path, message));
     return [];
   }
-  const generate = generator.generateWaypoint;
-  if (generate === undefined) {
+  if (generator.generateWaypoint === undefined) {
     const message = `the ${generator.name} plugin has no waypoint filter: port "${port.name}" is plain TCP through waypoint ${waypoint}`;
     sw.issues.push(warning(ref, path, message));
     return [];
@@ -201,7 +200,7 @@ function portPatches(
   let failed = false;
   for (const host of new Set(se.spec.hosts)) {
     const ctx = contextOf(sw, generator, protocol, portIndex, host);
-    const result = guarded(ref, generator, () => generate(ctx));
+    const result = guarded(ref, generator, () => generator.generateWaypoint?.(ctx) ?? ok(undefined));
     sw.issues.push(...result.issues);
     if (!result.ok) failed = true;
     else if (result.value !== undefined) patches.push(waypointPatch(host, port.number, result.value));

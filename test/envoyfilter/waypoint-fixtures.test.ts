@@ -59,7 +59,7 @@ describe('waypoint render cases', () => {
     it(`${name}: every waypoint filter parses against protos-2026 and reaches its waypoint`, () => {
       for (const o of out.objects.filter(isWaypointFilter)) {
         assert.equal(o.kind, 'EnvoyFilter');
-        const filter = o as EnvoyFilterObject;
+        const filter: EnvoyFilterObject = o;
         assert.deepEqual(protoProblems(filter), [], `${o.metadata.namespace}/${o.metadata.name}`);
         assert.equal(filter.spec.workloadSelector, undefined);
         const [ref, ...more] = filter.spec.targetRefs ?? [];
