@@ -46,7 +46,11 @@ export interface WaypointOptions {
   readonly waypointFilters?: boolean;
   /** The Namespaces, Gateways and GatewayClasses read; without it no service is bound to a waypoint. */
   readonly ambient?: AmbientView;
-  /** Images known to carry the MetaProtocol proxy (model/proxy-images.ts); absent: the default list. */
+  /**
+   * Images known to carry the MetaProtocol proxy, compared by repository (model/proxy-images.ts isKnownImage): the
+   * whole list (a flag's images go after DEFAULT_META_PROTOCOL_IMAGES, as cmd/analyze-config.ts does); absent: the
+   * default list.
+   */
   readonly metaProtocolImages?: readonly string[];
 }
 

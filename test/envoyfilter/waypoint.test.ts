@@ -104,6 +104,33 @@ describe('waypoint filters', () => {
     );
   });
 
+  it('a MetaProtocol port gets a filter only on a waypoint running a known MetaProtocol image', () => {
+    const meta = serviceEntry(
+      'rpc',
+      'greeter',
+      { hosts: [host('greeter', 'rpc')], ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo' }] },
+      { labels: { [USE]: 'waypoint' } },
+    );
+    const store = storeOf([meta]);
+    const filtersWith = (proxyImage: string | undefined, metaProtocolImages?: readonly string[]) => {
+      const { gateways, view } = ambientWorld();
+      gateways.push(gateway('rpc', 'waypoint', proxyImage === undefined ? {} : { proxyImage }));
+      const options = { namespaceScope: false, waypointFilters: true, ambient: view };
+      const out = generateAll(store, generators, {
+        ...options,
+        ...(metaProtocolImages ? { metaProtocolImages } : {}),
+      });
+      return waypointNames(out.objects).length;
+    };
+    assert.equal(filtersWith('ghcr.io/aeraki-mesh/meta-protocol-proxy:1.4.2'), 1);
+    assert.equal(filtersWith('docker.io/aeraki/meta-protocol-proxy@sha256:00'), 1);
+    // Without a `/` the annotation does not replace the image (waypoint.yaml): the waypoint runs istio-proxy.
+    assert.equal(filtersWith('meta-protocol-proxy'), 0);
+    assert.equal(filtersWith(undefined), 0);
+    assert.equal(filtersWith('registry.example/mpp:1'), 0);
+    assert.equal(filtersWith('registry.example/mpp:1', ['registry.example/mpp']), 1);
+  });
+
   it('a generator failing on the waypoint fails the whole source (its output is kept)', () => {
     const { gateways, view } = ambientWorld();
     gateways.push(gateway('shop', 'waypoint'));
