@@ -98,6 +98,8 @@ import './envoyfilter/generate-all.test.ts';
 import './envoyfilter/inbound-ports.test.ts';
 import './envoyfilter/incremental-differential.test.ts';
 import './envoyfilter/incremental.test.ts';
+import './envoyfilter/waypoint-fixtures.test.ts';
+import './envoyfilter/waypoint.test.ts';
 import './fakes/istio-ca.test.ts';
 import './fakes/istiod-push.test.ts';
 import './fakes/kube-apiserver.test.ts';

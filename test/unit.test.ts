@@ -53,6 +53,8 @@ import './envoyfilter/generate-all.test.ts';
 import './envoyfilter/inbound-ports.test.ts';
 import './envoyfilter/incremental-differential.test.ts';
 import './envoyfilter/incremental.test.ts';
+import './envoyfilter/waypoint-fixtures.test.ts';
+import './envoyfilter/waypoint.test.ts';
 import './fuzz/mcp.test.ts';
 import './fuzz/rds-streams.test.ts';
 import './identity/files.test.ts';
