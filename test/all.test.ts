@@ -47,6 +47,7 @@ import './cmd/validate-cli.test.ts';
 import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';
 import './conformance/real-protos.test.ts';
+import './controller/ambient-generation.test.ts';
 import './controller/dir-source.test.ts';
 import './controller/dir-state.test.ts';
 import './controller/file-source.test.ts';

@@ -30,7 +30,7 @@ export interface SourceContext {
   readonly informers?: KubeInformers;
   /**
    * Read ambient inputs (Namespaces, Gateway API Gateways and GatewayClasses) from every source, for the store's
-   * AmbientView (default false: read only what is referenced; RBAC: manifests/components/ambient).
+   * AmbientView (default false: read only what is referenced; RBAC: manifests/ambient).
    */
   readonly ambient?: boolean;
 }

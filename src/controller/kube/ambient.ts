@@ -8,7 +8,7 @@
  * A cluster without the Gateway API CRDs is a cluster without waypoints: a resource not served is "not installed",
  * read as empty and synced (kit/kube/kind-informer.ts), and picked up when the CRDs are installed later.
  * RBAC: namespaces `list, watch` (manifests/rbac.yaml, granted already), gateways and gatewayclasses `list, watch`
- * (manifests/components/ambient).
+ * (manifests/ambient).
  */
 import { CustomObjectsApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubernetesListObject } from '@kubernetes/client-node';
