@@ -1,19 +1,20 @@
 /**
  * `aeraki serve`: one process running a config source, the store, the EnvoyFilter reconciler (leader only), the
  * RDS server (every replica), the validating webhook (with `--webhook-address`, every replica) and the admin HTTP
- * server.
+ * server. Each is a part of one runtime (kit/runtime.ts) and declares whether it needs the leader: the writers
+ * (reconciler, status, bootstrap, VIPs, registries' kube output) run only while this replica leads (every replica
+ * leads without leader election); the servers, sources, builders and watches run on every replica.
  *
  * Start order: the RDS, webhook and admin servers bind first (a taken port fails the start before anything else runs),
- * then the reconciler, leader election and the watches, then the sources. Routes are built, and EnvoyFilters
- * written, only after every source synced once.
- * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the reconciler stops writing, the bootstrap controller
- * stops, the lease is released, RDS streams are closed; then the sources and watches stop and the debug, admin and
- * webhook servers and the identity provider close. Each is a part of one Lifecycle (kit/lifecycle.ts): started in
- * the order below, drained then stopped in reverse, and a start that fails stops what started before it.
+ * then the watches and the registries, with leader election (the writers start on election), then the sources.
+ * Routes are built, and EnvoyFilters written, only after every source synced once.
+ * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the writers stop, the lease is released; then the every-replica
+ * parts in reverse: the registries and the RDS streams end, then the sources and watches stop and the debug, admin
+ * and webhook servers and the identity provider close. A start that fails stops what started before it.
  */
 import { InformerHub } from '../kit/kube/informer-hub.ts';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Lifecycle } from '../kit/lifecycle.ts';
+import { leaderLoopPart, Runtime } from '../kit/runtime.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { limitedApply } from '../kit/apply.ts';
 import { systemClock } from '../util/clock.ts';
@@ -36,13 +37,15 @@ import { startIdentity } from './identity.ts';
 import { startWebhook, type RunningWebhook } from './webhook.ts';
 import { buildWriters } from './serve-writers.ts';
 import { buildOpsServers, provideServeMetrics, type ServeOpsInputs } from './serve-ops.ts';
-import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
+import { httpPart, rdsPart, registriesPart, sourcesPart } from './serve-parts.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 import { createRegistries } from './registries.ts';
 import { buildProxyStatus } from './proxy-status.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
+import { leaderElector } from './kube-parts.ts';
+import { outputOf } from './outputs.ts';
 
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
@@ -87,22 +90,48 @@ function loadKubeConfig(path: string): KubeConfig {
   return kc;
 }
 
+/** `make()`, or, when it throws, the runtime stopped (what started so far) and the error rethrown. */
+async function orStop<T>(runtime: Runtime, make: () => T): Promise<T> {
+  try {
+    return make();
+  } catch (err) {
+    await runtime.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
+    throw err;
+  }
+}
+
+/** What the listeners bound to, set as their parts start. */
+interface Bound {
+  rdsPort: number;
+  webhook?: RunningWebhook;
+  admin: ListenAddress;
+  debug?: ListenAddress;
+}
+
 export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
   const logger =
     deps.logger ?? createLogger({ level: o.logging.level, format: o.logging.format, component: 'aeraki' });
   if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
-  const life = new Lifecycle(log);
+  const output = outputOf(o.output.kind);
+  const kc = needsKube(o.source.kind, output, o.registries)
+    ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
+    : undefined;
+  const metrics = new AerakiMetrics({ version: o.version });
+  const elector = kc && output.electsLeader && o.leader.elect ? leaderElector(o, kc, logger) : undefined;
+  const runtime = new Runtime({
+    logger: log,
+    elector,
+    ...(elector ? { onLeadership: (leading: boolean) => metrics.recordLeadership(leading) } : {}),
+  });
+  const bound: Bound = { rdsPort: 0, admin: { host: '', port: 0 } };
   const identity = await startIdentity(
     o.identity,
     { mesh: o.mesh, rdsInsecure: o.rds.insecure, registries: o.registries },
     logger,
     deps.backoff,
   );
-  await life.start({ name: 'identity', stop: () => identity.provider?.close() });
-  const kc = needsKube(o.source.kind, o.output.kind, o.registries)
-    ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
-    : undefined;
+  await runtime.start({ name: 'identity', stop: () => identity.provider?.close() });
   // One informer per watched resource in the process, shared by every reader of it.
   const informers = kc
     ? new InformerHub({
@@ -119,7 +148,6 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     now: () => systemClock.now(),
   });
   const generators = createGenerators();
-  const metrics = new AerakiMetrics({ version: o.version });
 
   const cache = new SnapshotCache();
   const rdsHost = o.rds.address.host === '' ? '0.0.0.0' : o.rds.address.host;
@@ -136,17 +164,14 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     cache,
   );
   rds.acks.onAllAcked = (ms) => metrics.configToAck.observe(ms / 1000);
-  let rdsPort = 0;
-  await life.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (port) => (rdsPort = port)));
-
-  let webhook: RunningWebhook | undefined;
-  await life.start({
+  await runtime.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (p) => (bound.rdsPort = p)));
+  await runtime.start({
     name: 'webhook',
     start: async () => {
       const shared = { mesh: o.mesh, output: o.output, handshake: o.handshake, httpLimits: o.httpLimits };
-      webhook = await startWebhook(o.webhook, shared, store, identity.devCerts, logger);
+      bound.webhook = await startWebhook(o.webhook, shared, store, identity.devCerts, logger);
     },
-    stop: () => webhook?.server.stop(),
+    stop: () => bound.webhook?.server.stop(),
   });
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
@@ -167,9 +192,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kube.apiQps, burst: o.kube.apiBurst, clock: systemClock });
-  let registries: Registries | undefined;
-  try {
-    registries = createRegistries(
+  const registries = await orStop(runtime, () =>
+    createRegistries(
       o.registries,
       { mesh: o.mesh, resyncMs: o.reconcile.resyncMs, handshake: o.handshake },
       {
@@ -181,15 +205,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         watcherFactory: deps.registryWatcher,
         backoff: deps.backoff,
         logger,
-        // The writers are built next; no registry asks before it starts.
-        isLeader: () => writers.kubeOut?.isLeader() ?? true,
         mcpTls: identity.mcpTls,
       },
-    );
-  } catch (err) {
-    await life.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
-    throw err;
-  }
+    ),
+  );
   const allSynced = () => sources.synced && (registries?.synced ?? true);
   let desiredObjects = (): readonly OutputObject[] => [];
   const proxyStatus = buildProxyStatus(o, {
@@ -209,7 +228,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     informers,
     metrics,
     limiter,
-    rdsPort,
+    rdsPort: bound.rdsPort,
     serverIdentity: identity.serverIdentity,
     allSynced,
     backoff: deps.backoff,
@@ -218,10 +237,11 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     logger,
     ...(proxyStatus ? { listenerRejections: () => proxyStatus.rejections.current() } : {}),
   });
-  const { reconciler, desiredState, kubeOut } = writers;
+  const { reconciler, desiredState } = writers;
+  const status = writers.output.status;
   desiredObjects = () => writers.desiredObjects();
   if (proxyStatus) {
-    proxyStatus.rejections.subscribe(() => kubeOut?.status.trigger());
+    proxyStatus.rejections.subscribe(() => status?.trigger());
     reconciler.onRun((r) => {
       if (r.created + r.updated > 0) proxyStatus.nudge(); // ask the proxies soon after a write
     });
@@ -233,12 +253,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
     onRoutesChanged: (changed, at) => rds.acks.noteChange(changed, at),
     // MetaRouters' Programmed follows the generations the routes carry and the proxies' answers.
-    onRebuilt: () => kubeOut?.status.trigger(),
+    onRebuilt: () => status?.trigger(),
     now: () => systemClock.now(),
     logger,
   });
   acks.routeAcks = routeAcksOf(routes, rds.acks);
-  rds.acks.onStateChange = () => kubeOut?.status.trigger();
+  rds.acks.onStateChange = () => status?.trigger();
   let wasSynced = false;
   onKindChange = () => {
     // Events were not routed while a kind was forbidden: rebuild once every source is synced again.
@@ -251,7 +271,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     // Before the first sync, the time from an event to its write would measure the sync, not a change.
     if (sources.synced) reconciler.changed(e);
     else reconciler.trigger();
-    kubeOut?.status.trigger();
+    status?.trigger();
     if (sources.synced) routes.onEvent(e);
   });
 
@@ -265,32 +285,36 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     cache,
     identity,
     metrics,
+    ...(elector ? { leader: () => runtime.isLeader() } : {}),
     allSynced,
     logger,
-    webhook: () => webhook,
-    rdsPort: () => rdsPort,
+    webhook: () => bound.webhook,
+    rdsPort: () => bound.rdsPort,
     routeOrigin: (route) => routes.originOf(route),
     ...(proxyStatus ? { listenerRejections: () => proxyStatus.document() } : {}),
   };
   provideServeMetrics(ops);
   const { admin, debug } = buildOpsServers(o, ops);
-  let adminAddress: ListenAddress = { host: '', port: 0 };
-  let debugAddress: ListenAddress | undefined;
   /** The route and EnvoyFilter builders' timers, stopped once nothing writes. */
   const stopBuilders = (): void => {
     routes.stop();
     desiredState.stop();
   };
-  await life.startGroups([
-    [httpPart('admin', admin, '--http-address', (a) => (adminAddress = a))],
-    debug ? [httpPart('debug', debug, '--debug-address', (a) => (debugAddress = a))] : [],
+  const registryOutput = registries?.kubeOutput;
+  await runtime.startGroups([
+    [httpPart('admin', admin, '--http-address', (a) => (bound.admin = a))],
+    debug ? [httpPart('debug', debug, '--debug-address', (a) => (bound.debug = a))] : [],
     [{ name: 'builders', drain: stopBuilders }],
-    [writersPart(reconciler, registries, kubeOut)],
+    [
+      ...writers.parts,
+      ...(registries ? [registriesPart(registries)] : []),
+      ...(registryOutput ? [leaderLoopPart('registry-output', registryOutput)] : []),
+    ],
     [sourcesPart(sources, log)],
     proxyStatus
       ? [{ name: 'proxy-status', start: () => proxyStatus.start(), stop: () => proxyStatus.stop() }]
       : [],
-    [{ name: 'readiness', drain: () => admin.beginShutdown() }], // drained first: /readyz turns 503
+    [{ name: 'readiness', drain: () => admin.beginShutdown() }],
   ]);
   const synced = sources
     .whenSynced()
@@ -307,7 +331,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('shutting down');
-      await life.stop();
+      admin.beginShutdown(); // /readyz turns 503 first
+      await runtime.stop();
       log.info('stopped');
     })();
     return stopping;
@@ -315,18 +340,18 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 
   return {
     store,
-    rdsAddress: formatAddress(rdsHost, rdsPort),
-    rdsPort,
-    adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
-    debugAddress: debugAddress && formatAddress(debugAddress.host || '0.0.0.0', debugAddress.port),
-    webhookAddress: webhook?.address,
+    rdsAddress: formatAddress(rdsHost, bound.rdsPort),
+    rdsPort: bound.rdsPort,
+    adminAddress: formatAddress(bound.admin.host || '0.0.0.0', bound.admin.port),
+    debugAddress: bound.debug && formatAddress(bound.debug.host || '0.0.0.0', bound.debug.port),
+    webhookAddress: bound.webhook?.address,
     devCerts: identity.devCerts,
     synced,
     metrics,
     reconciler,
     cache,
     registries,
-    isLeader: () => kubeOut?.isLeader() ?? true,
+    isLeader: () => runtime.isLeader(),
     stop,
   };
 }

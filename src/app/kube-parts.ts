@@ -1,10 +1,10 @@
 /**
- * The parts of `aeraki serve` that need the Kubernetes API besides the config sources: leader election on the
- * Lease `aeraki-controller` in the root namespace, the drift watch on managed objects, and the namespace
- * bootstrap controller fed by a Namespace informer, and the VIP allocator triggered by a ServiceEntry informer.
- * The status controller writes the conditions and Events of the Aeraki objects (src/status/). Leadership changes
- * trigger the reconciler, the bootstrap controller, the VIP allocator and the status controller so a new leader
- * converges at once.
+ * The parts `--output kube` brings (app/outputs.ts), each declaring whether it needs the leader (kit/runtime.ts):
+ * on every replica the drift watch on managed objects, the status controller's watch of the Aeraki objects, and the
+ * Namespace and ServiceEntry informers; on the leader only the status controller (conditions and Events of the
+ * Aeraki objects, src/status/), the namespace bootstrap controller and the VIP allocator, each triggered when it
+ * starts so a new leader converges at once. Leader election itself is the Lease `aeraki-controller` in the root
+ * namespace (`leaderElector`), driven by the runtime.
  */
 import { CustomObjectsApi, type KubeConfig, type KubernetesListObject } from '@kubernetes/client-node';
 import {
@@ -19,6 +19,7 @@ import type { ManagedCache } from '../reconcile/managed-cache.ts';
 import type { ApplyWrites } from '../kit/write.ts';
 import { createKubeBootstrapPort } from '../bootstrap/kube.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
+import { leaderLoopPart, type RuntimePart } from '../kit/runtime.ts';
 import { createKubeLeaseClient } from '../leader/lease-client.ts';
 import { NamespaceBootstrapController, namespaceInfoOf } from '../bootstrap/controller.ts';
 import type { Logger } from '../util/logger.ts';
@@ -43,7 +44,7 @@ import type { KindSpec } from '../model/kinds.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
 
-/** The options of the parts KubeOutput runs, and the shared values they need. */
+/** The options of the parts `--output kube` brings, and the shared values they need. */
 export type KubeOutputOptions = Pick<
   ServeOptions,
   'leader' | 'bootstrap' | 'vip' | 'reconcile' | 'podName'
@@ -52,7 +53,7 @@ export type KubeOutputOptions = Pick<
 export interface KubeOutputHooks {
   /** The process's shared informers (Namespaces, ServiceEntries, the managed objects, the status targets). */
   readonly informers: KubeInformers;
-  /** Called when the desired state must be re-checked (drift, new leadership). */
+  /** Called when the written state must be re-checked (drift of a managed object). */
   readonly onChange: () => void;
   readonly metrics: AerakiMetrics;
   /** The protocols the generators handle (ServiceEntries with such a port get a VIP). */
@@ -75,141 +76,140 @@ export interface KubeOutputHooks {
   readonly discovery?: KindDiscoveryOptions;
 }
 
-export class KubeOutput {
-  readonly elector: LeaderElector | undefined;
+/** What `--output kube` brings besides its sink: the drift watch, the status controller and its parts. */
+export interface KubeOutputParts {
   readonly drift: ManagedObjectsWatch;
-  readonly bootstrap: NamespaceBootstrapController | undefined;
-  readonly vips: VipAllocator | undefined;
   readonly status: StatusController;
-  /** The Aeraki objects' generations and statuses, watched for the status controller. */
-  readonly statusTargets: StatusTargetCache;
-  private readonly namespaces: Subscription | undefined;
-  private readonly serviceEntries: Subscription | undefined;
-
-  constructor(o: KubeOutputOptions, kc: KubeConfig, rdsPort: number, hooks: KubeOutputHooks) {
-    const { logger, metrics, backoff } = hooks;
-    const startedLeading = () => {
-      metrics.recordLeadership(true);
-      hooks.onChange();
-      this.bootstrap?.trigger();
-      this.vips?.trigger();
-      this.status.trigger();
-    };
-    this.elector = o.leader.elect
-      ? new LeaderElector({
-          client: createKubeLeaseClient(kc, o.mesh.rootNamespace, LEASE_NAME),
-          identity: o.podName,
-          leaseDurationMs: o.leader.leaseDurationMs,
-          renewDeadlineMs: o.leader.renewDeadlineMs,
-          retryPeriodMs: o.leader.retryPeriodMs,
-          logger,
-          onStartedLeading: startedLeading,
-          onStoppedLeading: () => metrics.recordLeadership(false),
-        })
-      : undefined;
-    const isLeader = this.elector ? () => this.elector?.isLeader() ?? false : () => true;
-    this.drift = new ManagedObjectsWatch({
-      kc,
-      informers: hooks.informers,
-      onChange: hooks.onChange,
-      ...(hooks.managedCache ? { cache: hooks.managedCache } : {}),
-      ...(backoff ? { backoff } : {}),
-      ...(hooks.discovery ? { discovery: hooks.discovery } : {}),
-      logger,
-    });
-    this.statusTargets = new StatusTargetCache({
-      kc,
-      informers: hooks.informers,
-      resources: aerakiResources(hooks.kinds),
-      onChange: () => this.status.trigger(),
-      ...(backoff ? { backoff } : {}),
-      logger,
-    });
-    this.status = statusController(o, kc, hooks, isLeader, this.statusTargets);
-    if (o.vip.allocate) {
-      [this.serviceEntries, this.vips] = vipAllocator(o.mesh.istioApiVersion, kc, hooks, isLeader);
-    }
-    if (!o.bootstrap.enabled) return;
-    const namespaces = hooks.informers.subscribe(
-      namespacesWatch(kc),
-      {
-        upsert: (obj) => {
-          const info = namespaceInfoOf(obj);
-          if (info) this.bootstrap?.upsertNamespace(info);
-        },
-        delete: (obj) => this.bootstrap?.deleteNamespace(obj.metadata?.name ?? ''),
-      },
-      { syncedWhen: 'listed-once', reduce: nameAndLabels }, // namespaceInfoOf reads the name and labels
-    );
-    this.namespaces = namespaces;
-    this.bootstrap = new NamespaceBootstrapController({
-      port: createKubeBootstrapPort(kc),
-      apply: hooks.apply ?? applyWrites,
-      target: {
-        address: o.bootstrap.xdsServiceAddress,
-        port: rdsPort,
-        ...(hooks.serverIdentity ? { serverIdentity: hooks.serverIdentity } : {}),
-      },
-      isLeader,
-      isSynced: () => namespaces.synced,
-      ...(backoff ? { retry: backoff } : {}),
-      logger,
-      onWrite: (verb, ok) => metrics.recordBootstrapWrite(verb, ok),
-    });
-  }
-
-  isLeader(): boolean {
-    return this.elector ? this.elector.isLeader() : true;
-  }
-
+  /** Every-replica parts (the watches), then leader parts (status, VIPs, bootstrap: each triggered on start). */
+  readonly parts: readonly RuntimePart[];
   /** The kinds written that keep the controller from writing: CRD not installed (required) or forbidden. */
-  unavailableKinds(): UnavailableKind[] {
-    return this.drift.unavailable().map((k) =>
-      k.phase === 'forbidden'
-        ? { kind: k.kind, reason: 'forbidden', message: forbiddenMessage(k.verb ?? 'list', k.resource) }
-        : {
-            kind: k.kind,
-            reason: 'not_installed',
-            message: `${notInstalledMessage(k.kind, k.resource)}: required, nothing can be written until Istio's CRDs are installed`,
-          },
-    );
-  }
+  unavailableKinds(): UnavailableKind[];
+}
 
-  start(): void {
-    this.elector?.start();
-    this.drift.start();
-    this.statusTargets.start();
-    this.status.start();
-    if (this.serviceEntries && this.vips) {
-      const vips = this.vips;
-      this.serviceEntries.start();
-      vips.start();
-      void this.serviceEntries.whenSynced().then(() => vips.trigger());
-    }
-    if (this.namespaces && this.bootstrap) {
-      const bootstrap = this.bootstrap;
-      this.namespaces.start();
-      bootstrap.start();
-      void this.namespaces.whenSynced().then(() => bootstrap.trigger());
-    }
-  }
+/** Leader election on the Lease `aeraki-controller` in the root namespace (`--leader-elect`). */
+export function leaderElector(
+  o: Pick<ServeOptions, 'leader' | 'podName'> & {
+    readonly mesh: Pick<ServeOptions['mesh'], 'rootNamespace'>;
+  },
+  kc: KubeConfig,
+  logger: Logger,
+): LeaderElector {
+  return new LeaderElector({
+    client: createKubeLeaseClient(kc, o.mesh.rootNamespace, LEASE_NAME),
+    identity: o.podName,
+    leaseDurationMs: o.leader.leaseDurationMs,
+    renewDeadlineMs: o.leader.renewDeadlineMs,
+    retryPeriodMs: o.leader.retryPeriodMs,
+    logger,
+  });
+}
 
-  /** Stops the bootstrap controller, the VIP allocator, the status controller and (last) the elector, which releases the lease. */
-  async stopWriters(): Promise<void> {
-    await this.bootstrap?.stop();
-    await this.vips?.stop();
-    await this.status.stop();
-    await this.elector?.stop();
-  }
+/** A watch as a part of every replica: started with the process, stopped in the second phase of its stop. */
+function watchPart(name: string, w: { start(): void; stop(): Promise<void> }): RuntimePart {
+  return { name, start: () => w.start(), stop: () => w.stop() };
+}
 
-  async stopWatches(): Promise<void> {
-    await Promise.all([
-      this.drift.stop(),
-      this.statusTargets.stop(),
-      this.namespaces?.stop(),
-      this.serviceEntries?.stop(),
-    ]);
+export function kubeOutputParts(
+  o: KubeOutputOptions,
+  kc: KubeConfig,
+  rdsPort: number,
+  hooks: KubeOutputHooks,
+): KubeOutputParts {
+  const { logger, backoff } = hooks;
+  const drift = new ManagedObjectsWatch({
+    kc,
+    informers: hooks.informers,
+    onChange: hooks.onChange,
+    ...(hooks.managedCache ? { cache: hooks.managedCache } : {}),
+    ...(backoff ? { backoff } : {}),
+    ...(hooks.discovery ? { discovery: hooks.discovery } : {}),
+    logger,
+  });
+  const statusTargets = new StatusTargetCache({
+    kc,
+    informers: hooks.informers,
+    resources: aerakiResources(hooks.kinds),
+    onChange: () => status.trigger(),
+    ...(backoff ? { backoff } : {}),
+    logger,
+  });
+  const status = statusController(o, kc, hooks, statusTargets);
+  const watches = [watchPart('drift-watch', drift), watchPart('status-targets', statusTargets)];
+  const leaders = [leaderLoopPart('status', status)];
+  if (o.vip.allocate) {
+    const [serviceEntries, vips] = vipAllocator(o.mesh.istioApiVersion, kc, hooks);
+    watches.push(informerPart('serviceentry-informer', serviceEntries, () => vips.trigger()));
+    leaders.push(leaderLoopPart('vips', vips));
   }
+  if (o.bootstrap.enabled) {
+    const [namespaces, bootstrap] = namespaceBootstrap(o, kc, rdsPort, hooks);
+    watches.push(informerPart('namespace-informer', namespaces, () => bootstrap.trigger()));
+    leaders.push(leaderLoopPart('bootstrap', bootstrap));
+  }
+  return {
+    drift,
+    status,
+    parts: [...watches, ...leaders],
+    unavailableKinds: () => unavailableKinds(drift),
+  };
+}
+
+/** An informer as a part of every replica; `synced` is called once it listed (the writer it feeds re-checks). */
+function informerPart(name: string, informer: Subscription, synced: () => void): RuntimePart {
+  return {
+    name,
+    start: () => {
+      informer.start();
+      void informer.whenSynced().then(synced);
+    },
+    stop: () => informer.stop(),
+  };
+}
+
+function unavailableKinds(drift: ManagedObjectsWatch): UnavailableKind[] {
+  return drift.unavailable().map((k) =>
+    k.phase === 'forbidden'
+      ? { kind: k.kind, reason: 'forbidden', message: forbiddenMessage(k.verb ?? 'list', k.resource) }
+      : {
+          kind: k.kind,
+          reason: 'not_installed',
+          message: `${notInstalledMessage(k.kind, k.resource)}: required, nothing can be written until Istio's CRDs are installed`,
+        },
+  );
+}
+
+/** The namespace bootstrap controller and the Namespace informer that feeds it. */
+function namespaceBootstrap(
+  o: KubeOutputOptions,
+  kc: KubeConfig,
+  rdsPort: number,
+  hooks: KubeOutputHooks,
+): [Subscription, NamespaceBootstrapController] {
+  const namespaces = hooks.informers.subscribe(
+    namespacesWatch(kc),
+    {
+      upsert: (obj) => {
+        const info = namespaceInfoOf(obj);
+        if (info) bootstrap.upsertNamespace(info);
+      },
+      delete: (obj) => bootstrap.deleteNamespace(obj.metadata?.name ?? ''),
+    },
+    { syncedWhen: 'listed-once', reduce: nameAndLabels }, // namespaceInfoOf reads the name and labels
+  );
+  const bootstrap = new NamespaceBootstrapController({
+    port: createKubeBootstrapPort(kc),
+    apply: hooks.apply ?? applyWrites,
+    target: {
+      address: o.bootstrap.xdsServiceAddress,
+      port: rdsPort,
+      ...(hooks.serverIdentity ? { serverIdentity: hooks.serverIdentity } : {}),
+    },
+    isSynced: () => namespaces.synced,
+    ...(hooks.backoff ? { retry: hooks.backoff } : {}),
+    logger: hooks.logger,
+    onWrite: (verb, ok) => hooks.metrics.recordBootstrapWrite(verb, ok),
+  });
+  return [namespaces, bootstrap];
 }
 
 /**
@@ -221,7 +221,6 @@ function vipAllocator(
   istioApiVersion: ServeOptions['mesh']['istioApiVersion'],
   kc: KubeConfig,
   hooks: KubeOutputHooks,
-  isLeader: () => boolean,
 ): [Subscription, VipAllocator] {
   const { logger, metrics, backoff } = hooks;
   const version = istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
@@ -230,7 +229,6 @@ function vipAllocator(
     port: createKubeServiceEntryPort(kc, { version }),
     apply: hooks.apply ?? applyWrites,
     protocols: hooks.protocols,
-    isLeader,
     isSynced: () => informer.synced,
     ...(backoff ? { retry: backoff } : {}),
     logger,
@@ -259,7 +257,6 @@ function statusController(
   o: KubeOutputOptions,
   kc: KubeConfig,
   hooks: KubeOutputHooks,
-  isLeader: () => boolean,
   cache: StatusTargetCache,
 ): StatusController {
   const istioVersion = o.mesh.istioApiVersion === 'v1' ? 'v1' : 'v1alpha3';
@@ -276,7 +273,6 @@ function statusController(
     }),
     apply: hooks.apply ?? applyWrites,
     inputs: hooks.statusInputs,
-    isLeader,
     isSynced: hooks.isSynced,
     quietMs: o.reconcile.debounceAfterMs,
     maxWaitMs: o.reconcile.debounceMaxMs,
