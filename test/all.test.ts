@@ -112,6 +112,7 @@ import './kit/kube/discovery.test.ts';
 import './kit/kube/informer-hub.test.ts';
 import './kit/kube/kind-informer-access.test.ts';
 import './kit/lifecycle.test.ts';
+import './kit/runtime.test.ts';
 import './leader/leader-election.test.ts';
 import './manifests/manifests.test.ts';
 import './model/conflicts/metarouter.test.ts';

@@ -58,6 +58,7 @@ import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
 import './kit/diff.test.ts';
 import './kit/lifecycle.test.ts';
+import './kit/runtime.test.ts';
 import './leader/leader-election.test.ts';
 import './model/conflicts/metarouter.test.ts';
 import './model/matchers.test.ts';

@@ -152,7 +152,7 @@ export class Runtime {
     const errors: unknown[] = [];
     const wasLeading = this.#leaders.leading;
     await this.#leaders.lose();
-    if (wasLeading && !this.#o.elector) this.#o.onLeadership?.(false);
+    if (wasLeading) this.#o.onLeadership?.(false);
     if (this.#electing) await this.#o.elector?.stop().catch((err: unknown) => errors.push(err));
     await this.#life.stop().catch((err: unknown) => errors.push(err));
     if (errors.length > 0) throw errors[0];
