@@ -15,65 +15,52 @@ import {
 } from '../kit/kube/informer-hub.ts';
 import { ManagedObjectsWatch } from '../reconcile/managed-watch.ts';
 import { applyWrites } from '../kit/apply.ts';
-import type { ManagedCache } from '../reconcile/managed-cache.ts';
-import type { ApplyWrites } from '../kit/write.ts';
+import { ManagedCache } from '../reconcile/managed-cache.ts';
+import { createKubeSink } from '../reconcile/kube-sink.ts';
+import type { BuiltOutput, OutputBuildOptions, OutputContext, OutputHooks } from './output-parts.ts';
 import { createKubeBootstrapPort } from '../bootstrap/kube.ts';
 import { LeaderElector } from '../leader/leader-election.ts';
 import { leaderLoopPart, type RuntimePart } from '../kit/runtime.ts';
 import { createKubeLeaseClient } from '../leader/lease-client.ts';
 import { NamespaceBootstrapController, namespaceInfoOf } from '../bootstrap/controller.ts';
 import type { Logger } from '../util/logger.ts';
-import type { AerakiMetrics } from '../ops/metrics.ts';
-import type { BackoffOptions } from '../util/backoff.ts';
 import type { ServeOptions } from './options.ts';
 import type { UnavailableKind } from './sources.ts';
-import {
-  forbiddenMessage,
-  notInstalledMessage,
-  type KindDiscoveryOptions,
-} from '../kit/kube/kind-informer.ts';
-import type { Protocol } from '../model/protocol.ts';
+import { forbiddenMessage, notInstalledMessage } from '../kit/kube/kind-informer.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
 import { VipAllocator } from '../vip/controller.ts';
 import { createKubeServiceEntryPort } from '../vip/kube.ts';
-import { StatusController, type StatusInputs } from '../status/controller.ts';
+import { StatusController } from '../status/controller.ts';
 import { createKubeStatusPort } from '../status/kube.ts';
 import { StatusTargetCache } from '../status/target-cache.ts';
 import { aerakiResources, istioResources } from '../controller/kube/resources.ts';
-import type { KindSpec } from '../model/kinds.ts';
 
 export const LEASE_NAME = 'aeraki-controller';
 
 /** The options of the parts `--output kube` brings, and the shared values they need. */
-export type KubeOutputOptions = Pick<
-  ServeOptions,
-  'leader' | 'bootstrap' | 'vip' | 'reconcile' | 'podName'
-> & { readonly mesh: Pick<ServeOptions['mesh'], 'rootNamespace' | 'istioApiVersion'> };
+export type KubeOutputOptions = Omit<OutputBuildOptions, 'output'>;
 
-export interface KubeOutputHooks {
+/** The hooks of an output, with the process's shared informers and the managed cache the drift watch keeps. */
+export interface KubeOutputHooks extends OutputHooks {
   /** The process's shared informers (Namespaces, ServiceEntries, the managed objects, the status targets). */
   readonly informers: KubeInformers;
-  /** Called when the written state must be re-checked (drift of a managed object). */
-  readonly onChange: () => void;
-  readonly metrics: AerakiMetrics;
-  /** The protocols the generators handle (ServiceEntries with such a port get a VIP). */
-  readonly protocols: readonly Protocol[];
-  /** The plugins' kinds (plugins/registry.ts): with the core's own CRDs, the objects given a status. */
-  readonly kinds: readonly KindSpec[];
-  readonly backoff?: BackoffOptions;
-  readonly logger: Logger;
-  /** What the status controller plans from (the store, its rejections, the last generation issues). */
-  readonly statusInputs: () => StatusInputs;
-  /** Every config source has synced once (the status controller waits for it). */
-  readonly isSynced: () => boolean;
-  /** The SPIFFE identity sidecars must see on the RDS server's certificate (with `--cert-provider istiod`). */
-  readonly serverIdentity?: string | undefined;
   /** Kept up to date by the drift watch, for the reconciler to plan against. */
   readonly managedCache?: ManagedCache;
-  /** How every writer here applies its writes (paced by the shared write limit); default applyWrites. */
-  readonly apply?: ApplyWrites;
-  /** Rediscovery of the EnvoyFilter CRD when not installed, backoff after 403. */
-  readonly discovery?: KindDiscoveryOptions;
+}
+
+/** `--output kube` built (app/outputs.ts): its sink, its parts, its managed cache and routes, its status. */
+export function buildKubeOutput({ o, kc, informers, rdsPort, hooks }: OutputContext): BuiltOutput {
+  if (!kc || !informers) throw new Error('--output kube needs the Kubernetes API');
+  const managedCache = new ManagedCache();
+  const out = kubeOutputParts(o, kc, rdsPort, { ...hooks, informers, managedCache });
+  return {
+    sink: createKubeSink(kc),
+    parts: out.parts,
+    managedCache,
+    managedRoutes: out.drift,
+    status: out.status,
+    unavailableKinds: () => out.unavailableKinds(),
+  };
 }
 
 /** What `--output kube` brings besides its sink: the drift watch, the status controller and its parts. */

@@ -5,43 +5,8 @@
  * the `--output` row and the banner say of it. A new output is one entry here, its own files, and its kind in
  * options.ts's `OutputKind`.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { KubeInformers } from '../kit/kube/informer-hub.ts';
-import type { RuntimePart } from '../kit/runtime.ts';
-import type { ManagedRoutes } from '../model/unserved-routes.ts';
-import { createDirSink } from '../reconcile/dir-sink.ts';
-import { createKubeSink } from '../reconcile/kube-sink.ts';
-import { ManagedCache } from '../reconcile/managed-cache.ts';
-import type { EnvoyFilterSink } from '../reconcile/sink.ts';
-import { kubeOutputParts, type KubeOutputHooks, type KubeOutputOptions } from './kube-parts.ts';
 import type { OutputKind, ServeOptions } from './options.ts';
-import type { UnavailableKind } from './sources.ts';
-
-/** What an output is built from. */
-export interface OutputContext {
-  readonly o: KubeOutputOptions & Pick<ServeOptions, 'output'>;
-  /** Given whenever the output `needsKube`. */
-  readonly kc: KubeConfig | undefined;
-  readonly informers: KubeInformers | undefined;
-  /** The RDS server's bound port. */
-  readonly rdsPort: number;
-  readonly hooks: Omit<KubeOutputHooks, 'informers' | 'managedCache'>;
-}
-
-/** An output, built. */
-export interface BuiltOutput {
-  readonly sink: EnvoyFilterSink;
-  /** Every-replica parts first, then leader parts. */
-  readonly parts: readonly RuntimePart[];
-  /** The managed objects as a watch sees them, for the reconciler to plan against (writes then paced). */
-  readonly managedCache?: ManagedCache;
-  /** The RDS routes each managed EnvoyFilter names (`/debug/routes`, unserved routes). */
-  readonly managedRoutes: ManagedRoutes;
-  /** The status controller of the Aeraki objects, triggered when what it plans from changes. */
-  readonly status?: { trigger(): void };
-  /** The kinds written that keep the controller from writing (`/readyz` output check, metrics). */
-  readonly unavailableKinds?: () => UnavailableKind[];
-}
+import type { BuiltOutput, OutputContext } from './output-parts.ts';
 
 export interface OutputDescriptor {
   readonly kind: OutputKind;
@@ -54,7 +19,8 @@ export interface OutputDescriptor {
   readonly electsLeader: boolean;
   /** Istiod hands the EnvoyFilters written to its proxies (proxy status has something to report). */
   readonly reachesProxies: boolean;
-  build(c: OutputContext): BuiltOutput;
+  /** Builds the sink and the parts (loaded on use: the commands that do not serve load no Kubernetes client). */
+  build(c: OutputContext): Promise<BuiltOutput>;
 }
 
 const kube: OutputDescriptor = {
@@ -64,19 +30,7 @@ const kube: OutputDescriptor = {
   needsKube: true,
   electsLeader: true,
   reachesProxies: true,
-  build: ({ o, kc, informers, rdsPort, hooks }) => {
-    if (!kc || !informers) throw new Error('--output kube needs the Kubernetes API');
-    const managedCache = new ManagedCache();
-    const out = kubeOutputParts(o, kc, rdsPort, { ...hooks, informers, managedCache });
-    return {
-      sink: createKubeSink(kc),
-      parts: out.parts,
-      managedCache,
-      managedRoutes: out.drift,
-      status: out.status,
-      unavailableKinds: () => out.unavailableKinds(),
-    };
-  },
+  build: async (c) => (await import('./kube-parts.ts')).buildKubeOutput(c),
 };
 
 const dir: OutputDescriptor = {
@@ -86,8 +40,8 @@ const dir: OutputDescriptor = {
   needsKube: false,
   electsLeader: false,
   reachesProxies: false,
-  build: ({ o }) => {
-    const sink = createDirSink(o.output.dir);
+  build: async ({ o }) => {
+    const sink = (await import('../reconcile/dir-sink.ts')).createDirSink(o.output.dir);
     return { sink, parts: [], managedRoutes: sink };
   },
 };

@@ -23,7 +23,8 @@ import type { BackoffOptions } from '../util/backoff.ts';
 import type { Logger } from '../util/logger.ts';
 import type { TokenBucket } from '../util/rate-limit.ts';
 import { leaderLoopPart, type RuntimePart } from '../kit/runtime.ts';
-import { outputOf, type BuiltOutput } from './outputs.ts';
+import { outputOf } from './outputs.ts';
+import type { BuiltOutput } from './output-parts.ts';
 import type { ServeOptions } from './options.ts';
 import type { ConfigSources } from './sources.ts';
 
@@ -67,7 +68,7 @@ export type ServeWritersOptions = Pick<
   'output' | 'reconcile' | 'leader' | 'bootstrap' | 'vip' | 'podName' | 'mesh'
 >;
 
-export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): ServeWriters {
+export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Promise<ServeWriters> {
   const { store, generators, sources, registries, metrics, limiter, logger } = i;
   const descriptor = outputOf(o.output.kind);
   /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
@@ -76,7 +77,7 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
   /** The last generation output; its `objects` are read (materialised) only when proxy status asks. */
   let lastDesired: { readonly objects: readonly OutputObject[] } | undefined;
   const { leader, bootstrap, vip, reconcile, podName, mesh, output: outputOptions } = o;
-  const output = descriptor.build({
+  const output = await descriptor.build({
     o: { leader, bootstrap, vip, reconcile, podName, mesh, output: outputOptions },
     kc: i.kc,
     informers: i.informers,

@@ -219,7 +219,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
   // Set once the route source exists (below); the status controller does not run before.
   const acks: { routeAcks?: RouteAcks } = {};
-  const writers = buildWriters(o, {
+  const writers = await buildWriters(o, {
     store,
     generators,
     sources,
