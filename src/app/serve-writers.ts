@@ -11,10 +11,7 @@ import { limitedApply } from '../kit/apply.ts';
 import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
-import type { ListenerRejection } from '../model/listener-rejections.ts';
 import type { OutputObject } from '../model/objects.ts';
-import type { ConfigIssue } from '../model/result.ts';
-import type { RouteAcks } from '../model/route-acks.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
@@ -27,6 +24,7 @@ import { outputOf } from './outputs.ts';
 import type { BuiltOutput } from './output-parts.ts';
 import type { ServeOptions } from './options.ts';
 import type { ConfigSources } from './sources.ts';
+import { followTopics, statusInputsOf, type Topics } from './serve-topics.ts';
 
 export interface ServeWriters {
   readonly sink: EnvoyFilterSink;
@@ -56,11 +54,9 @@ export interface ServeWritersInputs {
   readonly allSynced: () => boolean;
   readonly backoff: BackoffOptions | undefined;
   readonly discovery: KindDiscoveryOptions | undefined;
-  /** The proxies' answers to the routes served over RDS, for MetaRouters' Programmed condition. */
-  readonly routeAcks?: () => RouteAcks | undefined;
   readonly logger: Logger;
-  /** Listener rejections istiod's proxies report (proxy-status), for the status controller. */
-  readonly listenerRejections?: () => readonly ListenerRejection[];
+  /** The reconciler publishes `desired`; the status controller follows its topics (serve-topics.ts). */
+  readonly topics: Topics;
 }
 
 export type ServeWritersOptions = Pick<
@@ -71,11 +67,6 @@ export type ServeWritersOptions = Pick<
 export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Promise<ServeWriters> {
   const { store, generators, sources, registries, metrics, limiter, logger } = i;
   const descriptor = outputOf(o.output.kind);
-  /** The issues of the last generation pass (status conditions and aeraki_config_issues). */
-  let generationIssues: readonly ConfigIssue[] = [];
-  let generationConflicts: readonly ConfigIssue[] | undefined;
-  /** The last generation output; its `objects` are read (materialised) only when proxy status asks. */
-  let lastDesired: { readonly objects: readonly OutputObject[] } | undefined;
   const { leader, bootstrap, vip, reconcile, podName, mesh, output: outputOptions } = o;
   const output = await descriptor.build({
     o: { leader, bootstrap, vip, reconcile, podName, mesh, output: outputOptions },
@@ -88,17 +79,7 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
         reconciler.trigger();
         registries?.trigger();
       },
-      statusInputs: () => {
-        const routeAcks = i.routeAcks?.();
-        return {
-          view: store,
-          rejected: store.rejected(),
-          issues: generationIssues,
-          ...(generationConflicts ? { conflicts: generationConflicts } : {}),
-          ...(i.listenerRejections ? { listenerRejections: i.listenerRejections() } : {}),
-          ...(routeAcks ? { routeAcks } : {}),
-        };
-      },
+      statusInputs: statusInputsOf(store, i.topics),
       isSynced: () => sources.synced,
       metrics,
       protocols: generators.flatMap((g) => g.protocols),
@@ -119,10 +100,8 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     desired: () => {
       const desired = desiredState.update();
       metrics.recordUnhandledPorts(desired.unhandledPorts);
-      generationIssues = desired.issues;
-      generationConflicts = desired.conflicts;
-      lastDesired = desired;
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
+      i.topics.desired.publish(desired); // its `objects` are read (materialised) only when proxy status asks
       return desired;
     },
     heldSources: () => heldSourceKeys(store.rejected()),
@@ -139,10 +118,8 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     onRefusal: (r) => metrics.writeRefusals.inc({ kind: r.kind, verb: r.verb, code: String(r.code) }),
     logger,
   });
-  reconciler.onRun((r) => {
-    metrics.recordReconcileRun(r);
-    if (!r.skipped) output.status?.trigger(); // the generation issues may have changed
-  });
+  reconciler.onRun((r) => metrics.recordReconcileRun(r));
+  if (output.status) followTopics(i.topics, output.status);
   // Started on election; once every source synced, a new leader's first run follows at once (before, the first
   // sync triggers it).
   const writer = leaderLoopPart('reconciler', reconciler, () => {
@@ -154,6 +131,6 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     reconciler,
     output,
     parts: [writer, ...output.parts],
-    desiredObjects: () => lastDesired?.objects ?? [],
+    desiredObjects: () => i.topics.desired.latest()?.value.objects ?? [],
   };
 }

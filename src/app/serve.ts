@@ -28,7 +28,6 @@ import type { BackoffOptions } from '../util/backoff.ts';
 import { routeGrpcLogs } from '../util/grpc-logging.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import { createLogger } from '../util/logging.ts';
-import type { RouteAcks } from '../model/route-acks.ts';
 import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
@@ -42,7 +41,7 @@ import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts'
 import { ConfigSources } from './sources.ts';
 import { createRegistries } from './registries.ts';
 import { buildProxyStatus } from './proxy-status.ts';
-import type { OutputObject } from '../model/objects.ts';
+import { createTopics } from './serve-topics.ts';
 import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
 import { leaderElector } from './kube-parts.ts';
 import { outputOf } from './outputs.ts';
@@ -148,6 +147,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     now: () => systemClock.now(),
   });
   const generators = createGenerators();
+  const topics = createTopics(systemClock, logger.child({ component: 'topics' }));
 
   const cache = new SnapshotCache();
   const rdsHost = o.rds.address.host === '' ? '0.0.0.0' : o.rds.address.host;
@@ -175,8 +175,6 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
-  /** Set once the reconciler and the routes exist: a kind installed, deleted, forbidden or granted. */
-  let onKindChange = (): void => {};
   const sources = new ConfigSources({
     source: o.source,
     mesh: o.mesh,
@@ -187,7 +185,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(deps.backoff ? { backoff: deps.backoff } : {}),
     ...(mcpIdentity ? { clientIdentity: () => mcpIdentity.current() } : {}),
     ...(deps.discovery ? { discovery: deps.discovery } : {}),
-    onKindChange: () => onKindChange(),
+    onKindChange: () =>
+      topics.kinds.publish({ synced: sources.synced, unavailable: sources.unavailableKinds() }),
     ...(informers ? { informers } : {}),
   });
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
@@ -210,15 +209,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ),
   );
   const allSynced = () => sources.synced && (registries?.synced ?? true);
-  let desiredObjects = (): readonly OutputObject[] => [];
   const proxyStatus = buildProxyStatus(o, {
-    desired: () => desiredObjects(),
+    desired: () => topics.desired.latest()?.value.objects ?? [],
     metrics: metrics.proxyStatus,
     ...(mcpIdentity ? { clientIdentity: () => mcpIdentity.current() } : {}),
     logger,
   });
-  // Set once the route source exists (below); the status controller does not run before.
-  const acks: { routeAcks?: RouteAcks } = {};
   const writers = await buildWriters(o, {
     store,
     generators,
@@ -233,15 +229,12 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     allSynced,
     backoff: deps.backoff,
     discovery: deps.discovery,
-    routeAcks: () => acks.routeAcks,
     logger,
-    ...(proxyStatus ? { listenerRejections: () => proxyStatus.rejections.current() } : {}),
+    topics,
   });
   const { reconciler, desiredState } = writers;
-  const status = writers.output.status;
-  desiredObjects = () => writers.desiredObjects();
   if (proxyStatus) {
-    proxyStatus.rejections.subscribe(() => status?.trigger());
+    proxyStatus.rejections.subscribe((list) => topics.rejections.publish(list));
     reconciler.onRun((r) => {
       if (r.created + r.updated > 0) proxyStatus.nudge(); // ask the proxies soon after a write
     });
@@ -253,27 +246,28 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
     onRoutesChanged: (changed, at) => rds.acks.noteChange(changed, at),
     // MetaRouters' Programmed follows the generations the routes carry and the proxies' answers.
-    onRebuilt: () => status?.trigger(),
+    onRebuilt: (names) => topics.routes.publish({ routes: names }),
     now: () => systemClock.now(),
     logger,
   });
-  acks.routeAcks = routeAcksOf(routes, rds.acks);
-  rds.acks.onStateChange = () => status?.trigger();
+  // The acks topic's value is the live view of the proxies' answers, published again when where they stand moves.
+  const routeAcks = routeAcksOf(routes, rds.acks);
+  topics.acks.publish(routeAcks);
+  rds.acks.onStateChange = () => topics.acks.publish(routeAcks);
   let wasSynced = false;
-  onKindChange = () => {
+  topics.kinds.subscribe(({ synced }) => {
     // Events were not routed while a kind was forbidden: rebuild once every source is synced again.
-    const now = sources.synced;
-    if (now && !wasSynced) routes.rebuild();
-    wasSynced = now;
+    if (synced && !wasSynced) routes.rebuild();
+    wasSynced = synced;
     reconciler.trigger();
-  };
-  store.subscribe((e) => {
+  });
+  topics.config.subscribe((e) => {
     // Before the first sync, the time from an event to its write would measure the sync, not a change.
     if (sources.synced) reconciler.changed(e);
     else reconciler.trigger();
-    status?.trigger();
     if (sources.synced) routes.onEvent(e);
   });
+  store.subscribe((e) => topics.config.publish(e));
 
   const ops: ServeOpsInputs = {
     store,

@@ -34,8 +34,8 @@ export interface RouteSourceOptions {
    * `at` of the oldest of those events (the change the new versions carry), after the cache pushed them.
    */
   readonly onRoutesChanged?: (changed: readonly string[], at: number) => void;
-  /** Called after a rebuild that rebuilt routes (their MetaRouter generations may have changed; routesOf). */
-  readonly onRebuilt?: () => void;
+  /** Called after a rebuild that rebuilt routes, with their names (their MetaRouter generations may have changed). */
+  readonly onRebuilt?: (routes: readonly string[]) => void;
   readonly now?: () => number;
   readonly logger: Logger;
 }
@@ -128,7 +128,7 @@ export class RouteSource {
         total: routes.length,
       });
     }
-    if (names.length > 0) this.options.onRebuilt?.();
+    if (names.length > 0) this.options.onRebuilt?.(names);
     return changed;
   }
 
