@@ -32,7 +32,7 @@ import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
-import { startIdentity } from './identity.ts';
+import { startIdentity, type ServeIdentity } from './identity.ts';
 import { startWebhook, type RunningWebhook } from './webhook.ts';
 import { buildWriters } from './serve-writers.ts';
 import { buildOpsServers, provideServeMetrics, type ServeOpsInputs } from './serve-ops.ts';
@@ -99,6 +99,39 @@ async function orStop<T>(runtime: Runtime, make: () => T): Promise<T> {
   }
 }
 
+/** The process's shared informers (one per watched resource). */
+function sharedInformers(kc: KubeConfig, deps: ServeDeps, logger: Logger): InformerHub {
+  return new InformerHub({
+    kc,
+    ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    ...deps.discovery,
+    logger: logger.child({ component: 'informers' }),
+  });
+}
+
+/** The RDS server on `host` (not listening yet). */
+function rdsServer(
+  o: ServeOptions,
+  host: string,
+  identity: ServeIdentity,
+  cache: SnapshotCache,
+  logger: Logger,
+): RdsServer {
+  const { rds, mesh, handshake } = o;
+  return new RdsServer(
+    {
+      host,
+      port: rds.address.port,
+      tls: identity.tls,
+      logger,
+      peers: rdsPeers(rds, mesh),
+      limits: rdsLimits(rds),
+      handshake,
+    },
+    cache,
+  );
+}
+
 /** What the listeners bound to, set as their parts start. */
 interface Bound {
   rdsPort: number;
@@ -132,14 +165,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   );
   await runtime.start({ name: 'identity', stop: () => identity.provider?.close() });
   // One informer per watched resource in the process, shared by every reader of it.
-  const informers = kc
-    ? new InformerHub({
-        kc,
-        ...(deps.backoff ? { backoff: deps.backoff } : {}),
-        ...deps.discovery,
-        logger: logger.child({ component: 'informers' }),
-      })
-    : undefined;
+  const informers = kc ? sharedInformers(kc, deps, logger) : undefined;
   const store = new ConfigStore({
     rootNamespace: o.mesh.rootNamespace,
     clusterDomain: o.mesh.clusterDomain,
@@ -151,18 +177,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 
   const cache = new SnapshotCache();
   const rdsHost = o.rds.address.host === '' ? '0.0.0.0' : o.rds.address.host;
-  const rds = new RdsServer(
-    {
-      host: rdsHost,
-      port: o.rds.address.port,
-      tls: identity.tls,
-      logger,
-      peers: rdsPeers(o.rds, o.mesh),
-      limits: rdsLimits(o.rds),
-      handshake: o.handshake,
-    },
-    cache,
-  );
+  const rds = rdsServer(o, rdsHost, identity, cache, logger);
   rds.acks.onAllAcked = (ms) => metrics.configToAck.observe(ms / 1000);
   await runtime.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (p) => (bound.rdsPort = p)));
   await runtime.start({
