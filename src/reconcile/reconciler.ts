@@ -123,8 +123,9 @@ export class Reconciler {
     this.loop.trigger();
   }
 
-  /** Notes a store change (its `at` times the write it causes), then triggers. */
+  /** Notes a store change (its `at` times the write it causes), then triggers; ignored while stopped (a standby). */
   changed(event: ChangeLike): void {
+    if (this.loop.stopped) return; // its run would be a later term's, timing a change it never saw
     this.convergence.note(event);
     this.loop.trigger();
   }

@@ -172,6 +172,18 @@ describe('Reconciler with the managed cache', () => {
     await h.rec.stop();
   });
 
+  it('a standby (stopped) notes no change: its next term as leader times none of them', async () => {
+    const h = harness(many(1));
+    await h.rec.stop();
+    h.rec.changed({ kind: 'ServiceEntry', namespace: 'ns', name: 's0', at: 0 });
+    h.clock.advance(1000);
+    h.rec.start(); // elected: the first run creates the filter of s0
+    await h.rec.runNow();
+    assert.equal(h.reports.at(-1)?.created, 1);
+    assert.deepEqual(h.converged, [], 'the change seen as a standby is not timed by the new term');
+    await h.rec.stop();
+  });
+
   it('a failed resync list is reported and the next run lists', async () => {
     const warnings: string[] = [];
     const logger: Logger = { ...silentLogger, child: () => logger, warn: (m) => warnings.push(m) };
