@@ -3,6 +3,7 @@ import path from 'node:path';
 import { certProviderOf, mcpServerTls, type ServeOptions } from '../src/app/options.ts';
 import { outputOf } from '../src/app/outputs.ts';
 import type { RunningServe } from '../src/app/serve.ts';
+import { sourceOf } from '../src/app/source-list.ts';
 
 type Write = (text: string) => void;
 
@@ -22,7 +23,7 @@ export type BannerFacts = Pick<
  * page's address (`/debug/`) and the `aeraki proxy-status` command that reads the same listener.
  */
 export function printServeBanner(o: ServeOptions, s: BannerFacts, write: Write): void {
-  const source = o.source.kind === 'dir' ? rel(o.source.dir) : o.source.kind;
+  const source = sourceOf(o.source.kind).banner(o.source, rel);
   const lines = [`aeraki serve: config from ${source}`];
   lines.push(`  EnvoyFilters -> ${outputOf(o.output.kind).banner(o.output, rel)}`);
   const provider = certProviderOf(o.identity, o.rds.insecure, mcpServerTls(o.registries));

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ConfigSourceKind, SourceOptions } from '../src/app/options.ts';
+import { sourceChoicesHelp, sourceKinds } from '../src/app/source-list.ts';
 import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
 import { text, oneOf, parseDurationMs, parsePositiveDurationMs, parseTls } from './parsers.ts';
 import type { RowTable } from './rows.ts';
@@ -31,8 +32,8 @@ export const SOURCE_ROWS = {
     flag: '--config-source <source>',
     env: 'AERAKI_CONFIG_SOURCE',
     default: 'mcp',
-    description: 'where Istio config comes from: mcp (istiod) | kube (Kubernetes API) | dir (--config-dir)',
-    parse: oneOf('mcp', 'kube', 'dir'),
+    description: `where Istio config comes from: ${sourceChoicesHelp()}`,
+    parse: oneOf(...sourceKinds()),
   },
   istiodAddress: {
     flag: '--istiod-address <host:port>',

@@ -42,6 +42,7 @@ import './cmd/lazy-load.test.ts';
 import './cmd/render-cli.test.ts';
 import './cmd/serve-config.test.ts';
 import './cmd/serve-security-config.test.ts';
+import './cmd/source-list.test.ts';
 import './cmd/validate-cli.test.ts';
 import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';

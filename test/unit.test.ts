@@ -29,6 +29,7 @@ import './app/sources.test.ts';
 import './app/validate-fixtures.test.ts';
 import './cmd/banner.test.ts';
 import './cmd/serve-security-config.test.ts';
+import './cmd/source-list.test.ts';
 import './conformance/conformance.test.ts';
 import './conformance/generative.test.ts';
 import './conformance/real-protos.test.ts';

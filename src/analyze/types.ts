@@ -8,6 +8,7 @@
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ParsedObjects } from '../model/parse/objects.ts';
 import type { ProtocolFacts } from '../model/protocol-facts.ts';
+import type { Protocol } from '../model/protocol.ts';
 
 /** Worst first: `--fail-on warning` fails on errors and warnings. */
 export type AnalysisSeverity = 'error' | 'warning' | 'info';
@@ -140,7 +141,12 @@ export interface AnalysisInput {
   readonly options: AnalysisOptions;
   /** Present for a live analysis only. */
   readonly cluster?: ClusterFacts;
-  /** The L7 protocols some generator handles (`dubbo`, `metaprotocol`, ...); absent: every protocol.ts protocol. */
+  /**
+   * The names port names select protocols by (plugins/registry.ts createProtocolNames: each plugin's and those
+   * recognised with no plugin), in order.
+   */
+  readonly detectedProtocols: readonly Protocol[];
+  /** The L7 protocols some generator handles (`dubbo`, `metaprotocol`, ...); absent: every detected protocol. */
   readonly handledProtocols?: readonly string[];
   /** What the plugins declare of their protocols (contrib filters, well-known ports); absent: nothing. */
   readonly protocols?: readonly ProtocolFacts[];

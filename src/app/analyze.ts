@@ -30,7 +30,7 @@ import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects } from '../model/parse/objects.ts';
 import { protocolFactsOf } from '../model/protocol-facts.ts';
 import { dedupeIssues, type ConfigIssue, type ObjectRef } from '../model/result.ts';
-import { createGenerators } from '../plugins/registry.ts';
+import { createGenerators, createProtocolNames } from '../plugins/registry.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /** What an analysis needs besides its input objects: AnalysisOptions with the generation's own switches. */
@@ -63,7 +63,8 @@ export function analysisInputOf(
   const objects = parseRawObjects(raws, o.rootNamespace, [...readIssues], { clusterDomain, kinds });
   const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, clusterDomain, kinds });
   fillStore(store, objects);
-  const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+  const protocolNames = createProtocolNames(generators);
+  const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope, protocolNames });
   const issues = dedupeIssues([
     ...objects.issues,
     ...generated.issues,
@@ -86,6 +87,7 @@ export function analysisInputOf(
       .map(envoyFilterFacts)
       .filter((f): f is EnvoyFilterFacts => f !== undefined),
     options,
+    detectedProtocols: protocolNames.names,
     handledProtocols: [...new Set(generators.flatMap((g) => g.protocols))],
     protocols: protocolFactsOf(generators),
     ...(envoyFilters.length > 0 ? { envoyFilters } : {}),

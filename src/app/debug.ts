@@ -8,7 +8,7 @@
 import type { FileProblem } from '../controller/dir-files.ts';
 import type { ConfigStore } from '../controller/store.ts';
 import { diff } from '../reconcile/diff.ts';
-import { generateAll } from '../envoyfilter/generate-all.ts';
+import { generateAll, type GenerateOptions } from '../envoyfilter/generate-all.ts';
 import { heldSourceKeys } from '../reconcile/reconciler.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Generator } from '../model/generator.ts';
@@ -92,7 +92,7 @@ const ref = (o: { kind: string; namespace: string; name: string }) => `${o.kind}
 export async function envoyFiltersDocument(
   store: ConfigStore,
   generators: readonly Generator[],
-  options: { namespaceScope: boolean },
+  options: GenerateOptions,
   sink: EnvoyFilterSink,
 ): Promise<unknown> {
   const desired = generateAll(store, generators, options);

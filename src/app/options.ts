@@ -13,8 +13,9 @@ import type { RdsLimits } from '../xds-rds/limits.ts';
 import type { HandshakeLimits } from '../util/handshake-guard.ts';
 import type { HttpLimits } from '../util/http-limits.ts';
 import type { PeerPolicy } from '../util/peer-policy.ts';
+import { sourceOf, type ConfigSourceKind } from './source-list.ts';
 
-export type ConfigSourceKind = 'mcp' | 'kube' | 'dir';
+export type { ConfigSourceKind };
 export type OutputKind = 'kube' | 'dir';
 /** How registry ServiceEntries reach istiod: written to the API server, or served over MCP. */
 export type RegistryOutputKind = 'kube' | 'mcp';
@@ -232,8 +233,8 @@ export interface ServeOptions {
 }
 
 /**
- * Whether the Kubernetes API is needed at all: by the source, by the output (its descriptor, app/outputs.ts
- * `outputOf`), or by registries written to it whatever the output is.
+ * Whether the Kubernetes API is needed at all: by the source (source-list.ts), by the output (its descriptor,
+ * app/outputs.ts `outputOf`), or by registries written to it whatever the output is.
  */
 export function needsKube(
   source: ConfigSourceKind,
@@ -241,7 +242,7 @@ export function needsKube(
   registries?: Pick<RegistryBridgesOptions, 'specs' | 'output'>,
 ): boolean {
   const registriesToKube = (registries?.specs.length ?? 0) > 0 && registries?.output === 'kube';
-  return source !== 'dir' || output.needsKube || registriesToKube;
+  return sourceOf(source).needsKube || output.needsKube || registriesToKube;
 }
 
 /** Whether the ServiceEntry MCP server runs and serves TLS. */

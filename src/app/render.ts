@@ -7,7 +7,7 @@ import { fillStore, loadConfigFiles } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
-import { createGenerators, createPluginKinds } from '../plugins/registry.ts';
+import { createGenerators, createPluginKinds, createProtocolNames } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
 import { writeYaml } from '../util/yaml-text.ts';
 import { buildRouteConfigurations } from '../xds-rds/routes.ts';
@@ -72,7 +72,11 @@ export function renderTo(options: RenderOptions, write: (chunk: string) => void)
     issues.push(...built.issues);
     document = { kind: 'RouteConfigurationList', items: built.routes };
   } else {
-    const generated = generateAll(store, createGenerators(), { namespaceScope: options.namespaceScope });
+    const generators = createGenerators();
+    const generated = generateAll(store, generators, {
+      namespaceScope: options.namespaceScope,
+      protocolNames: createProtocolNames(generators),
+    });
     issues.push(...generated.issues, ...generated.unhandledPorts.map((p) => p.warning));
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };
   }

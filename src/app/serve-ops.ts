@@ -22,6 +22,7 @@ import {
   withoutSecrets,
 } from './debug.ts';
 import { protocolsDocument } from '../model/protocol-facts.ts';
+import { createProtocolNames } from '../plugins/registry.ts';
 import { secretPolicy } from '../model/secret-fields.ts';
 import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
@@ -111,6 +112,7 @@ export function buildOpsServers(
   const { store, sources, registries, identity, logger } = i;
   const { sink, reconciler } = i.writers;
   const { unavailableKinds } = i.writers.output;
+  const protocolNames = createProtocolNames(i.generators);
   const admin = new AdminServer({
     address: o.admin.address,
     paths: 'ops',
@@ -145,7 +147,12 @@ export function buildOpsServers(
           {
             config: () => configDocument(store, sources.synced, sources.withProblems()),
             envoyfilters: () =>
-              envoyFiltersDocument(store, i.generators, { namespaceScope: o.output.namespaceScope }, sink),
+              envoyFiltersDocument(
+                store,
+                i.generators,
+                { namespaceScope: o.output.namespaceScope, protocolNames },
+                sink,
+              ),
             routes: () => routesDocument(i.cache, unservedNow(i)),
             proxies: () =>
               proxiesDocument(i.rds.acks, {
@@ -153,7 +160,7 @@ export function buildOpsServers(
                 ...(i.listenerRejections ? { listenerRejections: i.listenerRejections } : {}),
               }),
             ...(registries ? { registries: () => registries.debugDocument() } : {}),
-            protocols: () => protocolsDocument(i.generators),
+            protocols: () => protocolsDocument(i.generators, protocolNames),
           },
           secretPolicy(store.kinds, i.generators),
         ),

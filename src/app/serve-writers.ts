@@ -14,6 +14,7 @@ import type { Generator } from '../model/generator.ts';
 import type { OutputObject } from '../model/objects.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
+import { createProtocolNames } from '../plugins/registry.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Registries } from '../registry/registries.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
@@ -94,6 +95,7 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
   const desiredState = new IncrementalGenerator(store, generators, {
     namespaceScope: o.output.namespaceScope,
+    protocolNames: createProtocolNames(generators),
   });
   const reconciler = new Reconciler({
     sink: output.sink,

@@ -12,10 +12,10 @@ import type { FileProblem } from '../controller/dir-files.ts';
 import type { McpStatusSnapshot } from '../controller/mcp/index.ts';
 import type { ConfigSource, SourceProblems, UnavailableKind } from '../model/config-source.ts';
 import type { Logger } from '../util/logger.ts';
-import type { ConfigSourceKind } from './options.ts';
 import type { SourceContext } from './source-context.ts';
 import { DirConfigSource } from './source-dir.ts';
 import { KubeConfigSource } from './source-kube.ts';
+import type { ConfigSourceKind } from './source-list.ts';
 import { McpConfigSource } from './source-mcp.ts';
 
 export { describeUnavailable, type UnavailableKind } from '../model/config-source.ts';
@@ -28,7 +28,7 @@ export type ServeSource = ConfigSource &
     readonly status?: () => McpStatusSnapshot;
   };
 
-/** The sources each `--config-source` reads, in the order `/readyz` names them. */
+/** The sources each kind of source-list.ts creates, in the order `/readyz` names them. */
 const SOURCES: Readonly<Record<ConfigSourceKind, (c: SourceContext) => ServeSource[]>> = {
   mcp: (c) => [new KubeConfigSource(c, false), new McpConfigSource(c)],
   kube: (c) => [new KubeConfigSource(c, true)],

@@ -13,7 +13,7 @@ import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import type { ParsedObjects } from '../model/parse/objects.ts';
 import type { ConfigIssue } from '../model/result.ts';
 import { validateObjects, type GenerationCheck } from '../model/validate/validate.ts';
-import { createGenerators, createPluginKinds } from '../plugins/registry.ts';
+import { createGenerators, createPluginKinds, createProtocolNames } from '../plugins/registry.ts';
 
 /** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
 export interface ValidateFilesOptions extends Partial<FileLimits> {
@@ -31,10 +31,11 @@ export function generationCheck(
 ): GenerationCheck {
   const domain = o.clusterDomain !== undefined ? { clusterDomain: o.clusterDomain } : {};
   const kinds = kindsOf(generators);
+  const protocolNames = createProtocolNames(generators);
   return (objects) => {
     const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, ...domain, kinds });
     fillStore(store, objects);
-    const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope });
+    const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope, protocolNames });
     return [...generated.issues, ...generated.unhandledPorts.map((p) => p.warning)];
   };
 }

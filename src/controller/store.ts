@@ -33,7 +33,6 @@
 import { BUILTIN_CODECS, CLUSTER_DOMAIN } from '../model/constants.ts';
 import { DEFAULT_MESH_CONFIG } from '../model/mesh.ts';
 import { normalizeHost } from '../model/names.ts';
-import { compareStrings } from '../model/order.ts';
 import type {
   ApplicationProtocol,
   ConfigKind,
@@ -52,6 +51,7 @@ import type { ConfigEvent, ConfigView, HostConfig } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { EndpointPortIndex, type SlicePorts } from './endpoint-ports.ts';
 import { applyKeyChanges, type KeyChange } from './store-changes.ts';
+import { Rejections, rejectKey } from './store-rejections.ts';
 import {
   compareByName,
   compareOldestFirst,
@@ -87,12 +87,12 @@ export class ConfigStore implements ConfigView {
   /** The plugins' lookup indexes asked for so far (ConfigView.indexed), by index name and by kind. */
   private readonly kindIndexes = new Map<string, BuiltIndex>();
   private readonly kindIndexesOf = new Map<string, BuiltIndex[]>();
-  private readonly rejects = new Map<string, RejectedObject>();
-  /**
-   * Normalised held host (and `<namespace>/<name>` of a held Gateway) → the rejections holding it; rebuilt lazily
-   * after a change (undefined = stale).
-   */
-  private held: HeldIndex | undefined;
+  /** The rejections recorded and what they hold (store-rejections.ts). */
+  private readonly rejects = new Rejections({
+    hasValid: (r) => this.get(r.kind as ConfigKind, r.namespace, r.name) !== undefined,
+    gatewayBound: (g) => this.mrByGateway.all(g).length > 0,
+    hostKey: (h, namespace) => normalizeHost(h, namespace, this.clusterDomain),
+  });
   private readonly listeners = new Set<(e: ConfigEvent) => void>();
   /** `<kind>/<namespace>/<name>` → the source owning that key (applyOwned). */
   private readonly owners = new Map<string, string>();
@@ -171,7 +171,7 @@ export class ConfigStore implements ConfigView {
     const key = objectKey(obj.metadata.namespace, obj.metadata.name);
     const released =
       this.rejects.size > 0 &&
-      this.clearRejection(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
+      this.rejects.clear(rejectKey(obj.kind, obj.metadata.namespace, obj.metadata.name));
     const objects = this.objectsOf(obj.kind);
     const old = objects.get(key);
     if (old !== undefined && (old === obj || fingerprint(old) === fingerprint(obj))) return false;
@@ -180,7 +180,7 @@ export class ConfigStore implements ConfigView {
     this.index(obj);
     this.changed(obj.kind);
     // A valid version appeared (its rejection holds no more), or the Gateways valid MetaRouters bind moved.
-    if ((old === undefined && bindsHosts(obj.kind)) || gatewaysMoved(old, obj)) this.held = undefined;
+    if ((old === undefined && bindsHosts(obj.kind)) || gatewaysMoved(old, obj)) this.rejects.invalidate();
     // A kind that binds no host held the hosts it configures (reject given hosts): say that they are released.
     if (released && !bindsHosts(obj.kind)) {
       this.emit({ type: 'held', kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name });
@@ -206,7 +206,7 @@ export class ConfigStore implements ConfigView {
   }
 
   private remove(kind: ConfigKind, namespace: string, name: string): boolean {
-    const released = this.clearRejection(rejectKey(kind, namespace, name));
+    const released = this.rejects.clear(rejectKey(kind, namespace, name));
     const objects = this.objectsOf(kind);
     const key = objectKey(namespace, name);
     const old = objects.get(key);
@@ -217,7 +217,7 @@ export class ConfigStore implements ConfigView {
     objects.delete(key);
     this.unindex(old);
     this.changed(kind);
-    if (bindsHosts(kind)) this.held = undefined;
+    if (bindsHosts(kind)) this.rejects.invalidate();
     this.emit({ type: 'deleted', kind, namespace, name, old });
     return true;
   }
@@ -250,8 +250,8 @@ export class ConfigStore implements ConfigView {
     for (const o of objects) this.upsert(o);
     if (rejected) {
       const now = new Set(rejected.map((r) => rejectKey(r.ref.kind, r.ref.namespace, r.ref.name)));
-      for (const [k, r] of [...this.rejects]) {
-        if (r.ref.kind === kind && !now.has(k) && this.clearRejection(k))
+      for (const [k, r] of this.rejects.entries()) {
+        if (r.ref.kind === kind && !now.has(k) && this.rejects.clear(k))
           this.emit({ type: 'held', kind, namespace: r.ref.namespace, name: r.ref.name });
       }
       for (const r of rejected) this.reject(r.ref, r.issues, r.hosts, r.gateways);
@@ -315,24 +315,19 @@ export class ConfigStore implements ConfigView {
     gateways: readonly string[] = [],
   ): void {
     if (this.isOwned(ref.kind, ref.namespace, ref.name)) return;
-    const key = rejectKey(ref.kind, ref.namespace, ref.name);
-    const before = this.holdingKeys(this.rejects.get(key));
     const rejection: RejectedObject = {
       ref,
       issues,
       ...(hosts.length > 0 ? { hosts } : {}),
       ...(gateways.length > 0 ? { gateways } : {}),
     };
-    this.rejects.set(key, rejection);
-    const after = this.holdingKeys(rejection);
-    if (before.join('\n') === after.join('\n')) return;
-    this.held = undefined;
+    if (!this.rejects.record(rejection)) return;
     this.emit({ type: 'held', kind: ref.kind as ConfigKind, namespace: ref.namespace, name: ref.name });
   }
 
   /** Rejected objects, ordered by kind, namespace, name. */
   rejected(): readonly RejectedObject[] {
-    return [...this.rejects.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, r]) => r);
+    return this.rejects.sorted();
   }
 
   /**
@@ -340,16 +335,12 @@ export class ConfigStore implements ConfigView {
    * each holds the host for the ServiceEntries of its own namespace only (hostHolders).
    */
   heldHosts(): readonly { readonly host: string; readonly by: readonly ObjectRef[] }[] {
-    return [...this.heldIndex().hosts]
-      .sort(([a], [b]) => compareStrings(a, b))
-      .map(([host, by]) => ({ host, by }));
+    return this.rejects.heldHosts();
   }
 
   /** The held Gateways (`<namespace>/<name>`), sorted, each with the rejected MetaRouters holding it. */
   heldGateways(): readonly { readonly gateway: string; readonly by: readonly ObjectRef[] }[] {
-    return [...this.heldIndex().gateways]
-      .sort(([a], [b]) => compareStrings(a, b))
-      .map(([gateway, by]) => ({ gateway, by }));
+    return this.rejects.heldGateways();
   }
 
   /** Subscribes to changes; events arrive synchronously after each change. Returns the unsubscribe function. */
@@ -438,83 +429,17 @@ export class ConfigStore implements ConfigView {
   }
 
   isGatewayHeld(namespace: string, name: string): boolean {
-    if (this.rejects.size === 0) return false;
-    return this.heldIndex().gateways.has(`${namespace}/${name}`);
+    return this.gatewayHolders(namespace, name).length > 0;
   }
 
   hostHolders(host: string, namespace: string): readonly ObjectRef[] {
     if (this.rejects.size === 0) return NO_REFS;
-    const by = this.heldIndex().hosts.get(normalizeHost(host, namespace, this.clusterDomain));
     // A holder holds the ServiceEntries of its own namespace only: never another owner's.
-    const own = by?.filter((r) => r.namespace === namespace);
-    return own !== undefined && own.length > 0 ? own : NO_REFS;
+    return this.rejects.hostHolders(normalizeHost(host, namespace, this.clusterDomain), namespace);
   }
 
   gatewayHolders(namespace: string, name: string): readonly ObjectRef[] {
-    if (this.rejects.size === 0) return NO_REFS;
-    return this.heldIndex().gateways.get(`${namespace}/${name}`) ?? NO_REFS;
-  }
-
-  // ------------------------------------------------------------------ held hosts
-
-  /** Drops a rejection; returns true when it was binding hosts or Gateways with no valid version (holdingKeys). */
-  private clearRejection(key: string): boolean {
-    const r = this.rejects.get(key);
-    if (r === undefined) return false;
-    const holding = this.holdingKeys(r).length > 0;
-    this.rejects.delete(key);
-    if (holding) this.held = undefined;
-    return holding;
-  }
-
-  /**
-   * True when `r` can hold anything: it binds hosts (its kind does, or it was rejected with the hosts its kind
-   * configures: a Secret it names cannot serve it, controller/kube/secrets.ts) and its object has no valid version.
-   */
-  private isHolding(r: RejectedObject | undefined): r is RejectedObject {
-    if (r === undefined || (!bindsHosts(r.ref.kind) && !r.hosts?.length)) return false;
-    const { kind, namespace, name } = r.ref;
-    return this.get(kind as ConfigKind, namespace, name) === undefined;
-  }
-
-  /**
-   * The normalised hosts a rejection holds (for the ServiceEntries of its own namespace: hostHolders): none when it
-   * binds none, its object has a valid version, or it is a MetaRouter (its contribution is its routes).
-   */
-  private holdingHosts(r: RejectedObject | undefined): string[] {
-    if (!this.isHolding(r) || r.ref.kind === 'MetaRouter' || !r.hosts || r.hosts.length === 0) return [];
-    return this.hostKeys(r.hosts, r.ref.namespace);
-  }
-
-  /**
-   * The Gateways a rejection holds (`<namespace>/<name>`): those it binds in its own namespace, and those of another
-   * namespace that no valid MetaRouter binds (mrByGateway: put and remove drop the held index when that changes).
-   */
-  private holdingGateways(r: RejectedObject | undefined): readonly string[] {
-    if (!this.isHolding(r) || !r.gateways) return [];
-    const own = `${r.ref.namespace}/`;
-    return r.gateways.filter((g) => g.startsWith(own) || this.mrByGateway.all(g).length === 0);
-  }
-
-  /**
-   * What a rejection with no valid version binds, for change detection: its hosts, then its Gateways, whether it
-   * holds them or not (a MetaRouter's `held` event still tells status and routes that it appeared or left).
-   */
-  private holdingKeys(r: RejectedObject | undefined): string[] {
-    if (!this.isHolding(r)) return [];
-    const hosts = r.hosts && r.hosts.length > 0 ? this.hostKeys(r.hosts, r.ref.namespace) : [];
-    return [...hosts, ...(r.gateways ?? []).map((g) => `gateway ${g}`)];
-  }
-
-  private heldIndex(): HeldIndex {
-    if (this.held) return this.held;
-    const held: HeldIndex = { hosts: new Map(), gateways: new Map() };
-    for (const r of this.rejected()) {
-      addHolder(held.hosts, this.holdingHosts(r), r.ref);
-      addHolder(held.gateways, this.holdingGateways(r), r.ref);
-    }
-    this.held = held;
-    return held;
+    return this.rejects.gatewayHolders(`${namespace}/${name}`);
   }
 
   // ------------------------------------------------------------------ internals
@@ -647,22 +572,4 @@ const NO_REFS: readonly ObjectRef[] = Object.freeze([]);
 function gatewaysMoved(old: ConfigObject | undefined, obj: ConfigObject): boolean {
   if (obj.kind !== 'MetaRouter' || old?.kind !== 'MetaRouter') return false;
   return old.spec.gateways.join('\n') !== obj.spec.gateways.join('\n');
-}
-
-/** What rejections hold: normalised hosts and Gateways (`<namespace>/<name>`), each with the rejections holding it. */
-interface HeldIndex {
-  readonly hosts: Map<string, ObjectRef[]>;
-  readonly gateways: Map<string, ObjectRef[]>;
-}
-
-function addHolder(index: Map<string, ObjectRef[]>, keys: readonly string[], ref: ObjectRef): void {
-  for (const key of new Set(keys)) {
-    const by = index.get(key);
-    if (by) by.push(ref);
-    else index.set(key, [ref]);
-  }
-}
-
-function rejectKey(kind: string, namespace: string, name: string): string {
-  return `${kind}/${namespace}/${name}`;
 }

@@ -9,19 +9,19 @@
 import type { Generator, GatewayContext, SidecarContext } from '../model/generator.ts';
 import { gatewayPortClaims } from '../model/conflicts/gateway-routers.ts';
 import type { Gateway, ServiceEntry } from '../model/objects.ts';
-import { detectProtocol, type Protocol } from '../model/protocol.ts';
+import { protocolSegment, selectsProtocol, type Protocol } from '../model/protocol.ts';
 import type { ConfigView } from '../model/view.ts';
 import { inboundPortsOf } from './inbound-ports.ts';
 
 /**
- * One context per port of `se` whose name selects a protocol (hosts[0] must exist; the caller checks). `generators`
- * (by protocol) resolve their own inputs for their ports; without them no port gets any.
+ * One context per port of `se` whose name selects a protocol one of `generators` (by protocol) handles (hosts[0]
+ * must exist; the caller checks); each generator resolves its own inputs for its ports.
  */
 export function sidecarContexts(
   view: ConfigView,
   se: ServiceEntry,
   host: string,
-  generators?: ReadonlyMap<Protocol, Generator>,
+  generators: ReadonlyMap<Protocol, Generator>,
 ): SidecarContext[] {
   const { virtualService, destinationRule, metaRouter } = view.configForHost(host, se.metadata.namespace);
   const mesh = view.mesh();
@@ -29,11 +29,11 @@ export function sidecarContexts(
   const out: SidecarContext[] = [];
   let extensions: Map<Generator, unknown> | undefined;
   se.spec.ports.forEach((port, portIndex) => {
-    const protocol = detectProtocol(port.name);
-    if (protocol === undefined) return;
-    const generator = generators?.get(protocol);
+    const protocol = protocolSegment(port.name);
+    const generator = protocol !== undefined ? generators.get(protocol) : undefined;
+    if (protocol === undefined || generator === undefined) return;
     let extension: unknown;
-    if (generator?.resolveContext !== undefined) {
+    if (generator.resolveContext !== undefined) {
       extensions ??= new Map();
       if (extensions.has(generator)) extension = extensions.get(generator);
       else {
@@ -69,7 +69,7 @@ export function gatewayContexts(view: ConfigView, gw: Gateway): GatewayContext[]
   const codecFor = (applicationProtocol: string) => view.codecFor(applicationProtocol);
   const out: GatewayContext[] = [];
   gw.spec.servers.forEach((server, serverIndex) => {
-    if (detectProtocol(server.port.name) !== 'metaprotocol') return;
+    if (!selectsProtocol(server.port.name, 'metaprotocol')) return;
     const [metaRouter] = gatewayPortClaims(view, gw, server.port.number);
     if (metaRouter === undefined) return;
     out.push({ mode: 'gateway', gateway: gw, server, serverIndex, metaRouter, mesh, codecFor });

@@ -24,7 +24,7 @@ import { heldIssue, holdersOf } from '../model/held.ts';
 import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
-import { detectProtocol, unknownTcpSegment, type Protocol } from '../model/protocol.ts';
+import { protocolNames, protocolSegment, type Protocol, type ProtocolNames } from '../model/protocol.ts';
 import {
   dedupeIssues,
   fail,
@@ -45,6 +45,11 @@ import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations }
 export interface GenerateOptions {
   /** Aeraki's --enable-envoy-filter-namespace-scope: filters without exportTo go to the ServiceEntry namespace. */
   readonly namespaceScope: boolean;
+  /**
+   * The names port names select protocols by (plugins/registry.ts createProtocolNames: the plugins' and those
+   * recognised with no plugin), for the unhandled-port warnings; absent: the generators' own protocols.
+   */
+  readonly protocolNames?: ProtocolNames;
 }
 
 export interface GenerateOutput {
@@ -101,24 +106,21 @@ const NO_ADDRESSES =
   'no spec.addresses, so no outbound listener <address>_<port> to match: only inbound filters are generated ' +
   '(for the workloads the ServiceEntry selects), and its clients send plain TCP';
 
-/** The unhandled ports of one ServiceEntry; `handled` lists the protocols that have a generator, for the message. */
-function unhandledPortsOf(
-  se: ServiceEntry,
-  byProtocol: Map<Protocol, Generator>,
-  handled: string,
-): UnhandledPort[] {
+/** The unhandled ports of one ServiceEntry. */
+function unhandledPortsOf(se: ServiceEntry, set: GeneratorSet): UnhandledPort[] {
+  const { byProtocol, handled, names } = set;
   const ref = refOf(se);
   const out: UnhandledPort[] = [];
   se.spec.ports.forEach((port, i) => {
     const path = `spec.ports[${i}].name`;
-    const protocol = detectProtocol(port.name);
+    if (hasGenerator(byProtocol, port.name)) return;
+    const protocol = names.detect(port.name);
     if (protocol !== undefined) {
-      if (byProtocol.has(protocol)) return;
       const message = `port "${port.name}" names ${protocol}, which is recognised but not handled: its traffic stays plain TCP`;
       out.push({ protocol, warning: warning(ref, path, message) });
       return;
     }
-    const segment = unknownTcpSegment(port.name);
+    const segment = names.unknownTcpSegment(port.name);
     if (segment === undefined) return;
     const message = `port "${port.name}": "${segment}" is not a known protocol (handled: ${handled}): its traffic stays plain TCP`;
     out.push({
@@ -228,21 +230,29 @@ export function isHeld(view: ConfigView, se: ServiceEntry): boolean {
 export interface GeneratorSet {
   readonly byProtocol: Map<Protocol, Generator>;
   readonly handled: string;
+  /** The names port names select protocols by: those of the generators and any others recognised. */
+  readonly names: ProtocolNames;
   /** The generator of gateway mode (the MetaProtocol one), when it has generateGateway. */
   readonly gateway: Generator | undefined;
 }
 
-export function generatorSet(generators: readonly Generator[]): GeneratorSet {
+/** `names`: GenerateOptions.protocolNames; absent, the generators' own protocols. */
+export function generatorSet(generators: readonly Generator[], names?: ProtocolNames): GeneratorSet {
   const byProtocol = generatorsByProtocol(generators);
   const handled = [...byProtocol.keys()].sort(compareStrings).join(', ');
   const metaprotocol = byProtocol.get('metaprotocol');
-  return { byProtocol, handled, gateway: metaprotocol?.generateGateway ? metaprotocol : undefined };
+  return {
+    byProtocol,
+    handled,
+    names: names ?? protocolNames(byProtocol.keys()),
+    gateway: metaprotocol?.generateGateway ? metaprotocol : undefined,
+  };
 }
 
 /** True when the protocol a port name asks for has a generator. */
-function hasGenerator(set: GeneratorSet, portName: string): boolean {
-  const protocol = detectProtocol(portName);
-  return protocol !== undefined && set.byProtocol.has(protocol);
+function hasGenerator(byProtocol: Map<Protocol, Generator>, portName: string): boolean {
+  const protocol = protocolSegment(portName);
+  return protocol !== undefined && byProtocol.has(protocol);
 }
 
 /** What one source generated. */
@@ -269,9 +279,9 @@ export function generateSource(
     const objects = set.gateway ? generateGateway(view, set.gateway, source, issues) : [];
     return { objects, issues, unhandledPorts: [] };
   }
-  const unhandledPorts = unhandledPortsOf(source, set.byProtocol, set.handled);
+  const unhandledPorts = unhandledPortsOf(source, set);
   if (isHeld(view, source)) {
-    if (source.spec.ports.some((p) => hasGenerator(set, p.name))) {
+    if (source.spec.ports.some((p) => hasGenerator(set.byProtocol, p.name))) {
       issues.push(heldIssue(source, holdersOf(view, source)));
     }
     return { objects: undefined, issues, unhandledPorts };
@@ -290,7 +300,7 @@ export function generateAll(
   options: GenerateOptions,
   conflicts: readonly ConfigIssue[] = configConflicts(view),
 ): GenerateOutput {
-  const set = generatorSet(generators);
+  const set = generatorSet(generators, options.protocolNames);
   const issues: ConfigIssue[] = [];
   const failed = new Set<string>();
   const claims: SourceClaims<SourceObject, OutputObject>[] = [];

@@ -89,7 +89,7 @@ export class IncrementalGenerator {
     generators: readonly Generator[],
     private readonly options: GenerateOptions,
   ) {
-    this.set = generatorSet(generators);
+    this.set = generatorSet(generators, options.protocolNames);
     this.tracker = new ChangeTracker(view);
     this.sourceKinds = this.set.gateway
       ? ['ServiceEntry', 'Service', 'Gateway']

@@ -3,7 +3,7 @@
  * `analyze` (contrib filters, well-known ports) and served to the debug page (`/debug/protocols`): the plugins
  * are the one place these facts are written; app/ hands them on.
  */
-import { PROTOCOLS, type Protocol } from './protocol.ts';
+import type { Protocol, ProtocolNames } from './protocol.ts';
 
 export interface ProtocolFacts {
   /** The detection name: the second `-` segment of a port name, lower-cased (`dubbo` in `tcp-dubbo`). */
@@ -31,14 +31,17 @@ export function protocolFactsOf(generators: readonly ProtocolDeclaration[]): Pro
 }
 
 /**
- * `/debug/protocols`: the names port names are detected by (model/protocol.ts) and each plugin's facts. The
- * debug page reads the names from here, so it detects protocols as the controller does.
+ * `/debug/protocols`: the names port names are detected by (plugins/registry.ts createProtocolNames) and each
+ * plugin's facts. The debug page reads the names from here, so it detects protocols as the controller does.
  */
 export interface ProtocolsDocument {
   readonly detected: readonly string[];
   readonly plugins: readonly ProtocolFacts[];
 }
 
-export function protocolsDocument(generators: readonly ProtocolDeclaration[]): ProtocolsDocument {
-  return { detected: [...PROTOCOLS], plugins: protocolFactsOf(generators) };
+export function protocolsDocument(
+  generators: readonly ProtocolDeclaration[],
+  detection: ProtocolNames,
+): ProtocolsDocument {
+  return { detected: [...detection.names], plugins: protocolFactsOf(generators) };
 }

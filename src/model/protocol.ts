@@ -2,29 +2,70 @@
  * Protocol detection from port names (Aeraki model/protocol/instance.go and metaprotocol/application_protocol.go):
  * the second `-` segment, lower-cased, names the L7 protocol; for MetaProtocol the third segment, case kept, is
  * the application protocol. The first segment is ignored; further segments are ignored.
+ *
+ * Which names select a protocol is not written here: each plugin declares its own (Generator.protocols), and the
+ * plugin registry (plugins/registry.ts createProtocolNames) adds the ones Aeraki recognises with no plugin. The
+ * functions that need the whole set take it as a ProtocolNames; a check for one name needs no set.
  */
 import { fail, issue, ok, type ObjectRef, type Result } from './result.ts';
 
-export const PROTOCOLS = [
-  'dubbo',
-  'thrift',
-  'mongo',
-  'redis',
-  'mysql',
-  'kafka',
-  'zookeeper',
-  'metaprotocol',
-] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
+/**
+ * A detection name: what the second `-` segment of a port name is, lower-cased, when it selects a protocol
+ * (`dubbo` in `tcp-Dubbo`). Lower case by type: a lower-case literal is one, a string read from input is not
+ * until a ProtocolNames detects it.
+ */
+export type Protocol = Lowercase<string>;
 
-const KNOWN: ReadonlySet<string> = new Set(PROTOCOLS);
-
-/** The L7 protocol a port name selects, or undefined when the name selects none. */
-export function detectProtocol(portName: string): Protocol | undefined {
+/** The second `-` segment of a port name, lower-cased (`tcp-Dubbo-x` -> `dubbo`): the name it asks for, if any. */
+export function protocolSegment(portName: string): Protocol | undefined {
   const second = portName.split('-')[1];
-  if (second === undefined) return undefined;
-  const lower = second.toLowerCase();
-  return KNOWN.has(lower) ? (lower as Protocol) : undefined;
+  return second === undefined ? undefined : (second.toLowerCase() as Protocol);
+}
+
+/** True when `portName` selects `protocol` (its second segment, lower-cased, is that name). */
+export function selectsProtocol(portName: string, protocol: Protocol): boolean {
+  return protocolSegment(portName) === protocol;
+}
+
+/** The names port names select protocols by, with detection over them (plain functions: no `this`). */
+export interface ProtocolNames {
+  /** The names, each once, in the order given. */
+  readonly names: readonly Protocol[];
+  /** The protocol a port name selects, or undefined when the name selects none. */
+  readonly detect: (portName: string) => Protocol | undefined;
+  /**
+   * The second segment of a `tcp-<segment>` port name (first segment `tcp` in any case) when it names no protocol
+   * (`tcp-web`, `tcp-Postgres`, `tcp-`), else undefined. Aeraki passes such ports by silently; users who name a
+   * port `tcp-<protocol>` usually expect that protocol to be handled, so the caller warns. Names of other Istio
+   * protocols (`http-...`, `grpc`) and a bare `tcp` give undefined.
+   */
+  readonly unknownTcpSegment: (portName: string) => string | undefined;
+}
+
+/**
+ * Detection over `names` (repeats kept once). A name no port name could select (empty, upper case, or holding a
+ * `-`) is a bug in a declaration: it throws.
+ */
+export function protocolNames(names: Iterable<Protocol>): ProtocolNames {
+  const known = new Set<Protocol>();
+  for (const name of names) {
+    if (name === '' || name.includes('-') || name !== name.toLowerCase()) {
+      throw new Error(`protocol name "${name}" cannot be a port name's second segment`);
+    }
+    known.add(name);
+  }
+  return {
+    names: Object.freeze([...known]),
+    detect: (portName) => {
+      const segment = protocolSegment(portName);
+      return segment !== undefined && known.has(segment) ? segment : undefined;
+    },
+    unknownTcpSegment: (portName) => {
+      const [first, second] = portName.split('-');
+      if (first?.toLowerCase() !== 'tcp' || second === undefined) return undefined;
+      return known.has(second.toLowerCase() as Protocol) ? undefined : second;
+    },
+  };
 }
 
 /**
@@ -47,16 +88,4 @@ export function applicationProtocolOf(portName: string, ref: ObjectRef, path: st
     return fail([issue(ref, path, `port name "${portName}" has an empty application protocol segment`)]);
   }
   return ok(third);
-}
-
-/**
- * The second segment of a `tcp-<segment>` port name (first segment `tcp` in any case) when it names no known
- * protocol (`tcp-web`, `tcp-Postgres`, `tcp-`), else undefined. Aeraki passes such ports by silently; users who
- * name a port `tcp-<protocol>` usually expect that protocol to be handled, so the caller warns. Names of other
- * Istio protocols (`http-...`, `grpc`) and a bare `tcp` give undefined.
- */
-export function unknownTcpSegment(portName: string): string | undefined {
-  const [first, second] = portName.split('-');
-  if (first?.toLowerCase() !== 'tcp' || second === undefined) return undefined;
-  return KNOWN.has(second.toLowerCase()) ? undefined : second;
 }

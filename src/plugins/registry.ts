@@ -4,6 +4,7 @@
  */
 import type { Generator } from '../model/generator.ts';
 import { kindsOf, type KindSpec } from '../model/kinds.ts';
+import { protocolNames, type Protocol, type ProtocolNames } from '../model/protocol.ts';
 import { createDubboGenerator } from './dubbo/index.ts';
 import { createKafkaGenerator } from './kafka/index.ts';
 import { createMetaProtocolGenerator } from './metaprotocol/index.ts';
@@ -26,4 +27,20 @@ export function createGenerators(): readonly Generator[] {
 /** The kinds the plugins read, in plugin order (what the store, parsers, Kubernetes sources and webhook learn). */
 export function createPluginKinds(): readonly KindSpec[] {
   return kindsOf(createGenerators());
+}
+
+/**
+ * Names Aeraki detects in port names although no plugin here handles them (aeraki-mesh/aeraki
+ * internal/model/protocol/instance.go, protocolMap, at 56e4de0f28d7bb0feab9d899eec08a28a62ad27a): a port so named
+ * is reported as recognised but not handled rather than as an unknown `tcp-<segment>`.
+ */
+const DETECTED_WITHOUT_PLUGIN: readonly Protocol[] = ['mongo', 'mysql'];
+
+/**
+ * The names port names select protocols by: each of `generators`' declared protocols (Generator.protocols), in
+ * plugin order, then those Aeraki detects with no plugin here. model/, the generation, analyze and the debug page
+ * (`/debug/protocols`) detect with these.
+ */
+export function createProtocolNames(generators: readonly Generator[] = createGenerators()): ProtocolNames {
+  return protocolNames([...generators.flatMap((g) => g.protocols), ...DETECTED_WITHOUT_PLUGIN]);
 }

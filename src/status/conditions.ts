@@ -20,7 +20,7 @@
  */
 import type { ConfigView } from '../model/view.ts';
 import type { MetaRouter } from '../model/objects.ts';
-import { detectProtocol } from '../model/protocol.ts';
+import { selectsProtocol } from '../model/protocol.ts';
 import {
   admissionOnly,
   refOf,
@@ -88,7 +88,7 @@ export function servedMetaRouters(view: ConfigView): Map<MetaRouter, boolean> {
     const host = se.spec.hosts[0];
     const mr = host ? view.configForHost(host, se.metadata.namespace).metaRouter : undefined;
     if (!mr) continue;
-    const meta = se.spec.ports.some((p) => detectProtocol(p.name) === 'metaprotocol');
+    const meta = se.spec.ports.some((p) => selectsProtocol(p.name, 'metaprotocol'));
     out.set(mr, (out.get(mr) ?? false) || meta);
   }
   return out;

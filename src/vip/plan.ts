@@ -18,7 +18,7 @@
  * ServiceEntry, also those no generator handles.
  */
 import { comparePrecedence } from '../model/claims.ts';
-import { detectProtocol, type Protocol } from '../model/protocol.ts';
+import { protocolSegment, type Protocol } from '../model/protocol.ts';
 import { issue, type ConfigIssue } from '../model/result.ts';
 import { diffObjects } from '../kit/diff.ts';
 
@@ -118,7 +118,7 @@ export function sequenceVip(n: number): string | undefined {
 export function isEligible(se: VipServiceEntry, handled: ReadonlySet<Protocol>): boolean {
   if ((se.resolution ?? 'NONE').toUpperCase() === 'NONE') return false;
   return se.portNames.some((name) => {
-    const p = detectProtocol(name);
+    const p = protocolSegment(name);
     return p !== undefined && handled.has(p);
   });
 }

@@ -9,7 +9,7 @@ import { resolveClaims, type SourceClaims } from '../model/claims.ts';
 import { configConflicts } from '../model/conflicts/conflicts.ts';
 import { compareStrings } from '../model/order.ts';
 import type { ConfigView } from '../model/view.ts';
-import { applicationProtocolOf, detectProtocol } from '../model/protocol.ts';
+import { applicationProtocolOf, selectsProtocol } from '../model/protocol.ts';
 import { outboundClusterName, routeConfigName } from '../model/names.ts';
 import { dedupeIssues, issue, refOf, type ConfigIssue } from '../model/result.ts';
 import type {
@@ -85,7 +85,7 @@ function metaProtocolPorts(se: ServiceEntry, issues: ConfigIssue[]): ServicePort
   const ports: ServicePort[] = [];
   let invalid = false;
   se.spec.ports.forEach((port, index) => {
-    if (detectProtocol(port.name) !== 'metaprotocol') return;
+    if (!selectsProtocol(port.name, 'metaprotocol')) return;
     const app = applicationProtocolOf(port.name, refOf(se), `spec.ports[${index}].name`);
     issues.push(...app.issues);
     if (app.ok) ports.push(port);

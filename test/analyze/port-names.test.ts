@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { editDistance, nearMissProtocol } from '../../src/analyze/offline/port-near-miss.ts';
+import { createProtocolNames } from '../../src/plugins/registry.ts';
 import { analyzeText, codesOf, serviceEntry, withCode } from './support.ts';
 
 const HANDLED = new Set(['dubbo', 'thrift', 'metaprotocol', 'redis', 'kafka', 'zookeeper']);
+const DETECTED = new Set<string>(createProtocolNames().names);
 
 describe('AER0001 PortNameNearMiss', () => {
   it('finds the protocol in the wrong segment, glued, or misspelt', () => {
@@ -16,7 +18,7 @@ describe('AER0001 PortNameNearMiss', () => {
       ['tcp-dubo', 'dubbo'],
       ['tcp-metaprotocl-dubbo', 'metaprotocol'],
     ] as const) {
-      assert.equal(nearMissProtocol(name, HANDLED), protocol, name);
+      assert.equal(nearMissProtocol(name, HANDLED, DETECTED), protocol, name);
     }
   });
 
@@ -31,7 +33,7 @@ describe('AER0001 PortNameNearMiss', () => {
       '',
       'tcp-mongo',
     ]) {
-      assert.equal(nearMissProtocol(name, HANDLED), undefined, name);
+      assert.equal(nearMissProtocol(name, HANDLED, DETECTED), undefined, name);
     }
     assert.equal(editDistance('thirft', 'thrift'), 1);
     assert.equal(editDistance('dubbo', 'dubbo'), 0);

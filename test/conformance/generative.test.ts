@@ -6,9 +6,9 @@ import { describe, it } from 'node:test';
 import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { generateAll } from '../../src/envoyfilter/generate-all.ts';
-import { applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
+import { applicationProtocolOf } from '../../src/model/protocol.ts';
 import { severityOf } from '../../src/model/result.ts';
-import { createGenerators } from '../../src/plugins/registry.ts';
+import { createGenerators, createProtocolNames } from '../../src/plugins/registry.ts';
 import { isDns1123Subdomain } from '../../src/util/names.ts';
 import { buildRouteConfigurations } from '../../src/xds-rds/routes.ts';
 import { assertIssueShape, loadCorpus } from './corpus.ts';
@@ -179,12 +179,15 @@ function assertRbacValid(node: unknown, path: string): void {
   }
 }
 
+const PROTOCOL_NAMES = createProtocolNames();
+
 describe('generative', () => {
   it('random port names never throw and never give an invalid filter name', () => {
     const r = rng(20261130);
     for (let i = 0; i < 3000; i++) {
       const name = randomPortName(r);
-      detectProtocol(name);
+      PROTOCOL_NAMES.detect(name);
+      PROTOCOL_NAMES.unknownTcpSegment(name);
       applicationProtocolOf(
         name,
         { kind: 'ServiceEntry', namespace: 'ns', name: 'se' },

@@ -16,6 +16,7 @@ import {
   severityOf,
   type ConfigIssue,
 } from '../../src/model/result.ts';
+import { createProtocolNames } from '../../src/plugins/registry.ts';
 import { destinationRule, gateway, metaRouter, serviceEntry, virtualService } from '../support/builders.ts';
 
 /** A fake generator: one draft per port named `<prefix>-<host>-<port>`, recording its contexts. */
@@ -203,7 +204,9 @@ describe('generateAll', () => {
       addresses: ['10.0.0.2'],
       ports: names.map((name, i) => ({ number: 1000 + i, name })),
     });
-    const out = generateAll(storeOf([se]), [dubbo], { namespaceScope: false });
+    // The names the registry hands down: every plugin's (redis among them) and Aeraki's mongo and mysql.
+    const protocolNames = createProtocolNames();
+    const out = generateAll(storeOf([se]), [dubbo], { namespaceScope: false, protocolNames });
     assert.deepEqual(errors(out.issues), []);
     assert.deepEqual(
       out.unhandledPorts.map((p) => [p.protocol, issueLine(p.warning)]),

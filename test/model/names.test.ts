@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDns1123Subdomain, sanitizeObjectName } from '../../src/util/names.ts';
 import { normalizeHost, outboundClusterName, routeConfigName } from '../../src/model/names.ts';
-import { PROTOCOLS, applicationProtocolOf, detectProtocol } from '../../src/model/protocol.ts';
+import { applicationProtocolOf } from '../../src/model/protocol.ts';
+import { createProtocolNames } from '../../src/plugins/registry.ts';
 import { issue, ok } from '../../src/model/result.ts';
+
+const { names: PROTOCOLS, detect: detectProtocol } = createProtocolNames();
 
 describe('names', () => {
   it('keeps valid names exactly', () => {

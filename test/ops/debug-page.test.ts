@@ -6,16 +6,16 @@ import { request } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { AdminServer } from '../../src/ops/admin-server.ts';
 import { debugPageFile } from '../../src/ops/debug-page.ts';
-import { detectProtocol } from '../../src/model/protocol.ts';
 import { protocolsDocument } from '../../src/model/protocol-facts.ts';
-import { createGenerators } from '../../src/plugins/registry.ts';
+import { createGenerators, createProtocolNames } from '../../src/plugins/registry.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 
 const PAGE_DIR = new URL('../../src/ops/debug-page/', import.meta.url);
 // A browser module without type declarations: its exports are checked by behaviour below.
 const view = await import(new URL('view.js', PAGE_DIR).href);
 // /debug/protocols as the debug listener serves it.
-const protocols = protocolsDocument(createGenerators());
+const { detect: detectProtocol } = createProtocolNames();
+const protocols = protocolsDocument(createGenerators(), createProtocolNames());
 
 function call(port: number, path: string, method = 'GET') {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(

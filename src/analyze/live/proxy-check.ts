@@ -4,7 +4,7 @@
  * namespace for the root namespace) whose istio-proxy image is not among the images known to carry the filter.
  * One message per service, grouped: how many pods, which images, which namespaces.
  */
-import { detectProtocol, type Protocol } from '../../model/protocol.ts';
+import { protocolSegment, type Protocol } from '../../model/protocol.ts';
 import { refOf } from '../../model/result.ts';
 import { isKnownImage } from '../proxy-images.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, PodFacts } from '../types.ts';
@@ -39,7 +39,7 @@ export function checkProxies(check: ProxyCheck, input: AnalysisInput): AnalysisM
   const out: AnalysisMessage[] = [];
   for (const h of handledServices(input)) {
     const port = h.service.spec.ports.findIndex((p) => {
-      const protocol = detectProtocol(p.name);
+      const protocol = protocolSegment(p.name);
       return protocol !== undefined && check.protocols.has(protocol);
     });
     if (port < 0) continue;

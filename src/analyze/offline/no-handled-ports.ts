@@ -3,7 +3,7 @@
  * a protocol this controller handles, so it generates nothing for them: often a sign of port names written
  * another way (`dubbo`, `grpc-dubbo`) or of the wrong files.
  */
-import { detectProtocol } from '../../model/protocol.ts';
+import { protocolSegment } from '../../model/protocol.ts';
 import type { AnalysisCode, Analyzer } from '../types.ts';
 import { handledProtocols, servicesOf } from './shared.ts';
 
@@ -30,7 +30,7 @@ export const noHandledPortsAnalyzer: Analyzer = {
     const services = servicesOf(input);
     if (services.length === 0) return [];
     const handled = handledProtocols(input);
-    const selects = (name: string): boolean => handled.has(detectProtocol(name) ?? '');
+    const selects = (name: string): boolean => handled.has(protocolSegment(name) ?? '');
     const gatewayPorts = input.objects.objects.flatMap((o) =>
       o.kind === 'Gateway' ? o.spec.servers.map((s) => s.port.name) : [],
     );

@@ -4,7 +4,7 @@
  * second `-` segment only (model/protocol.ts), so its traffic stays plain TCP. A name the controller refuses
  * (`tcp-metaprotocol` without an application) is an error of its own (AER0010), not a near miss.
  */
-import { detectProtocol } from '../../model/protocol.ts';
+import { protocolSegment } from '../../model/protocol.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
 import { admissionOnly } from '../../model/result.ts';
 import { controllerSeverity, handledProtocols, message, perInput, portsOf, sameSpot } from './shared.ts';
@@ -44,9 +44,16 @@ export function editDistance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
-/** The handled protocol `name` almost names, or undefined (a name that selects a protocol is no near miss). */
-export function nearMissProtocol(name: string, handled: ReadonlySet<string>): string | undefined {
-  if (name === '' || detectProtocol(name) !== undefined) return undefined;
+/**
+ * The handled protocol `name` almost names, or undefined (a name that selects one of `detected` is no near
+ * miss).
+ */
+export function nearMissProtocol(
+  name: string,
+  handled: ReadonlySet<string>,
+  detected: ReadonlySet<string>,
+): string | undefined {
+  if (name === '' || detected.has(protocolSegment(name) ?? '')) return undefined;
   const lower = name.toLowerCase();
   const protocols = [...handled].sort((a, b) => b.length - a.length);
   // In the wrong segment, or misspelt by one edit (two for names of eight letters or more): `dubbo-tcp`, `tcp_dubbo`, `tcp-thirft`,
@@ -68,8 +75,9 @@ function suggestion(protocol: string): string {
 
 const findings = perInput((input: AnalysisInput): AnalysisMessage[] => {
   const handled = handledProtocols(input);
+  const detected = new Set(input.detectedProtocols);
   return portsOf(input).flatMap(({ ref, port, path }) => {
-    const protocol = nearMissProtocol(port.name, handled);
+    const protocol = nearMissProtocol(port.name, handled, detected);
     if (protocol === undefined) return [];
     const text =
       `port "${port.name}" selects no protocol but looks like ${protocol}: only the second "-" segment ` +

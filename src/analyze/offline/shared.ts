@@ -4,7 +4,6 @@
  * (so analyze says exactly what `render` finds, under a stable code).
  */
 import type { ConfigObject, ServiceEntry, ServicePort } from '../../model/objects.ts';
-import { PROTOCOLS } from '../../model/protocol.ts';
 import { refOf, severityOf, type ConfigIssue, type ObjectRef } from '../../model/result.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
 
@@ -41,7 +40,7 @@ export function portsOf(input: AnalysisInput): PortOf[] {
 
 /** The protocols some generator handles (the input's, else every protocol port names can select). */
 export function handledProtocols(input: AnalysisInput): ReadonlySet<string> {
-  return new Set(input.handledProtocols ?? PROTOCOLS);
+  return new Set(input.handledProtocols ?? input.detectedProtocols);
 }
 
 /** The same object and field: the identity of a finding. */

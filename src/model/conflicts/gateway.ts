@@ -13,7 +13,7 @@
  *   namespace, and a compatible pair there is far more often two separate gateways than one.
  */
 import type { Gateway } from '../objects.ts';
-import { detectProtocol } from '../protocol.ts';
+import { selectsProtocol } from '../protocol.ts';
 import { refOf, refString, warning, type ConfigIssue } from '../result.ts';
 import type { ConfigView } from '../view.ts';
 
@@ -21,7 +21,7 @@ import type { ConfigView } from '../view.ts';
 function metaProtocolPorts(gw: Gateway): Map<number, number> {
   const ports = new Map<number, number>();
   gw.spec.servers.forEach((server, i) => {
-    if (detectProtocol(server.port.name) === 'metaprotocol' && !ports.has(server.port.number)) {
+    if (selectsProtocol(server.port.name, 'metaprotocol') && !ports.has(server.port.number)) {
       ports.set(server.port.number, i);
     }
   });

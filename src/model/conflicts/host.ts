@@ -12,7 +12,7 @@
 import { gatewaySelectorConflictsOf } from './gateway.ts';
 import { gatewayEntryIndex, gatewayPortClaims } from './gateway-routers.ts';
 import type { ConfigObject, DestinationRule, Gateway, VirtualService } from '../objects.ts';
-import { detectProtocol } from '../protocol.ts';
+import { selectsProtocol } from '../protocol.ts';
 import { refOf, refString, warning, type ConfigIssue } from '../result.ts';
 import type { ConfigView } from '../view.ts';
 
@@ -80,7 +80,7 @@ export function gatewayPortConflictsOf(view: ConfigView, gw: Gateway): ConfigIss
   const ports = new Set<number>();
   for (const server of gw.spec.servers) {
     const port = server.port.number;
-    if (detectProtocol(server.port.name) !== 'metaprotocol' || ports.has(port)) continue;
+    if (!selectsProtocol(server.port.name, 'metaprotocol') || ports.has(port)) continue;
     ports.add(port);
     const [winner, ...others] = gatewayPortClaims(view, gw, port);
     if (winner === undefined) continue;

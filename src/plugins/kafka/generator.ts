@@ -5,7 +5,7 @@
  * them, with one warning per ServiceEntry (on its first Kafka port) so the user knows the sidecars need it.
  */
 import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
-import { detectProtocol } from '../../model/protocol.ts';
+import { selectsProtocol } from '../../model/protocol.ts';
 import { ok, refOf, warning, type Result } from '../../model/result.ts';
 import { observerDrafts, type ObserverFilter } from '../sdk/observer.ts';
 
@@ -20,7 +20,7 @@ export const CONTRIB_WARNING =
   'envoyproxy/envoy-contrib), or they reject the listeners that carry it';
 
 function isFirstKafkaPort(ctx: SidecarContext): boolean {
-  const first = ctx.serviceEntry.spec.ports.findIndex((p) => detectProtocol(p.name) === 'kafka');
+  const first = ctx.serviceEntry.spec.ports.findIndex((p) => selectsProtocol(p.name, 'kafka'));
   return first === ctx.portIndex;
 }
 

@@ -2,7 +2,7 @@
 // EnvoyFilters and cluster facts written out by hand.
 import { parseRawObjects } from '../../../src/model/parse/objects.ts';
 import { protocolFactsOf } from '../../../src/model/protocol-facts.ts';
-import { createGenerators } from '../../../src/plugins/registry.ts';
+import { createGenerators, createProtocolNames } from '../../../src/plugins/registry.ts';
 import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../../../src/analyze/proxy-images.ts';
 import type {
   AnalysisInput,
@@ -37,6 +37,7 @@ export function input(o: {
       metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
       contribImages: DEFAULT_CONTRIB_IMAGES,
     },
+    detectedProtocols: createProtocolNames().names,
     protocols: protocolFactsOf(createGenerators()),
     ...(o.cluster ? { cluster: o.cluster } : {}),
   };

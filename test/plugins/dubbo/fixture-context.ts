@@ -21,10 +21,12 @@ import type {
   WorkloadSelector,
 } from '../../../src/model/objects.ts';
 import { parseConfigObject } from '../../../src/model/parse/parse.ts';
-import { detectProtocol, type Protocol } from '../../../src/model/protocol.ts';
-import { createGenerators } from '../../../src/plugins/registry.ts';
+import type { Protocol } from '../../../src/model/protocol.ts';
+import { createGenerators, createProtocolNames } from '../../../src/plugins/registry.ts';
 import { serviceEntry, virtualService } from '../../support/builders.ts';
 import { PARSE_OPTIONS, PLUGIN_KINDS } from '../../support/kinds.ts';
+
+const { detect: detectProtocol } = createProtocolNames();
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/render');

@@ -42,6 +42,7 @@ const CASES = [
 ];
 
 const gen = createMetaProtocolGenerator();
+const byProtocol = new Map([['metaprotocol' as const, gen]]);
 
 function rootNamespaceOf(caseDir: string): string {
   const argsFile = path.join(caseDir, 'args');
@@ -67,7 +68,7 @@ function generateCase(caseName: string): { specs: Map<string, EnvoyFilterSpec>; 
   for (const se of store.serviceEntries()) {
     const host = se.spec.hosts[0];
     if (host === undefined) continue;
-    for (const ctx of sidecarContexts(store, se, host)) {
+    for (const ctx of sidecarContexts(store, se, host, byProtocol)) {
       if (ctx.protocol !== 'metaprotocol') continue;
       const r = gen.generateSidecar(ctx);
       issues.push(...r.issues);

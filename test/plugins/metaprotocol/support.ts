@@ -5,7 +5,7 @@ import { BUILTIN_CODECS } from '../../../src/model/constants.ts';
 import type { FilterDraft, GatewayContext, SidecarContext } from '../../../src/model/generator.ts';
 import { DEFAULT_MESH_CONFIG } from '../../../src/model/mesh.ts';
 import type { Gateway, MeshConfig, MetaRouter, ServiceEntry } from '../../../src/model/objects.ts';
-import { detectProtocol } from '../../../src/model/protocol.ts';
+import { createProtocolNames } from '../../../src/plugins/registry.ts';
 import type { Result } from '../../../src/model/result.ts';
 import { serviceEntry } from '../../support/builders.ts';
 
@@ -59,7 +59,7 @@ export function sidecarContext(se: ServiceEntry, portIndex: number, o: SidecarOp
     serviceEntry: se,
     port,
     portIndex,
-    protocol: detectProtocol(port.name) ?? 'metaprotocol',
+    protocol: createProtocolNames().detect(port.name) ?? 'metaprotocol',
     virtualService: undefined,
     destinationRule: undefined,
     metaRouter: o.metaRouter,
