@@ -7,6 +7,12 @@ import type { DeltaResponse, SotwResponse } from '../src/tools/rds-codec.ts';
 import { RdsTestClient, ackOf, sotwRequest } from '../test/fakes/rds-client.ts';
 
 const STREAMS_PER_CHANNEL = 10;
+/**
+ * Connections opened at once before waiting for their streams' first answers: every stream here comes from
+ * 127.0.0.1, and the server lets at most 64 connections of one source be in their handshake at once
+ * (src/util/handshake-guard.ts DEFAULT_HANDSHAKE_LIMITS); 1,000 real proxies come from as many addresses.
+ */
+const CHANNELS_AT_ONCE = 32;
 
 /** SOAK_RDS: every connection SotW (the default), every one delta, or SotW and delta connections in turn. */
 export type SoakRds = 'sotw' | 'delta' | 'mixed';
@@ -56,8 +62,9 @@ function carried(resp: SotwResponse | DeltaResponse): string[] {
 }
 
 /**
- * Opens the streams on the RDS server at 127.0.0.1:port; resolves once each has its first answer. `onPush` gets
- * every route of every later response, with its arrival time (Date.now), before the response is acknowledged.
+ * Opens the streams on the RDS server at 127.0.0.1:port, CHANNELS_AT_ONCE connections at a time; resolves once each
+ * has its first answer, and rejects when a stream ends before its first answer. `onPush` gets every route of every
+ * later response, with its arrival time (Date.now), before the response is acknowledged.
  */
 export async function openStreams(
   port: number,
@@ -66,15 +73,25 @@ export async function openStreams(
 ): Promise<SoakStreams> {
   const clients: RdsTestClient[] = [];
   let ended = 0;
-  const first: Promise<void>[] = [];
+  let first: Promise<void>[] = [];
   for (let i = 0; i < layout.count; i++) {
+    if (i > 0 && i % (STREAMS_PER_CHANNEL * CHANNELS_AT_ONCE) === 0) {
+      await Promise.all(first);
+      first = [];
+    }
     const c = Math.floor(i / STREAMS_PER_CHANNEL);
     if (i % STREAMS_PER_CHANNEL === 0) clients.push(new RdsTestClient(port, 'insecure', '127.0.0.1'));
     const client = clients.at(-1)!;
     const names = [routeOf(Math.floor(i / layout.subscribers))];
     const node = `sidecar~10.0.${c >> 8}.${c & 255}~proxy-${i}.ns-${i % 50}~ns-${i % 50}.svc.cluster.local`;
     let answered!: () => void;
-    first.push(new Promise<void>((r) => (answered = r)));
+    let failed!: (err: unknown) => void;
+    first.push(
+      new Promise<void>((resolve, reject) => {
+        answered = resolve;
+        failed = reject;
+      }),
+    );
     const seen = (n: number, resp: SotwResponse | DeltaResponse) => {
       if (n === 0) answered();
       else for (const name of carried(resp)) onPush(name, Date.now());
@@ -99,7 +116,10 @@ export async function openStreams(
               stream.send(deltaAck(resp));
             }
           };
-    loop().catch(() => ended++);
+    loop().catch((err: unknown) => {
+      ended++;
+      failed(err); // no effect once answered
+    });
   }
   await Promise.all(first);
   return {

@@ -28,4 +28,9 @@ export interface SourceContext {
   readonly onKindChange?: () => void;
   /** The process's shared informers. */
   readonly informers?: KubeInformers;
+  /**
+   * Read ambient inputs (Namespaces, Gateway API Gateways and GatewayClasses) from every source, for the store's
+   * AmbientView (default false: read only what is referenced; RBAC: manifests/ambient).
+   */
+  readonly ambient?: boolean;
 }

@@ -12,8 +12,10 @@ export class DirConfigSource implements ConfigSource, SourceProblems<FileProblem
   readonly name = 'directory';
   private readonly dir: DirSource;
 
-  constructor(o: SourceOptions, store: ConfigStore, rootNamespace: string, logger: Logger) {
+  /** `ambient`: read Namespaces, Gateway API Gateways and GatewayClasses too (SourceContext.ambient). */
+  constructor(o: SourceOptions, store: ConfigStore, rootNamespace: string, logger: Logger, ambient = false) {
     this.dir = new DirSource({
+      ambient,
       dir: o.dir,
       store,
       rootNamespace,

@@ -29,6 +29,8 @@ export class KubeConfigSource implements ConfigSource {
       services: istio,
       // Both modes: over MCP, istiod's synthetic ServiceEntries carry no targetPort (D16).
       endpointPorts: c.store,
+      // Ambient inputs: Namespaces in both modes (MCP serves none), Gateway API kinds only without MCP.
+      ...(c.ambient === true ? { ambient: { target: c.store, gateways: istio } } : {}),
       clusterDomain,
       revision,
       secretRefreshMs: c.source.secretRefreshMs,

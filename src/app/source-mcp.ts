@@ -24,7 +24,8 @@ export class McpConfigSource implements ConfigSource {
         node: { podName: c.podName, namespace: rootNamespace, podIp: firstHostIp(), clusterDomain },
         ...(c.backoff ? { backoff: c.backoff } : {}),
       },
-      { store: c.store, logger: c.logger },
+      // Ambient: Gateway API kinds over MCP; the Kubernetes source reads the Namespaces (MCP serves none).
+      { store: c.store, logger: c.logger, ...(c.ambient === true ? { ambient: c.store } : {}) },
     );
   }
 

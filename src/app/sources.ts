@@ -32,7 +32,7 @@ export type ServeSource = ConfigSource &
 const SOURCES: Readonly<Record<ConfigSourceKind, (c: SourceContext) => ServeSource[]>> = {
   mcp: (c) => [new KubeConfigSource(c, false), new McpConfigSource(c)],
   kube: (c) => [new KubeConfigSource(c, true)],
-  dir: (c) => [new DirConfigSource(c.source, c.store, c.mesh.rootNamespace, c.logger)],
+  dir: (c) => [new DirConfigSource(c.source, c.store, c.mesh.rootNamespace, c.logger, c.ambient)],
 };
 
 export class ConfigSources {

@@ -16,6 +16,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { statSync } from 'node:fs';
 import { DEFAULT_FILE_LIMITS, describeFileError, type FileLimits } from './config-file.ts';
 import { DirFiles, type FileProblem } from './dir-files.ts';
+import { fillAmbient, readAmbientObjects } from './ambient-reads.ts';
 import { DirStateKeeper } from './dir-state-keeper.ts';
 import { fileIssue, fillStore, listConfigFiles } from './file-source.ts';
 import { parseRawObjects } from '../model/parse/objects.ts';
@@ -42,6 +43,11 @@ export interface DirSourceOptions {
   readonly clock?: Clock;
   /** The state file keeping the files' last good reads across restarts (dir-state.ts); absent: none. */
   readonly stateFile?: string;
+  /**
+   * Read ambient inputs too (Namespaces, Gateway API Gateways and GatewayClasses: ambient-reads.ts) into the
+   * store's AmbientView (default false: read only what is referenced).
+   */
+  readonly ambient?: boolean;
   /** The largest state file read or written (default MAX_DIR_STATE_BYTES). */
   readonly stateMaxBytes?: number;
   readonly logger: Logger;
@@ -175,11 +181,14 @@ export class DirSource {
       store.get(kind as ConfigKind, namespace, name),
     );
     fillStore(this.o.store, loaded);
+    const ambient = this.o.ambient === true ? readAmbientObjects(content.raws) : undefined;
+    if (ambient) fillAmbient(this.o.store.readsAmbient(), ambient);
     this.loads++;
     this.state?.save(this.files.goodReads());
     this.reportProblems();
     const fileErrors = new Set(this.problems().map((p) => formatIssue(fileIssue(p))));
-    this.reportIssues(loaded.issues.filter((i) => !fileErrors.has(formatIssue(i))));
+    const issues = ambient ? [...loaded.issues, ...ambient.issues] : loaded.issues;
+    this.reportIssues(issues.filter((i) => !fileErrors.has(formatIssue(i))));
     const counts: Record<string, number> = {};
     for (const obj of loaded.objects) counts[obj.kind] = (counts[obj.kind] ?? 0) + 1;
     const fields = { objects: loaded.objects.length, rejected: loaded.rejected.length, byKind: counts };

@@ -48,7 +48,12 @@ import type { RejectedObject } from '../model/parse/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { KindIndex, KindSpec, ObjectOfKind } from '../model/kinds.ts';
 import type { ConfigEvent, ConfigView, HostConfig } from '../model/view.ts';
+import type { AmbientNamespace } from '../model/ambient/binding.ts';
+import type { AmbientView } from '../model/ambient/view.ts';
+import type { WaypointIndex } from '../model/ambient/waypoint.ts';
+import { AmbientState, NO_WAYPOINTS, type AmbientTarget, type AmbientWrites } from './store-ambient.ts';
 import { stableStringify } from '../util/json.ts';
+import { fingerprint, gatewaysMoved } from './store-compare.ts';
 import { EndpointPortIndex, type SlicePorts } from './endpoint-ports.ts';
 import { applyKeyChanges, type KeyChange } from './store-changes.ts';
 import { Rejections, rejectKey } from './store-rejections.ts';
@@ -66,7 +71,7 @@ type ObjectOf<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
 export type { RejectedObject } from '../model/parse/objects.ts';
 export type { KeyChange } from './store-changes.ts';
 
-export class ConfigStore implements ConfigView {
+export class ConfigStore implements ConfigView, AmbientView, AmbientTarget {
   readonly rootNamespace: string;
   /** The domain short hosts are completed with (`--cluster-domain`). */
   readonly clusterDomain: string;
@@ -100,6 +105,8 @@ export class ConfigStore implements ConfigView {
   private readonly released = new Map<string, number>();
   /** The EndpointSlices' ports, once a source reads them (readsEndpointPorts); undefined: not read here. */
   private endpointIndex: EndpointPortIndex | undefined;
+  /** Ambient inputs, once a source reads them (readsAmbient, store-ambient.ts); undefined: not read here. */
+  private ambient: AmbientState | undefined;
 
   /** Stamps every event's `at` (convergence metrics); without it events carry no time. */
   private readonly now: (() => number) | undefined;
@@ -302,6 +309,15 @@ export class ConfigStore implements ConfigView {
   }
 
   /**
+   * Declares that a source reads ambient inputs (Namespaces, Gateway API Gateways and GatewayClasses,
+   * store-ambient.ts) and returns where they go; AmbientView answers from them from now on. Events: store-ambient.ts.
+   */
+  readsAmbient(): AmbientWrites {
+    this.ambient ??= new AmbientState((e) => this.emit(e));
+    return this.ambient;
+  }
+
+  /**
    * Records that an object exists at the source but is invalid, with the hosts and Gateways it binds as written
    * (model/bound-hosts.ts). The stored valid version (if any) stays in effect and no event is emitted for it.
    * Without a valid version, a MetaRouter, VirtualService or DestinationRule holds its hosts (a MetaRouter its
@@ -359,6 +375,15 @@ export class ConfigStore implements ConfigView {
 
   endpointPorts(namespace: string, service: string): ReadonlyMap<string, readonly number[]> | undefined {
     return this.endpointIndex?.get(namespace, service);
+  }
+
+  ambientNamespace(name: string): AmbientNamespace | undefined {
+    return this.ambient?.ambientNamespace(name);
+  }
+
+  /** The Gateways and GatewayClasses read (empty where ambient inputs are not read). */
+  waypoints(): WaypointIndex {
+    return this.ambient?.waypoints() ?? NO_WAYPOINTS;
   }
 
   list<K extends ConfigKind>(kind: K): readonly ObjectOf<K>[] {
@@ -550,26 +575,4 @@ function update(idx: KeyedIndex, keys: readonly string[], obj: ConfigObject, add
   }
 }
 
-/** Content fingerprints, computed once per (immutable) object. */
-const fingerprints = new WeakMap<ConfigObject, string>();
-
-/**
- * The object's content without its resourceVersion: a new version with the same content (the echo of a status
- * write, a relabel-free touch) is no change, and the stored object keeps the version of its last content change.
- */
-function fingerprint(obj: ConfigObject): string {
-  let f = fingerprints.get(obj);
-  if (f === undefined) {
-    f = stableStringify({ ...obj, metadata: { ...obj.metadata, resourceVersion: '' } });
-    fingerprints.set(obj, f);
-  }
-  return f;
-}
-
 const NO_REFS: readonly ObjectRef[] = Object.freeze([]);
-
-/** True when `obj` is a MetaRouter whose `spec.gateways` differ from those of `old` (its previous version). */
-function gatewaysMoved(old: ConfigObject | undefined, obj: ConfigObject): boolean {
-  if (obj.kind !== 'MetaRouter' || old?.kind !== 'MetaRouter') return false;
-  return old.spec.gateways.join('\n') !== obj.spec.gateways.join('\n');
-}

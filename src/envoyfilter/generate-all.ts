@@ -25,24 +25,17 @@ import { sourceKey } from '../model/names.ts';
 import type { Gateway, OutputObject, ServiceEntry } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
 import { protocolNames, protocolSegment, type Protocol, type ProtocolNames } from '../model/protocol.ts';
-import {
-  dedupeIssues,
-  fail,
-  issue,
-  ok,
-  refOf,
-  warning,
-  type ConfigIssue,
-  type ObjectRef,
-  type Result,
-} from '../model/result.ts';
+import { dedupeIssues, issue, ok, refOf, warning, type ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
+import { guarded } from './guarded.ts';
 import { unresolvedTargetPortWarning } from './inbound-ports.ts';
 import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations } from './placement.ts';
+import { waypointObjects, type WaypointOptions } from './waypoint.ts';
 
-export interface GenerateOptions {
+/** Waypoint filters (WaypointOptions) are written only with `waypointFilters` and `ambient`: without, output is as before. */
+export interface GenerateOptions extends WaypointOptions {
   /** Aeraki's --enable-envoy-filter-namespace-scope: filters without exportTo go to the ServiceEntry namespace. */
   readonly namespaceScope: boolean;
   /**
@@ -90,16 +83,6 @@ function generatorsByProtocol(generators: readonly Generator[]): Map<Protocol, G
   const map = new Map<Protocol, Generator>();
   for (const g of generators) for (const p of g.protocols) if (!map.has(p)) map.set(p, g);
   return map;
-}
-
-/** `generate()`, a generator's exception (a bug) becoming the issue that replaces its result: the pass goes on. */
-function guarded<T>(ref: ObjectRef, generator: Generator, generate: () => Result<T>): Result<T> {
-  try {
-    return generate();
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return fail([issue(ref, '', `internal error in the ${generator.name} generator: ${message}`)]);
-  }
 }
 
 const NO_ADDRESSES =
@@ -167,6 +150,9 @@ function generateServiceEntry(
   const annotations = sourceAnnotations(keyOf(se));
   const objects: OutputObject[] = [];
   for (const draft of drafts) for (const ns of namespaces) objects.push(placeDraft(draft, ns, annotations));
+  const waypoint = waypointObjects(view, byProtocol, options, se, annotations, issues);
+  if (waypoint === undefined) return undefined;
+  objects.push(...waypoint);
   return objects;
 }
 

@@ -2,7 +2,8 @@
  * The desired set of generateAll, maintained instead of rebuilt (issue 22): each ServiceEntry's (and Gateway's)
  * output is cached with the keys of every input it read (kit/incremental/dependencies.ts: its VirtualService,
  * DestinationRule, MetaRouter, ApplicationProtocols, what its generators resolved through the plugins' lookup
- * indexes, Secrets, held hosts, the mesh config), and `update` regenerates only the sources whose inputs changed
+ * indexes, Secrets, held hosts, the mesh config; with waypoint filters, its Namespace, waypoint Gateway and GatewayClass:
+ * waypoint.ts recordingAmbientView), and `update` regenerates only the sources whose inputs changed
  * since the last call. Claims between sources (D6) are re-resolved only for the names those sources claim
  * (ClaimIndex), conflict warnings only for the objects involved (IncrementalConflicts). The output of `update` is, byte for byte, what generateAll gives
  * over the same view (test/envoyfilter/incremental-differential.test.ts).
@@ -37,6 +38,7 @@ import {
   type SourceOutput,
   type UnhandledPort,
 } from './generate-all.ts';
+import { recordingAmbientView } from './waypoint.ts';
 
 interface SourceResult {
   readonly source: SourceObject;
@@ -163,7 +165,7 @@ export class IncrementalGenerator {
   private fresh(): State {
     return {
       conflicts: new IncrementalConflicts(this.view, this.tracker),
-      units: new DependentUnits(this.view, (v, unit) => this.compute(v, unit)),
+      units: new DependentUnits(this.view, (v, unit, deps) => this.compute(v, unit, deps)),
       claims: new ClaimIndex<SourceObject, OutputObject>(claimKey),
       objects: new SortedArray<OutputObject>(compareOutput),
       failed: new Set<string>(),
@@ -173,7 +175,8 @@ export class IncrementalGenerator {
     };
   }
 
-  private compute(view: ConfigView, unit: string): SourceResult | undefined {
+  /** `deps` takes the ambient inputs read (recordingAmbientView): a binding input's change regenerates the source. */
+  private compute(view: ConfigView, unit: string, deps: Set<string>): SourceResult | undefined {
     const { kind, namespace, name } = objectOfDepKey(unit);
     const source =
       kind === 'Gateway'
@@ -181,7 +184,12 @@ export class IncrementalGenerator {
         : view.get(kind === 'Service' ? 'Service' : 'ServiceEntry', namespace, name);
     if (source === undefined) return undefined;
     this.recomputed.push(unit.slice(4));
-    return { source, out: generateSource(view, this.set, this.options, source) };
+    const { ambient } = this.options;
+    const options =
+      ambient !== undefined && this.options.waypointFilters === true
+        ? { ...this.options, ambient: recordingAmbientView(ambient, deps) }
+        : this.options;
+    return { source, out: generateSource(view, this.set, options, source) };
   }
 
   private changed(

@@ -1,3 +1,4 @@
+import type { WaypointRef } from './ambient/binding.ts';
 import type { Protocol } from './protocol.ts';
 import type {
   DestinationRule,
@@ -58,6 +59,52 @@ export interface GatewayContext {
 }
 
 /**
+ * One host of one handled port of a Service or ServiceEntry bound to an Istio waypoint (istio-proxy): the waypoint
+ * has a filter chain `inbound-vip|<port>|tcp|<host>` on `main_internal` for it, ending in tcp_proxy, which the
+ * generator's filter replaces (or precedes). The VirtualService, DestinationRule and MetaRouter are those of `host`
+ * in the service's namespace. src/envoyfilter/waypoint.ts builds the EnvoyFilter around the filter.
+ */
+export interface WaypointContext<X = unknown> {
+  readonly mode: 'waypoint';
+  readonly serviceEntry: ServiceEntry;
+  readonly port: ServicePort;
+  readonly portIndex: number;
+  readonly protocol: Protocol;
+  /** The host whose chain is patched (istiod builds one chain per host of a ServiceEntry). */
+  readonly host: string;
+  /** The waypoint Gateway the service is bound to. */
+  readonly waypoint: WaypointRef;
+  /** The image the waypoint runs instead of istio-proxy (its Gateway's `sidecar.istio.io/proxyImage`); absent: istio-proxy. */
+  readonly proxyImage?: string;
+  /** `proxyImage` is a known MetaProtocol proxy image (model/proxy-images.ts, or the list the caller passes). */
+  readonly metaProtocolImage: boolean;
+  readonly virtualService: VirtualService | undefined;
+  readonly destinationRule: DestinationRule | undefined;
+  readonly metaRouter: MetaRouter | undefined;
+  readonly mesh: MeshConfig;
+  codecFor(applicationProtocol: string): string | undefined;
+  /**
+   * The waypoint's cluster of `host` (default: `ctx.host`) on `port` (default: this port), `subset` included: the
+   * VIP cluster `inbound-vip|<port>|tcp[/<subset>]|<host>` for a host of this service, else the outbound cluster
+   * `outbound|<port>|<subset>|<host>` the waypoint also builds (listener_waypoint.go getWaypointDestinationCluster).
+   */
+  clusterOf(subset?: string, host?: string, port?: number): string;
+  /** As SidecarContext.extension: what resolveContext returned for the ServiceEntry. */
+  readonly extension?: X;
+}
+
+/**
+ * The network filter a waypoint build returns (proto3 JSON config, wrapped in a TypedStruct by the caller):
+ * `REPLACE` of tcp_proxy (the default) or `INSERT_BEFORE` it.
+ */
+export interface WaypointFilter {
+  readonly filterName: string;
+  readonly typeUrl: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly operation?: 'REPLACE' | 'INSERT_BEFORE';
+}
+
+/**
  * A sidecar EnvoyFilter before placement: the namespace (root, ServiceEntry namespace or exportTo targets) is
  * decided by the caller, and so is name sanitising (D7).
  */
@@ -114,6 +161,11 @@ export interface Generator<X = unknown> {
    */
   resolveContext?(view: ConfigView, serviceEntry: ServiceEntry): X;
   generateSidecar(ctx: SidecarContext<X>): Result<readonly FilterDraft[]>;
+  /**
+   * Waypoint mode: the filter for one chain of a waypoint (WaypointContext), or undefined with a warning when the
+   * waypoint cannot run it (its image lacks the filter). Absent: the protocol gets no waypoint filter (a warning).
+   */
+  generateWaypoint?(ctx: WaypointContext<X>): Result<WaypointFilter | undefined>;
   /** Gateway mode (MetaProtocol only): the gateway EnvoyFilters and VirtualServices, as drafts. */
   generateGateway?(ctx: GatewayContext): Result<readonly GatewayDraft[]>;
 }

@@ -31,6 +31,14 @@ export function inboundFilterName(host: string, port: number): string {
   return `aeraki-inbound-${host}-${port}`;
 }
 
+/**
+ * The waypoint filter of one service port (src/envoyfilter/waypoint.ts), in the waypoint's namespace: named after
+ * the service's first host and the port, as the inbound filter is; one object per service port.
+ */
+export function waypointFilterName(host: string, port: number): string {
+  return `aeraki-waypoint-${host}-${port}`;
+}
+
 export function gatewayFilterName(gatewayName: string, gatewayNamespace: string, port: number): string {
   return `aeraki-gateway-outbound-${gatewayName}.${gatewayNamespace}-${port}`;
 }

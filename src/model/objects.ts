@@ -3,6 +3,8 @@
  * Kubernetes JSON form (lowerCamelCase). Every object is immutable once parsed (see parse.ts); optional fields
  * that were absent in the input stay undefined.
  */
+import type { PolicyTargetRef } from './ambient/envoyfilter.ts';
+
 export interface ObjectMeta {
   readonly name: string;
   /** '' for cluster-scoped kinds (ApplicationProtocol). */
@@ -321,6 +323,8 @@ export interface EnvoyFilterPatch {
 
 export interface EnvoyFilterSpec {
   readonly workloadSelector?: { readonly labels: Readonly<Record<string, string>> };
+  /** Waypoint filters only (model/ambient/envoyfilter.ts): the waypoint Gateway the filter attaches to. */
+  readonly targetRefs?: readonly PolicyTargetRef[];
   readonly configPatches: readonly EnvoyFilterPatch[];
 }
 

@@ -11,6 +11,7 @@ import type {
 } from './objects.ts';
 import type { KindIndex, KindSpec, ObjectOfKind } from './kinds.ts';
 import type { ObjectRef } from './result.ts';
+import type { AmbientKind } from './parse/ambient.ts';
 
 /**
  * Read-only view of everything the controller knows, as generators and the route builder see it.
@@ -106,10 +107,13 @@ export type ConfigEventType = 'added' | 'updated' | 'deleted' | 'held';
  * is set.
  * Kind `EndpointPorts` (type `updated`, neither `old` nor `object`): ConfigView.endpointPorts of the Service
  * `namespace/name` changed.
+ * Kinds `Namespace`, `KubernetesGateway` and `GatewayClass` (added, updated, deleted; neither `old` nor `object`):
+ * what AmbientView (model/ambient/view.ts) answers for that object changed; a Namespace's and a GatewayClass's
+ * `namespace` is '' (cluster-scoped), `name` the object's name (controller/store-ambient.ts).
  */
 export interface ConfigEvent {
   readonly type: ConfigEventType;
-  readonly kind: ConfigKind | 'MeshConfig' | 'EndpointPorts';
+  readonly kind: ConfigKind | 'MeshConfig' | 'EndpointPorts' | AmbientKind;
   readonly namespace: string;
   readonly name: string;
   readonly old?: ConfigObject | MeshConfig;

@@ -4,21 +4,37 @@
 // discovery (`/api`, `/apis`, `/apis/<group>/<version>`), allowed to every authenticated user by the default
 // `system:discovery` ClusterRole, so they are not the manifests' business.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { RequestRecord } from '../fakes/kube-apiserver/index.ts';
 
 type Role = { kind: string; metadata: { name: string; namespace?: string }; rules: Rule[] };
 
-/** The ClusterRoles and Roles of `kubectl kustomize manifests/`. */
-export function manifestRoles(): Role[] {
-  const out = execFileSync('kubectl', ['kustomize', path.resolve(import.meta.dirname, '../../manifests')], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return parseAllDocuments(out)
-    .map((d) => d.toJS() as Role)
-    .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
+/**
+ * The ClusterRoles and Roles of `kubectl kustomize manifests/`, or of the install with `components` of manifests/
+ * (an overlay in a temporary directory: kustomize takes relative paths only).
+ */
+export function manifestRoles(components: readonly string[] = []): Role[] {
+  const manifests = path.resolve(import.meta.dirname, '../../manifests');
+  const overlay = components.length === 0 ? undefined : mkdtempSync(path.join(tmpdir(), 'aeraki-rbac-'));
+  try {
+    if (overlay !== undefined) {
+      const list = components.map((c) => path.relative(overlay, path.join(manifests, c))).join(', ');
+      const kustomization = `resources: [${path.relative(overlay, manifests)}]\ncomponents: [${list}]\n`;
+      writeFileSync(path.join(overlay, 'kustomization.yaml'), kustomization);
+    }
+    const out = execFileSync('kubectl', ['kustomize', overlay ?? manifests], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return parseAllDocuments(out)
+      .map((d) => d.toJS() as Role)
+      .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role');
+  } finally {
+    if (overlay !== undefined) rmSync(overlay, { recursive: true, force: true });
+  }
 }
 
 /** The calls among `requests` that no atom of `roles` grants (discovery is granted to everyone). */

@@ -7,6 +7,8 @@
  *   VirtualService, DestinationRule and Gateway from networking.istio.io v1, or v1alpha3 where v1 is not served;
  * - optionally (`--config-source kube`) Kubernetes Services, converted into the ServiceEntries istiod would
  *   synthesise for them (src/model/parse/service.ts). Over MCP istiod sends those itself.
+ * - optionally (`ambient`, ambient.ts) Namespaces and, without MCP, Gateway API Gateways and GatewayClasses, into the
+ *   store's AmbientView; a cluster without the Gateway API CRDs reads them as empty (no waypoints) and stays synced.
  * Every object goes through parseConfigObject: valid ones are upserted, invalid ones rejected (with their issues
  * and the hosts they bind) without touching any other object or the object's own last valid version.
  * Every kind is read through the process's shared informers (kit/kube/informer-hub.ts, KindInformers): a kind whose CRD is not installed is empty and
@@ -48,6 +50,7 @@ import {
 } from '../../kit/kube/informer-hub.ts';
 import type { KeyedWrites } from '../store-changes.ts';
 import { kubeSecretGetter, SecretReader, type SecretGetter } from './secrets.ts';
+import { ambientReads, type KubeAmbientOptions } from './ambient.ts';
 import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';
 import {
   aerakiResources,
@@ -86,6 +89,11 @@ export interface KubeSourceOptions {
   readonly services?: boolean;
   /** Where the EndpointSlices' ports go (endpoint-slices.ts, D16); undefined: slices are not read. */
   readonly endpointPorts?: EndpointPortsTarget;
+  /**
+   * Ambient inputs (ambient.ts): Namespaces, and with `gateways` Gateway API Gateways and GatewayClasses, into
+   * `target`'s AmbientView; undefined: not read (least privilege).
+   */
+  readonly ambient?: KubeAmbientOptions;
   /** Domain of Kubernetes Service hosts (`--cluster-domain`, default cluster.local). */
   readonly clusterDomain?: string;
   readonly meshConfigMapName?: string;
@@ -204,7 +212,19 @@ export class KubeSource {
       const reads = { labelSelector, ...(transform ? { reduce: transform } : {}) };
       this.informers.push(this.informer(ENDPOINT_SLICE_RESOURCE, path, list, handlers, undefined, reads));
     }
+    if (this.o.ambient) {
+      for (const a of ambientReads(this.o.kc, this.o.ambient, this.log)) {
+        this.informers.push(
+          this.hub.subscribe(a.spec, this.withStateChange(a.handlers), { reduce: a.reduce }),
+        );
+      }
+    }
     for (const i of this.informers) i.start();
+  }
+
+  private withStateChange<H extends object>(handlers: H): H & { stateChanged?: () => void } {
+    const onKindChange = this.o.onKindChange;
+    return { ...handlers, ...(onKindChange ? { stateChanged: onKindChange } : {}) };
   }
 
   private async detectWithRetry(): Promise<IstioApiVersion> {

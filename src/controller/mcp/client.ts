@@ -1,6 +1,7 @@
 import type { StatusObject } from '@grpc/grpc-js';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import { parseConfigObject } from '../../model/parse/parse.ts';
+import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import type { ParseFn } from './decode.ts';
@@ -18,6 +19,8 @@ import {
   type TransportOptions,
 } from './transport.ts';
 import { subscribedTypeUrls, type IstioApiMode, type McpTypeUrl } from './type-urls.ts';
+import type { AmbientTarget, AmbientWrites } from '../store-ambient.ts';
+import { AMBIENT_TYPE_URLS, applyAmbientAnswer, type AmbientTypeUrl } from './ambient.ts';
 
 export interface McpClientOptions extends TransportOptions {
   /** `--istio-api-version`: auto subscribes to v1 and v1alpha3 and unions them. */
@@ -36,6 +39,11 @@ export interface McpClientDeps {
   readonly parse?: ParseFn;
   readonly readFile?: ReadFileFn;
   readonly protos?: McpProtos;
+  /**
+   * Read Gateway API Gateways and GatewayClasses too (ambient.ts), into this target's AmbientView; undefined: not
+   * subscribed to (least privilege: read only what is referenced).
+   */
+  readonly ambient?: AmbientTarget;
 }
 
 const INVALID_ARGUMENT = 3;
@@ -56,6 +64,9 @@ export class McpClient {
   private readonly log: Logger;
   private readonly urls: readonly McpTypeUrl[];
   private readonly byUrl: ReadonlyMap<string, McpTypeUrl>;
+  /** The ambient type URLs subscribed to (none without `ambient`), and where they go. */
+  private readonly ambientUrls: ReadonlyMap<string, AmbientTypeUrl>;
+  private readonly ambient: AmbientWrites | undefined;
   private readonly state: McpState;
   private readonly statusTracker: McpStatus;
   private readonly transport: AdsTransport;
@@ -91,6 +102,8 @@ export class McpClient {
     this.log = deps.logger.child({ component: 'mcp' });
     this.urls = subscribedTypeUrls(options.apiVersion);
     this.byUrl = new Map(this.urls.map((u) => [u.url, u]));
+    this.ambient = deps.ambient?.readsAmbient();
+    this.ambientUrls = new Map(this.ambient ? AMBIENT_TYPE_URLS.map((u) => [u.url, u]) : []);
     this.state = new McpState(
       this.protos,
       deps.store,
@@ -98,7 +111,7 @@ export class McpClient {
       options.revision,
       this.urls,
     );
-    this.statusTracker = new McpStatus(this.urls.map((u) => u.url));
+    this.statusTracker = new McpStatus(this.typeUrls());
     this.transport = new AdsTransport(options, this.protos, deps.readFile);
     this.backoff = new Backoff({ initialMs: 500, maxMs: 60_000, ...options.backoff });
     this.syncedPromise = new Promise((resolve) => (this.syncedResolve = resolve));
@@ -123,7 +136,7 @@ export class McpClient {
 
   /** The type URLs requested, in request order. */
   typeUrls(): readonly string[] {
-    return this.urls.map((u) => u.url);
+    return [...this.urls.map((u) => u.url), ...this.ambientUrls.keys()];
   }
 
   start(): void {
@@ -188,9 +201,9 @@ export class McpClient {
       this.onStreamEnd(gen, `stream closed: ${s.code} ${s.details}`);
     });
     const node = buildNode(this.options.node);
-    this.urls.forEach((u, i) => {
+    this.typeUrls().forEach((url, i) => {
       // istiod treats a request for a type without a watch as an initial request whatever its nonce.
-      this.send(gen, { typeUrl: u.url, ...(i === 0 ? { node } : {}), resourceNames: [] });
+      this.send(gen, { typeUrl: url, ...(i === 0 ? { node } : {}), resourceNames: [] });
     });
     this.setState('connected');
   }
@@ -210,8 +223,9 @@ export class McpClient {
     if (gen !== this.generation) return;
     const url = resp.typeUrl ?? '';
     const type = this.byUrl.get(url);
+    const ambient = this.ambientUrls.get(url);
     const ts = this.statusTracker.type(url);
-    if (!type || !ts) {
+    if ((!type && !ambient) || !ts) {
       this.log.warn('response for a type URL that was not requested; ignored', { typeUrl: url });
       return;
     }
@@ -219,7 +233,9 @@ export class McpClient {
     const nonce = resp.nonce ?? '';
     let nack: string | undefined;
     try {
-      const out = this.state.applyResponse(type, resp.resources ?? []);
+      const out = type
+        ? this.state.applyResponse(type, resp.resources ?? [])
+        : this.applyAmbient(ambient!, resp.resources ?? []);
       ts.resources = out.valid;
       ts.invalid = out.invalid;
       ts.undecodable += out.undecodable;
@@ -260,13 +276,30 @@ export class McpClient {
       });
     }
     this.answeredOnStream.add(url);
-    if (this.answeredOnStream.size === this.urls.length) this.backoff.reset();
+    if (this.answeredOnStream.size === this.typeUrls().length) this.backoff.reset();
     if (this.statusTracker.synced && this.syncedResolve) {
       this.syncedResolve();
       this.syncedResolve = undefined;
-      this.log.info('synced with istiod', { typeUrls: this.urls.length });
+      this.log.info('synced with istiod', { typeUrls: this.typeUrls().length });
     }
     this.statusTracker.changed();
+  }
+
+  /** An answer of an ambient type URL (ambient.ts), with its issues logged as the store's sources log theirs. */
+  private applyAmbient(
+    type: AmbientTypeUrl,
+    resources: NonNullable<DiscoveryResponseMessage['resources']>,
+  ): {
+    valid: number;
+    invalid: number;
+    undecodable: number;
+    reasons: readonly string[];
+    badNames: string[];
+    partial: boolean;
+  } {
+    const out = applyAmbientAnswer(this.ambient!, type, resources, this.options.revision);
+    for (const i of out.issues) this.log.warn('config issue', { typeUrl: type.url, issue: formatIssue(i) });
+    return { ...out, badNames: [], partial: out.undecodable > 0 };
   }
 
   private onStreamEnd(gen: number, reason: string, err?: unknown): void {

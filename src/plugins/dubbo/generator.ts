@@ -26,7 +26,8 @@ export interface DubboGeneratorOptions {
    * filters (Aeraki: DENY filter first, then ALLOW, each `envoy.filters.dubbo.rbac`). Must be pure; called once per
    * generated port. Issues of an ok result are passed on; an ok:false result fails the generation of the
    * ServiceEntry (so its previous output is kept) instead of writing an inbound filter without its access control.
-   * Default: the RBAC filters of the context's DubboAuthorizationPolicies (rbac.ts).
+   * Default: the RBAC filters of the context's DubboAuthorizationPolicies (rbac.ts). Sidecars only: a waypoint filter
+   * always has the policies' RBAC filters, reading the peer from the filter state (waypoint.ts).
    */
   readonly inboundFilters?: (ctx: SidecarContext<DubboContext>) => Result<readonly DubboFilter[]>;
 }

@@ -6,6 +6,7 @@ import type { Generator } from '../../model/generator.ts';
 import { resolveDubboContext, type DubboContext } from './context.ts';
 import { generateDubboSidecar, type DubboGeneratorOptions } from './generator.ts';
 import { DUBBO_KINDS } from './kinds.ts';
+import { generateDubboWaypoint } from './waypoint.ts';
 
 export type { DubboContext } from './context.ts';
 export type { DubboGeneratorOptions } from './generator.ts';
@@ -21,5 +22,6 @@ export function createDubboGenerator(options: DubboGeneratorOptions = {}): Gener
     kinds: DUBBO_KINDS,
     resolveContext: resolveDubboContext,
     generateSidecar: (ctx) => generateDubboSidecar(ctx, options),
+    generateWaypoint: generateDubboWaypoint,
   } satisfies Generator<DubboContext>;
 }

@@ -78,12 +78,23 @@ export interface OutboundRoutes {
   readonly issues: readonly ConfigIssue[];
 }
 
-/** Routes of the outbound route configuration of `host:port`. */
-export function outboundRoutes(vs: VirtualService | undefined, host: string, port: number): OutboundRoutes {
-  const fallback = [defaultRoute(outboundClusterName(port, undefined, host))];
+/** The cluster of a destination subset of the service (undefined: the service itself). */
+export type ClusterOf = (subset: string | undefined) => string;
+
+/**
+ * Routes of the outbound route configuration of `host:port`; `clusterOf` names the clusters (default: the
+ * sidecar's `outbound|<port>|<subset>|<host>`; a waypoint names its VIP clusters).
+ */
+export function outboundRoutes(
+  vs: VirtualService | undefined,
+  host: string,
+  port: number,
+  clusterOf: ClusterOf = (subset) => outboundClusterName(port, subset, host),
+): OutboundRoutes {
+  const fallback = [defaultRoute(clusterOf(undefined))];
   return routesFromVirtualService(vs, fallback, `dubbo service ${host}:${port}`, (http, path, problems) => {
     const headers = vsHeaderMatchers(http, `${path}.match[0].headers`, problems);
-    const route = routeAction(http, host, port, path, problems);
+    const route = routeAction(http, clusterOf, path, problems);
     return {
       match: {
         method: { name: methodMatcher(http.match[0]?.method) },
@@ -103,19 +114,18 @@ function methodMatcher(m: StringMatch | undefined): StringMatcher {
 
 function routeAction(
   http: HTTPRoute,
-  host: string,
-  port: number,
+  clusterOf: ClusterOf,
   path: string,
   problems: FieldProblem[],
 ): RouteAction {
   const [first, ...rest] = http.route;
   if (first === undefined) {
     problems.push({ path: `${path}.route`, message: 'has no destination (Envoy needs a cluster per route)' });
-    return { cluster: outboundClusterName(port, undefined, host) };
+    return { cluster: clusterOf(undefined) };
   }
-  if (rest.length === 0) return { cluster: outboundClusterName(port, first.destination.subset, host) };
+  if (rest.length === 0) return { cluster: clusterOf(first.destination.subset) };
   const clusters = http.route.map((d) => ({
-    name: outboundClusterName(port, d.destination.subset, host),
+    name: clusterOf(d.destination.subset),
     weight: d.weight ?? 0,
   }));
   const totalWeight = clusters.reduce((sum, c) => sum + c.weight, 0);

@@ -4,10 +4,11 @@
  * extension that istio-proxy and the MetaProtocol proxy do not build; the filters are written as Aeraki writes
  * them, with one warning per ServiceEntry (on its first Kafka port) so the user knows the sidecars need it.
  */
-import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
+import type { FilterDraft, SidecarContext, WaypointContext, WaypointFilter } from '../../model/generator.ts';
 import { selectsProtocol } from '../../model/protocol.ts';
 import { ok, refOf, warning, type Result } from '../../model/result.ts';
 import { observerDrafts, type ObserverFilter } from '../sdk/observer.ts';
+import { waypointImageWarning } from '../sdk/waypoint.ts';
 
 export const KAFKA_BROKER: ObserverFilter = {
   filterName: 'envoy.filters.network.kafka_broker',
@@ -29,4 +30,13 @@ export function generateKafkaSidecar(ctx: SidecarContext): Result<readonly Filte
   if (!drafts.ok || !isFirstKafkaPort(ctx)) return drafts;
   const contrib = warning(refOf(ctx.serviceEntry), `spec.ports[${ctx.portIndex}].name`, CONTRIB_WARNING);
   return ok(drafts.value, [...drafts.issues, contrib]);
+}
+
+/**
+ * No filter on an Istio waypoint: istio-proxy builds no kafka_broker (../shared/protos-2026/SOURCES.md, "Which data
+ * plane has which extension"), nor does the MetaProtocol proxy, and a waypoint that rejected its listener would stop
+ * every service bound to it. A warning names the service and the waypoint.
+ */
+export function generateKafkaWaypoint(ctx: WaypointContext): Result<WaypointFilter | undefined> {
+  return ok(undefined, [waypointImageWarning(ctx, KAFKA_BROKER.filterName)]);
 }

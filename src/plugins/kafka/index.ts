@@ -4,7 +4,7 @@
  * https://www.envoyproxy.io/docs/envoy/latest/configuration/listeners/network_filters/kafka_broker_filter
  */
 import type { Generator } from '../../model/generator.ts';
-import { generateKafkaSidecar, KAFKA_BROKER } from './generator.ts';
+import { generateKafkaSidecar, generateKafkaWaypoint, KAFKA_BROKER } from './generator.ts';
 
 export { CONTRIB_WARNING, KAFKA_BROKER } from './generator.ts';
 
@@ -17,5 +17,6 @@ export function createKafkaGenerator(): Generator {
     // network/kafka_broker (../shared/protos-2026/contrib).
     facts: [{ name: 'kafka', contribFilter: KAFKA_BROKER.filterName }],
     generateSidecar: generateKafkaSidecar,
+    generateWaypoint: generateKafkaWaypoint,
   } satisfies Generator;
 }

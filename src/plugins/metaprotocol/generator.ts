@@ -3,7 +3,13 @@
  * outbound filter per address (RDS) and an inbound filter (static route, rate limits); per gateway server, a
  * gateway filter plus the VirtualService that makes istiod build the `0.0.0.0_<port>` listener.
  */
-import type { FilterDraft, GatewayContext, GatewayDraft, SidecarContext } from '../../model/generator.ts';
+import type {
+  FilterDraft,
+  GatewayContext,
+  GatewayDraft,
+  SidecarContext,
+  WaypointContext,
+} from '../../model/generator.ts';
 import { gatewayVirtualServiceName } from '../../model/names.ts';
 import type { Gateway } from '../../model/objects.ts';
 import { applicationProtocolOf } from '../../model/protocol.ts';
@@ -19,9 +25,9 @@ import {
 } from './proxy.ts';
 
 /** Application protocol (third port-name segment, D1) and its codec; errors name `ref` at `path`. */
-function protocolBasics(
+export function protocolBasics(
   portName: string,
-  ctx: Pick<SidecarContext | GatewayContext, 'codecFor' | 'mesh'>,
+  ctx: Pick<SidecarContext | GatewayContext | WaypointContext, 'codecFor' | 'mesh'>,
   ref: ObjectRef,
   path: string,
 ): Result<ProxyBasics> {

@@ -1,5 +1,6 @@
 import type { Generator } from '../../model/generator.ts';
 import { generateGateway, generateSidecar } from './generator.ts';
+import { generateMetaProtocolWaypoint } from './waypoint.ts';
 
 /** The MetaProtocol generator: ports named `<x>-metaprotocol-<app>[-...]`, sidecar and gateway mode. */
 export function createMetaProtocolGenerator(): Generator {
@@ -7,6 +8,7 @@ export function createMetaProtocolGenerator(): Generator {
     name: 'metaprotocol',
     protocols: ['metaprotocol'],
     generateSidecar,
+    generateWaypoint: generateMetaProtocolWaypoint,
     generateGateway,
   } satisfies Generator;
 }

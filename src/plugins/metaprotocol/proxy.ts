@@ -82,7 +82,15 @@ export function inboundProxy(
   basics: ProxyBasics,
   filters: readonly MetaProtocolFilter[],
 ): Record<string, unknown> {
-  const cluster = inboundClusterName(port);
+  return staticProxy(inboundClusterName(port), basics, filters);
+}
+
+/** One static route to `cluster`, which also names the stats and the route configuration. */
+export function staticProxy(
+  cluster: string,
+  basics: ProxyBasics,
+  filters: readonly MetaProtocolFilter[],
+): Record<string, unknown> {
   return withMeshParts(
     {
       statPrefix: cluster,

@@ -7,6 +7,7 @@ import type { Generator } from '../../model/generator.ts';
 import { resolveRedisContext, type RedisContext } from './context.ts';
 import { generateRedisSidecar } from './generator.ts';
 import { REDIS_KINDS, REDIS_SECRET_KEYS } from './kinds.ts';
+import { generateRedisWaypoint } from './waypoint.ts';
 
 export function createRedisGenerator(): Generator<RedisContext> {
   return {
@@ -16,5 +17,6 @@ export function createRedisGenerator(): Generator<RedisContext> {
     secretKeys: REDIS_SECRET_KEYS,
     resolveContext: resolveRedisContext,
     generateSidecar: generateRedisSidecar,
+    generateWaypoint: generateRedisWaypoint,
   } satisfies Generator<RedisContext>;
 }

@@ -17,11 +17,17 @@ export function inferPort(ctx: RedisContext, host: string, listener: ServicePort
   return match?.number ?? listener.number;
 }
 
+/** The cluster of `host` on `port` (no subset): the sidecar's outbound cluster, or what a waypoint names it. */
+export type RedisClusterOf = (port: number, host: string) => string;
+
+export const OUTBOUND_CLUSTERS: RedisClusterOf = (port, host) => outboundClusterName(port, undefined, host);
+
 export function destinationCluster(
   ctx: RedisContext,
   dest: RedisRouteDestination,
   listener: ServicePort,
+  clusterOf: RedisClusterOf = OUTBOUND_CLUSTERS,
 ): string {
   const port = dest.port !== 0 ? dest.port : inferPort(ctx, dest.host, listener);
-  return outboundClusterName(port, undefined, dest.host);
+  return clusterOf(port, dest.host);
 }

@@ -6,10 +6,10 @@
  */
 import type { ServicePort } from '../../model/objects.ts';
 import type { RedisContext } from './context.ts';
-import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
+import { inboundClusterName } from '../../model/names.ts';
 import type { RedisFault, RedisMirror, RedisRoute, RedisService, RedisSettings } from './types.ts';
 import { inline, type Credentials } from './auth.ts';
-import { destinationCluster } from './ports.ts';
+import { destinationCluster, OUTBOUND_CLUSTERS, type RedisClusterOf } from './ports.ts';
 
 type Json = Record<string, unknown>;
 
@@ -47,32 +47,42 @@ function settingsOf(s: RedisSettings | undefined): Json {
   };
 }
 
-function mirrorPolicy(ctx: RedisContext, m: RedisMirror, listener: ServicePort): Json {
+function mirrorPolicy(
+  ctx: RedisContext,
+  m: RedisMirror,
+  listener: ServicePort,
+  clusterOf: RedisClusterOf,
+): Json {
   return {
-    cluster: destinationCluster(ctx, m.route, listener),
+    cluster: destinationCluster(ctx, m.route, listener, clusterOf),
     runtimeFraction: fraction(m.percentage ?? 100),
     ...(m.excludeReadCommands ? { excludeReadCommands: true } : {}),
   };
 }
 
-function route(ctx: RedisContext, r: RedisRoute, listener: ServicePort): Json {
-  const mirrors = r.mirror.map((m) => mirrorPolicy(ctx, m, listener));
+function route(ctx: RedisContext, r: RedisRoute, listener: ServicePort, clusterOf: RedisClusterOf): Json {
+  const mirrors = r.mirror.map((m) => mirrorPolicy(ctx, m, listener, clusterOf));
   return {
     ...(r.match && r.match.prefix !== '' ? { prefix: r.match.prefix } : {}),
     ...(r.match?.removePrefix ? { removePrefix: true } : {}),
-    cluster: destinationCluster(ctx, r.route, listener),
+    cluster: destinationCluster(ctx, r.route, listener, clusterOf),
     ...(mirrors.length > 0 ? { requestMirrorPolicy: mirrors } : {}),
   };
 }
 
-function prefixRoutes(ctx: RedisContext, rs: RedisService, host: string, listener: ServicePort): Json {
+function prefixRoutes(
+  ctx: RedisContext,
+  rs: RedisService,
+  host: string,
+  listener: ServicePort,
+  clusterOf: RedisClusterOf,
+): Json {
   const routes: Json[] = [];
   let catchAll: Json | undefined;
-  if (rs.spec.redis.length === 0)
-    catchAll = { cluster: outboundClusterName(listener.number, undefined, host) };
+  if (rs.spec.redis.length === 0) catchAll = { cluster: clusterOf(listener.number, host) };
   for (const r of rs.spec.redis) {
-    if (r.match) routes.push(route(ctx, r, listener));
-    else catchAll = route(ctx, r, listener);
+    if (r.match) routes.push(route(ctx, r, listener, clusterOf));
+    else catchAll = route(ctx, r, listener, clusterOf);
   }
   return {
     ...(rs.spec.settings?.caseInsensitive ? { caseInsensitive: true } : {}),
@@ -90,21 +100,25 @@ function fault(f: RedisFault): Json {
   };
 }
 
-/** The outbound proxy of `listener` for the RedisService `rs` found by `host`, with its resolved auth. */
+/**
+ * The outbound proxy of `listener` for the RedisService `rs` found by `host`, with its resolved auth; `clusterOf`
+ * names the clusters (default: the sidecar's outbound ones; a waypoint's differ).
+ */
 export function serviceProxy(
   ctx: RedisContext,
   rs: RedisService,
   host: string,
   listener: ServicePort,
   auth: Credentials,
+  clusterOf: RedisClusterOf = OUTBOUND_CLUSTERS,
 ): Json {
   const password = inline(auth.password);
   const username = inline(auth.username);
   const faults = rs.spec.faults.map(fault);
   return {
-    statPrefix: outboundClusterName(listener.number, undefined, host),
+    statPrefix: clusterOf(listener.number, host),
     settings: settingsOf(rs.spec.settings),
-    prefixRoutes: prefixRoutes(ctx, rs, host, listener),
+    prefixRoutes: prefixRoutes(ctx, rs, host, listener, clusterOf),
     ...(password ? { downstreamAuthPassword: password } : {}),
     ...(username ? { downstreamAuthUsername: username } : {}),
     ...(faults.length > 0 ? { faults } : {}),

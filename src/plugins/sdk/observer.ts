@@ -5,7 +5,7 @@
  * (when the ServiceEntry selects workloads, D2; the port the workloads receive on, D16), with the port's own number
  * (D4).
  */
-import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
+import type { FilterDraft, SidecarContext, WaypointContext, WaypointFilter } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 import { inboundDraft, outboundDrafts, type NetworkFilter } from './patches.ts';
@@ -37,4 +37,9 @@ export function observerDrafts(ctx: SidecarContext, filter: ObserverFilter): Res
   );
   if (inbound.value) drafts.push(inbound.value);
   return ok(drafts, inbound.issues);
+}
+
+/** On a waypoint: the filter before tcp_proxy on the host's chain, counting as the chain's own cluster. */
+export function observerWaypointFilter(ctx: WaypointContext, filter: ObserverFilter): WaypointFilter {
+  return insertBefore(filter, ctx.clusterOf());
 }

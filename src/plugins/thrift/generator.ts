@@ -5,7 +5,7 @@
  * Transport and protocol are AUTO_TRANSPORT / AUTO_PROTOCOL, the zero enum values, hence absent.
  */
 import { THRIFT_PROXY_FILTER, THRIFT_PROXY_TYPE } from '../../model/constants.ts';
-import type { FilterDraft, SidecarContext } from '../../model/generator.ts';
+import type { FilterDraft, SidecarContext, WaypointContext, WaypointFilter } from '../../model/generator.ts';
 import { inboundClusterName, outboundClusterName } from '../../model/names.ts';
 import { fail, issue, ok, refOf, type Result } from '../../model/result.ts';
 import { inboundDraft, outboundDrafts, type NetworkFilter } from '../sdk/patches.ts';
@@ -49,4 +49,13 @@ export function generateThriftSidecar(ctx: SidecarContext): Result<readonly Filt
   const drafts: FilterDraft[] = outboundDrafts(se, ctx.port, outbound);
   if (inboundFilter.value) drafts.push(inboundFilter.value);
   return ok(drafts, issues);
+}
+
+/**
+ * The thrift_proxy of one chain of an Istio waypoint: the outbound routes of the VirtualService to the waypoint's
+ * VIP clusters of the host (`inbound-vip|<port>|tcp[/<subset>]|<host>`).
+ */
+export function generateThriftWaypoint(ctx: WaypointContext): Result<WaypointFilter> {
+  const routes = outboundRoutes(ctx.virtualService, ctx.host, ctx.port.number, (s) => ctx.clusterOf(s));
+  return ok(networkFilter({ name: ctx.clusterOf(), routes: routes.routes }), routes.issues);
 }

@@ -3,7 +3,7 @@
  * https://www.envoyproxy.io/docs/envoy/latest/api-v3/extensions/filters/network/thrift_proxy/v3/thrift_proxy.proto
  */
 import type { Generator } from '../../model/generator.ts';
-import { generateThriftSidecar } from './generator.ts';
+import { generateThriftSidecar, generateThriftWaypoint } from './generator.ts';
 
 export { THRIFT_ROUTER_FILTER } from './generator.ts';
 
@@ -14,5 +14,6 @@ export function createThriftGenerator(): Generator {
     // The port Thrift's own servers and tutorials listen on by default.
     facts: [{ name: 'thrift', wellKnownPorts: [9090] }],
     generateSidecar: generateThriftSidecar,
+    generateWaypoint: generateThriftWaypoint,
   } satisfies Generator;
 }

@@ -58,15 +58,26 @@ export interface OutboundRoutes {
   readonly issues: readonly ConfigIssue[];
 }
 
-/** Routes of the outbound route configuration of `host:port`. */
-export function outboundRoutes(vs: VirtualService | undefined, host: string, port: number): OutboundRoutes {
-  const fallback = [defaultRoute(outboundClusterName(port, undefined, host))];
+/** The cluster of a destination subset of the service (undefined: the service itself). */
+export type ClusterOf = (subset: string | undefined) => string;
+
+/**
+ * Routes of the outbound route configuration of `host:port`; `clusterOf` names the clusters (default: the
+ * sidecar's `outbound|<port>|<subset>|<host>`; a waypoint names its VIP clusters).
+ */
+export function outboundRoutes(
+  vs: VirtualService | undefined,
+  host: string,
+  port: number,
+  clusterOf: ClusterOf = (subset) => outboundClusterName(port, subset, host),
+): OutboundRoutes {
+  const fallback = [defaultRoute(clusterOf(undefined))];
   return routesFromVirtualService(vs, fallback, `thrift service ${host}:${port}`, (http, path, problems) => {
     const methodName = methodNameOf(http.match[0]?.method, `${path}.match[0].method`, problems);
     const headers = vsHeaderMatchers(http, `${path}.match[0].headers`, problems);
     const route: ThriftRoute = {
       match: { methodName, ...(headers.length > 0 ? { headers } : {}) },
-      route: routeAction(http, host, port, path, problems),
+      route: routeAction(http, clusterOf, path, problems),
     };
     return route;
   });
@@ -88,22 +99,16 @@ function methodNameOf(m: StringMatch | undefined, path: string, problems: Proble
   return '';
 }
 
-function routeAction(
-  http: HTTPRoute,
-  host: string,
-  port: number,
-  path: string,
-  problems: Problem[],
-): RouteAction {
+function routeAction(http: HTTPRoute, clusterOf: ClusterOf, path: string, problems: Problem[]): RouteAction {
   const [first, ...rest] = http.route;
   if (first === undefined) {
     problems.push({ path: `${path}.route`, message: 'has no destination (Envoy needs a cluster per route)' });
-    return { cluster: outboundClusterName(port, undefined, host) };
+    return { cluster: clusterOf(undefined) };
   }
-  if (rest.length === 0) return { cluster: outboundClusterName(port, first.destination.subset, host) };
+  if (rest.length === 0) return { cluster: clusterOf(first.destination.subset) };
   const clusters = http.route
     .filter((d) => (d.weight ?? 0) > 0)
-    .map((d) => ({ name: outboundClusterName(port, d.destination.subset, host), weight: d.weight ?? 0 }));
+    .map((d) => ({ name: clusterOf(d.destination.subset), weight: d.weight ?? 0 }));
   if (clusters.length === 0) {
     problems.push({ path: `${path}.route`, message: 'the weights of the split are all 0' });
   }

@@ -4,7 +4,8 @@
  * https://www.envoyproxy.io/docs/envoy/latest/configuration/listeners/network_filters/zookeeper_proxy_filter
  */
 import type { Generator } from '../../model/generator.ts';
-import { observerDrafts, type ObserverFilter } from '../sdk/observer.ts';
+import { ok } from '../../model/result.ts';
+import { observerDrafts, observerWaypointFilter, type ObserverFilter } from '../sdk/observer.ts';
 
 export const ZOOKEEPER_PROXY: ObserverFilter = {
   filterName: 'envoy.filters.network.zookeeper_proxy',
@@ -16,5 +17,7 @@ export function createZooKeeperGenerator(): Generator {
     name: 'zookeeper',
     protocols: ['zookeeper'],
     generateSidecar: (ctx) => observerDrafts(ctx, ZOOKEEPER_PROXY),
+    // istio-proxy builds zookeeper_proxy (../shared/protos-2026/SOURCES.md): it runs on Istio's waypoints.
+    generateWaypoint: (ctx) => ok(observerWaypointFilter(ctx, ZOOKEEPER_PROXY)),
   } satisfies Generator;
 }

@@ -8,6 +8,7 @@ import { encodeResource, fromConfig, type AnyBytes, type FakeResource } from './
 import type { ServedVersions } from './types.ts';
 
 const EMPTY = new Uint8Array();
+const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 
 export class FakeConfig {
   private readonly byKind = new Map<string, Map<string, AnyBytes>>();
@@ -71,9 +72,15 @@ function resourceField(any: AnyBytes): Uint8Array {
   return f;
 }
 
-/** The kind of a `networking.istio.io/<version>/<Kind>` type URL whose version is served, else undefined. */
+/**
+ * The kind of a `networking.istio.io/<version>/<Kind>` type URL whose version is served, else undefined; a
+ * `gateway.networking.k8s.io/v1/<Kind>` type URL (istiod's `api` generator serves the Gateway API kinds too) is
+ * kind `gateway.networking.k8s.io/<Kind>`, filled with setRaw.
+ */
 function servedKind(typeUrl: string, serve: ServedVersions): string | undefined {
   const [group, version, kind] = typeUrl.split('/');
+  if (group === GATEWAY_API_GROUP && version === 'v1' && kind !== undefined)
+    return `${GATEWAY_API_GROUP}/${kind}`;
   if (group !== 'networking.istio.io' || kind === undefined) return undefined;
   if (version !== 'v1' && version !== 'v1alpha3') return undefined;
   if (serve !== 'both' && version !== serve) return undefined;
