@@ -2,7 +2,8 @@
  * The options of `aeraki analyze`: render's input rows (files, root namespace, scope, domain, file limits), the
  * cluster to read (`--kubeconfig`, `--context`, `-A`; live when one of them is given or no `-f` is), the output
  * format, the severity that fails the run, the mesh facts the analyzers cannot read from files (VIP allocation, the
- * proxy images known to carry the MetaProtocol proxy or contrib extensions, beside the defaults) and a namespace.
+ * proxy images known to carry the MetaProtocol proxy or contrib extensions, beside the defaults), whether waypoint
+ * filters are written (`--waypoint-envoyfilters`, off by default as for serve) and a namespace.
  */
 import type { Command } from 'commander';
 import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../src/analyze/proxy-images.ts';
@@ -24,6 +25,7 @@ export interface AnalyzeCliOptions {
   readonly vipAllocation: boolean;
   readonly metaProtocolImages: readonly string[];
   readonly contribImages: readonly string[];
+  readonly waypointFilters: boolean;
   readonly namespace: string | undefined;
   readonly kubeconfig: string;
   readonly context: string;
@@ -70,6 +72,14 @@ export const ANALYZE_ROWS: RowTable<AnalyzeCliOptions> = {
     description:
       'comma-separated proxy images that are Envoy builds with contrib extensions (Kafka), beside the known ones',
     parse: splitList(text),
+  },
+  waypointFilters: {
+    flag: '--waypoint-envoyfilters [bool]',
+    env: 'AERAKI_WAYPOINT_ENVOYFILTERS',
+    default: false,
+    description:
+      'analyse as serve --waypoint-envoyfilters runs: filters for Istio waypoints (AER0014-AER0017 and AER0102 word their advice by it)',
+    parse: parseBoolean,
   },
   namespace: {
     flag: '-n, --namespace <namespace>',

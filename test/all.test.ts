@@ -1,11 +1,13 @@
 // The one test entry: every suite is imported here so the whole suite runs in one process.
 // Keep one line per suite file; keep them sorted.
+import './analyze/ambient.test.ts';
 import './analyze/codes.test.ts';
 import './analyze/config-issues.test.ts';
 import './analyze/envoyfilter-facts.test.ts';
 import './analyze/format.test.ts';
 import './analyze/generation.test.ts';
 import './analyze/issue-rules.test.ts';
+import './analyze/live/ambient-cluster.test.ts';
 import './analyze/live/analyzers.test.ts';
 import './analyze/live/cluster-istiod.test.ts';
 import './analyze/live/cluster.test.ts';

@@ -2,6 +2,7 @@
 // Membership is checked by test/tiers.test.ts (rule in test/tiers/classify.ts); keep the lines in all.test.ts order.
 import './tiers/guard.ts';
 import './tiers/unit-steps.ts';
+import './analyze/ambient.test.ts';
 import './analyze/codes.test.ts';
 import './analyze/config-issues.test.ts';
 import './analyze/envoyfilter-facts.test.ts';

@@ -2,8 +2,9 @@
  * An EnvoyFilter (as the API server answers it, or as this controller generates it: the same JSON shape) reduced
  * to what the analyzers read (EnvoyFilterFacts): labels, the `aeraki.io/source` annotation, the priority, and per
  * config patch its applyTo, operation, context and listener match (name, portNumber, filterChain.destinationPort
- * and filterChain.filter.name). Never throws; undefined for something that is not an object with a name.
+ * and filterChain.filter.name), the workloadSelector's labels and the targetRefs. Never throws; undefined for something that is not an object with a name.
  */
+import type { PolicyTargetRef } from '../model/ambient/envoyfilter.ts';
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { EnvoyFilterFacts, EnvoyFilterPatchFacts } from './types.ts';
@@ -41,6 +42,23 @@ function patchFacts(raw: unknown): EnvoyFilterPatchFacts {
   };
 }
 
+function targetRefOf(raw: unknown): PolicyTargetRef {
+  const r = obj(raw);
+  const out: { -readonly [K in keyof PolicyTargetRef]: PolicyTargetRef[K] } = {};
+  for (const k of ['group', 'kind', 'name', 'namespace'] as const) {
+    const v = str(r[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/** spec.targetRefs, else the legacy spec.targetRef (policyattachment.go GetTargetRefs); undefined: none. */
+function targetRefsOf(spec: Raw): PolicyTargetRef[] | undefined {
+  const refs = spec['targetRefs'];
+  if (Array.isArray(refs) && refs.length > 0) return refs.map(targetRefOf);
+  return isPlainObject(spec['targetRef']) ? [targetRefOf(spec['targetRef'])] : undefined;
+}
+
 export function envoyFilterFacts(raw: unknown): EnvoyFilterFacts | undefined {
   const o = obj(raw);
   const md = obj(o['metadata']);
@@ -50,12 +68,16 @@ export function envoyFilterFacts(raw: unknown): EnvoyFilterFacts | undefined {
   const spec = obj(o['spec']);
   const patches = spec['configPatches'];
   const priority = spec['priority'];
+  const selector = spec['workloadSelector'];
+  const targetRefs = targetRefsOf(spec);
   return {
     namespace: str(md['namespace']) ?? '',
     name,
     labels: stringMap(md['labels']),
     ...(source !== undefined ? { source } : {}),
     ...(typeof priority === 'number' ? { priority } : {}),
+    ...(isPlainObject(selector) ? { workloadLabels: stringMap(selector['labels']) } : {}),
+    ...(targetRefs !== undefined ? { targetRefs } : {}),
     patches: Array.isArray(patches) ? patches.map(patchFacts) : [],
   };
 }

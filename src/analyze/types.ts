@@ -5,6 +5,8 @@
  * up in the generated reference (docs/analyze.md) and silence in CI. Analyzers never fetch anything themselves:
  * what they read is in the input, so each runs the same offline and live, in tests, on any input.
  */
+import type { PolicyTargetRef } from '../model/ambient/envoyfilter.ts';
+import type { AmbientView } from '../model/ambient/view.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ParsedObjects } from '../model/parse/objects.ts';
 import type { ProtocolFacts } from '../model/protocol-facts.ts';
@@ -63,6 +65,10 @@ export interface EnvoyFilterFacts {
   readonly source?: string;
   /** spec.priority, when it is a number (absent: Istio's default, 0). */
   readonly priority?: number;
+  /** spec.workloadSelector.labels, when the filter has a workloadSelector. */
+  readonly workloadLabels?: Readonly<Record<string, string>>;
+  /** spec.targetRefs (or the legacy spec.targetRef), when any. */
+  readonly targetRefs?: readonly PolicyTargetRef[];
   readonly patches: readonly EnvoyFilterPatchFacts[];
 }
 
@@ -71,7 +77,7 @@ export interface EnvoyFilterPatchFacts {
   readonly applyTo: string;
   /** `REPLACE`, `MERGE`, `INSERT_BEFORE`, ... */
   readonly operation: string;
-  /** `SIDECAR_INBOUND`, `SIDECAR_OUTBOUND`, `GATEWAY`, `ANY` (absent = ANY). */
+  /** `SIDECAR_INBOUND`, `SIDECAR_OUTBOUND`, `GATEWAY`, `ANY` (absent = ANY), or `WAYPOINT` (never applied). */
   readonly context?: string;
   /** match.listener.name (`10.96.10.20_20880`). */
   readonly listenerName?: string;
@@ -129,6 +135,8 @@ export interface AnalysisOptions {
   readonly contribImages: readonly string[];
   /** Kubernetes cluster domain of Service hosts (`<svc>.<ns>.svc.<domain>`); default cluster.local. */
   readonly clusterDomain?: string;
+  /** `--waypoint-envoyfilters`: generation writes filters for Istio waypoints; the ambient codes word advice by it. */
+  readonly waypointFilters?: boolean;
 }
 
 export interface AnalysisInput {
@@ -141,6 +149,11 @@ export interface AnalysisInput {
   readonly options: AnalysisOptions;
   /** Present for a live analysis only. */
   readonly cluster?: ClusterFacts;
+  /**
+   * The Namespaces, Gateway API Gateways and GatewayClasses read (files, and live the cluster's), as generation
+   * sees them (model/ambient/binding.ts waypointOf); absent: none read, no service is in ambient mode or bound.
+   */
+  readonly ambient?: AmbientView;
   /**
    * The names port names select protocols by (plugins/registry.ts createProtocolNames: each plugin's and those
    * recognised with no plugin), in order.

@@ -1,7 +1,9 @@
 /**
  * `aeraki analyze`, offline: files → the objects as validate reads them, the EnvoyFilters render would write for
  * them (generateAll, as validate.ts generationCheck runs it), every issue validate reports, with both
- * severities, and the EnvoyFilters of the files (for the analyzers of others' filters) → the analyzers (src/analyze/) → sorted messages. analysisInputOf is shared with the live path,
+ * severities, the EnvoyFilters of the files (for the analyzers of others' filters) and the ambient inputs
+ * (Namespaces, Gateway API Gateways and GatewayClasses, controller/ambient-reads.ts) → the analyzers
+ * (src/analyze/) → sorted messages. analysisInputOf is shared with the live path,
  * which reads raw objects and the cluster's facts instead of files.
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import type {
   EnvoyFilterFacts,
   SourceLocation,
 } from '../analyze/types.ts';
+import { fillAmbient, readAmbientObjects } from '../controller/ambient-reads.ts';
 import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fillStore, readRawObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
@@ -63,10 +66,19 @@ export function analysisInputOf(
   const objects = parseRawObjects(raws, o.rootNamespace, [...readIssues], { clusterDomain, kinds });
   const store = new ConfigStore({ rootNamespace: o.rootNamespace, mesh: objects.mesh, clusterDomain, kinds });
   fillStore(store, objects);
+  const ambient = readAmbientObjects([...namespaceRaws(cluster), ...raws]);
+  fillAmbient(store.readsAmbient(), ambient);
   const protocolNames = createProtocolNames(generators);
-  const generated = generateAll(store, generators, { namespaceScope: o.namespaceScope, protocolNames });
+  const generated = generateAll(store, generators, {
+    namespaceScope: o.namespaceScope,
+    protocolNames,
+    waypointFilters: o.waypointFilters === true,
+    ambient: store,
+    metaProtocolImages: o.metaProtocolImages,
+  });
   const issues = dedupeIssues([
     ...objects.issues,
+    ...ambient.issues,
     ...generated.issues,
     ...generated.unhandledPorts.map((p) => p.warning),
   ]);
@@ -77,6 +89,7 @@ export function analysisInputOf(
     metaProtocolImages: o.metaProtocolImages,
     contribImages: o.contribImages,
     clusterDomain,
+    ...(o.waypointFilters === true ? { waypointFilters: true } : {}),
   };
   const envoyFilters = envoyFiltersOf(raws);
   return {
@@ -87,6 +100,7 @@ export function analysisInputOf(
       .map(envoyFilterFacts)
       .filter((f): f is EnvoyFilterFacts => f !== undefined),
     options,
+    ambient: store,
     detectedProtocols: protocolNames.names,
     handledProtocols: [...new Set(generators.flatMap((g) => g.protocols))],
     protocols: protocolFactsOf(generators),
@@ -94,6 +108,18 @@ export function analysisInputOf(
     ...(cluster !== undefined ? { cluster } : {}),
     ...(o.locate !== undefined ? { locate: o.locate } : {}),
   };
+}
+
+/**
+ * The cluster's Namespaces (ClusterFacts.namespaces: name and labels) as Namespace objects, read before the raws
+ * so that a file's Namespace of the same name wins, as a file's object wins over the cluster's.
+ */
+function namespaceRaws(cluster: ClusterFacts | undefined): unknown[] {
+  return (cluster?.namespaces ?? []).map((n) => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: n.name, labels: { ...n.labels } },
+  }));
 }
 
 /**

@@ -46,6 +46,26 @@ describe('aeraki analyze', { concurrency: 4 }, () => {
     assert.equal(vips.stdout, 'No validation issues found when analyzing the input.\n');
   });
 
+  it('--waypoint-envoyfilters words the ambient advice (AER0014): off, turn it on; on, the waypoint', async () => {
+    const ambient = file(
+      'ambient.yaml',
+      `apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {istio.io/dataplane-mode: ambient}}
+---
+${entry('orders', 'tcp-dubbo', 'shop').replace('  ports:', '  addresses: [240.240.0.10]\n  ports:')}`,
+    );
+    const off = await analyze('-f', ambient);
+    assert.equal(off.code, 0, off.stderr);
+    assert.match(
+      off.stdout,
+      /^Warning \[AER0014\] \(ServiceEntry shop\/orders metadata\.labels\) .*; turn on --waypoint-envoyfilters and bind it to waypoint shop\/waypoint/,
+    );
+    const on = await analyze('-f', ambient, '--waypoint-envoyfilters');
+    assert.match(on.stdout, /\[AER0014\] .*; bind it to waypoint shop\/waypoint/);
+    assert.doesNotMatch(on.stdout, /turn on/);
+  });
+
   it('errors: exit 1; -n keeps one namespace', async () => {
     const r = await analyze('-f', broken, '-f', addressless);
     assert.equal(r.code, 1);

@@ -119,6 +119,8 @@ describe('readCluster', () => {
         '/services',
         'apps/deployments',
         'dubbo.aeraki.io/dubboauthorizationpolicies',
+        'gateway.networking.k8s.io/gatewayclasses',
+        'gateway.networking.k8s.io/gateways',
         'metaprotocol.aeraki.io/applicationprotocols',
         'metaprotocol.aeraki.io/metarouters',
         'networking.istio.io/destinationrules',

@@ -8,11 +8,15 @@
  * Scope: `namespace` (`-n`) reads that namespace plus the root namespace (mesh-wide objects live there);
  * `allNamespaces` (`-A`) reads every namespace; neither: the kubeconfig context's namespace (else `default`), as
  * istioctl analyze does. A kind not served (404) or forbidden (403) is an entry of `unreadable`; the rest goes on.
+ * The ambient inputs (issue 38): the Namespaces read for the facts, and Gateway API Gateways (in scope) and
+ * GatewayClasses as raw objects (controller/kube/ambient.ts reads the same resources); a cluster without the
+ * Gateway API CRDs has no waypoints, which is no gap (ListTarget.absentIsEmpty).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../../model/constants.ts';
 import { envoyFilterFacts } from '../envoyfilter-facts.ts';
 import type { ClusterFacts, EnvoyFilterFacts, PodFacts } from '../types.ts';
+import { GATEWAY_API_GROUP } from '../../model/ambient/labels.ts';
 import { istiodVersionOf } from './cluster-istiod.ts';
 import { ClusterReader, type ListTarget, type Scope } from './cluster-reads.ts';
 
@@ -48,6 +52,18 @@ const ENVOY_FILTERS: ListTarget = {
   namespaced: true,
 };
 
+/** Gateway API `v1`, as istiod reads it (istio/istio pkg/config/schema/gvk/resources.gen.go @86c9f01f). */
+const GATEWAY_API_KINDS: readonly ListTarget[] = [
+  { kind: 'Gateway', group: GATEWAY_API_GROUP, version: 'v1', plural: 'gateways', namespaced: true },
+  {
+    kind: 'GatewayClass',
+    group: GATEWAY_API_GROUP,
+    version: 'v1',
+    plural: 'gatewayclasses',
+    namespaced: false,
+  },
+].map((t) => ({ ...t, absentIsEmpty: true }));
+
 function scopeOf(o: ClusterScopeOptions, kc: KubeConfig): Scope {
   if (o.allNamespaces) return 'all';
   const ns = o.namespace ?? kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default';
@@ -63,7 +79,7 @@ export async function readClusterObjects(
   const scope = scopeOf(o, kc);
   const reader = new ClusterReader(kc, scope, o.pageSize);
   const raws: unknown[] = [];
-  for (const t of kinds) raws.push(...(await reader.list(t)));
+  for (const t of [...kinds, ...GATEWAY_API_KINDS]) raws.push(...(await reader.list(t)));
   const mesh = { ...core('ConfigMap', 'configmaps'), fieldSelector: 'metadata.name=istio' };
   raws.push(...(await reader.list(mesh, [o.rootNamespace])));
 

@@ -22,6 +22,11 @@ export interface ListTarget extends ResourceId {
   readonly labelSelector?: string;
   /** `metadata.name=<name>`: one object by name, still a list call. */
   readonly fieldSelector?: string;
+  /**
+   * A resource not served (404) is read as empty without a line in `unreadable`: its absence is a fact, not a
+   * gap (Gateway API kinds: a cluster without their CRDs has no waypoints).
+   */
+  readonly absentIsEmpty?: boolean;
 }
 
 /** One page of a list: a namespace (undefined: all namespaces) and the continue token. */
@@ -89,6 +94,7 @@ export class ClusterReader {
       } catch (err) {
         const status = apiStatusOf(err);
         if (status === 404) {
+          if (t.absentIsEmpty === true) return out;
           this.note(t.kind, `${notInstalledMessage(t.kind, t)}: read as empty`);
           return out;
         }

@@ -14,6 +14,8 @@ import { orphanedAnalyzer } from '../../../src/analyze/live/orphaned.ts';
 import { conflictingAnalyzer } from '../../../src/analyze/live/conflicting.ts';
 import { unreadableAnalyzer } from '../../../src/analyze/live/unreadable-analyzer.ts';
 import type { AnalysisInput, AnalysisMessage, Analyzer } from '../../../src/analyze/types.ts';
+import type { AmbientView } from '../../../src/model/ambient/view.ts';
+import { indexWaypoints, type WaypointGateway } from '../../../src/model/ambient/waypoint.ts';
 import {
   cluster,
   filter,
@@ -139,7 +141,59 @@ describe('AER0102 AmbientNamespace', () => {
     const c = cluster({ namespaces: [{ name: 'shop', labels: { 'istio.io/dataplane-mode': 'ambient' } }] });
     const m = one(ambientAnalyzer, input({ raws, generated, cluster: c }));
     assert.deepEqual(m.ref, { kind: 'ServiceEntry', namespace: 'shop', name: 'orders' });
-    assert.match(m.message, /ambient.*istio#43720.*2 EnvoyFilter/);
+    assert.match(m.message, /ambient.*istio#43720.*2 sidecar EnvoyFilter/);
+  });
+
+  describe('points at --waypoint-envoyfilters and the waypoint', () => {
+    const ambientLabels = { 'istio.io/dataplane-mode': 'ambient' };
+    const c = cluster({ namespaces: [{ name: 'shop', labels: ambientLabels }] });
+    const waypoint: WaypointGateway = {
+      namespace: 'shop',
+      name: 'waypoint',
+      className: 'istio-waypoint',
+      addressed: true,
+      listeners: [{ port: 15008, protocol: 'HBONE' }],
+    };
+    const view = (labels: Record<string, string>, gateways: WaypointGateway[] = []): AmbientView => {
+      const index = indexWaypoints(gateways);
+      return {
+        ambientNamespace: (name) => (name === 'shop' ? { name, labels } : undefined),
+        waypoints: () => index,
+      };
+    };
+    const bound = view({ ...ambientLabels, 'istio.io/use-waypoint': 'waypoint' }, [waypoint]);
+
+    it('flag off, no waypoint: turn the flag on and bind to one', () => {
+      const m = one(ambientAnalyzer, input({ raws, generated, cluster: c, ambient: view(ambientLabels) }));
+      assert.match(
+        m.message,
+        /take no effect there; turn on --waypoint-envoyfilters and bind it to waypoint shop\/waypoint: label it or namespace shop istio.io\/use-waypoint=waypoint after creating it/,
+      );
+    });
+
+    it('flag on, no waypoint: the waypoint to bind to', () => {
+      const i = input({
+        raws,
+        generated,
+        cluster: c,
+        ambient: view(ambientLabels, [waypoint]),
+        waypointFilters: true,
+      });
+      assert.match(
+        one(ambientAnalyzer, i).message,
+        /; bind it to waypoint shop\/waypoint: label it or namespace shop istio.io\/use-waypoint=waypoint$/,
+      );
+    });
+
+    it('flag off, bound: turn the flag on for that waypoint; flag on, bound: silent', () => {
+      const m = one(ambientAnalyzer, input({ raws, generated, cluster: c, ambient: bound }));
+      assert.match(
+        m.message,
+        /; turn on --waypoint-envoyfilters to write its filters for waypoint shop\/waypoint, to which it is bound$/,
+      );
+      const on = input({ raws, generated, cluster: c, ambient: bound, waypointFilters: true });
+      assert.deepEqual(codes(ambientAnalyzer, on), []);
+    });
   });
 
   it('counts the selected pods without a sidecar, and is silent when every selected pod has one', () => {

@@ -4,6 +4,7 @@ import { parseRawObjects } from '../../../src/model/parse/objects.ts';
 import { protocolFactsOf } from '../../../src/model/protocol-facts.ts';
 import { createGenerators, createProtocolNames } from '../../../src/plugins/registry.ts';
 import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../../../src/analyze/proxy-images.ts';
+import type { AmbientView } from '../../../src/model/ambient/view.ts';
 import type {
   AnalysisInput,
   ClusterFacts,
@@ -25,6 +26,8 @@ export function input(o: {
   raws?: unknown[];
   generated?: EnvoyFilterFacts[];
   cluster?: ClusterFacts;
+  ambient?: AmbientView;
+  waypointFilters?: boolean;
 }): AnalysisInput {
   return {
     objects: parseRawObjects(o.raws ?? [], ROOT),
@@ -36,10 +39,12 @@ export function input(o: {
       vipAllocation: false,
       metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
       contribImages: DEFAULT_CONTRIB_IMAGES,
+      ...(o.waypointFilters ? { waypointFilters: true } : {}),
     },
     detectedProtocols: createProtocolNames().names,
     protocols: protocolFactsOf(createGenerators()),
     ...(o.cluster ? { cluster: o.cluster } : {}),
+    ...(o.ambient ? { ambient: o.ambient } : {}),
   };
 }
 
