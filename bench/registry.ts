@@ -49,7 +49,6 @@ class Controller {
       istioVersion: 'v1',
       store: this.store,
       kc: undefined,
-      isLeader: () => true,
       onEntries: (entries) => this.delivered(entries),
       logger: silentLogger,
     });

@@ -1,6 +1,7 @@
 /** What `aeraki serve` prints on stdout for a person: where things are and how to look at them. */
 import path from 'node:path';
 import { certProviderOf, mcpServerTls, type ServeOptions } from '../src/app/options.ts';
+import { outputOf } from '../src/app/outputs.ts';
 import type { RunningServe } from '../src/app/serve.ts';
 import { sourceOf } from '../src/app/source-list.ts';
 
@@ -24,7 +25,7 @@ export type BannerFacts = Pick<
 export function printServeBanner(o: ServeOptions, s: BannerFacts, write: Write): void {
   const source = sourceOf(o.source.kind).banner(o.source, rel);
   const lines = [`aeraki serve: config from ${source}`];
-  lines.push(`  EnvoyFilters -> ${o.output.kind === 'dir' ? `${rel(o.output.dir)}/` : 'the Kubernetes API'}`);
+  lines.push(`  EnvoyFilters -> ${outputOf(o.output.kind).banner(o.output, rel)}`);
   const provider = certProviderOf(o.identity, o.rds.insecure, mcpServerTls(o.registries));
   const rdsTls = o.rds.insecure ? ', plaintext' : `, mTLS, certificate: ${provider ?? 'none'}`;
   lines.push(`  RDS (gRPC${rdsTls}) on ${s.rdsAddress}`);

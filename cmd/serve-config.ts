@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { needsKube, type ServeOptions } from '../src/app/options.ts';
+import { outputOf } from '../src/app/outputs.ts';
 import type { CertProviderKind } from '../src/identity/types.ts';
 import type { ServeFlags, ServeValues } from './serve-flags.ts';
 import { certProviderOfFlags } from './serve-rows-identity.ts';
@@ -34,7 +35,7 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
   }
   const registries = { specs: c.registries, output: c.registryOutput };
   if (
-    needsKube(c.configSource, c.output, registries) &&
+    needsKube(c.configSource, outputOf(c.output), registries) &&
     c.kubeconfig === '' &&
     !env['KUBERNETES_SERVICE_HOST']
   ) {

@@ -1,5 +1,6 @@
 /** `aeraki serve` options of the EnvoyFilter output: where the filters go and the reconciler's timings. */
 import type { OutputKind, OutputOptions, ReconcileOptions } from '../src/app/options.ts';
+import { OUTPUTS } from '../src/app/outputs.ts';
 import { text, parseBoolean, oneOf, parseDurationMs } from './parsers.ts';
 import type { RowTable } from './rows.ts';
 
@@ -17,8 +18,8 @@ export const OUTPUT_ROWS = {
     flag: '--output <sink>',
     env: 'AERAKI_OUTPUT',
     default: 'kube',
-    description: 'where EnvoyFilters go: kube (Kubernetes API) | dir (--output-dir)',
-    parse: oneOf('kube', 'dir'),
+    description: `where EnvoyFilters go: ${OUTPUTS.map((d) => `${d.kind} (${d.choice})`).join(' | ')}`,
+    parse: oneOf(...OUTPUTS.map((d) => d.kind)),
   },
   outputDir: {
     flag: '--output-dir <dir>',

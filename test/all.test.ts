@@ -122,6 +122,7 @@ import './kit/kube/discovery.test.ts';
 import './kit/kube/informer-hub.test.ts';
 import './kit/kube/kind-informer-access.test.ts';
 import './kit/lifecycle.test.ts';
+import './kit/runtime.test.ts';
 import './kit/topic.test.ts';
 import './leader/leader-election.test.ts';
 import './manifests/manifests.test.ts';

@@ -65,6 +65,7 @@ import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
 import './kit/diff.test.ts';
 import './kit/lifecycle.test.ts';
+import './kit/runtime.test.ts';
 import './kit/topic.test.ts';
 import './leader/leader-election.test.ts';
 import './model/ambient/binding.test.ts';

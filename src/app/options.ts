@@ -232,14 +232,17 @@ export interface ServeOptions {
   readonly version: string;
 }
 
-/** Whether the Kubernetes API is needed at all (registries written to it need it whatever `output` is). */
+/**
+ * Whether the Kubernetes API is needed at all: by the source (source-list.ts), by the output (its descriptor,
+ * app/outputs.ts `outputOf`), or by registries written to it whatever the output is.
+ */
 export function needsKube(
   source: ConfigSourceKind,
-  output: OutputKind,
+  output: { readonly needsKube: boolean },
   registries?: Pick<RegistryBridgesOptions, 'specs' | 'output'>,
 ): boolean {
   const registriesToKube = (registries?.specs.length ?? 0) > 0 && registries?.output === 'kube';
-  return sourceOf(source).needsKube || output === 'kube' || registriesToKube;
+  return sourceOf(source).needsKube || output.needsKube || registriesToKube;
 }
 
 /** Whether the ServiceEntry MCP server runs and serves TLS. */

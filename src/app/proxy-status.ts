@@ -17,6 +17,7 @@ import { ListenerRejectionsStore } from '../proxy-status/rejections.ts';
 import type { ListenerRejectionsDoc } from '../tools/proxies-document.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ServeOptions } from './options.ts';
+import { outputOf } from './outputs.ts';
 
 export interface ProxyStatusPart {
   readonly rejections: ListenerRejectionsStore;
@@ -60,13 +61,14 @@ export function synczNode(n: NodeIdentity): NodeMessage {
 
 /**
  * Undefined when off: `--proxy-status-interval 0`, no proxyStatus options, or EnvoyFilters not written to the API
- * server (`--output dir`: no proxy receives them, so istiod has nothing to say about them).
+ * server (an output that does not reach proxies, e.g. `--output dir`: istiod has nothing to say about them).
  */
 export function buildProxyStatus(
   o: Pick<ServeOptions, 'proxyStatus' | 'source' | 'mesh' | 'podName' | 'output'>,
   deps: ProxyStatusDeps,
 ): ProxyStatusPart | undefined {
-  if (!o.proxyStatus || o.proxyStatus.intervalMs <= 0 || o.output.kind !== 'kube') return undefined;
+  if (!o.proxyStatus || o.proxyStatus.intervalMs <= 0 || !outputOf(o.output.kind).reachesProxies)
+    return undefined;
   const { source, mesh } = o;
   const transport = new AdsTransport(
     {

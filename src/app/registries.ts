@@ -34,7 +34,6 @@ export interface RegistriesDeps {
   readonly watcherFactory: RegistryWatcherFactory | undefined;
   readonly backoff: BackoffOptions | undefined;
   readonly logger: Logger;
-  readonly isLeader: () => boolean;
   /** The MCP server's credentials (serve's identity, or plaintext with `--mcp-server-insecure`). */
   readonly mcpTls: ServiceEntryMcpServerOptions['tls'];
 }
@@ -54,7 +53,6 @@ export function createRegistries(
     store: deps.store,
     kc: deps.kc,
     informers: deps.informers,
-    isLeader: deps.isLeader,
     ...(deps.watcherFactory ? { watcherFactory: deps.watcherFactory } : {}),
     apply: deps.apply ?? applyWrites,
     ...(deps.backoff ? { backoff: deps.backoff } : {}),

@@ -42,6 +42,8 @@ export interface ServeOpsInputs {
   readonly identity: ServeIdentity;
   readonly webhook: () => RunningWebhook | undefined;
   readonly metrics: AerakiMetrics;
+  /** Leadership now, with leader election (`aeraki_leader`); absent without. */
+  readonly leader?: () => boolean;
   /** Every source and registry synced once. */
   readonly allSynced: () => boolean;
   /** The RDS server's bound port; 0 until it listens. */
@@ -58,7 +60,7 @@ export interface ServeOpsInputs {
  * every source synced (no routes are built before) or while the writer has not listed yet.
  */
 export function unservedNow(i: Pick<ServeOpsInputs, 'writers' | 'cache' | 'allSynced'>): UnservedRoute[] {
-  const filters = i.writers.managedRoutes?.rdsRoutes();
+  const filters = i.writers.output.managedRoutes.rdsRoutes();
   if (!filters || !i.allSynced()) return [];
   const served = i.cache.snapshot().resources;
   return unservedRoutes(filters, (route) => served.has(route));
@@ -67,17 +69,17 @@ export function unservedNow(i: Pick<ServeOpsInputs, 'writers' | 'cache' | 'allSy
 /** What each metric reads, from the parts that own it. */
 export function provideServeMetrics(i: ServeOpsInputs): void {
   const { store, sources, registries, rds, identity } = i;
-  const { kubeOut, managedCache } = i.writers;
-  const elector = kubeOut?.elector;
+  const { managedCache, unavailableKinds } = i.writers.output;
+  const leader = i.leader;
   const mcp = sources.streamStatus();
   const files = sources.withProblems();
   i.metrics.provide({
     ...(mcp ? { mcp } : {}),
     rds: () => rds.metrics,
     routeAcks: () => rds.acks,
-    ...(elector ? { leader: () => elector.isLeader() } : {}),
+    ...(leader ? { leader } : {}),
     configObjects: () => Object.fromEntries(store.configKinds.map((k) => [k, store.list(k).length])),
-    unavailableKinds: () => [...sources.unavailableKinds(), ...(kubeOut?.unavailableKinds() ?? [])],
+    unavailableKinds: () => [...sources.unavailableKinds(), ...(unavailableKinds?.() ?? [])],
     rejectedObjects: () => {
       const counts: Record<string, number> = Object.fromEntries(store.configKinds.map((k) => [k, 0]));
       for (const r of store.rejected()) counts[r.ref.kind] = (counts[r.ref.kind] ?? 0) + 1;
@@ -108,7 +110,8 @@ export function buildOpsServers(
   i: ServeOpsInputs,
 ): { readonly admin: AdminServer; readonly debug: AdminServer | undefined } {
   const { store, sources, registries, identity, logger } = i;
-  const { kubeOut, sink, reconciler } = i.writers;
+  const { sink, reconciler } = i.writers;
+  const { unavailableKinds } = i.writers.output;
   const protocolNames = createProtocolNames(i.generators);
   const admin = new AdminServer({
     address: o.admin.address,
@@ -128,8 +131,8 @@ export function buildOpsServers(
         i.rdsPort() > 0
           ? { ready: true, details: unservedNow(i).map(describeUnservedRoute) }
           : { ready: false, reason: 'RDS server not listening' },
-      ...(kubeOut
-        ? { output: () => outputReadiness(kubeOut.unavailableKinds(), reconciler.refusalDetails()) }
+      ...(unavailableKinds
+        ? { output: () => outputReadiness(unavailableKinds(), reconciler.refusalDetails()) }
         : {}),
       ...(identity.provider ? { certificate: identity.readiness } : {}),
     },

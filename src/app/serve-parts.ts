@@ -1,14 +1,12 @@
 /**
- * The parts `startServe` hands to its Lifecycle (kit/lifecycle.ts), each with the start error that names the flag to
+ * Parts `startServe` hands to its runtime (kit/runtime.ts), each with the start error that names the flag to
  * change. A part's start undoes its own partial work when it throws.
  */
 import type { Part } from '../kit/lifecycle.ts';
 import type { AdminServer } from '../ops/admin-server.ts';
-import type { Reconciler } from '../reconcile/reconciler.ts';
 import type { ListenAddress } from '../util/address.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import type { RdsServer } from '../xds-rds/server.ts';
-import type { KubeOutput } from './kube-output.ts';
 import type { Registries } from '../registry/registries.ts';
 import type { ConfigSources } from './sources.ts';
 
@@ -55,37 +53,25 @@ export function httpPart(
 }
 
 /**
- * Everything that writes: the reconciler, the registry outputs and the Kubernetes output (bootstrap, VIPs, status,
- * the lease). The drain stops writing in that order, the lease released last; the stop ends the output's watches.
+ * The registry bridges, their namespace watch and the ServiceEntry MCP server (every replica); their kube output
+ * is a leader part of its own. A start failure stops what started and names the flag to change; the drain stops
+ * them all (the MCP streams end).
  */
-export function writersPart(
-  reconciler: Reconciler,
-  registries: Registries | undefined,
-  kubeOut: KubeOutput | undefined,
-): Part {
-  const drain = async (): Promise<void> => {
-    await reconciler.stop();
-    await registries?.stop();
-    await kubeOut?.stopWriters();
-  };
+export function registriesPart(registries: Registries): Part {
   return {
-    name: 'writers',
+    name: 'registries',
     start: async () => {
-      reconciler.start();
-      kubeOut?.start();
       try {
-        await registries?.start();
+        await registries.start();
       } catch (err) {
-        await drain();
-        await kubeOut?.stopWatches();
+        await registries.stop();
         throw new Error(
           `cannot start the registries: ${(err as Error).message} (a taken --mcp-server-address?)`,
           { cause: err },
         );
       }
     },
-    drain,
-    stop: () => kubeOut?.stopWatches(),
+    drain: () => registries.stop(),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The writers `startServe` runs: the EnvoyFilter reconciler over the incrementally maintained desired set (every
- * replica builds it; the leader writes), and with `--output kube` the KubeOutput (leader election, drift watch,
- * namespace bootstrap, VIPs, status). Built after the sources and the registries, whose sync they wait for.
+ * The writers `startServe` runs: the EnvoyFilter reconciler over the incrementally maintained desired set (a leader
+ * part: it generates and writes on the leader only), and the parts the output brings (app/outputs.ts; with
+ * `--output kube` the drift watch, namespace bootstrap, VIPs and status). Built after the sources and the
+ * registries, whose sync they wait for.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ConfigStore } from '../controller/store.ts';
@@ -11,11 +12,7 @@ import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
 import type { OutputObject } from '../model/objects.ts';
-import type { ManagedRoutes } from '../model/unserved-routes.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
-import { createDirSink } from '../reconcile/dir-sink.ts';
-import { createKubeSink } from '../reconcile/kube-sink.ts';
-import { ManagedCache } from '../reconcile/managed-cache.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import { createProtocolNames } from '../plugins/registry.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
@@ -23,7 +20,9 @@ import type { Registries } from '../registry/registries.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Logger } from '../util/logger.ts';
 import type { TokenBucket } from '../util/rate-limit.ts';
-import { KubeOutput } from './kube-output.ts';
+import { leaderLoopPart, type RuntimePart } from '../kit/runtime.ts';
+import { outputOf } from './outputs.ts';
+import type { BuiltOutput } from './output-parts.ts';
 import type { ServeOptions } from './options.ts';
 import type { ConfigSources } from './sources.ts';
 import { followTopics, statusInputsOf, type Topics } from './serve-topics.ts';
@@ -32,14 +31,12 @@ export interface ServeWriters {
   readonly sink: EnvoyFilterSink;
   readonly desiredState: IncrementalGenerator;
   readonly reconciler: Reconciler;
-  /** With `--output kube`: leader election, drift watch, bootstrap, VIPs and status. */
-  readonly kubeOut: KubeOutput | undefined;
-  /** The drift watch's cache of the managed objects (`--output kube`). */
-  readonly managedCache: ManagedCache | undefined;
+  /** The output's sink, parts, status controller, managed cache and routes (app/outputs.ts). */
+  readonly output: BuiltOutput;
+  /** The reconciler (a leader part), then the output's parts (its watches, then its leader parts). */
+  readonly parts: readonly RuntimePart[];
   /** The desired objects of the last generation pass. */
   desiredObjects(): readonly OutputObject[];
-  /** The RDS routes each managed EnvoyFilter names: the directory sink's, or the drift watch's (`--output kube`). */
-  readonly managedRoutes: ManagedRoutes | undefined;
 }
 
 export interface ServeWritersInputs {
@@ -68,48 +65,17 @@ export type ServeWritersOptions = Pick<
   'output' | 'reconcile' | 'leader' | 'bootstrap' | 'vip' | 'podName' | 'mesh'
 >;
 
-export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): ServeWriters {
-  const { store, generators, sources, registries, kc, metrics, limiter, logger } = i;
-  let dirSink: ReturnType<typeof createDirSink> | undefined;
-  const sink: EnvoyFilterSink =
-    o.output.kind === 'kube' && kc ? createKubeSink(kc) : (dirSink = createDirSink(o.output.dir));
-  let kubeOut: KubeOutput | undefined;
-  const toKube = o.output.kind === 'kube' && kc !== undefined;
-  const managedCache = toKube ? new ManagedCache() : undefined;
-  // The desired set is maintained: each reconcile regenerates only the sources a change touched.
-  const desiredState = new IncrementalGenerator(store, generators, {
-    namespaceScope: o.output.namespaceScope,
-    protocolNames: createProtocolNames(generators),
-  });
-  const reconciler = new Reconciler({
-    sink,
-    desired: () => {
-      const desired = desiredState.update();
-      metrics.recordUnhandledPorts(desired.unhandledPorts);
-      metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
-      i.topics.desired.publish(desired); // its `objects` are read (materialised) only when proxy status asks
-      return desired;
-    },
-    heldSources: () => heldSourceKeys(store.rejected()),
-    holdDeletes: () => sources.partial,
-    isSynced: i.allSynced,
-    isLeader: () => kubeOut?.isLeader() ?? true,
-    quietMs: o.reconcile.debounceAfterMs,
-    maxWaitMs: o.reconcile.debounceMaxMs,
-    resyncMs: o.reconcile.resyncMs,
-    ...(i.backoff ? { retry: i.backoff } : {}),
-    ...(toKube ? { limiter } : {}),
-    ...(managedCache ? { cache: managedCache } : {}),
-    onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
-    onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
-    onRefusal: (r) => metrics.writeRefusals.inc({ kind: r.kind, verb: r.verb, code: String(r.code) }),
-    logger,
-  });
-  reconciler.onRun((r) => metrics.recordReconcileRun(r));
-  if (o.output.kind === 'kube' && kc && i.informers) {
-    const { leader, bootstrap, vip, reconcile, podName, mesh } = o;
-    kubeOut = new KubeOutput({ leader, bootstrap, vip, reconcile, podName, mesh }, kc, i.rdsPort, {
-      informers: i.informers,
+export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Promise<ServeWriters> {
+  const { store, generators, sources, registries, metrics, limiter, logger } = i;
+  const descriptor = outputOf(o.output.kind);
+  const { leader, bootstrap, vip, reconcile, podName, mesh, output: outputOptions } = o;
+  const output = await descriptor.build({
+    o: { leader, bootstrap, vip, reconcile, podName, mesh, output: outputOptions },
+    kc: i.kc,
+    informers: i.informers,
+    rdsPort: i.rdsPort,
+    hooks: {
+      // A managed object drifted: the writers built below re-check (ignored while they are stopped).
       onChange: () => {
         reconciler.trigger();
         registries?.trigger();
@@ -120,21 +86,53 @@ export function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Ser
       protocols: generators.flatMap((g) => g.protocols),
       kinds: store.kinds,
       serverIdentity: i.serverIdentity,
-      ...(managedCache ? { managedCache } : {}),
       ...(i.discovery ? { discovery: i.discovery } : {}),
       apply: limitedApply(limiter),
       ...(i.backoff ? { backoff: i.backoff } : {}),
       logger,
-    });
-    followTopics(i.topics, kubeOut.status);
-  }
+    },
+  });
+  // The desired set is maintained: each reconcile regenerates only the sources a change touched.
+  const desiredState = new IncrementalGenerator(store, generators, {
+    namespaceScope: o.output.namespaceScope,
+    protocolNames: createProtocolNames(generators),
+  });
+  const reconciler = new Reconciler({
+    sink: output.sink,
+    desired: () => {
+      const desired = desiredState.update();
+      metrics.recordUnhandledPorts(desired.unhandledPorts);
+      metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
+      i.topics.desired.publish(desired); // its `objects` are read (materialised) only when proxy status asks
+      return desired;
+    },
+    heldSources: () => heldSourceKeys(store.rejected()),
+    holdDeletes: () => sources.partial,
+    isSynced: i.allSynced,
+    quietMs: o.reconcile.debounceAfterMs,
+    maxWaitMs: o.reconcile.debounceMaxMs,
+    resyncMs: o.reconcile.resyncMs,
+    ...(i.backoff ? { retry: i.backoff } : {}),
+    ...(descriptor.needsKube ? { limiter } : {}),
+    ...(output.managedCache ? { cache: output.managedCache } : {}),
+    onResyncRepairs: (n) => metrics.resyncRepairs.inc(n),
+    onConverged: (ms) => metrics.configToWrite.observe(ms / 1000),
+    onRefusal: (r) => metrics.writeRefusals.inc({ kind: r.kind, verb: r.verb, code: String(r.code) }),
+    logger,
+  });
+  reconciler.onRun((r) => metrics.recordReconcileRun(r));
+  if (output.status) followTopics(i.topics, output.status);
+  // Started on election; once every source synced, a new leader's first run follows at once (before, the first
+  // sync triggers it).
+  const writer = leaderLoopPart('reconciler', reconciler, () => {
+    if (i.allSynced()) reconciler.trigger();
+  });
   return {
-    sink,
+    sink: output.sink,
     desiredState,
     reconciler,
-    kubeOut,
-    managedCache,
+    output,
+    parts: [writer, ...output.parts],
     desiredObjects: () => i.topics.desired.latest()?.value.objects ?? [],
-    managedRoutes: dirSink ?? kubeOut?.drift,
   };
 }

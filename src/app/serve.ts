@@ -1,19 +1,20 @@
 /**
  * `aeraki serve`: one process running a config source, the store, the EnvoyFilter reconciler (leader only), the
  * RDS server (every replica), the validating webhook (with `--webhook-address`, every replica) and the admin HTTP
- * server.
+ * server. Each is a part of one runtime (kit/runtime.ts) and declares whether it needs the leader: the writers
+ * (reconciler, status, bootstrap, VIPs, registries' kube output) run only while this replica leads (every replica
+ * leads without leader election); the servers, sources, builders and watches run on every replica.
  *
  * Start order: the RDS, webhook and admin servers bind first (a taken port fails the start before anything else runs),
- * then the reconciler, leader election and the watches, then the sources. Routes are built, and EnvoyFilters
- * written, only after every source synced once.
- * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the reconciler stops writing, the bootstrap controller
- * stops, the lease is released, RDS streams are closed; then the sources and watches stop and the debug, admin and
- * webhook servers and the identity provider close. Each is a part of one Lifecycle (kit/lifecycle.ts): started in
- * the order below, drained then stopped in reverse, and a start that fails stops what started before it.
+ * then the watches and the registries, with leader election (the writers start on election), then the sources.
+ * Routes are built, and EnvoyFilters written, only after every source synced once.
+ * Stop order (`stop()`, SIGTERM): `/readyz` turns 503, the writers stop, the lease is released; then the every-replica
+ * parts in reverse: the registries and the RDS streams end, then the sources and watches stop and the debug, admin
+ * and webhook servers and the identity provider close. A start that fails stops what started before it.
  */
 import { InformerHub } from '../kit/kube/informer-hub.ts';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Lifecycle } from '../kit/lifecycle.ts';
+import { leaderLoopPart, Runtime } from '../kit/runtime.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { limitedApply } from '../kit/apply.ts';
 import { systemClock } from '../util/clock.ts';
@@ -31,17 +32,19 @@ import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import type { DevCertPaths } from '../tools/dev-certs.ts';
-import { startIdentity } from './identity.ts';
+import { startIdentity, type ServeIdentity } from './identity.ts';
 import { startWebhook, type RunningWebhook } from './webhook.ts';
 import { buildWriters } from './serve-writers.ts';
 import { buildOpsServers, provideServeMetrics, type ServeOpsInputs } from './serve-ops.ts';
-import { httpPart, rdsPart, sourcesPart, writersPart } from './serve-parts.ts';
+import { httpPart, rdsPart, registriesPart, sourcesPart } from './serve-parts.ts';
 import { needsKube, rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
 import { ConfigSources } from './sources.ts';
 import { createRegistries } from './registries.ts';
 import { buildProxyStatus } from './proxy-status.ts';
 import { createTopics } from './serve-topics.ts';
 import type { Registries, RegistryWatcherFactory } from '../registry/registries.ts';
+import { leaderElector } from './kube-parts.ts';
+import { outputOf } from './outputs.ts';
 
 export interface ServeDeps {
   /** Default: winston with the options' level and format. */
@@ -86,31 +89,83 @@ function loadKubeConfig(path: string): KubeConfig {
   return kc;
 }
 
+/** `make()`, or, when it throws, the runtime stopped (what started so far) and the error rethrown. */
+async function orStop<T>(runtime: Runtime, make: () => T): Promise<T> {
+  try {
+    return make();
+  } catch (err) {
+    await runtime.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
+    throw err;
+  }
+}
+
+/** The process's shared informers (one per watched resource). */
+function sharedInformers(kc: KubeConfig, deps: ServeDeps, logger: Logger): InformerHub {
+  return new InformerHub({
+    kc,
+    ...(deps.backoff ? { backoff: deps.backoff } : {}),
+    ...deps.discovery,
+    logger: logger.child({ component: 'informers' }),
+  });
+}
+
+/** The RDS server on `host` (not listening yet). */
+function rdsServer(
+  o: ServeOptions,
+  host: string,
+  identity: ServeIdentity,
+  cache: SnapshotCache,
+  logger: Logger,
+): RdsServer {
+  const { rds, mesh, handshake } = o;
+  return new RdsServer(
+    {
+      host,
+      port: rds.address.port,
+      tls: identity.tls,
+      logger,
+      peers: rdsPeers(rds, mesh),
+      limits: rdsLimits(rds),
+      handshake,
+    },
+    cache,
+  );
+}
+
+/** What the listeners bound to, set as their parts start. */
+interface Bound {
+  rdsPort: number;
+  webhook?: RunningWebhook;
+  admin: ListenAddress;
+  debug?: ListenAddress;
+}
+
 export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise<RunningServe> {
   const logger =
     deps.logger ?? createLogger({ level: o.logging.level, format: o.logging.format, component: 'aeraki' });
   if (!deps.logger) routeGrpcLogs(logger); // grpc-js's own lines through ours (tests keep theirs apart)
   const log = logger.child({ component: 'serve' });
-  const life = new Lifecycle(log);
+  const output = outputOf(o.output.kind);
+  const kc = needsKube(o.source.kind, output, o.registries)
+    ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
+    : undefined;
+  const metrics = new AerakiMetrics({ version: o.version });
+  const elector = kc && output.electsLeader && o.leader.elect ? leaderElector(o, kc, logger) : undefined;
+  const runtime = new Runtime({
+    logger: log,
+    elector,
+    ...(elector ? { onLeadership: (leading: boolean) => metrics.recordLeadership(leading) } : {}),
+  });
+  const bound: Bound = { rdsPort: 0, admin: { host: '', port: 0 } };
   const identity = await startIdentity(
     o.identity,
     { mesh: o.mesh, rdsInsecure: o.rds.insecure, registries: o.registries },
     logger,
     deps.backoff,
   );
-  await life.start({ name: 'identity', stop: () => identity.provider?.close() });
-  const kc = needsKube(o.source.kind, o.output.kind, o.registries)
-    ? (deps.kubeConfig ?? loadKubeConfig(o.kube.kubeconfig))
-    : undefined;
+  await runtime.start({ name: 'identity', stop: () => identity.provider?.close() });
   // One informer per watched resource in the process, shared by every reader of it.
-  const informers = kc
-    ? new InformerHub({
-        kc,
-        ...(deps.backoff ? { backoff: deps.backoff } : {}),
-        ...deps.discovery,
-        logger: logger.child({ component: 'informers' }),
-      })
-    : undefined;
+  const informers = kc ? sharedInformers(kc, deps, logger) : undefined;
   const store = new ConfigStore({
     rootNamespace: o.mesh.rootNamespace,
     clusterDomain: o.mesh.clusterDomain,
@@ -118,35 +173,20 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     now: () => systemClock.now(),
   });
   const generators = createGenerators();
-  const metrics = new AerakiMetrics({ version: o.version });
   const topics = createTopics(systemClock, logger.child({ component: 'topics' }));
 
   const cache = new SnapshotCache();
   const rdsHost = o.rds.address.host === '' ? '0.0.0.0' : o.rds.address.host;
-  const rds = new RdsServer(
-    {
-      host: rdsHost,
-      port: o.rds.address.port,
-      tls: identity.tls,
-      logger,
-      peers: rdsPeers(o.rds, o.mesh),
-      limits: rdsLimits(o.rds),
-      handshake: o.handshake,
-    },
-    cache,
-  );
+  const rds = rdsServer(o, rdsHost, identity, cache, logger);
   rds.acks.onAllAcked = (ms) => metrics.configToAck.observe(ms / 1000);
-  let rdsPort = 0;
-  await life.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (port) => (rdsPort = port)));
-
-  let webhook: RunningWebhook | undefined;
-  await life.start({
+  await runtime.start(rdsPart(rds, formatAddress(rdsHost, o.rds.address.port), (p) => (bound.rdsPort = p)));
+  await runtime.start({
     name: 'webhook',
     start: async () => {
       const shared = { mesh: o.mesh, output: o.output, handshake: o.handshake, httpLimits: o.httpLimits };
-      webhook = await startWebhook(o.webhook, shared, store, identity.devCerts, logger);
+      bound.webhook = await startWebhook(o.webhook, shared, store, identity.devCerts, logger);
     },
-    stop: () => webhook?.server.stop(),
+    stop: () => bound.webhook?.server.stop(),
   });
 
   const mcpIdentity = identity.provider?.kind === 'istiod' ? identity.provider : undefined;
@@ -166,9 +206,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   });
   /** Paces every write to the API server (--kube-api-qps, --kube-api-burst). */
   const limiter = new TokenBucket({ qps: o.kube.apiQps, burst: o.kube.apiBurst, clock: systemClock });
-  let registries: Registries | undefined;
-  try {
-    registries = createRegistries(
+  const registries = await orStop(runtime, () =>
+    createRegistries(
       o.registries,
       { mesh: o.mesh, resyncMs: o.reconcile.resyncMs, handshake: o.handshake },
       {
@@ -180,15 +219,10 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
         watcherFactory: deps.registryWatcher,
         backoff: deps.backoff,
         logger,
-        // The writers are built next; no registry asks before it starts.
-        isLeader: () => writers.kubeOut?.isLeader() ?? true,
         mcpTls: identity.mcpTls,
       },
-    );
-  } catch (err) {
-    await life.stop().catch(() => {}); // each failing stop is logged; the error reported is this one
-    throw err;
-  }
+    ),
+  );
   const allSynced = () => sources.synced && (registries?.synced ?? true);
   const proxyStatus = buildProxyStatus(o, {
     desired: () => topics.desired.latest()?.value.objects ?? [],
@@ -196,7 +230,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     ...(mcpIdentity ? { clientIdentity: () => mcpIdentity.current() } : {}),
     logger,
   });
-  const writers = buildWriters(o, {
+  const writers = await buildWriters(o, {
     store,
     generators,
     sources,
@@ -205,7 +239,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     informers,
     metrics,
     limiter,
-    rdsPort,
+    rdsPort: bound.rdsPort,
     serverIdentity: identity.serverIdentity,
     allSynced,
     backoff: deps.backoff,
@@ -213,7 +247,7 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     logger,
     topics,
   });
-  const { reconciler, desiredState, kubeOut } = writers;
+  const { reconciler, desiredState } = writers;
   if (proxyStatus) {
     proxyStatus.rejections.subscribe((list) => topics.rejections.publish(list));
     reconciler.onRun((r) => {
@@ -260,32 +294,36 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
     cache,
     identity,
     metrics,
+    ...(elector ? { leader: () => runtime.isLeader() } : {}),
     allSynced,
     logger,
-    webhook: () => webhook,
-    rdsPort: () => rdsPort,
+    webhook: () => bound.webhook,
+    rdsPort: () => bound.rdsPort,
     routeOrigin: (route) => routes.originOf(route),
     ...(proxyStatus ? { listenerRejections: () => proxyStatus.document() } : {}),
   };
   provideServeMetrics(ops);
   const { admin, debug } = buildOpsServers(o, ops);
-  let adminAddress: ListenAddress = { host: '', port: 0 };
-  let debugAddress: ListenAddress | undefined;
   /** The route and EnvoyFilter builders' timers, stopped once nothing writes. */
   const stopBuilders = (): void => {
     routes.stop();
     desiredState.stop();
   };
-  await life.startGroups([
-    [httpPart('admin', admin, '--http-address', (a) => (adminAddress = a))],
-    debug ? [httpPart('debug', debug, '--debug-address', (a) => (debugAddress = a))] : [],
+  const registryOutput = registries?.kubeOutput;
+  await runtime.startGroups([
+    [httpPart('admin', admin, '--http-address', (a) => (bound.admin = a))],
+    debug ? [httpPart('debug', debug, '--debug-address', (a) => (bound.debug = a))] : [],
     [{ name: 'builders', drain: stopBuilders }],
-    [writersPart(reconciler, registries, kubeOut)],
+    [
+      ...writers.parts,
+      ...(registries ? [registriesPart(registries)] : []),
+      ...(registryOutput ? [leaderLoopPart('registry-output', registryOutput)] : []),
+    ],
     [sourcesPart(sources, log)],
     proxyStatus
       ? [{ name: 'proxy-status', start: () => proxyStatus.start(), stop: () => proxyStatus.stop() }]
       : [],
-    [{ name: 'readiness', drain: () => admin.beginShutdown() }], // drained first: /readyz turns 503
+    [{ name: 'readiness', drain: () => admin.beginShutdown() }],
   ]);
   const synced = sources
     .whenSynced()
@@ -302,7 +340,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       log.info('shutting down');
-      await life.stop();
+      admin.beginShutdown(); // /readyz turns 503 first
+      await runtime.stop();
       log.info('stopped');
     })();
     return stopping;
@@ -310,18 +349,18 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
 
   return {
     store,
-    rdsAddress: formatAddress(rdsHost, rdsPort),
-    rdsPort,
-    adminAddress: formatAddress(adminAddress.host || '0.0.0.0', adminAddress.port),
-    debugAddress: debugAddress && formatAddress(debugAddress.host || '0.0.0.0', debugAddress.port),
-    webhookAddress: webhook?.address,
+    rdsAddress: formatAddress(rdsHost, bound.rdsPort),
+    rdsPort: bound.rdsPort,
+    adminAddress: formatAddress(bound.admin.host || '0.0.0.0', bound.admin.port),
+    debugAddress: bound.debug && formatAddress(bound.debug.host || '0.0.0.0', bound.debug.port),
+    webhookAddress: bound.webhook?.address,
     devCerts: identity.devCerts,
     synced,
     metrics,
     reconciler,
     cache,
     registries,
-    isLeader: () => kubeOut?.isLeader() ?? true,
+    isLeader: () => runtime.isLeader(),
     stop,
   };
 }

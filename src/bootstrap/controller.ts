@@ -5,14 +5,14 @@
  * after a redeploy), deleted when the label goes away. Only ConfigMaps labelled `manager: Aeraki` are updated
  * or deleted (plus Aeraki's own unlabelled ones, adopted; see plan.ts).
  *
- * Driving it (src/app/kube-output.ts wires it; src/controller is never imported here):
+ * Driving it (src/app/kube-parts.ts wires it; src/controller is never imported here):
  * - event mode: feed a Namespace informer into `upsertNamespace` / `deleteNamespace` (`namespaceInfoOf`
  *   converts an informer object), pass `isSynced` = "the informer has listed once", and call `trigger()` when
- *   it turns true and on becoming leader; `start()` adds a periodic resync that repairs hand edits;
+ *   it turns true; `start()` (on becoming leader: it is a leader part, kit/runtime.ts) requests a run and adds a periodic resync that repairs hand edits;
  * - level mode: `reconcile(namespaces)` with the complete set of namespaces runs once and reports.
  * Runs never overlap; triggers during a run cause one more run after it (kit/controller-loop.ts). Every write
- * is preceded by an `isLeader()` check (a replica that is not the leader never writes); while not leader or not
- * synced, the controller re-checks every `pollMs`. Transient failures are retried with capped, jittered
+ * is preceded by a `mayWrite()` check (nothing is written once `stop()` was called, e.g. on lost leadership);
+ * while not synced, the controller re-checks every `pollMs`. Transient failures are retried with capped, jittered
  * backoff; terminal ones wait for the next change or resync. Writes go through the injected `apply`
  * (kit/apply.ts, paced by src/app/), one at a time in namespace order; the plan is kit/diff.ts's (plan.ts).
  */
@@ -52,11 +52,9 @@ export interface NamespaceBootstrapOptions {
   readonly target: BootstrapTarget;
   /** Executes the writes of a run (kit/apply.ts applyWrites). */
   readonly apply: ApplyWrites;
-  /** Checked before every run and every write (default: always leader). */
-  readonly isLeader?: () => boolean;
   /** The namespace set is complete (event mode); runs are skipped until then (default: always). */
   readonly isSynced?: () => boolean;
-  /** Re-check period while not leader, not synced or interrupted (default 1 s). */
+  /** Re-check period while not synced or interrupted (default 1 s). */
   readonly pollMs?: number;
   /** Periodic full run after `start()` (default 10 minutes; 0 disables). */
   readonly resyncMs?: number;

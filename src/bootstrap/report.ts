@@ -3,7 +3,7 @@ import type { ConfigIssue } from '../model/result.ts';
 import type { SinkError, WriteFailure } from '../kit/write.ts';
 
 export interface BootstrapRunReport {
-  readonly skipped?: 'not-leader' | 'not-synced' | 'invalid-target';
+  readonly skipped?: 'not-synced' | 'invalid-target';
   readonly created: number;
   readonly updated: number;
   readonly deleted: number;
@@ -13,7 +13,7 @@ export interface BootstrapRunReport {
   readonly failures: readonly WriteFailure[];
   /** Listing the existing ConfigMaps failed (nothing was written). */
   readonly listError?: SinkError;
-  /** Writing stopped because leadership was lost. */
+  /** Writing stopped because the controller was stopped (leadership lost). */
   readonly interrupted: boolean;
   readonly issues: readonly ConfigIssue[];
 }

@@ -1,6 +1,6 @@
 /**
  * The one apply of every writer: the ops of a plan (kit/diff.ts) written through the writer's port with bounded
- * concurrency, paced by the optional rate limiter, checking `mayWrite()` (leadership) right before every single
+ * concurrency, paced by the optional rate limiter, checking `mayWrite()` (not stopped: leadership) right before every single
  * write and collecting every failure (one failure never hides another), per the write contract of kit/write.ts:
  * a rejection becomes a SinkError (409, throttling, server and network errors transient: the run is retried with
  * backoff and re-lists), and a delete answered 404 is done (the object is already gone).

@@ -1,6 +1,8 @@
 /**
  * One controller loop on the Clock: debounced requests, serialised runs, classified outcomes (retry with backoff,
- * re-check a closed gate soon, or wait for the next change), a periodic resync, and leader/synced gates.
+ * re-check a closed gate soon, or wait for the next change), a periodic resync, and a synced gate. Writes are
+ * allowed while the loop is not stopped (`mayWrite()`): a part that needs the leader is started on election and
+ * stopped on loss by the runtime (kit/runtime.ts), whose stop closes the gate synchronously.
  */
 import { Backoff, type BackoffOptions } from '../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
@@ -17,7 +19,7 @@ import { createDebouncer, type Debouncer } from './debounce.ts';
 export type RunOutcome = 'ok' | 'transient' | 'retry-soon' | 'terminal';
 
 /** Why a run was skipped without calling `run`. */
-export type ClosedGate = 'not-synced' | 'not-leader';
+export type ClosedGate = 'not-synced';
 
 /** What the loop decided after a run: its outcome and, when one is armed, the delay of the next run. */
 export interface AfterRun {
@@ -28,17 +30,15 @@ export interface AfterRun {
 export type RunListener<R> = (result: R, after: AfterRun) => void;
 
 export interface ControllerLoopOptions<R> {
-  /** One run. Never called while another is in progress, and only when both gates are open. */
+  /** One run. Never called while another is in progress, and only when the synced gate is open. */
   readonly run: () => Promise<R>;
   /** The result of a run whose promise rejected (a bug or an unexpected error); classified like any result. */
   readonly failed: (err: unknown) => R;
   /** The result of a run skipped because a gate is closed (outcome `retry-soon`). */
   readonly skipped: (gate: ClosedGate) => R;
   readonly classify: (result: R) => RunOutcome;
-  /** Checked first, before each run (default: always synced). */
+  /** Checked before each run (default: always synced). */
   readonly isSynced?: (() => boolean) | undefined;
-  /** Checked after `isSynced` before each run, and by `mayWrite()` (default: always leader). */
-  readonly isLeader?: (() => boolean) | undefined;
   /**
    * Debounce (kit/debounce.ts, on `clock`): a run follows `quietMs` after the last request, and at most `maxWaitMs`
    * after the first of a burst.
@@ -137,9 +137,12 @@ export class ControllerLoop<R> {
     }
   }
 
-  /** Not stopped, and leader: checked by runs before every write. */
+  /**
+   * Not stopped: checked by runs before every write. `stop()` turns it false synchronously, so a part stopped on
+   * lost leadership writes nothing more, even in the middle of a run.
+   */
   mayWrite(): boolean {
-    return !this.stopping && (this.o.isLeader?.() ?? true);
+    return !this.stopping;
   }
 
   /** Called after every run with its result; returns the unsubscribe function. */
@@ -228,9 +231,7 @@ export class ControllerLoop<R> {
   }
 
   private closedGate(): ClosedGate | undefined {
-    if (!(this.o.isSynced?.() ?? true)) return 'not-synced';
-    if (!(this.o.isLeader?.() ?? true)) return 'not-leader';
-    return undefined;
+    return (this.o.isSynced?.() ?? true) ? undefined : 'not-synced';
   }
 
   private schedule(outcome: RunOutcome): AfterRun {
@@ -265,17 +266,16 @@ export class ControllerLoop<R> {
  */
 /**
  * The loop settings every LoopController takes in its options (each controller documents its own defaults for the
- * debounce): leadership and sync gates, debounce, polling, resync, retry, clock, logger and the run callback.
+ * debounce): the sync gate, debounce, polling, resync, retry, clock, logger and the run callback. Leadership is
+ * not a setting: a controller that needs the leader is a leader part of the runtime (kit/runtime.ts).
  */
 export interface LoopControllerSettings<R> {
-  /** Checked before every run and every write (default: always leader). */
-  readonly isLeader?: () => boolean;
   /** Runs are skipped until true (default: always). */
   readonly isSynced?: () => boolean;
   /** Debounce of triggers: a run follows `quietMs` after the last, and at most `maxWaitMs` after the first. */
   readonly quietMs?: number;
   readonly maxWaitMs?: number;
-  /** Re-check period while not leader or not synced (default 1 s). */
+  /** Re-check period while not synced (default 1 s). */
   readonly pollMs?: number;
   /** Periodic run after `start()` (default 10 minutes; 0 disables). */
   readonly resyncMs?: number;
@@ -287,7 +287,7 @@ export interface LoopControllerSettings<R> {
 }
 
 /**
- * The loop options a LoopController hands its base, from its settings: the gates, its own debounce defaults, a
+ * The loop options a LoopController hands its base, from its settings: the gate, its own debounce defaults, a
  * re-check every second, a resync every 10 minutes, retries from 0.5 s to 30 s, the system clock, and a child
  * logger named `component`; each overridable by the settings.
  */
@@ -296,7 +296,6 @@ export function loopSettings<R>(
   own: { readonly quietMs: number; readonly maxWaitMs: number; readonly component: string },
 ): Omit<ControllerLoopOptions<R>, 'run' | 'failed' | 'skipped' | 'classify'> {
   return {
-    isLeader: s.isLeader,
     isSynced: s.isSynced,
     quietMs: s.quietMs ?? own.quietMs,
     maxWaitMs: s.maxWaitMs ?? own.maxWaitMs,

@@ -141,7 +141,7 @@ export function isRetried(e: SinkError): boolean {
 
 /**
  * The outcome of a run that lists, plans and writes: transient list or write failures (409 included) and
- * refusals (401, 403) retry with backoff; lost leadership re-checks soon; anything else failed or skipped waits for
+ * refusals (401, 403) retry with backoff; a run interrupted by a stop (lost leadership) re-checks soon; anything else failed or skipped waits for
  * the next change.
  */
 export function classifyWriteRun(r: WriteRunLike): RunOutcome {

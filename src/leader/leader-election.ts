@@ -5,9 +5,13 @@
  *   lease duration as observed by this candidate's own clock (no clock comparison across replicas).
  * - The leader renews every retry period. `isLeader()` is true only while less than `renewDeadlineMs` has passed
  *   since the start of the last successful renewal (renewDeadline < leaseDuration), so a leader that cannot
- *   renew stops writing before anyone else may take over.
+ *   renew stops writing before anyone else may take over. At that deadline `onStoppedLeading` fires by itself (a
+ *   timer on the Clock), even while a lease request hangs: the runtime (kit/runtime.ts) stops the leader parts
+ *   then, as client-go's leaderelection does when its renew loop gives up at RenewDeadline
+ *   (k8s.io/client-go tools/leaderelection/leaderelection.go, v0.31.0, `renew`).
  * - stop() releases the lease (empty holder) so a follower takes over at its next retry.
  */
+import type { Elector, LeadershipCallbacks } from '../kit/runtime.ts';
 import type { Logger } from '../util/logger.ts';
 import { errorFields } from '../util/logger.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
@@ -46,11 +50,15 @@ export interface LeaderElectorOptions {
   readonly onStoppedLeading?: () => void;
 }
 
-export class LeaderElector {
+export class LeaderElector implements Elector {
   private readonly o: Required<Omit<LeaderElectorOptions, 'onStartedLeading' | 'onStoppedLeading'>> &
     Pick<LeaderElectorOptions, 'onStartedLeading' | 'onStoppedLeading'>;
   private readonly log: Logger;
   private timer: TimerHandle | undefined;
+  /** Fires at the renew deadline of the last successful renewal while leading. */
+  private deadline: TimerHandle | undefined;
+  /** The callbacks given to `start()` (besides the options' own). */
+  private callbacks: LeadershipCallbacks | undefined;
   private inFlight: Promise<void> | undefined;
   private running = false;
   /** Start time of the last successful acquire/renew; undefined when not leading. */
@@ -87,18 +95,23 @@ export class LeaderElector {
     return true;
   }
 
-  start(): void {
+  /** Starts competing; `callbacks` are called on each change of leadership, after the options' own. */
+  start(callbacks?: LeadershipCallbacks): void {
     if (this.running) return;
     this.running = true;
+    this.callbacks = callbacks;
     this.tick();
   }
 
-  /** Stops competing; a leader releases the lease. */
+  /**
+   * Stops competing; a leader releases the lease. A lease request in flight is awaited for at most the renew
+   * deadline (a hanging API server does not hang the stop; leadership is dropped by then anyway).
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    await this.inFlight;
+    if (this.inFlight) await this.atMost(this.inFlight, this.o.renewDeadlineMs);
     const wasLeader = this.isLeader();
     this.setLeading(false);
     if (wasLeader && this.lastRecord) await this.release(this.lastRecord);
@@ -108,8 +121,14 @@ export class LeaderElector {
     if (!this.running) return;
     this.inFlight = this.tryAcquireOrRenew()
       .then((ok) => {
-        if (ok) {
+        // A renewal that answered after its own deadline does not make (or keep) a leader.
+        if (
+          ok &&
+          this.renewedAt !== undefined &&
+          this.o.clock.now() - this.renewedAt < this.o.renewDeadlineMs
+        ) {
           this.setLeading(true);
+          this.armDeadline();
         } else {
           this.isLeader(); // drops leadership once the renew deadline passed
         }
@@ -124,12 +143,42 @@ export class LeaderElector {
       });
   }
 
+  /** (Re)arms the deadline timer: leadership ends at the renew deadline unless a renewal comes first. */
+  private armDeadline(): void {
+    if (this.deadline) this.o.clock.clearTimeout(this.deadline);
+    const left = (this.renewedAt ?? 0) + this.o.renewDeadlineMs - this.o.clock.now();
+    this.deadline = this.o.clock.setTimeout(
+      () => {
+        this.deadline = undefined;
+        if (!this.isLeader()) return;
+        this.armDeadline(); // renewed meanwhile without the timer being re-armed: wait for the new deadline
+      },
+      Math.max(0, left),
+    );
+  }
+
   private setLeading(leading: boolean): void {
     if (leading === this.leading) return;
     this.leading = leading;
-    if (!leading) this.renewedAt = undefined;
+    if (!leading) {
+      this.renewedAt = undefined;
+      if (this.deadline) this.o.clock.clearTimeout(this.deadline);
+      this.deadline = undefined;
+    }
     this.log.info(leading ? 'became leader' : 'stopped leading');
     (leading ? this.o.onStartedLeading : this.o.onStoppedLeading)?.();
+    (leading ? this.callbacks?.onStartedLeading : this.callbacks?.onStoppedLeading)?.();
+  }
+
+  /** `p`, or undefined once `ms` passed on the Clock. */
+  private async atMost(p: Promise<void>, ms: number): Promise<void> {
+    let timer: TimerHandle | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = this.o.clock.setTimeout(resolve, ms)));
+    try {
+      await Promise.race([p, timeout]);
+    } finally {
+      if (timer !== undefined) this.o.clock.clearTimeout(timer);
+    }
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {

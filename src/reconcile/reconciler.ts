@@ -15,8 +15,9 @@
  * every change noted so far), repairs the cache from the list, reports each difference (`onResyncRepairs`, which
  * should stay 0) and plans everything against the repaired cache.
  *
- * Safety: nothing is written before `isSynced()`; nothing is written unless `isLeader()` right before the write;
- * while either gate is closed the reconciler re-checks every `quietMs` (no list, no generation) so it converges
+ * Safety: nothing is written before `isSynced()`; nothing is written once `stop()` was called (checked right before
+ * each write: the runtime stops the reconciler on lost leadership, kit/runtime.ts, and starts it again on
+ * election); while not synced the reconciler re-checks every `quietMs` (no list, no generation) so it converges
  * soon after the gate opens (calling trigger() then is still useful: it skips the wait);
  * the output of a failed or currently invalid source is kept (diff.ts); while `holdDeletes()` nothing is deleted. Transient write failures are retried
  * with capped, jittered backoff until a run succeeds; so are writes the API server refused (403, 401, 404:
@@ -98,20 +99,17 @@ export class Reconciler {
       skipped: (gate) => ({ ...EMPTY_RUN, skipped: gate, durationMs: 0 }),
       classify,
       isSynced: options.isSynced,
-      isLeader: options.isLeader,
       quietMs,
       maxWaitMs: options.maxWaitMs ?? 10_000,
       pollMs: quietMs,
       resyncMs: options.resyncMs ?? 300_000,
-      // A standby lists nothing in the background: its first run as leader lists instead.
-      onResync: () => (this.loop.mayWrite() ? this.reader.resyncNext() : this.reader.listNext()),
+      onResync: () => this.reader.resyncNext(),
       retry: { initialMs: 500, maxMs: 30_000, ...options.retry },
       clock: this.clock,
       logger: this.log,
     });
     this.loop.onRun((report, after) => {
       this.count(report);
-      if (report.skipped === 'not-leader') this.refusals.forget(); // the new leader writes (and says) its own
       if (after.outcome === 'transient')
         this.log[onlyRefusals(report) ? 'debug' : 'warn']('reconcile incomplete, retrying', {
           delayMs: after.nextInMs,
@@ -125,20 +123,27 @@ export class Reconciler {
     this.loop.trigger();
   }
 
-  /** Notes a store change (its `at` times the write it causes), then triggers. */
+  /** Notes a store change (its `at` times the write it causes), then triggers; ignored while stopped (a standby). */
   changed(event: ChangeLike): void {
+    if (this.loop.stopped) return; // its run would be a later term's, timing a change it never saw
     this.convergence.note(event);
     this.loop.trigger();
   }
 
-  /** Starts the periodic resync. */
+  /** Starts the periodic resync and accepts triggers again (after `stop()`: a new term as leader). */
   start(): void {
     this.loop.start();
   }
 
-  /** Stops timers and waits for a run in progress. */
+  /**
+   * Stops timers and waits for a run in progress; no write starts once this is called (the gate closes
+   * synchronously). The refusals said so far are forgotten: the next term writes (and says) its own, and its first
+   * run lists.
+   */
   async stop(): Promise<void> {
     await this.loop.stop();
+    this.refusals.forget();
+    this.reader.listNext();
   }
 
   /** Called after every run (including skipped ones), after the retry or re-check of its outcome is armed. */
@@ -193,7 +198,7 @@ export class Reconciler {
     const result = await this.apply(plan, changes);
     this.refusals.end(!planned.incremental && !result.interrupted);
     if (result.failures.length > 0 || result.interrupted) this.reader.listNext();
-    if (result.interrupted) this.log.warn('writes stopped: no longer leader');
+    if (result.interrupted) this.log.warn('writes stopped: the reconciler is stopping');
     const report: RunReport = {
       created: result.created,
       updated: result.updated,

@@ -152,7 +152,7 @@ export class WriteRefusals {
     }
   }
 
-  /** No longer leader: nothing is written here, so nothing is refused; said again if it leads and is refused. */
+  /** Stopped (no longer leader): nothing is written here, so nothing is refused; said again if refused once more. */
   forget(): void {
     this.refused.clear();
     this.announced.clear();

@@ -41,8 +41,6 @@ export interface ReconcilerOptions {
   readonly holdDeletes?: () => boolean;
   /** Every source has synced once (re-checked every quietMs while false). */
   readonly isSynced: () => boolean;
-  /** Leadership, checked before each write (default: always leader; re-checked every quietMs while false). */
-  readonly isLeader?: () => boolean;
   readonly quietMs?: number;
   readonly maxWaitMs?: number;
   /** Periodic full resync (default 5 minutes; 0 disables). */
@@ -66,7 +64,7 @@ export interface ReconcilerOptions {
   readonly logger: Logger;
 }
 
-export type SkipReason = 'not-synced' | 'not-leader' | 'desired-failed';
+export type SkipReason = 'not-synced' | 'desired-failed';
 
 export interface RunReport extends WriteCounts {
   readonly skipped?: SkipReason;
@@ -98,7 +96,7 @@ export function heldSourceKeys(rejected: readonly { readonly ref: ObjectRef }[])
 /** The counts of a run that wrote nothing. */
 export const EMPTY_RUN: Omit<RunReport, 'skipped'> = { ...NO_WRITES, issues: 0 };
 
-/** Transient failures (and runs that could not plan) retry; a lost leadership re-checks soon. */
+/** Transient failures (and runs that could not plan) retry; a run interrupted by a stop re-checks soon. */
 export function classify(report: RunReport): RunOutcome {
   if (report.skipped === 'desired-failed' || report.failures.some((f) => f.error.transient))
     return 'transient';

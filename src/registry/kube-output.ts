@@ -6,8 +6,8 @@
  * (ServiceEntries of registries no longer configured are left alone), plans against the bridges' current entries
  * and writes only the difference, so an unchanged state writes nothing. A ServiceEntry no longer desired is deleted
  * only while its bridge allows deletions (bridge.ts: connected and synced in the current session). Runs are
- * debounced, serialised, retried with backoff on transient failures (kit/controller-loop.ts), skipped unless
- * leader, and the leadership is checked again before every write.
+ * debounced, serialised, retried with backoff on transient failures (kit/controller-loop.ts); it is a leader part
+ * (started on election, stopped on loss: kit/runtime.ts) and checks `mayWrite()` (not stopped) before every write.
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
@@ -119,7 +119,7 @@ export function createKubeRegistryPort(kc: KubeConfig, version: string): Registr
 /** What one run did. */
 /** `kept`: not desired, but kept because their registry may not delete now. */
 export interface RegistryWriteReport extends WriteCounts {
-  readonly skipped?: 'not-leader' | 'not-synced';
+  readonly skipped?: 'not-synced';
   readonly listError?: SinkError;
 }
 

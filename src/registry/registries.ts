@@ -2,7 +2,8 @@
  * The registry bridges of `aeraki serve` (`--registry NAME=URL`): one watcher and one RegistryBridge per registry,
  * their ServiceEntries put straight into the ConfigStore as a source of their own (so EnvoyFilters and routes
  * follow without a round trip through istiod), and, with `--registry-output kube`, written to the API server by
- * the leader (kube-output.ts). With `mcp`, `onEntries` receives the complete set after every change (the
+ * `kubeOutput` (kube-output.ts), which is not started here: it writes only on the leader, so the composition runs it
+ * as a leader part (kit/runtime.ts) while the bridges, started here, run on every replica. With `mcp`, `onEntries` receives the complete set after every change (the
  * ServiceEntry MCP server's `update`). Namespaces are watched when the Kubernetes API is available; an entry whose
  * namespace does not exist is held back until it does.
  */
@@ -55,7 +56,6 @@ export interface RegistriesOptions {
   readonly kc: KubeConfig | undefined;
   /** The process's shared informers (default, with `kc`: informers of its own). */
   readonly informers?: KubeInformers | undefined;
-  readonly isLeader: () => boolean;
   /** Default: REGISTRY_WATCHERS by type. */
   readonly watcherFactory?: RegistryWatcherFactory;
   /** How the kube output applies its writes (reconcile/apply.ts, paced by the shared write limit): kube output only. */
@@ -136,7 +136,6 @@ export class Registries {
         port: createKubeRegistryPort(o.kc, o.istioVersion),
         apply: o.apply,
         bridges: this.bridges,
-        isLeader: o.isLeader,
         // Until the namespaces are listed every entry is held back: a run then would delete what exists.
         isSynced: () => this.namespaceInformer?.synced ?? true,
         ...(o.resyncMs !== undefined ? { resyncMs: o.resyncMs } : {}),
@@ -183,7 +182,7 @@ export class Registries {
     };
   }
 
-  /** Re-checks the written state (leadership gained). */
+  /** Re-checks the written state (a written ServiceEntry changed); ignored while the kube output is stopped. */
   trigger(): void {
     this.kubeOutput?.trigger();
   }
@@ -205,11 +204,10 @@ export class Registries {
     this.namespaceInformer?.start();
     void this.namespaceInformer?.whenSynced().then(() => this.namespacesChanged());
     for (const b of this.bridges) b.start();
-    this.kubeOutput?.start();
   }
 
+  /** Stops the bridges, the namespace watch and the MCP server (the kube output is stopped by its own part). */
   async stop(): Promise<void> {
-    await this.kubeOutput?.stop();
     await Promise.all(this.bridges.map((b) => b.stop()));
     await this.namespaceInformer?.stop();
     await this.o.mcpServer?.stop();

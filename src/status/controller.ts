@@ -10,10 +10,11 @@
  * Events not reported yet. An Event is reported once per object, reason and note while the problem lasts; when
  * it goes away and comes back, it is reported again.
  *
- * Driving it (src/app/serve-topics.ts subscribes it to serve's topics): call `trigger()` on every store change and
- * after each generation pass; runs are debounced (`quietMs`, at most `maxWaitMs` after the first trigger: this is
- * the rate limit), never overlap (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false,
- * and `isLeader()` is checked again before every write.
+ * Driving it (src/app/kube-parts.ts builds it, a leader part: started on election, stopped on loss;
+ * src/app/serve-topics.ts subscribes it to serve's topics): call `trigger()` on every store change and after each
+ * generation pass; runs are debounced (`quietMs`, at most `maxWaitMs` after the first trigger: this is the rate
+ * limit), never overlap (kit/controller-loop.ts), are skipped while `isSynced()` is false, and `mayWrite()` (not
+ * stopped) is checked before every write.
  */
 import { systemClock, type Clock } from '../util/clock.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
@@ -49,7 +50,7 @@ export interface StatusInputs {
 }
 
 export interface StatusRunReport {
-  readonly skipped?: 'not-leader' | 'not-synced';
+  readonly skipped?: 'not-synced';
   /** Statuses written, and left alone because they were current. */
   readonly written: number;
   readonly unchanged: number;

@@ -9,10 +9,10 @@
  * The ConfigStore is not used: with the MCP source it holds istiod's view (no resourceVersion, and
  * ServiceEntries that are not API objects at all).
  *
- * Driving it (src/app/kube-output.ts wires it): call `trigger()` on every ServiceEntry change (an informer),
- * on becoming leader and once synced; `start()` adds a periodic resync. Runs are debounced, never overlap
- * (kit/controller-loop.ts), are skipped while `isSynced()` or `isLeader()` is false (re-checked every
- * `pollMs`), and `isLeader()` is checked again before every single write. Writes go through the injected
+ * Driving it (src/app/kube-parts.ts wires it): call `trigger()` on every ServiceEntry change (an informer) and
+ * once synced; `start()` (on becoming leader: it is a leader part, kit/runtime.ts) requests a run and adds a
+ * periodic resync. Runs are debounced, never overlap (kit/controller-loop.ts), are skipped while `isSynced()` is
+ * false (re-checked every `pollMs`), and `mayWrite()` (not stopped) is checked before every single write. Writes go through the injected
  * `apply` (kit/apply.ts); the plan is plan.ts, through kit/diff.ts.
  */
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';

@@ -3,7 +3,7 @@ import type { ConfigIssue } from '../model/result.ts';
 import type { SinkError, WriteFailure } from '../kit/write.ts';
 
 export interface VipRunReport {
-  readonly skipped?: 'not-leader' | 'not-synced';
+  readonly skipped?: 'not-synced';
   /** ServiceEntries updated with a new VIP (`allocated` of them had none, `reassigned` shared one). */
   readonly allocated: number;
   readonly reassigned: number;
@@ -12,7 +12,7 @@ export interface VipRunReport {
   readonly failures: readonly WriteFailure[];
   /** Listing the ServiceEntries failed (nothing was written). */
   readonly listError?: SinkError;
-  /** Writing stopped because leadership was lost. */
+  /** Writing stopped because the controller was stopped (leadership lost). */
   readonly interrupted: boolean;
   /** ServiceEntries that needed a VIP and got none (range exhausted). */
   readonly issues: readonly ConfigIssue[];

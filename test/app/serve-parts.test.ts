@@ -1,73 +1,77 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Lifecycle } from '../../src/kit/lifecycle.ts';
-import type { Reconciler } from '../../src/reconcile/reconciler.ts';
-import type { KubeOutput } from '../../src/app/kube-output.ts';
+import { Runtime, type RuntimePart } from '../../src/kit/runtime.ts';
 import type { Registries } from '../../src/registry/registries.ts';
-import { writersPart } from '../../src/app/serve-parts.ts';
+import { registriesPart } from '../../src/app/serve-parts.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { FakeElector } from '../support/fake-elector.ts';
 
-/** Fakes of the three writers recording their calls; `registriesFail` makes the registries' start throw. */
-function writers(events: string[], registriesFail = false) {
-  const step = (event: string) => (): Promise<void> => {
-    events.push(event);
-    return Promise.resolve();
-  };
-  const reconciler = {
-    start: () => void events.push('reconciler start'),
-    stop: step('reconciler stop'),
-  } as unknown as Reconciler;
-  const registries = {
+/** Fake registries recording their calls; `fail` makes their start throw. */
+function registries(events: string[], fail = false): Registries {
+  return {
     start: () => {
       events.push('registries start');
-      return registriesFail ? Promise.reject(new Error('EADDRINUSE')) : Promise.resolve();
+      return fail ? Promise.reject(new Error('EADDRINUSE')) : Promise.resolve();
     },
-    stop: step('registries stop'),
+    stop: () => {
+      events.push('registries stop');
+      return Promise.resolve();
+    },
   } as unknown as Registries;
-  const kubeOut = {
-    start: () => void events.push('kube start'),
-    stopWriters: step('kube stopWriters (lease released)'),
-    stopWatches: step('kube stopWatches'),
-  } as unknown as KubeOutput;
-  return writersPart(reconciler, registries, kubeOut);
+}
+
+/** A part recording its drain (`<name> drain`) and stop (`<name> stop`). */
+function part(name: string, events: string[], needLeader = false): RuntimePart {
+  return {
+    name,
+    needLeader,
+    start: () => void events.push(`${name} start`),
+    drain: () => void events.push(`${name} drain`),
+    stop: () => void events.push(`${name} stop`),
+  };
 }
 
 describe('serve parts', () => {
-  it('SIGTERM order: readyz fails, writing stops, the lease is released, RDS streams end, then the watches', async () => {
+  it('SIGTERM order: the writers stop, the lease is released, the registries and RDS streams end, then the watches', async () => {
     const events: string[] = [];
-    const life = new Lifecycle(silentLogger);
-    // As startServe orders them: RDS binds first, then the writers start, readiness is last.
-    await life.start({ name: 'rds', drain: () => void events.push('rds stop (streams end)') });
-    await life.start(writers(events));
-    await life.start({ name: 'readiness', drain: () => void events.push('readyz 503') });
+    const elector = new FakeElector(events);
+    const runtime = new Runtime({ logger: silentLogger, elector });
+    // As startServe orders them: RDS binds first, then the watches, the registries and the writers, readiness last.
+    await runtime.start({ name: 'rds', drain: () => void events.push('rds stop (streams end)') });
+    await runtime.start(
+      part('reconciler', events, true),
+      { name: 'drift-watch', stop: () => void events.push('watch stop') },
+      registriesPart(registries(events)),
+      part('bootstrap', events, true),
+    );
+    await runtime.start({ name: 'readiness', drain: () => void events.push('readyz 503') });
+    elector.elect();
+    await runtime.settled();
+    assert.deepEqual(runtime.leading(), ['reconciler', 'bootstrap']);
     events.length = 0;
-    await life.stop();
+    await runtime.stop();
     assert.deepEqual(events, [
-      'readyz 503',
+      'bootstrap drain',
+      'reconciler drain',
+      'bootstrap stop',
       'reconciler stop',
+      'stop', // the elector: the lease is released
+      'lost',
+      'readyz 503',
       'registries stop',
-      'kube stopWriters (lease released)',
       'rds stop (streams end)',
-      'kube stopWatches',
+      'watch stop',
     ]);
   });
 
-  it('writers: a registries start failure undoes the writers and names the flag', async () => {
+  it('registries: a start failure stops them and names the flag', async () => {
     const events: string[] = [];
-    const life = new Lifecycle(silentLogger);
+    const runtime = new Runtime({ logger: silentLogger });
     await assert.rejects(
-      life.start(writers(events, true)),
+      runtime.start(registriesPart(registries(events, true))),
       /cannot start the registries: EADDRINUSE \(a taken --mcp-server-address\?\)/,
     );
-    assert.deepEqual(events, [
-      'reconciler start',
-      'kube start',
-      'registries start',
-      'reconciler stop',
-      'registries stop',
-      'kube stopWriters (lease released)',
-      'kube stopWatches',
-    ]);
-    assert.deepEqual(life.started(), []);
+    assert.deepEqual(events, ['registries start', 'registries stop']);
+    assert.deepEqual(runtime.started(), []);
   });
 });

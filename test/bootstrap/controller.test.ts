@@ -22,6 +22,8 @@ import { CONTENT_HASH_ANNOTATION } from '../../src/model/constants.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { leaderLoopPart, Runtime } from '../../src/kit/runtime.ts';
+import { FakeElector } from '../support/fake-elector.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 
@@ -364,16 +366,24 @@ describe('envoyfilter/namespace-bootstrap: against the API server', () => {
   });
 
   it('never writes when not the leader, and stops writing when leadership is lost', async () => {
-    const follower = controller({ isLeader: () => false });
-    const r = await follower.reconcile(NAMESPACES);
-    assert.equal(r.skipped, 'not-leader');
-    assert.deepEqual(clock.pendingDelays(), [1000], 'leadership is re-checked after pollMs');
-    assert.equal(cmWrites().length, 0);
+    const follower = controller();
+    const runtime = new Runtime({ logger: silentLogger, elector: new FakeElector() });
+    await runtime.start(leaderLoopPart('bootstrap', follower));
+    for (const ns of NAMESPACES) follower.upsertNamespace(ns);
+    follower.trigger();
+    await settle(follower);
+    assert.deepEqual(clock.pendingDelays(), [], 'a standby has no timer');
     assert.equal(api.requests.filter((q) => q.resource === 'configmaps').length, 0);
+    await runtime.stop();
 
-    let checks = 0;
-    const losing = controller({ isLeader: () => ++checks <= 2 }); // run start + first write
+    let stopped: Promise<void> | undefined;
+    const losing = controller({
+      onWrite: () => {
+        stopped ??= losing.stop(); // leadership lost after the first write
+      },
+    });
     const partial = await losing.reconcile(NAMESPACES);
+    await stopped;
     assert.equal(partial.interrupted, true);
     assert.equal(partial.created, 1);
     assert.equal(cmWrites().length, 1);

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { printServeBanner, type BannerFacts } from '../../cmd/banner.ts';
 import { SOURCE_ROWS } from '../../cmd/serve-rows-source.ts';
 import { needsKube, type ConfigSourceKind } from '../../src/app/options.ts';
+import { outputOf } from '../../src/app/outputs.ts';
 import { SOURCE_LIST, sourceKinds, sourceOf, type SourceDescriptor } from '../../src/app/source-list.ts';
 import { serveOptions } from '../e2e/options.ts';
 
@@ -54,8 +55,8 @@ describe('config sources: one list', () => {
 
   it('the Kubernetes API is needed as the entry says, unless the output or registries need it anyway', () => {
     for (const d of SOURCE_LIST) {
-      assert.equal(needsKube(d.kind, 'dir'), d.needsKube, d.kind);
-      assert.equal(needsKube(d.kind, 'kube'), true, d.kind);
+      assert.equal(needsKube(d.kind, outputOf('dir')), d.needsKube, d.kind);
+      assert.equal(needsKube(d.kind, outputOf('kube')), true, d.kind);
     }
     assert.deepEqual(
       SOURCE_LIST.filter((d) => !d.needsKube).map((d) => d.kind),
@@ -75,7 +76,7 @@ describe('config sources: one list', () => {
     try {
       const kind = 'static' as ConfigSourceKind;
       assert.equal(firstBannerLine(kind, ''), 'aeraki serve: config from a static list');
-      assert.equal(needsKube(kind, 'dir'), false);
+      assert.equal(needsKube(kind, outputOf('dir')), false);
       // The row as a fresh start-up reads it (a module instance of its own).
       const url = new URL('../../cmd/serve-rows-source.ts?with-static', import.meta.url).href;
       const fresh = (await import(url)) as { SOURCE_ROWS: typeof SOURCE_ROWS };

@@ -19,7 +19,7 @@ interface Result {
 /** A run that waits for the test to release it (`release()`), or finishes at once when `auto` is set. */
 function harness(o: Partial<ControllerLoopOptions<Result>> = {}) {
   const clock = new ManualClock(0);
-  const state = { outcome: 'ok' as RunOutcome, synced: true, leader: true, auto: true, runs: 0, active: 0 };
+  const state = { outcome: 'ok' as RunOutcome, synced: true, auto: true, runs: 0, active: 0 };
   const releases: (() => void)[] = [];
   const seen: { result: Result; after: AfterRun }[] = [];
   const loop = new ControllerLoop<Result>({
@@ -36,7 +36,6 @@ function harness(o: Partial<ControllerLoopOptions<Result>> = {}) {
     skipped: (gate) => ({ n: 0, outcome: 'retry-soon', skipped: gate }),
     classify: (r) => r.outcome,
     isSynced: () => state.synced,
-    isLeader: () => state.leader,
     quietMs: 100,
     maxWaitMs: 1000,
     pollMs: 50,
@@ -135,15 +134,13 @@ describe('ControllerLoop', () => {
     assert.equal(h.seen.at(-1)?.after.nextInMs, 20, 'a terminal outcome does not reset the backoff');
   });
 
-  it('skips runs while a gate is closed, re-checking every pollMs, synced gate first', async () => {
+  it('skips runs while not synced, re-checking every pollMs', async () => {
     const h = harness();
     h.state.synced = false;
-    h.state.leader = false;
     await h.loop.runNow();
-    h.state.synced = true;
     h.clock.advance(50);
     await h.loop.idle();
-    h.state.leader = true;
+    h.state.synced = true;
     h.clock.advance(49);
     await h.loop.idle();
     assert.equal(h.state.runs, 0);
@@ -153,21 +150,23 @@ describe('ControllerLoop', () => {
       h.seen.map((s) => [s.result.skipped, s.after.nextInMs]),
       [
         ['not-synced', 50],
-        ['not-leader', 50],
+        ['not-synced', 50],
         [undefined, undefined],
       ],
     );
     assert.equal(h.state.runs, 1);
   });
 
-  it('mayWrite follows leadership and turns false on stop', async () => {
+  it('mayWrite turns false synchronously on stop, and true again on start', async () => {
     const h = harness();
     assert.equal(h.loop.mayWrite(), true);
-    h.state.leader = false;
+    const stopped = h.loop.stop();
+    assert.equal(h.loop.mayWrite(), false, 'before the stop resolves');
+    await stopped;
     assert.equal(h.loop.mayWrite(), false);
-    h.state.leader = true;
+    h.loop.start();
+    assert.equal(h.loop.mayWrite(), true);
     await h.loop.stop();
-    assert.equal(h.loop.mayWrite(), false);
   });
 
   it('a rejected run becomes the failed result', async () => {

@@ -14,7 +14,10 @@ class MemoryLease implements LeaseClient {
   current: ObservedLease | undefined;
   private rv = 0;
   failing = false;
+  /** Every request from now on never answers. */
+  hanging = false;
   get(): Promise<ObservedLease | undefined> {
+    if (this.hanging) return new Promise(() => {});
     if (this.failing) return Promise.reject(new Error('down'));
     return Promise.resolve(this.current);
   }
@@ -100,6 +103,31 @@ describe('LeaderElector', () => {
     await step(clock, 200);
     assert.equal(a.isLeader(), false);
     await a.stop();
+  });
+
+  it('fires onStoppedLeading at the renew deadline by itself while a renewal hangs; stop() does not hang', async () => {
+    const clock = new ManualClock(0);
+    const lease = new MemoryLease();
+    const events: string[] = [];
+    const a = elector('a', lease, clock, events);
+    const seen: string[] = [];
+    a.start({ onStartedLeading: () => seen.push('+'), onStoppedLeading: () => seen.push('-') });
+    await settle();
+    assert.deepEqual(events, ['a+']);
+    lease.hanging = true;
+    clock.advance(9_999); // the renewal at 2 s never answers: no tick runs again
+    await settle();
+    assert.deepEqual(events, ['a+']);
+    clock.advance(1);
+    assert.deepEqual(events, ['a+', 'a-'], 'at the deadline, synchronously in the timer');
+    assert.deepEqual(seen, ['+', '-'], 'the callbacks given to start() too');
+    let stopped = false;
+    const stopping = a.stop().then(() => (stopped = true));
+    for (let i = 0; i < 20 && !stopped; i++) {
+      await settle();
+      clock.advance(1_000);
+    }
+    await stopping;
   });
 
   it('stop() releases the lease so a follower takes over at its next retry', async () => {

@@ -5,6 +5,7 @@ import { createKubeSink } from '../../src/reconcile/kube-sink.ts';
 import { LeaderElector } from '../../src/leader/leader-election.ts';
 import { createKubeLeaseClient } from '../../src/leader/lease-client.ts';
 import { Reconciler, type DesiredSet } from '../../src/reconcile/reconciler.ts';
+import { leaderLoopPart, Runtime } from '../../src/kit/runtime.ts';
 import type { EnvoyFilterSink } from '../../src/reconcile/sink.ts';
 import type { Clock, ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
@@ -99,9 +100,12 @@ export interface ReplicaOptions {
   clock?: Clock;
 }
 
+/**
+ * One replica: a reconciler against the fake API server; with `election`, a leader part of a runtime driving a
+ * LeaderElector on the Lease (started on election, stopped on loss), as `aeraki serve` runs it.
+ */
 export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): Replica {
   const kc = fakeKubeConfig(api, { token: id });
-  const holder: { rec?: Reconciler } = {};
   const elector = o.election
     ? new LeaderElector({
         client: createKubeLeaseClient(kc, ROOT, LEASE),
@@ -111,7 +115,6 @@ export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): 
         retryPeriodMs: 200,
         clock: refClock,
         logger: silentLogger,
-        onStartedLeading: () => holder.rec?.trigger(),
       })
     : undefined;
   const sink = createKubeSink(kc);
@@ -120,7 +123,6 @@ export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): 
     desired: o.desired,
     isSynced: o.isSynced ?? (() => true),
     ...(o.heldSources ? { heldSources: o.heldSources } : {}),
-    ...(elector ? { isLeader: () => elector.isLeader() } : {}),
     quietMs: 20,
     maxWaitMs: 200,
     resyncMs: 0,
@@ -128,17 +130,17 @@ export function replica(api: FakeKubeApiServer, id: string, o: ReplicaOptions): 
     clock: o.clock ?? refClock,
     logger: silentLogger,
   });
-  holder.rec = r;
-  r.start();
-  elector?.start();
+  const runtime = elector ? new Runtime({ logger: silentLogger, elector }) : undefined;
+  if (runtime) void runtime.start(leaderLoopPart('reconciler', r, () => r.trigger()));
+  else r.start();
   return {
     id,
     kc,
     rec: r,
     elector,
     async stop() {
-      await r.stop();
-      await elector?.stop();
+      if (runtime) await runtime.stop();
+      else await r.stop();
     },
   };
 }

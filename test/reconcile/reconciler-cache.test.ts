@@ -22,7 +22,6 @@ interface Options {
   readonly resyncMs?: number;
   readonly limiter?: (clock: ManualClock) => TokenBucket;
   readonly logger?: Logger;
-  readonly isLeader?: () => boolean;
 }
 
 function harness(objects: OutputObject[], o: Options = {}) {
@@ -39,7 +38,6 @@ function harness(objects: OutputObject[], o: Options = {}) {
     desired,
     cache,
     isSynced: () => true,
-    ...(o.isLeader ? { isLeader: o.isLeader } : {}),
     quietMs: 5,
     maxWaitMs: 20,
     resyncMs: o.resyncMs ?? 0,
@@ -158,22 +156,31 @@ describe('Reconciler with the managed cache', () => {
     await h.rec.stop();
   });
 
-  it('a standby lists nothing at a resync; its first run as leader lists', async () => {
-    let leader = true;
-    const h = harness(many(3), { resyncMs: 1000, isLeader: () => leader });
+  it('a standby (stopped) lists nothing at a resync; its first run as leader again lists', async () => {
+    const h = harness(many(3), { resyncMs: 1000 });
     h.rec.start();
     await h.rec.runNow();
-    leader = false;
+    await h.rec.stop(); // leadership lost
     h.clock.advance(1005);
     await flush();
     await h.rec.idle();
     assert.equal(h.sink.lists, 1, 'no background list while standby');
-    assert.equal(h.reports.at(-1)?.skipped, 'not-leader');
-    leader = true;
-    h.clock.advance(5); // the re-check of the closed gate
-    await h.rec.idle();
+    h.rec.start(); // elected again
+    await h.rec.runNow();
     assert.equal(h.reports.at(-1)?.listed, true);
     assert.equal(h.sink.lists, 2);
+    await h.rec.stop();
+  });
+
+  it('a standby (stopped) notes no change: its next term as leader times none of them', async () => {
+    const h = harness(many(1));
+    await h.rec.stop();
+    h.rec.changed({ kind: 'ServiceEntry', namespace: 'ns', name: 's0', at: 0 });
+    h.clock.advance(1000);
+    h.rec.start(); // elected: the first run creates the filter of s0
+    await h.rec.runNow();
+    assert.equal(h.reports.at(-1)?.created, 1);
+    assert.deepEqual(h.converged, [], 'the change seen as a standby is not timed by the new term');
     await h.rec.stop();
   });
 

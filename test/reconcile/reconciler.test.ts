@@ -10,7 +10,7 @@ import { MemorySink, filter } from './support.ts';
 interface Harness {
   sink: MemorySink;
   rec: Reconciler;
-  state: { objects: OutputObject[]; failed: Set<string>; synced: boolean; leader: boolean };
+  state: { objects: OutputObject[]; failed: Set<string>; synced: boolean };
   reports: RunReport[];
   clock: ManualClock;
   /** Fires the due timers (retries, re-checks) and awaits the runs they start, until none is left. */
@@ -20,13 +20,12 @@ interface Harness {
 function harness(objects: OutputObject[], opts: { retryMs?: number; resyncMs?: number } = {}): Harness {
   const sink = new MemorySink();
   const clock = new ManualClock(0);
-  const state = { objects, failed: new Set<string>(), synced: true, leader: true };
+  const state = { objects, failed: new Set<string>(), synced: true };
   const desired = (): DesiredSet => ({ objects: state.objects, issues: [], failedSources: state.failed });
   const rec = new Reconciler({
     sink,
     desired,
     isSynced: () => state.synced,
-    isLeader: () => state.leader,
     quietMs: 5,
     maxWaitMs: 20,
     resyncMs: opts.resyncMs ?? 0,
@@ -72,29 +71,30 @@ describe('Reconciler', () => {
     await h.rec.stop();
   });
 
-  it('writes nothing before every source synced, nor when not leader', async () => {
+  it('writes nothing before every source synced, nor once stopped (leadership lost)', async () => {
     const h = harness(many(3));
     h.state.synced = false;
     await h.rec.runNow();
     assert.equal(h.reports.at(-1)?.skipped, 'not-synced');
     h.state.synced = true;
-    h.state.leader = false;
-    await h.rec.runNow();
-    assert.equal(h.reports.at(-1)?.skipped, 'not-leader');
-    assert.equal(h.sink.writes.length, 0);
     await h.rec.stop();
+    h.rec.trigger();
+    await h.rec.runNow();
+    await h.settle();
+    assert.equal(h.reports.length, 1, 'no run once stopped');
+    assert.equal(h.sink.writes.length, 0);
   });
 
-  it('stops writing at once when leadership is lost mid-run', async () => {
+  it('stops writing at once when stopped mid-run (leadership lost after the first write)', async () => {
     const h = harness(many(50));
-    let n = 0;
+    let stopped: Promise<void> | undefined;
     h.sink.beforeWrite = () => {
-      if (++n === 10) h.state.leader = false;
+      stopped ??= h.rec.stop();
     };
     await h.rec.runNow();
-    assert.ok(h.sink.writes.length <= 10, `wrote ${h.sink.writes.length}`);
+    await stopped;
+    assert.equal(h.sink.writes.length, 1, 'nothing written after the stop');
     assert.equal(h.reports.at(-1)?.interrupted, true);
-    await h.rec.stop();
   });
 
   it('retries 409 and 500 with backoff until convergence, collecting every failure', async () => {
@@ -139,14 +139,12 @@ describe('Reconciler', () => {
     await h.rec.runNow();
     assert.deepEqual(h.rec.refused(), []);
 
-    // Refused again, then leadership moves: a standby writes nothing, so it reports nothing refused.
+    // Refused again, then leadership moves (stopped): a standby writes nothing, so it reports nothing refused.
     h.state.objects = [...many(2), filter('istio-system', 'f2', 'ServiceEntry/ns/s2', 3)];
     await h.rec.runNow();
     assert.equal(h.rec.refused().length, 1);
-    h.state.leader = false;
-    await h.rec.runNow();
-    assert.deepEqual(h.rec.refusalDetails(), []);
     await h.rec.stop();
+    assert.deepEqual(h.rec.refusalDetails(), []);
   });
 
   it('survives a failing list (API outage) and converges afterwards', async () => {
@@ -197,12 +195,10 @@ describe('Reconciler', () => {
     h.state.synced = false;
     await h.rec.runNow();
     assert.deepEqual(h.clock.pendingDelays(), [5]);
-    h.state.synced = true;
-    h.state.leader = false;
     h.clock.advance(5);
     await h.rec.idle();
-    assert.equal(h.reports.at(-1)?.skipped, 'not-leader');
-    h.state.leader = true;
+    assert.equal(h.reports.at(-1)?.skipped, 'not-synced');
+    h.state.synced = true;
     await h.settle();
     assert.equal(h.sink.objects.size, 2);
     await h.rec.stop();

@@ -18,6 +18,8 @@ import { candidateVip } from '../../src/registry/vips.ts';
 import { ZooKeeperWatcher } from '../../src/registry/zookeeper/watcher.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { leaderLoopPart, Runtime } from '../../src/kit/runtime.ts';
+import { FakeElector } from '../support/fake-elector.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
 import { FakeRegistryWatcher, provider } from '../fakes/registry/fake-watcher.ts';
@@ -62,7 +64,6 @@ function registries(o: Partial<RegistriesOptions> & { specs: readonly RegistrySp
     istioVersion: 'v1alpha3',
     store: new ConfigStore({ rootNamespace: 'istio-system' }),
     kc: fakeKubeConfig(api),
-    isLeader: () => true,
     watcherFactory: (s) => {
       const w = new FakeRegistryWatcher(s.name);
       watchers.set(s.name, w);
@@ -249,16 +250,20 @@ describe('registry ServiceEntries written to the API server', () => {
     assert.equal(r.synced, true);
   });
 
-  it('does not write unless leader', async () => {
-    const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo')], isLeader: () => false });
+  it('does not write unless leader: the kube output is a leader part, the bridges run on every replica', async () => {
+    const r = registries({ specs: [spec('zk=zookeeper://zk:2181/dubbo')] });
+    const runtime = new Runtime({ logger: silentLogger, elector: new FakeElector() });
+    await runtime.start(leaderLoopPart('registry-output', r.kubeOutput!));
     await r.start();
     await listed(r);
     watchers.get('zk')!.set(IFACE, [provider(IFACE, '10.0.0.1')], true);
     watchers.get('zk')!.sync();
     await settle(r);
-    const report = await r.kubeOutput!.reconcile();
-    assert.equal(report.skipped, 'not-leader');
+    assert.equal(r.synced, true, 'the bridge runs on a standby');
+    const report = await r.kubeOutput!.reconcile(); // honoured, but a stopped output writes nothing
+    assert.equal(report.interrupted, true);
     assert.equal(seWrites().length, 0);
+    await runtime.stop();
   });
 });
 

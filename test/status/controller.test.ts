@@ -9,6 +9,8 @@ import { StatusController, type StatusControllerOptions } from '../../src/status
 import { createKubeStatusPort } from '../../src/status/kube.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { leaderLoopPart, Runtime } from '../../src/kit/runtime.ts';
+import { FakeElector } from '../support/fake-elector.ts';
 import { recordingLogger, type LogRecord } from '../support/recording-logger.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import { startFakeKubeApiServer, type FakeKubeApiServer } from '../fakes/kube-apiserver/index.ts';
@@ -111,19 +113,22 @@ describe('status/controller: against the API server', () => {
   });
 
   it('a non-leader never writes; the new leader writes once', async () => {
-    let leader = false;
-    const c = controller({ isLeader: () => leader, pollMs: 1000 });
+    const c = controller({ pollMs: 1000 });
+    const elector = new FakeElector();
+    const runtime = new Runtime({ logger: silentLogger, elector });
+    await runtime.start(leaderLoopPart('status', c));
     c.trigger();
     await settle(c);
     clock.advance(5000);
     await c.idle();
     assert.equal(statusWrites().length + eventWrites().length, 0);
     assert.equal(api.requests.filter((r) => r.resource === 'metarouters').length, 0, 'not even a list');
-    leader = true;
-    clock.advance(1000);
+    elector.elect(); // the status part starts, which requests a run
+    await runtime.settled();
+    clock.advance(QUIET);
     await c.idle();
     assert.equal(statusWrites().length, 1);
-    await c.stop();
+    await runtime.stop();
   });
 
   it('a rejected object: Accepted False naming the field, Invalid and Held Events created once', async () => {

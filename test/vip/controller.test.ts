@@ -5,6 +5,8 @@ import type { Protocol } from '../../src/model/protocol.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { leaderLoopPart, Runtime } from '../../src/kit/runtime.ts';
+import { FakeElector } from '../support/fake-elector.ts';
 import { VipAllocator, type VipAllocatorOptions } from '../../src/vip/controller.ts';
 import { createKubeServiceEntryPort } from '../../src/vip/kube.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
@@ -179,15 +181,30 @@ describe('vip/controller: against the API server', () => {
     seed('a');
     seed('b');
     api.clearRequests();
-    const follower = allocator({ isLeader: () => false });
-    const r = await follower.reconcile();
-    assert.equal(r.skipped, 'not-leader');
-    assert.deepEqual(clock.pendingDelays(), [1000], 'leadership is re-checked after pollMs');
+    const follower = allocator();
+    const runtime = new Runtime({ logger: silentLogger, elector: new FakeElector() });
+    await runtime.start(leaderLoopPart('vips', follower));
+    follower.trigger();
+    clock.advance(QUIET);
+    await follower.idle();
+    assert.deepEqual(clock.pendingDelays(), [], 'a standby has no timer');
     assert.equal(api.requests.filter((q) => q.resource === 'serviceentries').length, 0);
+    await runtime.stop();
 
-    let checks = 0;
-    const losing = allocator({ isLeader: () => ++checks <= 2 }); // run start + first write
+    // Leadership lost as the first write is issued: the stop closes the write gate before the next one.
+    let stopped: Promise<void> | undefined;
+    const port = createKubeServiceEntryPort(fakeKubeConfig(api));
+    const losing = allocator({
+      port: {
+        list: () => port.list(),
+        updateAddresses: (se, addresses) => {
+          stopped ??= losing.stop();
+          return port.updateAddresses(se, addresses);
+        },
+      },
+    });
     const partial = await losing.reconcile();
+    await stopped;
     assert.equal(partial.interrupted, true);
     assert.equal(partial.allocated, 1);
     assert.equal(seWrites().length, 1);
