@@ -40,6 +40,7 @@ import './cmd/help-units.test.ts';
 import './cmd/hostile-files.test.ts';
 import './cmd/lazy-load.test.ts';
 import './cmd/render-cli.test.ts';
+import './cmd/render-waypoint.test.ts';
 import './cmd/serve-config.test.ts';
 import './cmd/serve-security-config.test.ts';
 import './cmd/source-list.test.ts';
