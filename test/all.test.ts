@@ -171,6 +171,8 @@ import './proxy-status/attribute.test.ts';
 import './proxy-status/client.test.ts';
 import './proxy-status/detailed-form.test.ts';
 import './proxy-status/fake-syncz.test.ts';
+import './proxy-status/waypoint-syncz.test.ts';
+import './proxy-status/waypoint.test.ts';
 import './proxy-status/wire.test.ts';
 import './reconcile/diff.test.ts';
 import './reconcile/dir-sink.test.ts';
