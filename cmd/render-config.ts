@@ -2,11 +2,18 @@
 import type { Command } from 'commander';
 import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
 import type { RenderOptions } from '../src/app/render.ts';
+import { DEFAULT_META_PROTOCOL_IMAGES } from '../src/model/proxy-images.ts';
 import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
-import { appendPath, parseBoolean, parseNamespace, parseOutputFormat } from './parsers.ts';
+import { appendPath, parseBoolean, parseNamespace, parseOutputFormat, splitList, text } from './parsers.ts';
 import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
 
-export const RENDER_ROWS: RowTable<RenderOptions> = {
+/** The options as the rows read them: `metaProtocolImages` holds the flag's images alone. */
+type RenderRowOptions = Omit<RenderOptions, 'waypointFilters' | 'metaProtocolImages'> & {
+  readonly waypointFilters: boolean;
+  readonly metaProtocolImages: readonly string[];
+};
+
+export const RENDER_ROWS: RowTable<RenderRowOptions> = {
   files: {
     flag: '-f, --filename <file-or-dir>',
     default: [],
@@ -43,11 +50,29 @@ export const RENDER_ROWS: RowTable<RenderOptions> = {
       "put filters without exportTo in their ServiceEntry's namespace instead of the root namespace",
     parse: parseBoolean,
   },
+  waypointFilters: {
+    flag: '--waypoint-envoyfilters',
+    default: false,
+    description:
+      'read Namespaces and Gateway API Gateways/GatewayClasses too and write EnvoyFilters for Istio waypoints (targetRefs; Istio documents this as unsupported)',
+    parse: parseBoolean,
+  },
+  metaProtocolImages: {
+    flag: '--metaprotocol-images <images>',
+    default: [],
+    description:
+      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones',
+    parse: splitList(text),
+  },
 };
 
 /** The validated options of `aeraki render`. */
 export function renderConfig(command: Command, env: Env): RenderOptions {
   const c = resolveConfig(RENDER_ROWS, command, env);
   if (c.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
-  return Object.freeze({ ...c, files: Object.freeze([...c.files]) });
+  return Object.freeze({
+    ...c,
+    files: Object.freeze([...c.files]),
+    metaProtocolImages: Object.freeze([...DEFAULT_META_PROTOCOL_IMAGES, ...c.metaProtocolImages]),
+  });
 }

@@ -108,6 +108,7 @@ import './plugins/thrift/generator.test.ts';
 import './plugins/thrift/golden.test.ts';
 import './plugins/zookeeper/generator.test.ts';
 import './proxy-status/attribute.test.ts';
+import './proxy-status/waypoint.test.ts';
 import './proxy-status/wire.test.ts';
 import './reconcile/diff.test.ts';
 import './reconcile/dir-sink.test.ts';

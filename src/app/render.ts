@@ -25,6 +25,13 @@ export interface RenderOptions extends Partial<FileLimits> {
   /** `--cluster-domain`: the domain of Kubernetes Service hosts and of short hosts (`foo` → `foo.<ns>.svc.<domain>`);
    *  default cluster.local. */
   readonly clusterDomain?: string;
+  /**
+   * `--waypoint-envoyfilters`: read Namespaces, Gateway API Gateways and GatewayClasses too and write the waypoint
+   * EnvoyFilters (envoyfilter/waypoint.ts). Off (absent): those kinds are skipped silently, output as before.
+   */
+  readonly waypointFilters?: boolean;
+  /** Images known to carry the MetaProtocol proxy, the whole list (WaypointOptions); absent: the default list. */
+  readonly metaProtocolImages?: readonly string[];
 }
 
 export interface RenderResult {
@@ -37,19 +44,32 @@ export interface RenderResult {
   readonly issues: ConfigIssue[];
 }
 
-/** Loads `options.files` into a fresh store (cluster domain default cluster.local). */
+/** How loadStore reads: the cluster domain (default cluster.local), file limits, and whether ambient inputs too. */
+export interface LoadStoreOptions {
+  readonly clusterDomain?: string;
+  readonly limits?: FileLimits;
+  /** Read Namespaces, Gateway API Gateways and GatewayClasses into the store's AmbientView (their issues follow). */
+  readonly ambient?: boolean;
+}
+
+/** Loads `files` into a fresh store; the issues of files and objects, then those of the ambient inputs. */
 export function loadStore(
   files: readonly string[],
   rootNamespace: string,
-  clusterDomain?: string,
-  limits?: FileLimits,
+  options: LoadStoreOptions = {},
 ): { store: ConfigStore; issues: ConfigIssue[] } {
-  const domain = clusterDomain !== undefined ? { clusterDomain } : {};
+  const domain = options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : {};
   const kinds = createPluginKinds();
-  const loaded = loadConfigFiles(files, { rootNamespace, ...domain, kinds, ...(limits ? { limits } : {}) });
+  const loaded = loadConfigFiles(files, {
+    rootNamespace,
+    ...domain,
+    kinds,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.ambient === true ? { ambient: true } : {}),
+  });
   const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh, ...domain, kinds });
   fillStore(store, loaded);
-  return { store, issues: [...loaded.issues] };
+  return { store, issues: [...loaded.issues, ...(loaded.ambient?.issues ?? [])] };
 }
 
 export function render(options: RenderOptions): RenderResult {
@@ -60,12 +80,12 @@ export function render(options: RenderOptions): RenderResult {
 
 /** render(), writing the document to `write` in pieces, in order (a large one never is one string); its issues. */
 export function renderTo(options: RenderOptions, write: (chunk: string) => void): ConfigIssue[] {
-  const { store, issues } = loadStore(
-    options.files,
-    options.rootNamespace,
-    options.clusterDomain,
-    fileLimitsOf(options),
-  );
+  const waypoints = options.waypointFilters === true && !options.routes;
+  const { store, issues } = loadStore(options.files, options.rootNamespace, {
+    ...(options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : {}),
+    limits: fileLimitsOf(options),
+    ambient: waypoints,
+  });
   let document: unknown;
   if (options.routes) {
     const built = buildRouteConfigurations(store);
@@ -76,6 +96,8 @@ export function renderTo(options: RenderOptions, write: (chunk: string) => void)
     const generated = generateAll(store, generators, {
       namespaceScope: options.namespaceScope,
       protocolNames: createProtocolNames(generators),
+      ...(waypoints ? { waypointFilters: true, ambient: store } : {}),
+      ...(options.metaProtocolImages ? { metaProtocolImages: options.metaProtocolImages } : {}),
     });
     issues.push(...generated.issues, ...generated.unhandledPorts.map((p) => p.warning));
     document = { apiVersion: 'v1', kind: 'List', items: generated.objects };

@@ -23,6 +23,7 @@ import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigStore } from './store.ts';
+import { fillAmbient, readAmbientObjects, type AmbientRead } from './ambient-reads.ts';
 
 export { parseRawObjects } from '../model/parse/objects.ts';
 
@@ -138,29 +139,44 @@ export function readRawObjects(
   return raws;
 }
 
+/** What the files hold, and with `ambient` their ambient inputs (Namespaces, Gateway API Gateways, GatewayClasses). */
+export interface LoadedFiles extends FileSourceResult {
+  /** Present only when asked for (`opts.ambient`); its issues are not among `issues`. */
+  readonly ambient?: AmbientRead;
+}
+
 /**
  * Reads every file and parses every object (Kubernetes Services with `opts.clusterDomain`, default cluster.local;
- * the plugins' kinds `opts.kinds`, plugins/registry.ts).
+ * the plugins' kinds `opts.kinds`, plugins/registry.ts); with `opts.ambient` the ambient inputs too
+ * (ambient-reads.ts). Without it, Namespaces and Gateway API kinds are skipped silently, as any kind not read.
  */
 export function loadConfigFiles(
   paths: readonly string[],
-  opts: { rootNamespace: string; clusterDomain?: string; kinds?: readonly KindSpec[]; limits?: FileLimits },
-): FileSourceResult {
+  opts: {
+    rootNamespace: string;
+    clusterDomain?: string;
+    kinds?: readonly KindSpec[];
+    limits?: FileLimits;
+    ambient?: boolean;
+  },
+): LoadedFiles {
   const issues: ConfigIssue[] = [];
   const raws = readRawObjects(paths, issues, opts.limits);
   const parseOptions = {
     clusterDomain: opts.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
     ...(opts.kinds ? { kinds: opts.kinds } : {}),
   };
-  return parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
+  const parsed = parseRawObjects(raws, opts.rootNamespace, issues, parseOptions);
+  return opts.ambient === true ? { ...parsed, ambient: readAmbientObjects(raws) } : parsed;
 }
 
 /**
  * Replaces the whole content of `store` with `result` (full state of every kind the store reads, and of any other
- * kind `result` holds; and the mesh config).
+ * kind `result` holds; and the mesh config); with `result.ambient`, the store's ambient inputs too.
  */
-export function fillStore(store: ConfigStore, result: FileSourceResult): void {
+export function fillStore(store: ConfigStore, result: LoadedFiles): void {
   store.setMesh(result.mesh);
+  if (result.ambient) fillAmbient(store.readsAmbient(), result.ambient);
   const kinds = new Set<ConfigKind>(store.configKinds);
   for (const o of result.objects) kinds.add(o.kind);
   for (const r of result.rejected) kinds.add(r.ref.kind as ConfigKind);

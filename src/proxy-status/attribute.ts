@@ -4,8 +4,16 @@ import type {
   ListenerRejectionReason,
   ProxyListenerRejection,
 } from '../model/listener-rejections.ts';
+import { WAYPOINT_LISTENER } from '../model/ambient/names.ts';
 import type { EnvoyFilterObject } from '../model/objects.ts';
 import type { ProxySync } from './decode.ts';
+import {
+  isWaypoint,
+  ofWaypoint,
+  rejectedChains,
+  waypointTargetsOf,
+  type WaypointTargets,
+} from './waypoint.ts';
 
 /** What one EnvoyFilter of this controller patches, and where it applies. */
 interface FilterRef {
@@ -15,6 +23,10 @@ interface FilterRef {
   readonly listeners: ReadonlySet<string>;
   /** Filter names and config type URLs (without prefix) of its patches. */
   readonly filters: ReadonlySet<string>;
+  /** The filter chains its patches match by name (a waypoint's `inbound-vip|<port>|tcp|<host>`). */
+  readonly chains: ReadonlySet<string>;
+  /** With `targetRefs`: the waypoints it reaches (waypoint.ts); it never applies to a sidecar then. */
+  readonly waypoint?: WaypointTargets;
 }
 
 /** The desired EnvoyFilters indexed by the listener names, ports and filter names / type URLs they patch. */
@@ -24,6 +36,8 @@ export interface FilterIndex {
   readonly byPort: ReadonlyMap<number, readonly FilterRef[]>;
   /** By filter name (`envoy.filters.network.meta_protocol_proxy`) and by config type URL (without prefix). */
   readonly byFilter: ReadonlyMap<string, readonly FilterRef[]>;
+  /** The EnvoyFilters with `targetRefs` (waypoint filters), in input order. */
+  readonly waypointFilters: readonly FilterRef[];
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
@@ -40,14 +54,18 @@ export function indexEnvoyFilters(filters: readonly EnvoyFilterObject[], rootNam
   const byListener = new Map<string, FilterRef[]>();
   const byPort = new Map<number, FilterRef[]>();
   const byFilter = new Map<string, FilterRef[]>();
+  const waypointFilters: FilterRef[] = [];
   for (const ef of filters) {
     const source = ef.metadata.annotations?.[SOURCE_ANNOTATION];
     if (!source) continue;
     const listeners = new Set<string>();
     const ports: number[] = [];
     const filterKeys = new Set<string>();
+    const chains = new Set<string>();
     for (const p of ef.spec.configPatches) {
-      const listener = p.match?.['listener'] as { name?: unknown; portNumber?: unknown } | undefined;
+      const listener = p.match?.['listener'] as
+        { name?: unknown; portNumber?: unknown; filterChain?: { name?: unknown } } | undefined;
+      if (typeof listener?.filterChain?.name === 'string') chains.add(listener.filterChain.name);
       if (typeof listener?.name === 'string') listeners.add(listener.name);
       else if (typeof listener?.portNumber === 'number') ports.push(listener.portNumber);
       const value = p.patch.value as
@@ -58,17 +76,24 @@ export function indexEnvoyFilters(filters: readonly EnvoyFilterObject[], rootNam
       if (typeof tc?.['@type'] === 'string') filterKeys.add(stripType(tc['@type']));
     }
     const ns = ef.metadata.namespace;
+    const waypoint = waypointTargetsOf(ef, rootNamespace);
     const ref: FilterRef = {
       source,
       namespace: ns === rootNamespace ? undefined : ns,
       listeners,
       filters: filterKeys,
+      chains,
+      ...(waypoint ? { waypoint } : {}),
     };
+    if (waypoint) {
+      waypointFilters.push(ref);
+      continue;
+    }
     for (const l of listeners) push(byListener, l, ref);
     for (const port of ports) push(byPort, port, ref);
     for (const f of filterKeys) push(byFilter, f, ref);
   }
-  return { byListener, byPort, byFilter };
+  return { byListener, byPort, byFilter, waypointFilters };
 }
 
 const LISTENER_PREFIX = 'Error adding/updating listener(s) ';
@@ -83,7 +108,7 @@ export function rejectedListeners(message: string): string[] {
   const out: string[] = [];
   LISTENER_NAME.lastIndex = 0;
   for (let m = LISTENER_NAME.exec(rest); m; m = LISTENER_NAME.exec(rest)) {
-    if (/^[\w.:[\]-]+$/.test(m[1]!) && /\d$|^virtual/.test(m[1]!)) out.push(m[1]!);
+    if (/^[\w.:[\]-]+$/.test(m[1]!) && /\d$|^virtual|^main_internal$/.test(m[1]!)) out.push(m[1]!);
   }
   return out;
 }
@@ -106,19 +131,25 @@ interface Acc {
 /**
  * Attributes one proxy's listener rejection (LDS `ERROR` with its detail) to the source objects of the EnvoyFilters
  * that patch the named listener, or that carry the filter the proxy has no implementation of. An EnvoyFilter in
- * the root namespace applies to every proxy, another to its namespace's. Undefined when the proxy rejects nothing
- * or nothing of this controller.
+ * the root namespace applies to every sidecar, another to its namespace's; an EnvoyFilter with `targetRefs` only to
+ * the waypoints it reaches, for a rejection of `main_internal` or of the chain it patches (waypoint.ts, waypointRefs).
+ * Undefined when the proxy rejects nothing or nothing of this controller.
  */
 export function attributeProxy(p: ProxySync, index: FilterIndex): ProxyListenerRejection | undefined {
   if (p.listeners !== 'ERROR' || !p.listenerError) return undefined;
   const applies = (ref: FilterRef): boolean => ref.namespace === undefined || ref.namespace === p.namespace;
   const error = p.listenerError;
   const listeners = rejectedListeners(error);
+  const chains = rejectedChains(error);
   const sources = new Set<string>();
   let reason: ListenerRejectionReason = 'ProxyRejected';
   let filter: string | undefined;
   const lacks = LACKS.exec(error);
-  if (lacks) {
+  if (isWaypoint(p, listeners, chains)) {
+    filter = lacks?.[1];
+    if (lacks) reason = 'ProxyLacksExtension';
+    for (const r of waypointRefs(p, index, { listeners, chains }, lacks)) sources.add(r.source);
+  } else if (lacks) {
     reason = 'ProxyLacksExtension';
     filter = lacks[1]!;
     const name = stripType(lacks[1]!);
@@ -153,6 +184,28 @@ export function attributeProxy(p: ProxySync, index: FilterIndex): ProxyListenerR
     errorDetail: error,
     sources: [...sources].sort(),
   };
+}
+
+/**
+ * The waypoint filters a waypoint's rejection is attributed to, of those it takes (waypoint.ts ofWaypoint), and for
+ * a missing implementation only those carrying that filter: the ones patching a chain the message names; when it
+ * names no chain, every one when it names `main_internal` (or, for a missing implementation, no listener at all).
+ */
+function waypointRefs(
+  p: ProxySync,
+  index: FilterIndex,
+  named: { readonly listeners: readonly string[]; readonly chains: readonly string[] },
+  lacks: RegExpExecArray | null,
+): FilterRef[] {
+  let refs = ofWaypoint(p, index.waypointFilters);
+  if (lacks) {
+    const name = stripType(lacks[1]!);
+    const typeUrl = lacks[2] ? stripType(lacks[2]) : undefined;
+    refs = refs.filter((r) => r.filters.has(name) || (typeUrl !== undefined && r.filters.has(typeUrl)));
+  }
+  if (named.chains.length > 0) return refs.filter((r) => named.chains.some((c) => r.chains.has(c)));
+  if (named.listeners.includes(WAYPOINT_LISTENER)) return refs;
+  return lacks && named.listeners.length === 0 ? refs : [];
 }
 
 /** The proxies' attributed rejections (attributeProxy), in the answer's order. Pure. */

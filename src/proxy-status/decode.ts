@@ -9,6 +9,12 @@ export interface ProxySync {
   readonly id: string;
   /** The proxy's namespace: metadata NAMESPACE (newer istiod), else the `<pod>.<ns>` part of the id. */
   readonly namespace: string;
+  /**
+   * istiod's node type (`sidecar`, `router`, `waypoint`, ...) when the answer gives it: `proxy_type` of
+   * `/debug/syncz`, or the first part of a full node id (`<type>~<ip>~<pod>.<ns>~<domain>`); undefined otherwise
+   * (the ClientConfig answer's id is `<pod>.<ns>`: proxy-status/waypoint.ts).
+   */
+  readonly type?: string;
   readonly listeners: ConfigStatus;
   /**
    * The last rejection's detail of the listeners (`resources[LDS].lastError` of the detailed form, or a
@@ -36,15 +42,25 @@ function asStatus(n: number | undefined): ConfigStatus {
   return STATUSES[n ?? 0] ?? 'UNKNOWN';
 }
 
-/** `sidecar~<ip>~<pod>.<ns>~<ns>.svc.<domain>`: the namespace, or '' when the id has another shape. */
+/**
+ * The namespace of a proxy id: istiod's own `<pod>.<ns>` (pilot/pkg/model/context.go ParseServiceNodeWithMetadata
+ * `out.ID = parts[2]`, what statusgen.go and debug.go answer, istio/istio release-1.30 @b9a2bbd2) or a full node id
+ * `sidecar~<ip>~<pod>.<ns>~<ns>.svc.<domain>`; '' when the id has another shape.
+ */
 export function namespaceOfProxyId(id: string): string {
   const parts = id.split('~');
-  const podNs = parts[2] ?? '';
+  const podNs = (parts.length === 1 ? parts[0] : parts[2]) ?? '';
   const dot = podNs.indexOf('.');
   if (dot >= 0) return podNs.slice(dot + 1);
   const dns = parts[3] ?? '';
   const d = dns.indexOf('.');
   return d > 0 ? dns.slice(0, d) : '';
+}
+
+/** The node type of a full node id `<type>~<ip>~<id>~<domain>`; undefined for another shape. */
+export function typeOfProxyId(id: string): string | undefined {
+  const parts = id.split('~');
+  return parts.length === 4 && parts[0] !== '' ? parts[0] : undefined;
 }
 
 /**
@@ -65,9 +81,11 @@ export function decodeSyncz(resources: readonly AnyLike[]): DecodeResult {
     } catch (err) {
       return { ok: false, reason: `undecodable ClientConfig: ${(err as Error).message}` };
     }
+    const type = typeOfProxyId(c.id);
     out.push({
       id: c.id,
       namespace: c.namespace || namespaceOfProxyId(c.id),
+      ...(type !== undefined ? { type } : {}),
       listeners: c.ldsStatus === undefined ? 'UNKNOWN' : asStatus(c.ldsStatus),
       listenerError: c.ldsError,
     });
@@ -78,6 +96,7 @@ export function decodeSyncz(resources: readonly AnyLike[]): DecodeResult {
 /** One entry of istiod's `/debug/syncz` JSON (debug.go SyncStatus, ResourceStatus): the fields read here. */
 interface SyncStatusJson {
   readonly proxy?: unknown;
+  readonly proxy_type?: unknown;
   readonly listener_sent?: unknown;
   readonly listener_acked?: unknown;
   readonly resources?: Readonly<Record<string, { sent?: unknown; acked?: unknown; lastError?: unknown }>>;
@@ -97,7 +116,14 @@ function fromSyncStatus(e: SyncStatusJson): ProxySync {
   const acked = r ? str(r.acked) : str(e.listener_acked);
   const error = str(r?.lastError) || undefined;
   const listeners: ConfigStatus = error ? 'ERROR' : !sent ? 'NOT_SENT' : sent === acked ? 'SYNCED' : 'STALE';
-  return { id, namespace: namespaceOfProxyId(id), listeners, listenerError: error };
+  const type = str(e.proxy_type) || typeOfProxyId(id);
+  return {
+    id,
+    namespace: namespaceOfProxyId(id),
+    ...(type !== undefined ? { type } : {}),
+    listeners,
+    listenerError: error,
+  };
 }
 
 /**

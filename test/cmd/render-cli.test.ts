@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import type { EnvoyFilterSpec } from '../../src/model/objects.ts';
 import { fixturesDir, peripheryDir, repoRoot } from '../app/fixture-cases.ts';
 import { issueLine, severityOf } from '../../src/model/result.ts';
+import { DEFAULT_META_PROTOCOL_IMAGES } from '../../src/model/proxy-images.ts';
 
 function configOf(argv: string[], env: Record<string, string> = {}) {
   const cmd = addOptions(new Command('render').exitOverride(), RENDER_ROWS);
@@ -50,6 +51,8 @@ describe('render configuration (cmd/render-config.ts)', () => {
       maxFileDocuments: 100_000,
       maxYamlAliasNodes: 100_000,
       namespaceScope: false,
+      waypointFilters: false,
+      metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
     });
   });
 
@@ -85,6 +88,8 @@ describe('render configuration (cmd/render-config.ts)', () => {
       maxFileDocuments: 10,
       maxYamlAliasNodes: 0,
       namespaceScope: true,
+      waypointFilters: false,
+      metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
     });
     assert.equal(configOf(['-f', 'a', '--cluster-domain', 'corp.example']).clusterDomain, 'corp.example');
     assert.equal(configOf(['-f', 'a'], { AERAKI_CLUSTER_DOMAIN: 'from.env' }).clusterDomain, 'from.env');

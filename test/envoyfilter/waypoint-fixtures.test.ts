@@ -1,21 +1,17 @@
-// Waypoint render cases (test/fixtures/waypoint): with waypoint filters on, every output is the expected one, every
-// issue the expected one; each waypoint EnvoyFilter parses strictly against ../shared/protos-2026 (Istio 1.30's
-// EnvoyFilter with targetRefs, Envoy's API at istio-proxy 1.30) and reaches its waypoint as istiod attaches
-// policies (model/ambient/envoyfilter.ts). Without the option, or without ambient inputs, output is what it was.
+// Waypoint render cases (test/fixtures/waypoint): `render --waypoint-envoyfilters` prints the expected objects and
+// issues; each waypoint EnvoyFilter parses strictly against ../shared/protos-2026 (Istio 1.30's EnvoyFilter with
+// targetRefs, Envoy's API at istio-proxy 1.30) and reaches its waypoint as istiod attaches policies
+// (model/ambient/envoyfilter.ts). Without the flag, or without ambient inputs, output is what it was.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadStore } from '../../src/app/render.ts';
-import { generateAll } from '../../src/envoyfilter/generate-all.ts';
+import { render, type RenderOptions } from '../../src/app/render.ts';
 import { reachesWaypoint } from '../../src/model/ambient/envoyfilter.ts';
 import type { EnvoyFilterObject } from '../../src/model/objects.ts';
 import { formatIssue } from '../../src/model/result.ts';
-import { createGenerators, createProtocolNames } from '../../src/plugins/registry.ts';
-import { sortKeys } from '../../src/util/json.ts';
 import { loadCases, optionsOf, repoRoot } from '../app/fixture-cases.ts';
 import { formatProblem, isObject, Proto3JsonChecker, RealProtos } from '../conformance/real-protos.ts';
-import { ambientViewOf, generateWaypointCase } from './waypoint-support.ts';
 
 const casesDir = path.join(repoRoot, 'test/fixtures/waypoint');
 const cases = readdirSync(casesDir).filter((n) => /^\d/.test(n));
@@ -42,22 +38,42 @@ const expectedLines = (file: string) =>
     .split('\n')
     .filter((l) => l !== '');
 
+const BASE: RenderOptions = {
+  files: [],
+  output: 'json',
+  routes: false,
+  rootNamespace: 'istio-system',
+  namespaceScope: false,
+};
+
+interface Rendered {
+  readonly items: EnvoyFilterObject[];
+  readonly stdout: string;
+  readonly issues: string[];
+}
+
+function renderCase(files: string[], extra: Partial<RenderOptions> = {}): Rendered {
+  const out = render({ ...BASE, ...extra, files });
+  const doc = JSON.parse(out.stdout) as { items: EnvoyFilterObject[] };
+  return { items: doc.items, stdout: out.stdout, issues: out.issues.map(formatIssue) };
+}
+
 describe('waypoint render cases', () => {
   for (const name of cases) {
     const dir = path.join(casesDir, name);
     const input = path.join(dir, 'input.yaml');
-    const out = generateWaypointCase(input, path.join(dir, 'ambient.yaml'));
+    const out = renderCase([input], { waypointFilters: true });
 
     it(`${name}: the expected objects and issues`, () => {
       const expected = JSON.parse(
         readFileSync(path.join(dir, 'expected-envoyfilters.json'), 'utf8'),
       ) as unknown;
-      assert.deepEqual(sortKeys({ apiVersion: 'v1', kind: 'List', items: out.objects }), expected);
-      assert.deepEqual(out.issues.map(formatIssue), expectedLines(path.join(dir, 'expected-warnings.txt')));
+      assert.deepEqual(JSON.parse(out.stdout), expected);
+      assert.deepEqual(out.issues, expectedLines(path.join(dir, 'expected-warnings.txt')));
     });
 
     it(`${name}: every waypoint filter parses against protos-2026 and reaches its waypoint`, () => {
-      for (const o of out.objects.filter(isWaypointFilter)) {
+      for (const o of out.items.filter(isWaypointFilter)) {
         assert.equal(o.kind, 'EnvoyFilter');
         const filter: EnvoyFilterObject = o;
         assert.deepEqual(protoProblems(filter), [], `${o.metadata.namespace}/${o.metadata.name}`);
@@ -74,32 +90,34 @@ describe('waypoint render cases', () => {
       }
     });
 
-    it(`${name}: without the option, the sidecar output alone`, () => {
-      const { store } = loadStore([input], 'istio-system');
-      const generators = createGenerators();
-      const options = { namespaceScope: false, protocolNames: createProtocolNames(generators) };
-      const off = generateAll(store, generators, options);
+    it(`${name}: without the flag, the sidecar output alone and no word on the ambient kinds`, () => {
+      const off = renderCase([input]);
       assert.deepEqual(
-        off.objects,
-        out.objects.filter((o) => !isWaypointFilter(o)),
+        off.items,
+        out.items.filter((o) => !isWaypointFilter(o)),
       );
-      const noView = generateAll(store, generators, { ...options, waypointFilters: true });
-      assert.deepEqual(noView.objects, off.objects);
+      assert.deepEqual(
+        off.issues,
+        out.issues.filter((i) => !/Namespace|Gateway|waypoint/.test(i)),
+      );
     });
   }
 });
 
-describe('waypoint filters on, no service bound', () => {
-  it('every render fixture gives the output it gives without the option', () => {
-    const ambient = ambientViewOf({ namespaces: [], gateways: [], classes: [] });
+describe('render --waypoint-envoyfilters on every render fixture', () => {
+  it('prints byte-identical output and the same issues as without the flag', () => {
     for (const c of loadCases().filter((x) => !x.routes)) {
       const o = optionsOf(c);
-      const { store } = loadStore([c.input], o.rootNamespace);
-      const generators = createGenerators();
-      const options = { namespaceScope: o.namespaceScope, protocolNames: createProtocolNames(generators) };
-      const off = generateAll(store, generators, options);
-      const on = generateAll(store, generators, { ...options, waypointFilters: true, ambient });
-      assert.deepEqual(on.objects, off.objects, c.name);
+      const files = [c.input];
+      const options = {
+        ...BASE,
+        rootNamespace: o.rootNamespace,
+        namespaceScope: o.namespaceScope,
+        output: 'yaml' as const,
+      };
+      const off = render({ ...options, files });
+      const on = render({ ...options, files, waypointFilters: true });
+      assert.equal(on.stdout, off.stdout, c.name);
       assert.deepEqual(on.issues, off.issues, c.name);
     }
   });

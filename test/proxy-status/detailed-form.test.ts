@@ -28,10 +28,10 @@ const PROXIES: FakeProxy[] = [
   { id: proxyId('d', 'pay'), namespace: 'pay', lds: 'NOT_SENT' },
 ];
 const DETAILED: readonly ProxySync[] = [
-  { id: PROXIES[0]!.id, namespace: 'shop', listeners: 'SYNCED', listenerError: undefined },
-  { id: PROXIES[1]!.id, namespace: 'shop', listeners: 'ERROR', listenerError: ERROR },
-  { id: PROXIES[2]!.id, namespace: 'pay', listeners: 'STALE', listenerError: undefined },
-  { id: PROXIES[3]!.id, namespace: 'pay', listeners: 'NOT_SENT', listenerError: undefined },
+  { id: PROXIES[0]!.id, namespace: 'shop', type: 'sidecar', listeners: 'SYNCED', listenerError: undefined },
+  { id: PROXIES[1]!.id, namespace: 'shop', type: 'sidecar', listeners: 'ERROR', listenerError: ERROR },
+  { id: PROXIES[2]!.id, namespace: 'pay', type: 'sidecar', listeners: 'STALE', listenerError: undefined },
+  { id: PROXIES[3]!.id, namespace: 'pay', type: 'sidecar', listeners: 'NOT_SENT', listenerError: undefined },
 ];
 
 /** One `istio.io/debug` question with these resource names; the first answer or the stream's end. */

@@ -69,9 +69,27 @@ describe('fake istiod: istio.io/debug/syncz', () => {
     assert.ok('answer' in out);
     assert.equal(out.answer.typeUrl, 'istio.io/debug/syncz');
     assert.deepEqual(proxies(out), [
-      { id: PROXIES[0]!.id, namespace: 'shop', listeners: 'SYNCED', listenerError: undefined },
-      { id: PROXIES[1]!.id, namespace: 'shop', listeners: 'STALE', listenerError: undefined },
-      { id: PROXIES[2]!.id, namespace: 'pay', listeners: 'ERROR', listenerError: PROXIES[2]!.ldsError },
+      {
+        id: PROXIES[0]!.id,
+        namespace: 'shop',
+        type: 'sidecar',
+        listeners: 'SYNCED',
+        listenerError: undefined,
+      },
+      {
+        id: PROXIES[1]!.id,
+        namespace: 'shop',
+        type: 'sidecar',
+        listeners: 'STALE',
+        listenerError: undefined,
+      },
+      {
+        id: PROXIES[2]!.id,
+        namespace: 'pay',
+        type: 'sidecar',
+        listeners: 'ERROR',
+        listenerError: PROXIES[2]!.ldsError,
+      },
     ]);
     const last = fake.requests.at(-1)!;
     assert.equal(last.kind, 'debug');

@@ -16,6 +16,8 @@ export interface FakeProxy {
   readonly lds: FakeConfigStatus;
   /** The last rejection's detail (current istiod only; with lds ERROR). */
   readonly ldsError?: string;
+  /** istiod's node type (`proxy_type` of the /debug/syncz JSON; default `sidecar`). */
+  readonly type?: string;
 }
 
 /**
@@ -52,6 +54,14 @@ export interface FakeSyncz {
 
 export function newFakeSyncz(): FakeSyncz {
   return { mode: 'current', debug: 'newest', proxies: [], rootNamespace: 'istio-system', tokens: new Map() };
+}
+
+/**
+ * istiod's own proxy id, `<pod>.<ns>` (pilot/pkg/model/context.go ParseServiceNodeWithMetadata `out.ID = parts[2]`,
+ * istio/istio release-1.30 @b9a2bbd2): what statusgen.go and debug.go answer, without the node type.
+ */
+export function podProxyId(pod: string, namespace: string): string {
+  return `${pod}.${namespace}`;
 }
 
 /** `sidecar~<ip>~<pod>.<ns>~<ns>.svc.cluster.local` */
@@ -135,7 +145,7 @@ export function encodeDebugSyncz(proxies: readonly FakeProxy[], shape: 'newest' 
     const entry: Record<string, unknown> = {
       cluster_id: 'Kubernetes',
       proxy: p.id,
-      ...(shape === 'newest' ? { proxy_type: 'sidecar' } : {}),
+      ...(shape === 'newest' ? { proxy_type: p.type ?? 'sidecar' } : {}),
       istio_version: '1.28.0',
       cluster_sent: other.sent,
       cluster_acked: other.acked,
