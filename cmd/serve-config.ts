@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { needsKube, type ServeOptions } from '../src/app/options.ts';
-import { outputOf } from '../src/app/outputs.ts';
+import { outputOf, outputsWith } from '../src/app/outputs.ts';
 import type { CertProviderKind } from '../src/identity/types.ts';
 import type { ServeFlags, ServeValues } from './serve-flags.ts';
 import { certProviderOfFlags } from './serve-rows-identity.ts';
@@ -19,11 +19,16 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
   const problems: string[] = [];
   if (c.configSource === 'dir' && c.configDir === '') problems.push('--config-source dir needs --config-dir');
   if (c.output === 'dir' && c.outputDir === '') problems.push('--output dir needs --output-dir');
-  if (c.leaderElect === true && c.output !== 'kube') {
-    problems.push('--leader-elect needs --output kube (the Lease lives in the Kubernetes API)');
+  const output = outputOf(c.output);
+  if (c.leaderElect === true && !output.electsLeader) {
+    problems.push(
+      `--leader-elect needs --output ${outputsWith('electsLeader')} (the Lease lives in the Kubernetes API)`,
+    );
   }
-  if (c.allocateVips === true && c.output !== 'kube') {
-    problems.push('--allocate-vips needs --output kube (the VIPs are written into ServiceEntries)');
+  if (c.allocateVips === true && !output.clusterWriters) {
+    problems.push(
+      `--allocate-vips needs --output ${outputsWith('clusterWriters')} (the VIPs are written into ServiceEntries)`,
+    );
   }
   const certProvider = certProviderOfFlags(c);
   problems.push(...certProblems(c, certProvider));
@@ -73,9 +78,9 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
   if (problems.length > 0) throw new ConfigError(problems.join('; '));
   const values: ServeValues = {
     ...c,
-    leaderElect: c.leaderElect ?? c.output === 'kube',
-    namespaceBootstrap: c.namespaceBootstrap && c.output === 'kube',
-    allocateVips: c.allocateVips ?? c.output === 'kube',
+    leaderElect: c.leaderElect ?? output.electsLeader,
+    namespaceBootstrap: c.namespaceBootstrap && output.clusterWriters,
+    allocateVips: c.allocateVips ?? output.clusterWriters,
     podName: c.podName || hostname(),
     dirStateFile: dirStateFileOf(c),
     xdsServiceAddress: c.xdsServiceAddress || `aeraki.${c.rootNamespace}`,

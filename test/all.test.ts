@@ -41,6 +41,7 @@ import './cmd/certs.test.ts';
 import './cmd/help-units.test.ts';
 import './cmd/hostile-files.test.ts';
 import './cmd/lazy-load.test.ts';
+import './cmd/output-list.test.ts';
 import './cmd/render-cli.test.ts';
 import './cmd/render-waypoint.test.ts';
 import './cmd/serve-config.test.ts';

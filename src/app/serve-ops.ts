@@ -3,6 +3,10 @@
  * `/readyz`) and, with `--debug-endpoints`, the debug server (`/debug/config`, `/debug/envoyfilters`,
  * `/debug/routes`, `/debug/registries`, `/debug/proxies`, `/debug/protocols`).
  */
+import type { ServeBase } from './serve-base.ts';
+import type { ServeInputs } from './serve-inputs.ts';
+import type { ServeRds } from './serve-rds.ts';
+import type { ProxyStatusPart } from './proxy-status.ts';
 import type { ConfigStore } from '../controller/store.ts';
 import type { Generator } from '../model/generator.ts';
 import { AdminServer } from '../ops/admin-server.ts';
@@ -53,6 +57,34 @@ export interface ServeOpsInputs {
   /** With proxy status on: the listener rejections part of /debug/proxies. */
   readonly listenerRejections?: () => ListenerRejectionsDoc;
   readonly logger: Logger;
+}
+
+/** The ops servers' inputs: serve's base, inputs and RDS side, with what is built after them. */
+export function opsInputs(
+  base: ServeBase,
+  inputs: ServeInputs,
+  rds: ServeRds,
+  more: Pick<ServeOpsInputs, 'registries' | 'writers' | 'allSynced' | 'webhook'> & {
+    readonly proxyStatus: ProxyStatusPart | undefined;
+  },
+): ServeOpsInputs {
+  const { runtime, identity, metrics, logger } = base;
+  const { proxyStatus, ...rest } = more;
+  return {
+    ...rest,
+    store: inputs.store,
+    generators: inputs.generators,
+    sources: inputs.sources,
+    rds: rds.server,
+    cache: rds.cache,
+    identity,
+    metrics,
+    ...(base.elects ? { leader: () => runtime.isLeader() } : {}),
+    logger,
+    rdsPort: () => rds.port(),
+    routeOrigin: (route) => rds.routes.originOf(route),
+    ...(proxyStatus ? { listenerRejections: () => proxyStatus.document() } : {}),
+  };
 }
 
 /**

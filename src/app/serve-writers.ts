@@ -25,6 +25,8 @@ import { outputOf } from './outputs.ts';
 import type { BuiltOutput } from './output-parts.ts';
 import type { ServeOptions } from './options.ts';
 import type { ConfigSources } from './sources.ts';
+import type { ServeBase } from './serve-base.ts';
+import type { ServeInputs } from './serve-inputs.ts';
 import { followTopics, statusInputsOf, type Topics } from './serve-topics.ts';
 
 export interface ServeWriters {
@@ -64,6 +66,31 @@ export type ServeWritersOptions = Pick<
   ServeOptions,
   'output' | 'reconcile' | 'leader' | 'bootstrap' | 'vip' | 'podName' | 'mesh'
 >;
+
+/** The writers' inputs: serve's base and inputs, with the registries, the bound RDS port and the sync gate. */
+export function writersInputs(
+  base: ServeBase,
+  inputs: ServeInputs,
+  more: Pick<ServeWritersInputs, 'registries' | 'rdsPort' | 'allSynced'>,
+): ServeWritersInputs {
+  const { kc, informers, metrics, limiter, logger, deps, identity } = base;
+  const { store, generators, sources, topics } = inputs;
+  return {
+    ...more,
+    store,
+    generators,
+    sources,
+    topics,
+    kc,
+    informers,
+    metrics,
+    limiter,
+    logger,
+    serverIdentity: identity.serverIdentity,
+    backoff: deps.backoff,
+    discovery: deps.discovery,
+  };
+}
 
 export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Promise<ServeWriters> {
   const { store, generators, sources, registries, metrics, limiter, logger } = i;

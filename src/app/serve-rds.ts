@@ -1,0 +1,63 @@
+/**
+ * The RDS side of `aeraki serve`, on every replica: the snapshot cache, the gRPC server (bound as a part: a taken
+ * port names `--rds-address`), and the route builder over the store. The builder publishes `routes` after a
+ * rebuild; the proxies' answers are published on `acks` (the live view, again when where they stand moves).
+ */
+import type { Part } from '../kit/lifecycle.ts';
+import { formatAddress } from '../util/address.ts';
+import { systemClock } from '../util/clock.ts';
+import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
+import { RdsServer } from '../xds-rds/server.ts';
+import { SnapshotCache } from '../xds-rds/snapshot.ts';
+import { rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
+import type { ServeBase } from './serve-base.ts';
+import type { ServeInputs } from './serve-inputs.ts';
+import { rdsPart } from './serve-parts.ts';
+
+export interface ServeRds {
+  readonly cache: SnapshotCache;
+  readonly server: RdsServer;
+  readonly routes: RouteSource;
+  /** The host the server listens on (`0.0.0.0` for an empty `--rds-address` host). */
+  readonly host: string;
+  /** The bound port, once `part` started. */
+  port(): number;
+  readonly part: Part;
+}
+
+export function buildRds(o: ServeOptions, base: ServeBase, inputs: ServeInputs): ServeRds {
+  const { logger, metrics, identity } = base;
+  const { rds: r, mesh, handshake } = o;
+  const cache = new SnapshotCache();
+  const host = r.address.host === '' ? '0.0.0.0' : r.address.host;
+  const server = new RdsServer(
+    {
+      host,
+      port: r.address.port,
+      tls: identity.tls,
+      logger,
+      peers: rdsPeers(r, mesh),
+      limits: rdsLimits(r),
+      handshake,
+    },
+    cache,
+  );
+  server.acks.onAllAcked = (ms) => metrics.configToAck.observe(ms / 1000);
+  const { topics } = inputs;
+  const routes = new RouteSource(inputs.store, cache, {
+    quietMs: r.debounceAfterMs,
+    maxWaitMs: r.debounceMaxMs,
+    onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
+    onRoutesChanged: (changed, at) => server.acks.noteChange(changed, at),
+    // MetaRouters' Programmed follows the generations the routes carry and the proxies' answers.
+    onRebuilt: (names) => topics.routes.publish({ routes: names }),
+    now: () => systemClock.now(),
+    logger,
+  });
+  const routeAcks = routeAcksOf(routes, server.acks);
+  topics.acks.publish(routeAcks);
+  server.acks.onStateChange = () => topics.acks.publish(routeAcks);
+  let port = 0;
+  const part = rdsPart(server, formatAddress(host, r.address.port), (p) => (port = p));
+  return { cache, server, routes, host, port: () => port, part };
+}
