@@ -11,7 +11,6 @@ import { limitedApply } from '../kit/apply.ts';
 import type { KubeInformers } from '../kit/kube/informer-hub.ts';
 import type { KindDiscoveryOptions } from '../kit/kube/kind-informer.ts';
 import type { Generator } from '../model/generator.ts';
-import type { OutputObject } from '../model/objects.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import { createProtocolNames } from '../plugins/registry.ts';
@@ -37,8 +36,6 @@ export interface ServeWriters {
   readonly output: BuiltOutput;
   /** The reconciler (a leader part), then the output's parts (its watches, then its leader parts). */
   readonly parts: readonly RuntimePart[];
-  /** The desired objects of the last generation pass. */
-  desiredObjects(): readonly OutputObject[];
 }
 
 export interface ServeWritersInputs {
@@ -160,6 +157,5 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     reconciler,
     output,
     parts: [writer, ...output.parts],
-    desiredObjects: () => i.topics.desired.latest()?.value.objects ?? [],
   };
 }
