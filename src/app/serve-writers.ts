@@ -120,9 +120,12 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     },
   });
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
+  // With --waypoint-envoyfilters the sources read the ambient inputs into the store (serve-inputs.ts).
   const desiredState = new IncrementalGenerator(store, generators, {
     namespaceScope: o.output.namespaceScope,
     protocolNames: createProtocolNames(generators),
+    ...(o.output.waypointFilters ? { waypointFilters: true, ambient: store } : {}),
+    metaProtocolImages: o.output.metaProtocolImages,
   });
   const reconciler = new Reconciler({
     sink: output.sink,
