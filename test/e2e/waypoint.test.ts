@@ -1,7 +1,7 @@
 // `aeraki serve --config-source kube --waypoint-envoyfilters` against the fake kube-apiserver: a namespace turned
-// ambient and bound to a waypoint Gateway gets the waypoint EnvoyFilter (targetRefs, in the waypoint's namespace),
-// removing the binding deletes it; a cluster without the Gateway API CRDs stays ready with the sidecar filters; and
-// without the flag nothing ambient is asked for.
+// ambient and bound to a waypoint Gateway gets the waypoint EnvoyFilter (targetRefs, in the waypoint's namespace;
+// /debug/envoyfilters agrees), removing the binding deletes it; a cluster without the Gateway API CRDs stays ready
+// with the sidecar filters; and without the flag nothing ambient is asked for.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
@@ -79,6 +79,7 @@ async function serve(api: FakeKubeApiServer, waypointFilters: boolean): Promise<
     rdsInsecure: true,
     leaderElect: false,
     namespaceBootstrap: false,
+    debugEndpoints: true,
     waypointFilters,
   });
   return startServe(o, {
@@ -117,6 +118,13 @@ describe('aeraki serve --waypoint-envoyfilters: a namespace bound to a waypoint'
     assert.equal(spec['workloadSelector'], undefined);
     assert.match(JSON.stringify(spec), /main_internal/);
     assert.match(JSON.stringify(spec), /dubbo_proxy/);
+    // /debug/envoyfilters generates as the reconciler does: the waypoint filter is desired, not to be deleted.
+    const debug = JSON.parse((await httpGet(`http://${running.debugAddress!}/debug/envoyfilters`)).body) as {
+      desired: KubeObject[];
+      diff: { delete: unknown[] };
+    };
+    assert.ok(debug.desired.some((o) => o.metadata.name === filter!.metadata.name));
+    assert.deepEqual(debug.diff.delete, []);
 
     api.seed(namespace({ 'istio.io/dataplane-mode': 'ambient' }));
     await waitFor(() => waypointFilters(api).length === 0, 'the waypoint filter deleted');
