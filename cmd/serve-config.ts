@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { needsKube, type ServeOptions } from '../src/app/options.ts';
 import { outputOf, outputsWith } from '../src/app/outputs.ts';
 import type { CertProviderKind } from '../src/identity/types.ts';
+import { DEFAULT_META_PROTOCOL_IMAGES } from '../src/model/proxy-images.ts';
 import type { ServeFlags, ServeValues } from './serve-flags.ts';
 import { certProviderOfFlags } from './serve-rows-identity.ts';
 import { dirStateFileOf } from './serve-rows-source.ts';
@@ -87,6 +88,7 @@ export function serveConfig(command: Command, env: Env, version: string): ServeO
     certProvider,
     caAddress: c.caAddress || `${c.istiodAddress.replace(/:\d+$/, '')}:15012`,
     podNamespace: c.podNamespace || c.rootNamespace,
+    metaProtocolImages: [...DEFAULT_META_PROTOCOL_IMAGES, ...c.metaProtocolImages],
     version,
   };
   const nested = serveOptionsOf(values);

@@ -1,13 +1,19 @@
-/** `aeraki serve` options of the EnvoyFilter output: where the filters go and the reconciler's timings. */
+/**
+ * `aeraki serve` options of the EnvoyFilter output: where the filters go, which are written (waypoint filters, the
+ * MetaProtocol images) and the reconciler's timings.
+ */
 import type { OutputKind, OutputOptions, ReconcileOptions } from '../src/app/options.ts';
 import { OUTPUTS } from '../src/app/outputs.ts';
-import { text, parseBoolean, oneOf, parseDurationMs } from './parsers.ts';
+import { text, parseBoolean, oneOf, parseDurationMs, splitList } from './parsers.ts';
 import type { RowTable } from './rows.ts';
 
 export interface OutputFlags {
   readonly output: OutputKind;
   readonly outputDir: string;
   readonly namespaceScope: boolean;
+  readonly waypointFilters: boolean;
+  /** The flag's images alone; serve-config.ts puts the known ones first. */
+  readonly metaProtocolImages: readonly string[];
   readonly debounceAfterMs: number;
   readonly debounceMaxMs: number;
   readonly resyncMs: number;
@@ -35,6 +41,22 @@ export const OUTPUT_ROWS = {
     description: "filters without exportTo go to their ServiceEntry's namespace",
     parse: parseBoolean,
   },
+  waypointFilters: {
+    flag: '--waypoint-envoyfilters [bool]',
+    env: 'AERAKI_WAYPOINT_ENVOYFILTERS',
+    default: false,
+    description:
+      'read Namespaces and Gateway API Gateways/GatewayClasses too and write EnvoyFilters for Istio waypoints (targetRefs; Istio documents this as unsupported)',
+    parse: parseBoolean,
+  },
+  metaProtocolImages: {
+    flag: '--metaprotocol-images <images>',
+    env: 'AERAKI_METAPROTOCOL_IMAGES',
+    default: [],
+    description:
+      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones: waypoints running one get MetaProtocol filters',
+    parse: splitList(text),
+  },
   debounceAfterMs: {
     flag: '--debounce-after <duration>',
     env: 'AERAKI_DEBOUNCE_AFTER',
@@ -59,7 +81,13 @@ export const OUTPUT_ROWS = {
 } satisfies RowTable<OutputFlags>;
 
 export function outputOptions(f: OutputFlags): OutputOptions {
-  return { kind: f.output, dir: f.outputDir, namespaceScope: f.namespaceScope };
+  return {
+    kind: f.output,
+    dir: f.outputDir,
+    namespaceScope: f.namespaceScope,
+    waypointFilters: f.waypointFilters,
+    metaProtocolImages: f.metaProtocolImages,
+  };
 }
 
 export function reconcileOptions(f: OutputFlags): ReconcileOptions {

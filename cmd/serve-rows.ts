@@ -65,6 +65,8 @@ const HELP_ORDER = [
   'rootNamespace',
   'clusterDomain',
   'namespaceScope',
+  'waypointFilters',
+  'metaProtocolImages',
   'leaderElect',
   'podName',
   'leaseDurationMs',

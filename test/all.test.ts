@@ -99,6 +99,7 @@ import './e2e/serve.test.ts';
 import './e2e/sigterm.test.ts';
 import './e2e/vip.test.ts';
 import './e2e/watch-once.test.ts';
+import './e2e/waypoint.test.ts';
 import './envoyfilter/generate-all.test.ts';
 import './envoyfilter/inbound-ports.test.ts';
 import './envoyfilter/incremental-differential.test.ts';

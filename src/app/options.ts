@@ -77,6 +77,13 @@ export interface OutputOptions {
   readonly dir: string;
   /** Filters without exportTo go to their ServiceEntry's namespace. */
   readonly namespaceScope: boolean;
+  /**
+   * `--waypoint-envoyfilters`: read Namespaces, Gateway API Gateways and GatewayClasses too (every source) and write
+   * the EnvoyFilters of Istio waypoints (envoyfilter/waypoint.ts); off: none of those kinds is read.
+   */
+  readonly waypointFilters: boolean;
+  /** Images known to carry the MetaProtocol proxy, the whole list (the defaults, then `--metaprotocol-images`). */
+  readonly metaProtocolImages: readonly string[];
 }
 
 /** The EnvoyFilter reconciler's timings (the status controller and the registries share them). */

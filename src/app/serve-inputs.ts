@@ -49,6 +49,8 @@ export function buildInputs(o: ServeOptions, base: ServeBase): ServeInputs {
     onKindChange: () =>
       topics.kinds.publish({ synced: sources.synced, unavailable: sources.unavailableKinds() }),
     ...(informers ? { informers } : {}),
+    // --waypoint-envoyfilters: Namespaces, Gateways and GatewayClasses read too (off: none requested).
+    ...(o.output.waypointFilters ? { ambient: true } : {}),
   });
   return { store, generators: createGenerators(), topics, sources, clientIdentity };
 }

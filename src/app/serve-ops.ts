@@ -30,7 +30,7 @@ import { createProtocolNames } from '../plugins/registry.ts';
 import { secretPolicy } from '../model/secret-fields.ts';
 import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
-import type { ServeWriters } from './serve-writers.ts';
+import { generationOptions, type ServeWriters } from './serve-writers.ts';
 import { describeUnavailable, type ConfigSources, type UnavailableKind } from './sources.ts';
 import { describeUnservedRoute, unservedRoutes, type UnservedRoute } from '../model/unserved-routes.ts';
 import type { RunningWebhook } from './webhook.ts';
@@ -182,7 +182,7 @@ export function buildOpsServers(
               envoyFiltersDocument(
                 store,
                 i.generators,
-                { namespaceScope: o.output.namespaceScope, protocolNames },
+                generationOptions(o.output, store, i.generators),
                 sink,
               ),
             routes: () => routesDocument(i.cache, unservedNow(i)),

@@ -6,6 +6,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ConfigStore } from '../controller/store.ts';
+import type { GenerateOptions } from '../envoyfilter/generate-all.ts';
 import { IncrementalGenerator } from '../envoyfilter/incremental.ts';
 import { limitedApply } from '../kit/apply.ts';
 import type { KubeInformers } from '../kit/kube/informer-hub.ts';
@@ -22,7 +23,7 @@ import type { TokenBucket } from '../util/rate-limit.ts';
 import { leaderLoopPart, type RuntimePart } from '../kit/runtime.ts';
 import { outputOf } from './outputs.ts';
 import type { BuiltOutput } from './output-parts.ts';
-import type { ServeOptions } from './options.ts';
+import type { OutputOptions, ServeOptions } from './options.ts';
 import type { ConfigSources } from './sources.ts';
 import type { ServeBase } from './serve-base.ts';
 import type { ServeInputs } from './serve-inputs.ts';
@@ -89,6 +90,23 @@ export function writersInputs(
   };
 }
 
+/**
+ * How serve generates (the reconciler's desired set, /debug/envoyfilters): with --waypoint-envoyfilters the waypoint
+ * filters too, from the ambient inputs the sources read into the store (serve-inputs.ts).
+ */
+export function generationOptions(
+  output: OutputOptions,
+  store: ConfigStore,
+  generators: readonly Generator[],
+): GenerateOptions {
+  return {
+    namespaceScope: output.namespaceScope,
+    protocolNames: createProtocolNames(generators),
+    ...(output.waypointFilters ? { waypointFilters: true, ambient: store } : {}),
+    metaProtocolImages: output.metaProtocolImages,
+  };
+}
+
 export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs): Promise<ServeWriters> {
   const { store, generators, sources, registries, metrics, limiter, logger } = i;
   const descriptor = outputOf(o.output.kind);
@@ -117,10 +135,11 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     },
   });
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
-  const desiredState = new IncrementalGenerator(store, generators, {
-    namespaceScope: o.output.namespaceScope,
-    protocolNames: createProtocolNames(generators),
-  });
+  const desiredState = new IncrementalGenerator(
+    store,
+    generators,
+    generationOptions(o.output, store, generators),
+  );
   const reconciler = new Reconciler({
     sink: output.sink,
     desired: () => {

@@ -49,7 +49,13 @@ describe('app/proxy-status', () => {
         source: {} as never,
         mesh: {} as never,
         podName: 'p',
-        output: { kind: 'kube', dir: '', namespaceScope: false },
+        output: {
+          kind: 'kube',
+          dir: '',
+          namespaceScope: false,
+          waypointFilters: false,
+          metaProtocolImages: [],
+        },
       },
       {
         desired: () => [],
@@ -67,7 +73,13 @@ describe('app/proxy-status', () => {
         source: {} as never,
         mesh: {} as never,
         podName: 'p',
-        output: { kind: 'dir', dir: '/tmp/out', namespaceScope: false },
+        output: {
+          kind: 'dir',
+          dir: '/tmp/out',
+          namespaceScope: false,
+          waypointFilters: false,
+          metaProtocolImages: [],
+        },
       },
       {
         desired: () => [],
@@ -92,7 +104,13 @@ describe('app/proxy-status', () => {
     const part = buildProxyStatus(
       {
         proxyStatus: { intervalMs: 100 },
-        output: { kind: 'kube', dir: '', namespaceScope: false },
+        output: {
+          kind: 'kube',
+          dir: '',
+          namespaceScope: false,
+          waypointFilters: false,
+          metaProtocolImages: [],
+        },
         source: {
           kind: 'mcp',
           istiodAddress: `localhost:${fake.port}`,
@@ -164,7 +182,13 @@ describe('app/proxy-status', () => {
     const log = recordingLogger();
     const options = (): Parameters<typeof buildProxyStatus>[0] => ({
       proxyStatus: { intervalMs: 100 },
-      output: { kind: 'kube', dir: '', namespaceScope: false },
+      output: {
+        kind: 'kube',
+        dir: '',
+        namespaceScope: false,
+        waypointFilters: false,
+        metaProtocolImages: [],
+      },
       source: {
         kind: 'mcp',
         istiodAddress: fake.address,

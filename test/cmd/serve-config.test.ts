@@ -10,6 +10,7 @@ import { addOptions, ConfigError } from '../../cmd/rows.ts';
 import { SERVE_ROWS, serveConfig } from '../../cmd/serve-config.ts';
 import type { ServeValues } from '../../cmd/serve-flags.ts';
 import { serveOptionsOf } from '../../cmd/serve-rows.ts';
+import { DEFAULT_META_PROTOCOL_IMAGES } from '../../src/model/proxy-images.ts';
 import { cliArgs } from '../support/process.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
@@ -93,6 +94,21 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
       typeof part === 'object' && part !== null ? Object.values(part) : [part],
     );
     assert.deepEqual(found.sort(), Object.values(values).sort());
+  });
+
+  it('waypoint filters: off by default, on by flag or AERAKI_WAYPOINT_ENVOYFILTERS; the known MetaProtocol images first', () => {
+    const off = configOf(TLS);
+    assert.equal(off.output.waypointFilters, false);
+    assert.deepEqual(off.output.metaProtocolImages, DEFAULT_META_PROTOCOL_IMAGES);
+    assert.equal(configOf([...TLS, '--waypoint-envoyfilters']).output.waypointFilters, true);
+    const env = configOf(TLS, { AERAKI_WAYPOINT_ENVOYFILTERS: 'true' });
+    assert.equal(env.output.waypointFilters, true);
+    const images = configOf([...TLS, '--metaprotocol-images', 'reg.example/mp,reg.example/mp2:1.0']);
+    assert.deepEqual(images.output.metaProtocolImages, [
+      ...DEFAULT_META_PROTOCOL_IMAGES,
+      'reg.example/mp',
+      'reg.example/mp2:1.0',
+    ]);
   });
 
   it("keeps Aeraki's environment names and lets flags win over them", () => {

@@ -3,6 +3,7 @@
 import type { ServeOptions } from '../../src/app/options.ts';
 import type { ServeValues } from '../../cmd/serve-flags.ts';
 import { serveOptionsOf } from '../../cmd/serve-rows.ts';
+import { DEFAULT_META_PROTOCOL_IMAGES } from '../../src/model/proxy-images.ts';
 
 export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
   return serveOptionsOf({
@@ -21,6 +22,8 @@ export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
     rootNamespace: 'istio-system',
     clusterDomain: 'cluster.local',
     namespaceScope: false,
+    waypointFilters: false,
+    metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
     leaderElect: true,
     podName: 'aeraki-e2e-0',
     leaseDurationMs: 3000,

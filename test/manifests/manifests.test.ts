@@ -207,6 +207,13 @@ describe('manifests', () => {
     assert.equal(c.ports.find((p: { name: string }) => p.name === port.targetPort).containerPort, o.webhookAddress?.port);
   });
 
+  it('the ambient component turns --waypoint-envoyfilters on, which the base install leaves off', () => {
+    const base = podOptions(objects.find((o) => o.kind === 'Deployment')!);
+    assert.equal(base.waypointFilters, false);
+    const ambient = podOptions(withComponents('ambient').find((o) => o.kind === 'Deployment')!);
+    assert.equal(ambient.waypointFilters, true);
+  });
+
   it('every component builds, validates and gives the container no flag twice (the last would silently win)', () => {
     assert.deepEqual(components, ['ambient', 'cert-manager', 'monitoring', 'network-policy']);
     for (const set of [...components.map((c) => [c]), components]) {
