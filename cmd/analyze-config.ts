@@ -11,7 +11,14 @@ import type { AnalysisSeverity } from '../src/analyze/types.ts';
 import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
 import { oneOf, parseBoolean, parseNamespace, splitList, text } from './parsers.ts';
 import { RENDER_ROWS } from './render-config.ts';
-import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
+import {
+  CLUSTER_DOMAIN_ROW,
+  ConfigError,
+  METAPROTOCOL_IMAGES_ROW,
+  resolveConfig,
+  type Env,
+  type RowTable,
+} from './rows.ts';
 
 export type AnalyzeOutput = 'text' | 'json' | 'sarif';
 
@@ -59,13 +66,7 @@ export const ANALYZE_ROWS: RowTable<AnalyzeCliOptions> = {
     description: 'the mesh gives address-less ServiceEntries a VIP (serve --allocate-vips): no AER0004',
     parse: parseBoolean,
   },
-  metaProtocolImages: {
-    flag: '--metaprotocol-images <images>',
-    default: [],
-    description:
-      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones',
-    parse: splitList(text),
-  },
+  metaProtocolImages: METAPROTOCOL_IMAGES_ROW,
   contribImages: {
     flag: '--contrib-images <images>',
     default: [],

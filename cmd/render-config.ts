@@ -4,8 +4,15 @@ import { DEFAULT_ROOT_NAMESPACE } from '../src/model/constants.ts';
 import type { RenderOptions } from '../src/app/render.ts';
 import { DEFAULT_META_PROTOCOL_IMAGES } from '../src/model/proxy-images.ts';
 import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
-import { appendPath, parseBoolean, parseNamespace, parseOutputFormat, splitList, text } from './parsers.ts';
-import { CLUSTER_DOMAIN_ROW, ConfigError, resolveConfig, type Env, type RowTable } from './rows.ts';
+import { appendPath, parseBoolean, parseNamespace, parseOutputFormat } from './parsers.ts';
+import {
+  CLUSTER_DOMAIN_ROW,
+  ConfigError,
+  METAPROTOCOL_IMAGES_ROW,
+  resolveConfig,
+  type Env,
+  type RowTable,
+} from './rows.ts';
 
 /** The options as the rows read them: `metaProtocolImages` holds the flag's images alone. */
 type RenderRowOptions = Omit<RenderOptions, 'waypointFilters' | 'metaProtocolImages'> & {
@@ -57,13 +64,7 @@ export const RENDER_ROWS: RowTable<RenderRowOptions> = {
       'read Namespaces and Gateway API Gateways/GatewayClasses too and write EnvoyFilters for Istio waypoints (targetRefs; Istio documents this as unsupported)',
     parse: parseBoolean,
   },
-  metaProtocolImages: {
-    flag: '--metaprotocol-images <images>',
-    default: [],
-    description:
-      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones',
-    parse: splitList(text),
-  },
+  metaProtocolImages: METAPROTOCOL_IMAGES_ROW,
 };
 
 /** The validated options of `aeraki render`. */

@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import { CLUSTER_DOMAIN } from '../src/model/constants.ts';
-import { parseDomain } from './parsers.ts';
+import { parseDomain, splitList, text } from './parsers.ts';
 
 export interface ConfigRow<T> {
   /** commander flags, e.g. `--root-namespace <ns>`; a flag without `<value>` or `[value]` is a switch. */
@@ -95,3 +95,15 @@ export const CLUSTER_DOMAIN_ROW = {
   description: 'Kubernetes cluster domain: Service hosts are <name>.<namespace>.svc.<domain>',
   parse: parseDomain,
 } satisfies ConfigRow<string>;
+
+/**
+ * `--metaprotocol-images` of render, analyze and serve (serve adds its env name and what it does with them): the
+ * images beside model/proxy-images.ts's known ones that carry the MetaProtocol proxy.
+ */
+export const METAPROTOCOL_IMAGES_ROW = {
+  flag: '--metaprotocol-images <images>',
+  default: [],
+  description:
+    'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones',
+  parse: splitList(text),
+} satisfies ConfigRow<readonly string[]>;

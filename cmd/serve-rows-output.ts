@@ -4,8 +4,8 @@
  */
 import type { OutputKind, OutputOptions, ReconcileOptions } from '../src/app/options.ts';
 import { OUTPUTS } from '../src/app/outputs.ts';
-import { text, parseBoolean, oneOf, parseDurationMs, splitList } from './parsers.ts';
-import type { RowTable } from './rows.ts';
+import { text, parseBoolean, oneOf, parseDurationMs } from './parsers.ts';
+import { METAPROTOCOL_IMAGES_ROW, type RowTable } from './rows.ts';
 
 export interface OutputFlags {
   readonly output: OutputKind;
@@ -50,12 +50,9 @@ export const OUTPUT_ROWS = {
     parse: parseBoolean,
   },
   metaProtocolImages: {
-    flag: '--metaprotocol-images <images>',
+    ...METAPROTOCOL_IMAGES_ROW,
     env: 'AERAKI_METAPROTOCOL_IMAGES',
-    default: [],
-    description:
-      'comma-separated proxy images (repository, with or without tag) that carry the MetaProtocol proxy, beside the known ones: waypoints running one get MetaProtocol filters',
-    parse: splitList(text),
+    description: `${METAPROTOCOL_IMAGES_ROW.description}: waypoints running one get MetaProtocol filters`,
   },
   debounceAfterMs: {
     flag: '--debounce-after <duration>',

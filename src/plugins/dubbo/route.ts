@@ -21,10 +21,15 @@
  * A VirtualService without `http` entries routes like no VirtualService (Aeraki would write no routes at all).
  */
 import type { HeaderMatcherJson } from '../../model/matchers.ts';
-import { routesFromVirtualService, vsHeaderMatchers, type FieldProblem } from '../sdk/vs-routes.ts';
+import {
+  routesFromVirtualService,
+  vsHeaderMatchers,
+  type ClusterOf,
+  type FieldProblem,
+  type OutboundRoutes as SdkOutboundRoutes,
+} from '../sdk/vs-routes.ts';
 import { outboundClusterName } from '../../model/names.ts';
 import type { HTTPRoute, StringMatch, VirtualService } from '../../model/objects.ts';
-import type { ConfigIssue } from '../../model/result.ts';
 
 export type StringMatcher =
   | { readonly exact: string }
@@ -69,17 +74,8 @@ export function defaultRoute(cluster: string): DubboRoute {
   return { match: { method: { name: matchAllMethod() } }, route: { cluster } };
 }
 
-export interface OutboundRoutes {
-  readonly routes: readonly DubboRoute[];
-  /**
-   * Problems of the VirtualService: when any is an error, `routes` is the default route (the VS was ignored);
-   * warnings (matches after `match[0]`, which are not read) leave the VirtualService in use.
-   */
-  readonly issues: readonly ConfigIssue[];
-}
-
-/** The cluster of a destination subset of the service (undefined: the service itself). */
-export type ClusterOf = (subset: string | undefined) => string;
+export type OutboundRoutes = SdkOutboundRoutes<DubboRoute>;
+export type { ClusterOf };
 
 /**
  * Routes of the outbound route configuration of `host:port`; `clusterOf` names the clusters (default: the

@@ -6,6 +6,19 @@ import { istioHeaderMatchers, type HeaderMatcherJson } from '../../model/matcher
 import type { HTTPRoute, VirtualService } from '../../model/objects.ts';
 import { issue, refOf, warning, type ConfigIssue } from '../../model/result.ts';
 
+/** The cluster of a destination subset of the service (undefined: the service itself). */
+export type ClusterOf = (subset: string | undefined) => string;
+
+/** A native proxy's routes for one service port, from its VirtualService (routesFromVirtualService). */
+export interface OutboundRoutes<R> {
+  readonly routes: readonly R[];
+  /**
+   * Problems of the VirtualService: when any is an error, `routes` is the default route (the VS was ignored);
+   * warnings (matches after `match[0]`, which are not read) leave the VirtualService in use.
+   */
+  readonly issues: readonly ConfigIssue[];
+}
+
 /** Something a proxy cannot express in one field of a VirtualService. */
 export interface FieldProblem {
   readonly path: string;
@@ -25,7 +38,7 @@ export function routesFromVirtualService<R>(
   fallback: readonly R[],
   service: string,
   build: (http: HTTPRoute, path: string, problems: FieldProblem[]) => R,
-): { readonly routes: readonly R[]; readonly issues: readonly ConfigIssue[] } {
+): OutboundRoutes<R> {
   if (vs === undefined || vs.spec.http.length === 0) return { routes: fallback, issues: [] };
   const problems: FieldProblem[] = [];
   const routes = vs.spec.http.map((http, i) => build(http, `spec.http[${i}]`, problems));
