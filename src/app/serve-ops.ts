@@ -26,11 +26,10 @@ import {
   withoutSecrets,
 } from './debug.ts';
 import { protocolsDocument } from '../model/protocol-facts.ts';
-import { createProtocolNames } from '../plugins/registry.ts';
 import { secretPolicy } from '../model/secret-fields.ts';
 import type { ServeIdentity } from './identity.ts';
 import type { ServeOptions } from './options.ts';
-import { generationOptions, type ServeWriters } from './serve-writers.ts';
+import type { ServeWriters } from './serve-writers.ts';
 import { describeUnavailable, type ConfigSources, type UnavailableKind } from './sources.ts';
 import { describeUnservedRoute, unservedRoutes, type UnservedRoute } from '../model/unserved-routes.ts';
 import type { RunningWebhook } from './webhook.ts';
@@ -138,13 +137,13 @@ export function provideServeMetrics(i: ServeOpsInputs): void {
 
 /** The admin server and, with `--debug-endpoints`, the debug server; neither listens yet. */
 export function buildOpsServers(
-  o: Pick<ServeOptions, 'admin' | 'httpLimits' | 'output'>,
+  o: Pick<ServeOptions, 'admin' | 'httpLimits'>,
   i: ServeOpsInputs,
 ): { readonly admin: AdminServer; readonly debug: AdminServer | undefined } {
   const { store, sources, registries, identity, logger } = i;
   const { sink, reconciler } = i.writers;
   const { unavailableKinds } = i.writers.output;
-  const protocolNames = createProtocolNames(i.generators);
+  const { generation } = i.writers;
   const admin = new AdminServer({
     address: o.admin.address,
     paths: 'ops',
@@ -178,13 +177,7 @@ export function buildOpsServers(
         debug: withoutSecrets(
           {
             config: () => configDocument(store, sources.synced, sources.withProblems()),
-            envoyfilters: () =>
-              envoyFiltersDocument(
-                store,
-                i.generators,
-                generationOptions(o.output, store, i.generators),
-                sink,
-              ),
+            envoyfilters: () => envoyFiltersDocument(store, i.generators, generation, sink),
             routes: () => routesDocument(i.cache, unservedNow(i)),
             proxies: () =>
               proxiesDocument(i.rds.acks, {
@@ -192,7 +185,7 @@ export function buildOpsServers(
                 ...(i.listenerRejections ? { listenerRejections: i.listenerRejections } : {}),
               }),
             ...(registries ? { registries: () => registries.debugDocument() } : {}),
-            protocols: () => protocolsDocument(i.generators, protocolNames),
+            protocols: () => protocolsDocument(i.generators, generation.protocolNames),
           },
           secretPolicy(store.kinds, i.generators),
         ),

@@ -15,6 +15,7 @@ import type { Generator } from '../model/generator.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
 import { heldSourceKeys, Reconciler } from '../reconcile/reconciler.ts';
 import { createProtocolNames } from '../plugins/registry.ts';
+import type { ProtocolNames } from '../model/protocol.ts';
 import type { EnvoyFilterSink } from '../reconcile/sink.ts';
 import type { Registries } from '../registry/registries.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
@@ -37,7 +38,12 @@ export interface ServeWriters {
   readonly output: BuiltOutput;
   /** The reconciler (a leader part), then the output's parts (its watches, then its leader parts). */
   readonly parts: readonly RuntimePart[];
+  /** How the desired set is generated (generationOptions); /debug/envoyfilters generates the same way. */
+  readonly generation: ServeGeneration;
 }
+
+/** serve's generation options: the detection names always set (the debug page serves them). */
+export type ServeGeneration = GenerateOptions & { readonly protocolNames: ProtocolNames };
 
 export interface ServeWritersInputs {
   readonly store: ConfigStore;
@@ -98,7 +104,7 @@ export function generationOptions(
   output: OutputOptions,
   store: ConfigStore,
   generators: readonly Generator[],
-): GenerateOptions {
+): ServeGeneration {
   return {
     namespaceScope: output.namespaceScope,
     protocolNames: createProtocolNames(generators),
@@ -135,11 +141,8 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     },
   });
   // The desired set is maintained: each reconcile regenerates only the sources a change touched.
-  const desiredState = new IncrementalGenerator(
-    store,
-    generators,
-    generationOptions(o.output, store, generators),
-  );
+  const generation = generationOptions(o.output, store, generators);
+  const desiredState = new IncrementalGenerator(store, generators, generation);
   const reconciler = new Reconciler({
     sink: output.sink,
     desired: () => {
@@ -176,5 +179,6 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
     reconciler,
     output,
     parts: [writer, ...output.parts],
+    generation,
   };
 }
