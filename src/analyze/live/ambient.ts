@@ -24,8 +24,7 @@ import { handledServices, selectorOf, selects } from './services.ts';
 import { unreadable } from './unreadable.ts';
 import { ORDERS_ENTRY } from '../examples.ts';
 import { bindingOf, waypointAdvice } from '../ambient-advice.ts';
-
-export const DATAPLANE_MODE_LABEL = 'istio.io/dataplane-mode';
+import { DATAPLANE_MODE_AMBIENT, DATAPLANE_MODE_LABEL } from '../../model/ambient/labels.ts';
 
 export const AMBIENT_NAMESPACE: AnalysisCode = {
   code: 'AER0102',
@@ -51,7 +50,9 @@ function analyze(input: AnalysisInput): AnalysisMessage[] {
   const cluster = input.cluster;
   if (!cluster) return [];
   const ambient = new Set(
-    cluster.namespaces.filter((n) => n.labels[DATAPLANE_MODE_LABEL] === 'ambient').map((n) => n.name),
+    cluster.namespaces
+      .filter((n) => n.labels[DATAPLANE_MODE_LABEL] === DATAPLANE_MODE_AMBIENT)
+      .map((n) => n.name),
   );
   const out: AnalysisMessage[] = [];
   for (const h of handledServices(input)) {
