@@ -1,4 +1,6 @@
 import type { WaypointRef } from './ambient/binding.ts';
+import type { WaypointImage } from './ambient/own-waypoint.ts';
+import type { ProtoJson, XdsResource } from './ambient/xds.ts';
 import type { Protocol } from './protocol.ts';
 import type {
   DestinationRule,
@@ -105,6 +107,53 @@ export interface WaypointFilter {
 }
 
 /**
+ * One host of one handled port of a Service or ServiceEntry bound to one of our own waypoints (class
+ * `aeraki-waypoint`, stock Envoy programmed over our ADS; model/ambient/own-waypoint.ts). The translation
+ * (src/waypoint/) builds the filter chain matched on the service's addresses and port, starting with the
+ * `set_filter_state` copy of the PROXY header's client identity to `io.istio.peer_principal`; the generator gives
+ * the network filters after it (authorization, the protocol's proxy, last the terminal one) and any route resource
+ * they fetch over ADS.
+ */
+export interface OwnWaypointContext<X = unknown> {
+  readonly mode: 'own-waypoint';
+  readonly serviceEntry: ServiceEntry;
+  readonly port: ServicePort;
+  readonly portIndex: number;
+  readonly protocol: Protocol;
+  /** The host the chain is for (hosts[0] of a ServiceEntry with several hosts: one chain per address and port). */
+  readonly host: string;
+  /** The waypoint Gateway the service is bound to. */
+  readonly waypoint: WaypointRef;
+  /** What the waypoint runs (its Gateway's `aeraki.io/proxy-image`, else `--waypoint-image`) and what that can carry. */
+  readonly image: WaypointImage;
+  readonly virtualService: VirtualService | undefined;
+  readonly destinationRule: DestinationRule | undefined;
+  readonly metaRouter: MetaRouter | undefined;
+  readonly mesh: MeshConfig;
+  codecFor(applicationProtocol: string): string | undefined;
+  /**
+   * The waypoint's cluster of `host` (default: `ctx.host`) on `port` (default: this port), `subset` included:
+   * `outbound|<port>|<subset>|<host>`. The translation builds every cluster a generator named this way (type EDS,
+   * the ready endpoints of that host and port, those of the subset's labels) and its ClusterLoadAssignment.
+   */
+  clusterOf(subset?: string, host?: string, port?: number): string;
+  /** The name of a route resource of this chain, served over ADS (`<host>_<port>`, as the RDS server names MetaProtocol routes). */
+  readonly routeName: string;
+  /** As SidecarContext.extension. */
+  readonly extension?: X;
+}
+
+/**
+ * The network filters of one chain of our own waypoint (each `envoy.config.listener.v3.Filter` as proto3 JSON,
+ * `{name, typed_config: {'@type': ..., ...}}`, the terminal one last) and the route resources they fetch over ADS
+ * (`config_source: {ads: {}}`, resource names as in the filters).
+ */
+export interface OwnWaypointChain {
+  readonly filters: readonly ProtoJson[];
+  readonly routes?: readonly XdsResource[];
+}
+
+/**
  * A sidecar EnvoyFilter before placement: the namespace (root, ServiceEntry namespace or exportTo targets) is
  * decided by the caller, and so is name sanitising (D7).
  */
@@ -166,6 +215,11 @@ export interface Generator<X = unknown> {
    * waypoint cannot run it (its image lacks the filter). Absent: the protocol gets no waypoint filter (a warning).
    */
   generateWaypoint?(ctx: WaypointContext<X>): Result<WaypointFilter | undefined>;
+  /**
+   * Our own waypoint: the filters of one chain (OwnWaypointContext), or undefined with a warning when the waypoint's
+   * image cannot carry the protocol (ctx.image.kind). Absent: the protocol's ports get no chain (a warning).
+   */
+  generateOwnWaypoint?(ctx: OwnWaypointContext<X>): Result<OwnWaypointChain | undefined>;
   /** Gateway mode (MetaProtocol only): the gateway EnvoyFilters and VirtualServices, as drafts. */
   generateGateway?(ctx: GatewayContext): Result<readonly GatewayDraft[]>;
 }
