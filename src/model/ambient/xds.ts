@@ -96,3 +96,14 @@ export interface WaypointPrograms {
   /** Calls `listener` with the Gateways whose state changed; returns the unsubscribe function. */
   subscribe(listener: (gateways: readonly GatewayKey[]) => void): () => void;
 }
+
+/**
+ * What the translation could not carry on a Gateway, for its status and Events: one line per service port the
+ * waypoint's image cannot run (a MetaProtocol codec on stock Envoy, Kafka without the contrib image) or that has no
+ * address to match, each naming the service, the port and why. Sorted; empty when everything bound is carried.
+ */
+export interface WaypointCoverage {
+  uncarried(gateway: GatewayKey): readonly string[];
+  /** Calls `listener` with the Gateways whose list changed; returns the unsubscribe function. */
+  subscribe(listener: (gateways: readonly GatewayKey[]) => void): () => void;
+}
