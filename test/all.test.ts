@@ -118,6 +118,7 @@ import './identity/istiod-expiry.test.ts';
 import './identity/istiod.test.ts';
 import './identity/rds-rotation.test.ts';
 import './kit/apply.test.ts';
+import './kit/certs/extra-roots.test.ts';
 import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
 import './kit/diff.test.ts';

@@ -62,6 +62,7 @@ import './fuzz/mcp.test.ts';
 import './fuzz/rds-streams.test.ts';
 import './identity/files.test.ts';
 import './kit/apply.test.ts';
+import './kit/certs/extra-roots.test.ts';
 import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
 import './kit/diff.test.ts';
