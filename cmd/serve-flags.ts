@@ -16,6 +16,7 @@ import type { RdsFlags } from './serve-rows-rds.ts';
 import type { RegistryFlags } from './serve-rows-registries.ts';
 import type { SourceFlags } from './serve-rows-source.ts';
 import type { VipFlags } from './serve-rows-vip.ts';
+import type { WaypointFlags } from './serve-rows-waypoint.ts';
 import type { WebhookFlags } from './serve-rows-webhook.ts';
 
 export type ServeFlags = MeshFlags &
@@ -32,7 +33,8 @@ export type ServeFlags = MeshFlags &
   AdminFlags &
   ListenerFlags &
   LoggingFlags &
-  ProxyStatusFlags;
+  ProxyStatusFlags &
+  WaypointFlags;
 
 /** ServeFlags with every default filled in (serve-config.ts), and the version: what serveOptionsOf nests. */
 export type ServeValues = Omit<ServeFlags, 'leaderElect' | 'allocateVips'> & {

@@ -22,6 +22,7 @@ import { RDS_ROWS, rdsOptions } from './serve-rows-rds.ts';
 import { REGISTRY_ROWS, registryOptions } from './serve-rows-registries.ts';
 import { SOURCE_ROWS, sourceOptions } from './serve-rows-source.ts';
 import { VIP_ROWS, vipOptions } from './serve-rows-vip.ts';
+import { WAYPOINT_ROWS, waypointOptions } from './serve-rows-waypoint.ts';
 import { WEBHOOK_ROWS, webhookOptions } from './serve-rows-webhook.ts';
 
 const ROWS: RowTable<ServeFlags> = {
@@ -40,6 +41,7 @@ const ROWS: RowTable<ServeFlags> = {
   ...LISTENER_ROWS,
   ...LOGGING_ROWS,
   ...PROXY_STATUS_ROWS,
+  ...WAYPOINT_ROWS,
 };
 
 /** The order `--help` (and the README's table) lists the options in: every key of ServeFlags once. */
@@ -67,6 +69,7 @@ const HELP_ORDER = [
   'namespaceScope',
   'waypointFilters',
   'metaProtocolImages',
+  'waypointImage',
   'leaderElect',
   'podName',
   'leaseDurationMs',
@@ -161,6 +164,7 @@ export function serveOptionsOf(v: ServeValues): ServeOptions {
     httpLimits: httpLimitOptions(v),
     logging: loggingOptions(v),
     proxyStatus: proxyStatusOptions(v),
+    waypoint: waypointOptions(v),
     version: v.version,
   };
 }

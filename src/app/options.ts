@@ -235,8 +235,15 @@ export interface ServeOptions {
   readonly logging: LoggingOptions;
   /** Proxy status from istiod; absent = off. */
   readonly proxyStatus?: ProxyStatusOptions;
+  /** Our own waypoint (class `aeraki-waypoint`). */
+  readonly waypoint: WaypointOptions;
   /** The value of `aeraki_build_info{version}`. */
   readonly version: string;
+}
+
+/** Our own waypoint: what its Deployments run (a Gateway's `aeraki.io/proxy-image` overrides it). */
+export interface WaypointOptions {
+  readonly image: string;
 }
 
 /**

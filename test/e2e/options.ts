@@ -3,6 +3,7 @@
 import type { ServeOptions } from '../../src/app/options.ts';
 import type { ServeValues } from '../../cmd/serve-flags.ts';
 import { serveOptionsOf } from '../../cmd/serve-rows.ts';
+import { DEFAULT_WAYPOINT_IMAGE } from '../../src/model/ambient/own-waypoint.ts';
 import { DEFAULT_META_PROTOCOL_IMAGES } from '../../src/model/proxy-images.ts';
 
 export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
@@ -24,6 +25,7 @@ export function serveOptions(overrides: Partial<ServeValues>): ServeOptions {
     namespaceScope: false,
     waypointFilters: false,
     metaProtocolImages: DEFAULT_META_PROTOCOL_IMAGES,
+    waypointImage: DEFAULT_WAYPOINT_IMAGE,
     leaderElect: true,
     podName: 'aeraki-e2e-0',
     leaseDurationMs: 3000,
