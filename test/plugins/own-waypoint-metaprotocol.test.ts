@@ -64,6 +64,18 @@ spec:
     rateLimitService: outbound|8081||rate-limit.rpc.svc.cluster.local
     descriptors: [{property: method, descriptorKey: method}]
 ---`;
+const DR = `
+apiVersion: networking.istio.io/v1alpha3
+kind: DestinationRule
+metadata: {name: demo, namespace: rpc}
+spec:
+  host: ${HOST}
+  subsets:
+  - {name: v1, labels: {version: v1}}
+  - name: v2
+    labels: {version: v2}
+    trafficPolicy: {loadBalancer: {consistentHash: {httpHeaderName: tenant}}}
+---`;
 const TRPC = `
 apiVersion: metaprotocol.aeraki.io/v1alpha1
 kind: ApplicationProtocol
@@ -76,7 +88,7 @@ const WAYPOINT_NOTE = `on waypoint rpc/waypoint, whose image docker.io/envoyprox
 
 describe('own waypoint: metaprotocol', () => {
   it('the Dubbo codec on stock Envoy: dubbo_proxy, one route configuration per MetaRouter route, in order', () => {
-    const store = storeOf(SE('tcp-metaprotocol-dubbo') + MR);
+    const store = storeOf(SE('tcp-metaprotocol-dubbo') + MR + DR);
     const { ctx, clusters } = ownContext(store, generator, 'rpc', 'demo');
     const result = generator.generateOwnWaypoint!(ctx);
     const chain = checkedChain(result);
@@ -141,6 +153,7 @@ describe('own waypoint: metaprotocol', () => {
       `MetaRouter rpc/demo: spec.routes[1].match.attributes.interface: route left out ${WAYPOINT_NOTE}: dubbo_proxy matches "interface" exactly, by prefix or by suffix only`,
       `MetaRouter rpc/demo: spec.localRateLimit: not applied ${WAYPOINT_NOTE}, which has no rate limit (a MetaProtocol proxy image has)`,
       `MetaRouter rpc/demo: spec.globalRateLimit: not applied ${WAYPOINT_NOTE}, which has no rate limit (a MetaProtocol proxy image has)`,
+      `DestinationRule rpc/demo: spec.subsets[1].trafficPolicy.loadBalancer.consistentHash.httpHeaderName: not applied ${WAYPOINT_NOTE}, which hashes on no header`,
     ]);
   });
 

@@ -14,12 +14,18 @@
  *
  * What dubbo_proxy cannot do is reported on the MetaRouter, naming the field and the waypoint: a regex on
  * `interface` (the route is left out: requests it would take go on to the next routes), mirrors, request and
- * response mutation, local and global rate limits (not applied).
+ * response mutation, local and global rate limits, and the DestinationRule's consistent-hash headers (not applied).
  */
 import { DUBBO_PROXY_FILTER, DUBBO_PROXY_TYPE } from '../../model/constants.ts';
 import type { OwnWaypointChain, OwnWaypointContext } from '../../model/generator.ts';
 import type { ProtoJson } from '../../model/ambient/xds.ts';
-import type { Destination, MetaRoute, MetaRouter, StringMatch } from '../../model/objects.ts';
+import type {
+  Destination,
+  DestinationRule,
+  MetaRoute,
+  MetaRouter,
+  StringMatch,
+} from '../../model/objects.ts';
 import { sortedKeys } from '../../util/json.ts';
 import { ok, refOf, warning, type ConfigIssue, type Result } from '../../model/result.ts';
 import { dubboProxyFilter, dubboRouteResource, waypointOf } from '../sdk/own-waypoint.ts';
@@ -129,6 +135,19 @@ function routeConfigs(
   return interfaces.map((iface) => ({ name, interface: iface, routes: [{ match, route: action }] }));
 }
 
+/** The paths of the DestinationRule's consistent-hash headers (the RDS routes' hash policies: xds-rds/routes.ts). */
+function hashPaths(dr: DestinationRule): string[] {
+  const field = 'loadBalancer.consistentHash.httpHeaderName';
+  const paths = dr.spec.trafficPolicy?.loadBalancer?.consistentHash?.httpHeaderName
+    ? [`spec.trafficPolicy.${field}`]
+    : [];
+  dr.spec.subsets.forEach((s, i) => {
+    if (s.trafficPolicy?.loadBalancer?.consistentHash?.httpHeaderName)
+      paths.push(`spec.subsets[${i}].trafficPolicy.${field}`);
+  });
+  return paths;
+}
+
 /** dubbo_proxy and its route resource for the MetaRouter of the host (none: every call to the host's cluster). */
 export function dubboProxyChain(ctx: OwnWaypointContext): Result<OwnWaypointChain> {
   const mr = ctx.metaRouter;
@@ -150,6 +169,9 @@ export function dubboProxyChain(ctx: OwnWaypointContext): Result<OwnWaypointChai
     const message = `not applied ${onStockEnvoy(ctx)}, which has no rate limit (a MetaProtocol proxy image has)`;
     issues.push(warning(refOf(mr), `spec.${field}`, message));
   }
+  const dr = ctx.destinationRule;
+  const hashNote = `not applied ${onStockEnvoy(ctx)}, which hashes on no header`;
+  if (dr) for (const path of hashPaths(dr)) issues.push(warning(refOf(dr), path, hashNote));
   const proxy = dubboProxyFilter(DUBBO_PROXY_FILTER, DUBBO_PROXY_TYPE, ctx.clusterOf(), ctx.routeName);
   return ok({ filters: [proxy], routes: [dubboRouteResource(ctx.routeName, configs)] }, issues);
 }
