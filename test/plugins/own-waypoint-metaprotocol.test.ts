@@ -150,7 +150,7 @@ describe('own waypoint: metaprotocol', () => {
     assert.deepEqual(issueLines(result.issues), [
       `MetaRouter rpc/demo: spec.routes[0].mirror: not applied ${WAYPOINT_NOTE}`,
       `MetaRouter rpc/demo: spec.routes[0].requestMutation: not applied ${WAYPOINT_NOTE}`,
-      `MetaRouter rpc/demo: spec.routes[1].match.attributes.interface: route left out ${WAYPOINT_NOTE}: dubbo_proxy matches "interface" exactly, by prefix or by suffix only`,
+      `MetaRouter rpc/demo: spec.routes[1].match.attributes.interface: route left out ${WAYPOINT_NOTE}: dubbo_proxy matches "interface" exactly or by prefix only (no regex, no name starting or ending in "*")`,
       `MetaRouter rpc/demo: spec.localRateLimit: not applied ${WAYPOINT_NOTE}, which has no rate limit (a MetaProtocol proxy image has)`,
       `MetaRouter rpc/demo: spec.globalRateLimit: not applied ${WAYPOINT_NOTE}, which has no rate limit (a MetaProtocol proxy image has)`,
       `DestinationRule rpc/demo: spec.subsets[1].trafficPolicy.loadBalancer.consistentHash.httpHeaderName: not applied ${WAYPOINT_NOTE}, which hashes on no header`,

@@ -108,7 +108,7 @@ function routeConfigs(
   if (interfaces === undefined || action === undefined) {
     const why =
       interfaces === undefined
-        ? 'dubbo_proxy matches "interface" exactly, by prefix or by suffix only'
+        ? 'dubbo_proxy matches "interface" exactly or by prefix only (no regex, no name starting or ending in "*")'
         : 'no destination has a weight';
     issues.push(
       warning(
