@@ -6,6 +6,7 @@ import type { Generator } from '../../model/generator.ts';
 import { resolveDubboContext, type DubboContext } from './context.ts';
 import { generateDubboSidecar, type DubboGeneratorOptions } from './generator.ts';
 import { DUBBO_KINDS } from './kinds.ts';
+import { generateDubboOwnWaypoint } from './own-waypoint.ts';
 import { generateDubboWaypoint } from './waypoint.ts';
 
 export type { DubboContext } from './context.ts';
@@ -23,5 +24,6 @@ export function createDubboGenerator(options: DubboGeneratorOptions = {}): Gener
     resolveContext: resolveDubboContext,
     generateSidecar: (ctx) => generateDubboSidecar(ctx, options),
     generateWaypoint: generateDubboWaypoint,
+    generateOwnWaypoint: generateDubboOwnWaypoint,
   } satisfies Generator<DubboContext>;
 }

@@ -5,6 +5,7 @@
  */
 import type { Generator } from '../../model/generator.ts';
 import { generateKafkaSidecar, generateKafkaWaypoint, KAFKA_BROKER } from './generator.ts';
+import { generateKafkaOwnWaypoint } from './own-waypoint.ts';
 
 export { CONTRIB_WARNING, KAFKA_BROKER } from './generator.ts';
 
@@ -18,5 +19,6 @@ export function createKafkaGenerator(): Generator {
     facts: [{ name: 'kafka', contribFilter: KAFKA_BROKER.filterName }],
     generateSidecar: generateKafkaSidecar,
     generateWaypoint: generateKafkaWaypoint,
+    generateOwnWaypoint: generateKafkaOwnWaypoint,
   } satisfies Generator;
 }

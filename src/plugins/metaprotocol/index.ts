@@ -1,5 +1,6 @@
 import type { Generator } from '../../model/generator.ts';
 import { generateGateway, generateSidecar } from './generator.ts';
+import { generateMetaProtocolOwnWaypoint } from './own-waypoint.ts';
 import { generateMetaProtocolWaypoint } from './waypoint.ts';
 
 /** The MetaProtocol generator: ports named `<x>-metaprotocol-<app>[-...]`, sidecar and gateway mode. */
@@ -9,6 +10,7 @@ export function createMetaProtocolGenerator(): Generator {
     protocols: ['metaprotocol'],
     generateSidecar,
     generateWaypoint: generateMetaProtocolWaypoint,
+    generateOwnWaypoint: generateMetaProtocolOwnWaypoint,
     generateGateway,
   } satisfies Generator;
 }

@@ -7,6 +7,7 @@ import type { Generator } from '../../model/generator.ts';
 import { resolveRedisContext, type RedisContext } from './context.ts';
 import { generateRedisSidecar } from './generator.ts';
 import { REDIS_KINDS, REDIS_SECRET_KEYS } from './kinds.ts';
+import { generateRedisOwnWaypoint } from './own-waypoint.ts';
 import { generateRedisWaypoint } from './waypoint.ts';
 
 export function createRedisGenerator(): Generator<RedisContext> {
@@ -18,5 +19,6 @@ export function createRedisGenerator(): Generator<RedisContext> {
     resolveContext: resolveRedisContext,
     generateSidecar: generateRedisSidecar,
     generateWaypoint: generateRedisWaypoint,
+    generateOwnWaypoint: generateRedisOwnWaypoint,
   } satisfies Generator<RedisContext>;
 }

@@ -4,6 +4,7 @@
  */
 import type { Generator } from '../../model/generator.ts';
 import { generateThriftSidecar, generateThriftWaypoint } from './generator.ts';
+import { generateThriftOwnWaypoint } from './own-waypoint.ts';
 
 export { THRIFT_ROUTER_FILTER } from './generator.ts';
 
@@ -15,5 +16,6 @@ export function createThriftGenerator(): Generator {
     facts: [{ name: 'thrift', wellKnownPorts: [9090] }],
     generateSidecar: generateThriftSidecar,
     generateWaypoint: generateThriftWaypoint,
+    generateOwnWaypoint: generateThriftOwnWaypoint,
   } satisfies Generator;
 }

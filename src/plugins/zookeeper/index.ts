@@ -6,6 +6,7 @@
 import type { Generator } from '../../model/generator.ts';
 import { ok } from '../../model/result.ts';
 import { observerDrafts, observerWaypointFilter, type ObserverFilter } from '../sdk/observer.ts';
+import { zooKeeperOwnWaypoint } from './own-waypoint.ts';
 
 export const ZOOKEEPER_PROXY: ObserverFilter = {
   filterName: 'envoy.filters.network.zookeeper_proxy',
@@ -19,5 +20,6 @@ export function createZooKeeperGenerator(): Generator {
     generateSidecar: (ctx) => observerDrafts(ctx, ZOOKEEPER_PROXY),
     // istio-proxy builds zookeeper_proxy (../shared/protos-2026/SOURCES.md): it runs on Istio's waypoints.
     generateWaypoint: (ctx) => ok(observerWaypointFilter(ctx, ZOOKEEPER_PROXY)),
+    generateOwnWaypoint: zooKeeperOwnWaypoint(ZOOKEEPER_PROXY),
   } satisfies Generator;
 }
