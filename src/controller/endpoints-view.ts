@@ -10,8 +10,8 @@
  * Three shared informers (kit/kube/informer-hub.ts), each object reduced before it is cached
  * (kube/workload-endpoints.ts): EndpointSlices (the very informer the Kubernetes source reads ports from: same
  * watch, reductions merged), Pods, and WorkloadEntries (optional: a cluster without the CRD has none, and the view
- * is synced all the same). Subscribed at construction, started by `start`: the view must be built before any other
- * reader of EndpointSlices starts (the hub refuses a new reduction on a running informer).
+ * is synced all the same). Subscribed at construction, started by `start`: build the view before the Kubernetes
+ * source starts (the hub refuses a new reduction on a running informer); then either may start first.
  *
  * Changes reach subscribers batched: every event of one burst (a list, a chunk of watch events) within one timer
  * turn (`clock.setTimeout(0)`), as one call with the owners in owner order.
@@ -32,6 +32,7 @@ import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { ownersSelecting, serviceEntryEndpoints, WorkloadEntryIndex } from './endpoints-entries.ts';
 import { ServiceEndpointIndex } from './endpoints-services.ts';
+import { reduceSlice } from './kube/endpoint-slices.ts';
 import {
   endpointSlicesWatch,
   podsWatch,
@@ -115,6 +116,14 @@ export class KubeEndpointsView implements EndpointsView {
         },
         { reduce: nameAndLabels },
       ),
+    );
+    // The Kubernetes source's reader of slice ports (kube/endpoint-slices.ts) subscribes to the same informer when
+    // it starts, with reduceSlice: registered here as well (never started, so never called) so that its
+    // subscription finds its reduction applied whichever of the two starts first.
+    this.hub.subscribe(
+      endpointSlicesWatch(kc),
+      { upsert: () => {}, delete: () => {} },
+      { reduce: reduceSlice },
     );
     const version = options.workloadEntries ?? 'v1';
     if (version !== false) {
