@@ -88,6 +88,7 @@ export class KubeEndpointsView implements EndpointsView {
   /** Namespace → label sets of WorkloadEntries changed since the last flush. */
   private readonly pendingEntries = new Map<string, Record<string, string>[]>();
   private timer: TimerHandle | undefined;
+  private readonly syncedOnce = new Set<Subscription>();
 
   constructor(options: KubeEndpointsOptions) {
     this.o = options;
@@ -151,8 +152,13 @@ export class KubeEndpointsView implements EndpointsView {
     await Promise.all(this.subs.map((s) => s.stop()));
   }
 
+  /**
+   * Every resource listed (or found not installed) once: sticky, as the contract says, so a CRD installed later
+   * (listing again) or a 403 later (what was listed is kept) does not take back what is known.
+   */
   synced(): boolean {
-    return this.subs.every((s) => s.synced);
+    for (const s of this.subs) if (s.synced) this.syncedOnce.add(s);
+    return this.syncedOnce.size === this.subs.length;
   }
 
   async whenSynced(): Promise<void> {
