@@ -1,12 +1,15 @@
 // The endpoints our waypoint's EDS sends for ServiceEntries: the inline `spec.endpoints` (IP addresses only, the
-// port by the service port's name, else targetPort, else the number; labels; weight), or the WorkloadEntries of the
-// ServiceEntry's namespace its workloadSelector selects, read from the fake kube-apiserver with real informers
-// (labels of spec and metadata merged, health as istiod reads it); a WorkloadEntry relabelled or deleted notifies
-// the ServiceEntries selecting it; a cluster without the WorkloadEntry CRD is synced and picks the CRD up later.
+// port by the service port's name, else targetPort, else the number; labels; weight; kept whole from MCP too), or
+// the WorkloadEntries of the ServiceEntry's namespace its workloadSelector selects, read from the fake
+// kube-apiserver with real informers (labels of spec and metadata merged, health as istiod reads it); a
+// WorkloadEntry relabelled or deleted notifies the ServiceEntries selecting it; a cluster without the WorkloadEntry
+// CRD is synced and picks the CRD up later.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { KubeEndpointsView } from '../../src/controller/endpoints-view.ts';
+import { decodeToJson } from '../../src/controller/mcp/json-decode.ts';
 import { reduceWorkloadEntry, workloadEntryOf } from '../../src/controller/kube/workload-endpoints.ts';
+import { loadMcpProtos } from '../../src/kit/mcp-protos.ts';
 import type { EndpointsOwner } from '../../src/model/ambient/endpoints.ts';
 import type { ServiceEntry } from '../../src/model/objects.ts';
 import { parseConfigObject } from '../../src/model/parse/parse.ts';
@@ -143,6 +146,27 @@ describe('KubeEndpointsView: ServiceEntries and WorkloadEntries', () => {
         ['warning', 'error', 'spec.endpoints[0].weight'],
       ],
     );
+  });
+
+  it('keeps endpoint ports, labels and weight of a ServiceEntry decoded from MCP', () => {
+    const protos = loadMcpProtos();
+    const type = protos.bodies.get('type.googleapis.com/istio.networking.v1alpha3.ServiceEntry')!;
+    const endpoint = {
+      address: '10.1.0.2',
+      ports: { 'tcp-thrift': 7000 },
+      labels: { version: 'v2' },
+      weight: 3,
+    };
+    const body = type.encode(
+      type.fromObject({ hosts: ['ledger.example.internal'], ports, endpoints: [endpoint] }),
+    );
+    const se = parsed({
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'ServiceEntry',
+      metadata: { namespace: 'vms', name: 'ledger' },
+      spec: decodeToJson(type, body.finish()),
+    });
+    assert.deepEqual(se.spec.endpoints, [endpoint]);
   });
 
   it('sends the healthy WorkloadEntries the selector selects and notifies their ServiceEntries', async (t) => {
