@@ -85,16 +85,17 @@ export function reduceSliceEndpoints(obj: KubernetesObject): KubernetesObject {
   } as KubernetesObject;
 }
 
-/** What a reduced slice contributes; undefined for a slice of no Service. */
+/** What a slice contributes (reduced by reduceSliceEndpoints, or whole); undefined for a slice of no Service. */
 export function sliceEndpointsOf(obj: KubernetesObject): SliceEndpoints | undefined {
   const service = obj.metadata?.labels?.[SERVICE_NAME_LABEL];
   if (service === undefined || service === '') return undefined;
   const raw = obj as Raw;
+  if (!Array.isArray(raw['readyEndpoints'])) {
+    // Not reduced (another reader of the informer keeps whole objects): read the slice as it is.
+    return { service, ports: portsOf(raw), endpoints: readyEndpoints(raw, obj.metadata?.namespace ?? '') };
+  }
   const ports = Array.isArray(raw['ports']) ? (raw['ports'] as SliceEndpoints['ports']) : [];
-  const endpoints = Array.isArray(raw['readyEndpoints'])
-    ? (raw['readyEndpoints'] as SliceEndpoint[])
-    : readyEndpoints(raw, obj.metadata?.namespace ?? '');
-  return { service, ports, endpoints };
+  return { service, ports, endpoints: raw['readyEndpoints'] as SliceEndpoint[] };
 }
 
 /** A WorkloadEntry as EDS reads it. */
