@@ -2,7 +2,9 @@
  * EndpointsView (model/ambient/endpoints.ts) from the Kubernetes API: what our waypoint's EDS is built from.
  * - A Kubernetes Service (a converted one, or istiod's synthetic ServiceEntry `synthetic-<name>` over MCP): the ready
  *   endpoints of its EndpointSlices on the slice port named as the service port, with the labels of their Pods
- *   (endpoints-services.ts). Its owner is `{kind: 'Service', namespace, name: <the Service's name>}`.
+ *   (endpoints-services.ts). A change names two owners, `{kind: 'Service', namespace, name}` (the Service read
+ *   from the Kubernetes API) and `{kind: 'ServiceEntry', namespace, name: 'synthetic-<name>'}` (the same over MCP):
+ *   the subscriber acts on the one it holds.
  * - A ServiceEntry: its inline endpoints (read from the object given, as the ConfigStore holds it) or the
  *   WorkloadEntries its workloadSelector selects (endpoints-entries.ts). Its owner is `{kind: 'ServiceEntry', ...}`;
  *   a change of its inline endpoints is a change of the ServiceEntry, which the store announces itself.
@@ -199,15 +201,18 @@ export class KubeEndpointsView implements EndpointsView {
     return { ...this.services.sizes(), workloadEntries: this.entries.size };
   }
 
+  /** Notes the Services `ns/name` changed: as the Service, and as istiod's synthetic ServiceEntry of it (MCP). */
   private noteServices(keys: readonly string[]): void {
     for (const k of keys) {
       const slash = k.indexOf('/');
-      const owner: EndpointsOwner = {
-        kind: 'Service',
-        namespace: k.slice(0, slash),
-        name: k.slice(slash + 1),
-      };
-      this.pending.set(ownerKey(owner), owner);
+      const namespace = k.slice(0, slash);
+      const name = k.slice(slash + 1);
+      for (const owner of [
+        { kind: 'Service', namespace, name },
+        { kind: 'ServiceEntry', namespace, name: `${SYNTHETIC_PREFIX}${name}` },
+      ] as const) {
+        this.pending.set(ownerKey(owner), owner);
+      }
     }
     if (keys.length > 0) this.schedule();
   }

@@ -154,11 +154,18 @@ describe('KubeEndpointsView: Kubernetes Services (fake kube-apiserver)', () => {
     v.start();
     await v.whenSynced();
     await waitFor(() => calls.length > 0, 'the first batch');
+    // Each Service is named as itself and as istiod's synthetic ServiceEntry of it (MCP).
+    const owners = (name: string) => [
+      { kind: 'Service', namespace: 'pay', name },
+      { kind: 'ServiceEntry', namespace: 'pay', name: `synthetic-${name}` },
+    ];
     assert.deepEqual(calls[0], [
       { kind: 'Service', namespace: 'pay', name: 'audit' },
       { kind: 'Service', namespace: 'pay', name: 'ledger' },
+      { kind: 'ServiceEntry', namespace: 'pay', name: 'synthetic-audit' },
+      { kind: 'ServiceEntry', namespace: 'pay', name: 'synthetic-ledger' },
     ]);
-    const ledgerOnly = [{ kind: 'Service', namespace: 'pay', name: 'ledger' }];
+    const ledgerOnly = owners('ledger');
     const next = async (what: string) => {
       const n = calls.length;
       await waitFor(() => calls.length > n, what);
@@ -170,7 +177,7 @@ describe('KubeEndpointsView: Kubernetes Services (fake kube-apiserver)', () => {
     api.seed(pod('ledger-1', { app: 'ledger', version: 'v1' }, { note: 'x' }));
     api.seed(slice('audit-a', 'audit', [{ ip: '10.0.1.2' }]));
     await waitFor(() => calls.length > seen, 'the audit change');
-    assert.deepEqual(calls.slice(seen), [[{ kind: 'Service', namespace: 'pay', name: 'audit' }]]);
+    assert.deepEqual(calls.slice(seen), [owners('audit')]);
     api.seed(pod('ledger-1', { app: 'ledger', version: 'v2' }));
     assert.deepEqual(await next('the relabelled Pod'), ledgerOnly);
     assert.deepEqual(v.endpointsOf(ledger, dubbo)[0]?.labels, { app: 'ledger', version: 'v2' });
@@ -190,7 +197,7 @@ describe('KubeEndpointsView: Kubernetes Services (fake kube-apiserver)', () => {
     api.delete(SLICES, 'pay', 'ledger-a');
     assert.deepEqual(await next('the deletion'), ledgerOnly);
     assert.deepEqual(addressesOf(v), []);
-    assert.ok(calls.slice(seen).every((c) => c.length === 1));
+    assert.ok(calls.slice(seen).every((c) => c.length === 2));
   });
 
   it('shares one EndpointSlice informer with the Kubernetes source reading ports', async (t) => {
