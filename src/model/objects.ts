@@ -68,8 +68,22 @@ export interface ServiceEntrySpec {
   readonly resolution?: string;
   readonly exportTo?: readonly string[];
   readonly workloadSelector?: WorkloadSelector;
-  /** Read for validation only (their addresses; an address-less endpoint has ''). */
-  readonly endpoints?: readonly { readonly address: string }[];
+  /** The inline endpoints (validation reads their addresses, our waypoint's EDS all of it). */
+  readonly endpoints?: readonly ServiceEntryEndpoint[];
+}
+
+/**
+ * One of `spec.endpoints` of a ServiceEntry: a WorkloadEntry (istio/api networking/v1alpha3/workload_entry.proto,
+ * protos/istio/networking/v1alpha3/workload_entry.proto here), as far as it is read. Absent fields stay undefined.
+ */
+export interface ServiceEntryEndpoint {
+  /** An IP, a Unix socket (`unix://...`) or a DNS name; '' when absent. */
+  readonly address: string;
+  /** The port this endpoint receives each service port on, by the service port's name. */
+  readonly ports?: Readonly<Record<string, number>>;
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Load-balancing weight; 0 or absent: the default (1). */
+  readonly weight?: number;
 }
 /** An Istio ServiceEntry object. */
 export type IstioServiceEntry = KubeObject<'ServiceEntry', ServiceEntrySpec>;

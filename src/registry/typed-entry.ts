@@ -19,7 +19,13 @@ export function typedServiceEntry(se: RegistryServiceEntry): Result<IstioService
     ports: s.ports.map((p) => ({ number: p.number, name: p.name, protocol: p.protocol })),
     location: s.location,
     resolution: s.resolution,
-    endpoints: s.endpoints.map((e) => ({ address: e.address })),
+    // As model/parse/istio-extras.ts readEndpoints reads them (ports and labels in key order).
+    endpoints: s.endpoints.map((e) => ({
+      address: e.address,
+      ports: sortedKeys(e.ports),
+      labels: sortedKeys(e.labels),
+      ...(e.weight !== undefined ? { weight: e.weight } : {}),
+    })),
   };
   const issues: ConfigIssue[] = serviceEntryIssues(spec, { kind: 'ServiceEntry', namespace, name });
   if (hasErrors(issues)) return { ok: false, issues };
@@ -37,4 +43,12 @@ export function typedServiceEntry(se: RegistryServiceEntry): Result<IstioService
     spec,
   };
   return { ok: true, value: deepFreeze(obj), issues };
+}
+
+function sortedKeys<V>(m: Readonly<Record<string, V>>): Record<string, V> {
+  return Object.fromEntries(
+    Object.keys(m)
+      .sort()
+      .map((k) => [k, m[k]!]),
+  );
 }

@@ -41,7 +41,8 @@ interface ReducedSlice extends KubernetesObject {
   readonly ports: readonly { readonly name: string; readonly port: number }[];
 }
 
-function portsOf(raw: Record<string, unknown>): { name: string; port: number }[] {
+/** The TCP ports of a slice (none when it has no endpoints); workload-endpoints.ts writes `ports` with it too. */
+export function portsOf(raw: Record<string, unknown>): { name: string; port: number }[] {
   const endpoints = raw['endpoints'];
   const ports = raw['ports'];
   // A slice without endpoints (a Service with no pods) says nothing about where pods receive.

@@ -3,9 +3,17 @@
  * read with their types checked so the rules can name a bad value, and kept out of the model when absent.
  * Reference: https://istio.io/latest/docs/reference/config/networking/
  */
-import type { ConnectionPoolSettings, HTTPRetry, HTTPRoute, RouteDestination, TLSRoute } from '../objects.ts';
+import type {
+  ConnectionPoolSettings,
+  HTTPRetry,
+  HTTPRoute,
+  RouteDestination,
+  ServiceEntryEndpoint,
+  TLSRoute,
+} from '../objects.ts';
 import { readDestination } from './common.ts';
-import type { Fields, Raw } from './fields.ts';
+import { hygiene } from '../result.ts';
+import { Fields, type Raw } from './fields.ts';
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
@@ -131,10 +139,40 @@ export function readHttpCookie(f: Fields, ch: Raw, path: string): { name: string
   return { name, ...(ttl !== undefined ? { ttl } : {}) };
 }
 
-/** The addresses of `spec.endpoints` of a ServiceEntry; undefined when absent. */
-export function readEndpoints(f: Fields, spec: Raw): { address: string }[] | undefined {
+/**
+ * `spec.endpoints` of a ServiceEntry (WorkloadEntry fields address, ports, labels, weight); undefined when absent.
+ * Other fields (network, locality, serviceAccount) are not read. Ports, labels and weight were not read before our
+ * waypoint's EDS used them, so a bad one is admission hygiene (DESIGN habit 12: the object still works, that field
+ * dropped), while Istio's webhook refuses it.
+ */
+export function readEndpoints(f: Fields, spec: Raw): ServiceEntryEndpoint[] | undefined {
   if (spec['endpoints'] === undefined || spec['endpoints'] === null) return undefined;
-  return f.objectList(spec, 'endpoints', 'spec.endpoints', (o, p) => ({
-    address: f.string(o, 'address', `${p}.address`) ?? '',
-  }));
+  const extras = new Fields(f.ref);
+  const out = f.objectList(spec, 'endpoints', 'spec.endpoints', (o, p) => {
+    const ports = readPortMap(extras, o, `${p}.ports`);
+    const labels = extras.object(o, 'labels', `${p}.labels`)
+      ? extras.stringMap(o, 'labels', `${p}.labels`)
+      : undefined;
+    const weight = extras.uint32(o, 'weight', `${p}.weight`);
+    return {
+      address: f.string(o, 'address', `${p}.address`) ?? '',
+      ...(ports !== undefined ? { ports } : {}),
+      ...(labels !== undefined ? { labels } : {}),
+      ...(weight !== undefined ? { weight } : {}),
+    };
+  });
+  for (const i of extras.issues) f.issues.push(hygiene(i.ref, i.path, i.message));
+  return out;
+}
+
+/** A WorkloadEntry's `ports` (`map<string, uint32>`, port numbers by service port name); undefined when absent. */
+function readPortMap(f: Fields, o: Raw, path: string): Record<string, number> | undefined {
+  const m = f.object(o, 'ports', path);
+  if (!m) return undefined;
+  const out: Record<string, number> = {};
+  for (const name of Object.keys(m).sort()) {
+    const port = f.port(m, name, `${path}.${name}`);
+    if (port !== undefined) out[name] = port;
+  }
+  return out;
 }
