@@ -54,6 +54,8 @@ import './conformance/real-protos.test.ts';
 import './controller/ambient-generation.test.ts';
 import './controller/dir-source.test.ts';
 import './controller/dir-state.test.ts';
+import './controller/endpoints-entries.test.ts';
+import './controller/endpoints-services.test.ts';
 import './controller/file-source.test.ts';
 import './controller/gateway-hold.test.ts';
 import './controller/kube/ambient.test.ts';
