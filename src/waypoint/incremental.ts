@@ -114,8 +114,9 @@ export class WaypointTranslator {
     const services = this.inputs.view.serviceEntries();
     this.hosts.rebuild(services);
     this.changes.startFull();
-    this.touched = new Set(this.changes.placedServices());
+    this.touched = new Set(this.changes.placedServices().map((id) => `obj:${id}`));
     for (const unit of this.reporting.keys()) this.touched.add(unit);
+    for (const id of this.coveredAt.keys()) this.touched.add(`obj:${id}`);
     this.units.update(objectDepKeys(services), () => {});
     this.previous = undefined;
     for (const g of this.ourGateways()) this.changes.listen(g, true);

@@ -6,6 +6,7 @@ import type { EndpointsOwner, EndpointsView, WorkloadEndpoint } from '../../src/
 import { OWN_WAYPOINT_CLASS } from '../../src/model/ambient/own-waypoint.ts';
 import type { WaypointGateway } from '../../src/model/ambient/waypoint.ts';
 import {
+  LISTENER_TYPE,
   THRIFT_ROUTE_TYPE,
   type ServiceContribution,
   type WaypointChange,
@@ -14,7 +15,11 @@ import type { Generator, OwnWaypointContext } from '../../src/model/generator.ts
 import type { ConvertedService, ServiceEntry, ServicePort } from '../../src/model/objects.ts';
 import type { Protocol } from '../../src/model/protocol.ts';
 import { fail, issue, ok, refOf, warning } from '../../src/model/result.ts';
-import { meta } from '../support/builders.ts';
+import type { AmbientWrites } from '../../src/controller/store-ambient.ts';
+import { WaypointTranslator } from '../../src/waypoint/incremental.ts';
+import { assembleListener } from '../../src/waypoint/listener.ts';
+import { xdsProblems } from '../conformance/xds-check.ts';
+import { meta, serviceEntry, storeOf } from '../support/builders.ts';
 
 export const USE = 'istio.io/use-waypoint';
 export const USE_NS = 'istio.io/use-waypoint-namespace';
@@ -37,16 +42,20 @@ export interface FakeGenerators {
   readonly byProtocol: ReadonlyMap<Protocol, Generator>;
   /** Services (`<ns>/<name>`) whose `tcp-fake` generation fails. */
   readonly failing: Set<string>;
+  /** Every `tcp-fake` generation, `<ns>/<name>`, in order. */
+  readonly calls: string[];
 }
 
 export function fakeGenerators(): FakeGenerators {
   const failing = new Set<string>();
+  const calls: string[] = [];
   const fake: Generator = {
     name: 'fake',
     protocols: ['fake'],
     generateSidecar: () => ok([]),
     generateOwnWaypoint: (ctx) => {
       const se = ctx.serviceEntry;
+      calls.push(`${se.metadata.namespace}/${se.metadata.name}`);
       if (failing.has(`${se.metadata.namespace}/${se.metadata.name}`)) {
         return fail([issue(refOf(se), `spec.ports[${ctx.portIndex}]`, 'fake failure')]);
       }
@@ -90,7 +99,7 @@ export function fakeGenerators(): FakeGenerators {
     ['rpc', rpc],
     ['contrib', contrib],
   ]);
-  return { byProtocol, failing };
+  return { byProtocol, failing, calls };
 }
 
 /** An in-memory EndpointsView: `set` replaces one service port's endpoints and tells the subscribers. */
@@ -160,4 +169,62 @@ export function contributionOf(change: WaypointChange, service: string): Service
   if (c === undefined)
     throw new Error(`no contribution of ${service}: ${[...change.services.keys()].join(', ')}`);
   return c;
+}
+
+export const ORDERS = 'orders.shop.svc.cluster.local';
+
+/** Namespace shop opts in to waypoint shop/wp; other/billing and ServiceEntry ext/pay bind to it by their labels. */
+export function world() {
+  const store = storeOf([
+    kubeService('shop', 'orders', [{ number: 20880, name: 'tcp-fake', protocol: 'TCP' }]),
+    kubeService('shop', 'plain', [{ number: 20880, name: 'tcp-fake' }], { labels: { [USE]: 'none' } }),
+    kubeService('other', 'billing', [{ number: 20880, name: 'tcp-fake' }], {
+      labels: { [USE]: 'wp', [USE_NS]: 'shop' },
+      addresses: ['10.96.0.7', 'fd00::7'],
+    }),
+    serviceEntry(
+      'ext',
+      'pay',
+      {
+        hosts: ['pay.example.com'],
+        addresses: ['240.240.0.0/16'],
+        ports: [{ number: 9090, name: 'tcp-rpc' }],
+      },
+      { labels: { [USE]: 'wp', [USE_NS]: 'shop' } },
+    ),
+  ]);
+  const ambient: AmbientWrites = store.readsAmbient();
+  ambient.set({ kind: 'Namespace', value: { name: 'shop', labels: { [USE]: 'wp' } } });
+  ambient.set({ kind: 'KubernetesGateway', value: ownGateway('shop', 'wp') });
+  const endpoints = new MemoryEndpoints();
+  endpoints.set({ kind: 'Service', namespace: 'shop', name: 'orders' }, 20880, [
+    { address: '10.1.0.1', port: 20880, labels: { version: 'v1' } },
+    { address: '10.1.0.2', port: 20880, labels: { version: 'v2' } },
+    { address: '10.1.0.3', port: 20880, labels: { version: 'v1' }, weight: 3 },
+  ]);
+  endpoints.set({ kind: 'ServiceEntry', namespace: 'ext', name: 'pay' }, 9090, [
+    { address: '192.168.0.9', port: 9091, labels: {} },
+  ]);
+  const gens = fakeGenerators();
+  const translator = new WaypointTranslator({
+    view: store,
+    ambient: store,
+    endpoints,
+    byProtocol: gens.byProtocol,
+  });
+  return { store, ambient, endpoints, gens, translator };
+}
+
+/** Every resource of `changes`, and each Gateway's Listener assembled from its template and chains, checked. */
+export function problemsOf(changes: readonly WaypointChange[]): string[] {
+  const out: string[] = [];
+  for (const c of changes) {
+    const contributions = new Map([...c.services].flatMap(([k, v]) => (v ? [[k, v] as const] : [])));
+    for (const [k, v] of contributions) {
+      for (const r of v.resources) out.push(...xdsProblems(r.typeUrl, r.json, `${k} ${r.name}`));
+    }
+    if (c.listener)
+      out.push(...xdsProblems(LISTENER_TYPE, assembleListener(c.listener, contributions), c.gateway));
+  }
+  return out;
 }

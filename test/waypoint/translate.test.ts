@@ -4,87 +4,23 @@
 // and assembled Listener parses strictly as the pinned Envoy API.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { AmbientWrites } from '../../src/controller/store-ambient.ts';
 import {
   CLUSTER_TYPE,
   ENDPOINT_TYPE,
-  LISTENER_TYPE,
   THRIFT_ROUTE_TYPE,
   type ProtoJson,
-  type WaypointChange,
 } from '../../src/model/ambient/xds.ts';
-import { WaypointTranslator } from '../../src/waypoint/incremental.ts';
-import { assembleListener } from '../../src/waypoint/listener.ts';
-import { xdsProblems } from '../conformance/xds-check.ts';
-import { destinationRule, serviceEntry, storeOf, virtualService } from '../support/builders.ts';
+import { destinationRule, virtualService } from '../support/builders.ts';
 import {
   changeOf,
   contributionOf,
-  fakeGenerators,
   kubeService,
-  MemoryEndpoints,
+  ORDERS,
   ownGateway,
+  problemsOf,
   USE,
-  USE_NS,
+  world,
 } from './translate-support.ts';
-
-const ORDERS = 'orders.shop.svc.cluster.local';
-
-/** Namespace shop opts in to waypoint shop/wp; other/billing and ServiceEntry ext/pay bind to it by their labels. */
-function world() {
-  const store = storeOf([
-    kubeService('shop', 'orders', [{ number: 20880, name: 'tcp-fake', protocol: 'TCP' }]),
-    kubeService('shop', 'plain', [{ number: 20880, name: 'tcp-fake' }], { labels: { [USE]: 'none' } }),
-    kubeService('other', 'billing', [{ number: 20880, name: 'tcp-fake' }], {
-      labels: { [USE]: 'wp', [USE_NS]: 'shop' },
-      addresses: ['10.96.0.7', 'fd00::7'],
-    }),
-    serviceEntry(
-      'ext',
-      'pay',
-      {
-        hosts: ['pay.example.com'],
-        addresses: ['240.240.0.0/16'],
-        ports: [{ number: 9090, name: 'tcp-rpc' }],
-      },
-      { labels: { [USE]: 'wp', [USE_NS]: 'shop' } },
-    ),
-  ]);
-  const ambient: AmbientWrites = store.readsAmbient();
-  ambient.set({ kind: 'Namespace', value: { name: 'shop', labels: { [USE]: 'wp' } } });
-  ambient.set({ kind: 'KubernetesGateway', value: ownGateway('shop', 'wp') });
-  const endpoints = new MemoryEndpoints();
-  endpoints.set({ kind: 'Service', namespace: 'shop', name: 'orders' }, 20880, [
-    { address: '10.1.0.1', port: 20880, labels: { version: 'v1' } },
-    { address: '10.1.0.2', port: 20880, labels: { version: 'v2' } },
-    { address: '10.1.0.3', port: 20880, labels: { version: 'v1' }, weight: 3 },
-  ]);
-  endpoints.set({ kind: 'ServiceEntry', namespace: 'ext', name: 'pay' }, 9090, [
-    { address: '192.168.0.9', port: 9091, labels: {} },
-  ]);
-  const gens = fakeGenerators();
-  const translator = new WaypointTranslator({
-    view: store,
-    ambient: store,
-    endpoints,
-    byProtocol: gens.byProtocol,
-  });
-  return { store, ambient, endpoints, gens, translator };
-}
-
-/** Every resource of `changes`, and each Gateway's Listener assembled from its template and chains, checked. */
-function problemsOf(changes: readonly WaypointChange[]): string[] {
-  const out: string[] = [];
-  for (const c of changes) {
-    const contributions = new Map([...c.services].flatMap(([k, v]) => (v ? [[k, v] as const] : [])));
-    for (const [k, v] of contributions) {
-      for (const r of v.resources) out.push(...xdsProblems(r.typeUrl, r.json, `${k} ${r.name}`));
-    }
-    if (c.listener)
-      out.push(...xdsProblems(LISTENER_TYPE, assembleListener(c.listener, contributions), c.gateway));
-  }
-  return out;
-}
 
 const resource = (
   json: readonly { typeUrl: string; name: string; json: ProtoJson }[],
