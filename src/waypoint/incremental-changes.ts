@@ -14,6 +14,13 @@ interface Placed {
   readonly contribution: ServiceContribution;
 }
 
+/** The same Gateway and content (compared only for the services a pass translated again). */
+function sameAs(old: Placed | undefined, now: Placed): boolean {
+  if (old === undefined || old.gateway !== now.gateway) return false;
+  if (old.contribution === now.contribution) return true;
+  return stableStringify(old.contribution) === stableStringify(now.contribution);
+}
+
 export class ChangeSet {
   /** Gateways the sink was given a listener for. */
   private readonly listened = new Set<GatewayKey>();
@@ -55,12 +62,7 @@ export class ChangeSet {
     }
     if (now === undefined) return;
     this.placed.set(id, now);
-    const same =
-      old !== undefined &&
-      old.gateway === now.gateway &&
-      (old.contribution === now.contribution ||
-        stableStringify(old.contribution) === stableStringify(now.contribution));
-    if (this.stale !== undefined || !same) this.servicesOf(now.gateway).set(id, now.contribution);
+    if (this.stale !== undefined || !sameAs(old, now)) this.servicesOf(now.gateway).set(id, now.contribution);
   }
 
   /** The changes of this pass, by Gateway; `template` is the listener a new Gateway is given. */

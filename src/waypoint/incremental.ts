@@ -75,7 +75,10 @@ export class WaypointTranslator {
   private readonly unsubscribe: (() => void)[] = [];
   private readonly dirtyListeners = new Set<() => void>();
 
+  private readonly options: TranslateOptions;
+
   constructor(private readonly inputs: WaypointTranslatorInputs) {
+    this.options = inputs.options ?? {};
     this.tracker = new ChangeTracker(inputs.view);
     this.hosts = new HostIndex(inputs.view.clusterDomain);
     this.unsubscribe.push(
@@ -171,14 +174,14 @@ export class WaypointTranslator {
     const { kind, namespace, name } = objectOfDepKey(unit);
     const source = view.get(kind === 'Service' ? 'Service' : 'ServiceEntry', namespace, name);
     if (source === undefined) return undefined;
-    const { ambient, endpoints, byProtocol, options = {} } = this.inputs;
+    const { ambient, endpoints, byProtocol } = this.inputs;
     const t = translateService(
       {
         view,
         ambient: recordingAmbientView(ambient, deps),
         endpoints: recordingEndpoints(endpoints, deps),
         byProtocol,
-        options,
+        options: this.options,
         serviceOfHost: (host, ns) => this.hosts.lookup(host, ns, deps),
       },
       source,

@@ -29,11 +29,20 @@ export interface TranslateOptions {
   readonly metaProtocolImages?: readonly string[];
 }
 
+/** Images by Gateway object (the store's projections are immutable), per options object. */
+const images = new WeakMap<TranslateOptions, WeakMap<WaypointGateway, WaypointImage>>();
+
 /** The image a Gateway of our class runs: its `aeraki.io/proxy-image`, else `--waypoint-image`, else the default. */
 export function gatewayImage(gateway: WaypointGateway, options: TranslateOptions): WaypointImage {
+  let byGateway = images.get(options);
+  if (byGateway === undefined) images.set(options, (byGateway = new WeakMap()));
+  const known = byGateway.get(gateway);
+  if (known !== undefined) return known;
   const annotated = gateway.ownWaypointImage?.trim();
   const ref = annotated ? annotated : (options.waypointImage ?? DEFAULT_WAYPOINT_IMAGE);
-  return waypointImageOf(ref, options.metaProtocolImages ?? DEFAULT_META_PROTOCOL_IMAGES);
+  const image = waypointImageOf(ref, options.metaProtocolImages ?? DEFAULT_META_PROTOCOL_IMAGES);
+  byGateway.set(gateway, image);
+  return image;
 }
 
 /** The parts shared by every port of one service. */
