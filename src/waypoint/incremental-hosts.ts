@@ -36,7 +36,7 @@ export function recordingEndpoints(endpoints: EndpointsView, deps: Set<string>):
 const idOf = (se: ServiceEntry) => `${se.kind}/${se.metadata.namespace}/${se.metadata.name}`;
 
 /** D6 precedence among services of one host: the oldest first, then namespace/name, a ServiceEntry before a Service. */
-function precedence(a: ServiceEntry, b: ServiceEntry): number {
+export function precedence(a: ServiceEntry, b: ServiceEntry): number {
   return compareOldestFirst(a, b) || (a.kind === b.kind ? 0 : a.kind === 'Service' ? 1 : -1);
 }
 

@@ -29,6 +29,7 @@ import type { ConfigView } from '../model/view.ts';
 import { CoverageIndex } from './incremental-coverage.ts';
 import { endpointsDepKey, HostIndex, recordingEndpoints } from './incremental-hosts.ts';
 import { ChangeSet } from './incremental-changes.ts';
+import { ChainClaims } from './incremental-claims.ts';
 import { listenerTemplate } from './listener.ts';
 import type { TranslateOptions } from './translate-context.ts';
 import { translateService } from './translate.ts';
@@ -69,6 +70,8 @@ export class WaypointTranslator {
   private touched = new Set<string>();
   /** What the sink was given: the Gateways with a listener, and each service's contribution and Gateway. */
   private readonly changes = new ChangeSet();
+  /** Who has each filter chain name and destination of a Gateway. */
+  private claims = new ChainClaims();
   private readonly reporting = new Map<string, ServiceUnit>();
   /** Where each service's coverage lines are filed. */
   private readonly coveredAt = new Map<string, GatewayKey>();
@@ -117,6 +120,7 @@ export class WaypointTranslator {
     const services = this.inputs.view.serviceEntries();
     this.hosts.rebuild(services);
     this.changes.startFull();
+    this.claims = new ChainClaims();
     this.touched = new Set(this.changes.placedServices().map((id) => `obj:${id}`));
     for (const unit of this.reporting.keys()) this.touched.add(unit);
     for (const id of this.coveredAt.keys()) this.touched.add(`obj:${id}`);
@@ -197,17 +201,28 @@ export class WaypointTranslator {
     };
   }
 
-  /** Brings the published state, the coverage and the issues up to the units touched; returns the changes. */
+  /**
+   * Brings the claims, the published state, the coverage and the issues up to the units touched (and the services
+   * whose claims those touched); returns the changes.
+   */
   private finish(): WaypointChange[] {
+    const ids = new Set<string>();
     for (const unit of [...this.touched].sort(compareStrings)) {
       const now = this.units?.get(unit);
       const id = unit.slice(4);
-      this.changes.place(id, now?.gateway, now?.contribution);
-      this.coverageIndex.set(id, this.coveredAt.get(id), now?.gateway, now?.uncarried ?? []);
-      if (now?.gateway !== undefined) this.coveredAt.set(id, now.gateway);
-      else this.coveredAt.delete(id);
+      ids.add(id);
+      for (const other of this.claims.set(id, now?.source, now?.gateway, now?.contribution)) ids.add(other);
       if (now !== undefined && now.issues.length > 0) this.reporting.set(unit, now);
       else this.reporting.delete(unit);
+    }
+    for (const id of [...ids].sort(compareStrings)) {
+      const now = this.units?.get(`obj:${id}`);
+      const { contribution, lost } = this.claims.resolve(id, now?.contribution);
+      this.changes.place(id, now?.gateway, contribution);
+      const lines = lost.length > 0 ? [...(now?.uncarried ?? []), ...lost] : (now?.uncarried ?? []);
+      this.coverageIndex.set(id, this.coveredAt.get(id), now?.gateway, lines);
+      if (now?.gateway !== undefined) this.coveredAt.set(id, now.gateway);
+      else this.coveredAt.delete(id);
     }
     this.touched = new Set();
     const out = this.changes.take(listenerTemplate());

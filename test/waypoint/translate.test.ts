@@ -10,7 +10,7 @@ import {
   THRIFT_ROUTE_TYPE,
   type ProtoJson,
 } from '../../src/model/ambient/xds.ts';
-import { destinationRule, virtualService } from '../support/builders.ts';
+import { destinationRule, serviceEntry, virtualService } from '../support/builders.ts';
 import {
   changeOf,
   contributionOf,
@@ -185,5 +185,55 @@ describe('own waypoint translation', () => {
     );
     assert.ok(!changeOf(changes, 'shop/wp').services.has('Service/shop/theirs'));
     assert.ok(!changeOf(changes, 'shop/wp').services.has('Service/shop/plain'));
+  });
+
+  it('gives a chain name and a destination to one service of a Gateway, the others serve the rest', () => {
+    const { store, translator } = world();
+    store.upsert(
+      serviceEntry('shop', 'a-orders', {
+        hosts: [ORDERS],
+        addresses: ['10.96.0.1'],
+        ports: [{ number: 20880, name: 'tcp-fake' }],
+      }),
+    );
+    store.upsert(
+      kubeService('shop', 'twin', [{ number: 20880, name: 'tcp-fake' }], {
+        addresses: ['10.96.0.1', '10.96.0.9'],
+      }),
+    );
+    const changes = translator.full();
+    const change = changeOf(changes, 'shop/wp');
+    assert.deepEqual(problemsOf(changes), []);
+    assert.deepEqual(contributionOf(change, 'Service/shop/orders').chains, []);
+    const twin = contributionOf(change, 'Service/shop/twin').chains[0] as { filter_chain_match: unknown };
+    assert.deepEqual(twin.filter_chain_match, {
+      destination_port: 20880,
+      prefix_ranges: [{ address_prefix: '10.96.0.9', prefix_len: 32 }],
+    });
+    assert.deepEqual(translator.coverage.uncarried('shop/wp'), [
+      `Service shop/orders port 20880: filter chain ${ORDERS}_20880 is carried for ServiceEntry shop/a-orders`,
+      'Service shop/twin port 20880: address 10.96.0.1/32 is carried for ServiceEntry shop/a-orders',
+    ]);
+    const all = [...change.services.values()].flatMap((c) => c?.chains ?? []) as {
+      name: string;
+      filter_chain_match: { destination_port: number; prefix_ranges: { address_prefix: string }[] };
+    }[];
+    const names = all.map((c) => c.name);
+    const matches = all.flatMap((c) =>
+      c.filter_chain_match.prefix_ranges.map(
+        (p) => `${c.filter_chain_match.destination_port} ${p.address_prefix}`,
+      ),
+    );
+    assert.equal(new Set(names).size, names.length);
+    assert.equal(new Set(matches).size, matches.length);
+
+    store.delete('ServiceEntry', 'shop', 'a-orders');
+    const update = changeOf(translator.update(), 'shop/wp');
+    assert.deepEqual([...update.services.keys()], ['Service/shop/orders', 'ServiceEntry/shop/a-orders']);
+    assert.equal(contributionOf(update, 'Service/shop/orders').chains.length, 1);
+    assert.equal(update.services.get('ServiceEntry/shop/a-orders'), undefined);
+    assert.deepEqual(translator.coverage.uncarried('shop/wp'), [
+      'Service shop/twin port 20880: address 10.96.0.1/32 is carried for Service shop/orders',
+    ]);
   });
 });
