@@ -1,12 +1,15 @@
 /**
- * Filter chains two services of one Gateway would both claim. Envoy rejects a Listener whose filter chains match the
- * same destination port and prefix ("multiple filter chains with the same matching rules are defined",
- * source/common/listener_manager/filter_chain_manager_impl.cc), and our chain names (`<host>_<port>`) must stay
- * unique: one bad pair would cost the Gateway every listener update. So each `(destination_port, prefix)` and each
- * chain name of a Gateway belongs to one service, the first by D6 precedence (oldest, then namespace/name; a
- * ServiceEntry before a Service); the others serve their chains without what they lost (a chain with nothing left
- * is dropped) and get a coverage line naming the service that has it (DESIGN habit 17: an object holds only its own
- * output, and one object's conflict never breaks another's).
+ * Filter chains two services of one Gateway would both claim. Envoy rejects a whole Listener when two filter chains
+ * have the same FilterChainMatch, or overlap on one destination port and prefix ("multiple filter chains with
+ * overlapping matching rules are defined": envoyproxy/envoy source/common/listener_manager/filter_chain_manager_impl.cc
+ * addFilterChains and addFilterChainForSourcePorts @997c24d9, code index): one such pair would cost the Gateway every
+ * listener update. And a chain's name `<host>_<port>` is also the name of its route resources and the host of its
+ * clusters, so two services with the same first host and port on one Gateway would serve each other's endpoints.
+ * So each `(destination_port, prefix)` and each chain name of a Gateway belongs to one service, the first by D6
+ * precedence (oldest, then namespace/name; a ServiceEntry before a Service); the others serve their chains without
+ * what they lost (a chain with nothing left is dropped) and get a coverage line naming the service that has it
+ * (DESIGN habit 17: one object's conflict never breaks another's output). Prefixes are compared as written
+ * (prefixRange keeps an IP or CIDR as the object has it).
  */
 import type { GatewayKey } from '../model/ambient/own-waypoint.ts';
 import type { ProtoJson, ServiceContribution } from '../model/ambient/xds.ts';
