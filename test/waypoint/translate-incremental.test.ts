@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { ENDPOINT_TYPE, type ServiceContribution } from '../../src/model/ambient/xds.ts';
 import { formatIssue } from '../../src/model/result.ts';
 import { stableStringify } from '../../src/util/json.ts';
-import { virtualService } from '../support/builders.ts';
+import { metaRouter, virtualService } from '../support/builders.ts';
 import {
   changeOf,
   contributionOf,
@@ -59,6 +59,22 @@ describe('own waypoint translation, incremental', () => {
     // The same content again is no change at all.
     store.upsert(toSubset('v1'));
     assert.deepEqual(translator.update(), []);
+  });
+
+  it('a MetaRouter change of one service translates that service alone', () => {
+    const { store, gens, translator } = world();
+    translator.full();
+    gens.calls.length = 0;
+    const route = { destination: { host: ORDERS, subset: 'v1' } };
+    store.upsert(
+      metaRouter('shop', 'orders', {
+        hosts: [ORDERS],
+        routes: [{ name: 'r', route: [route], requestMutation: [], responseMutation: [] }],
+      }),
+    );
+    // The fake generator does not read MetaRouters: the service is translated again, its content is unchanged.
+    assert.deepEqual(translator.update(), []);
+    assert.deepEqual(gens.calls, ['shop/orders']);
   });
 
   it("an endpoint change of one service changes that service's ClusterLoadAssignments only", () => {
