@@ -156,6 +156,11 @@ export class WaypointTranslator {
     return dedupeIssues(units.flatMap((u) => u.issues));
   }
 
+  /** The issues of one service (`<kind>/<namespace>/<name>`, the key of its contribution), as of its last translation. */
+  issuesOf(service: string): readonly ConfigIssue[] {
+    return this.reporting.get(`obj:${service}`)?.issues ?? [];
+  }
+
   stop(): void {
     this.tracker.stop();
     for (const u of this.unsubscribe) u();
