@@ -115,7 +115,7 @@ export class WaypointTranslator {
   full(): WaypointChange[] {
     this.tracker.drain();
     this.pending = new Set();
-    this.previous = this.units;
+    this.previous = this.units ?? this.previous;
     this.units = new DependentUnits(this.inputs.view, (v, unit, deps) => this.compute(v, unit, deps));
     const services = this.inputs.view.serviceEntries();
     this.hosts.rebuild(services);
@@ -140,7 +140,14 @@ export class WaypointTranslator {
     for (const k of this.pending) keys.add(k);
     this.pending = new Set();
     this.touched = new Set();
-    this.units.update(this.units.affected(keys, UNIT_KINDS), () => {});
+    try {
+      this.units.update(this.units.affected(keys, UNIT_KINDS), () => {});
+    } catch (err) {
+      // A bug (generators' exceptions are issues already): the next call builds everything again.
+      this.previous = this.units;
+      this.units = undefined;
+      throw err;
+    }
     for (const k of keys) {
       if (!k.startsWith(GATEWAY_KEY_PREFIX)) continue;
       const [ns = '', name = ''] = k.slice(GATEWAY_KEY_PREFIX.length).split('/');
