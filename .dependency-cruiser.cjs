@@ -1,6 +1,6 @@
 // The import rules of DESIGN.md ("which folder may import which"), checked in CI by `npm run depcheck`.
 //   util <- model <- kit <- controller, registry, envoyfilter, reconcile, leader, bootstrap, vip, xds-rds, ops,
-//                           webhook, status, identity, proxy-status, analyze, tools                   (the features)
+//                           webhook, status, identity, proxy-status, analyze, waypoint, tools         (the features)
 //                 <- kit <- plugins/sdk <- plugins/*    (plugins: model, kit, util and plugins/sdk only)
 //   tools also reads the RDS wire definitions (xds-rds/protos.ts)
 //   everything <- app/ <- cmd/
@@ -32,6 +32,7 @@ const PEERS = [
   'identity',
   'proxy-status',
   'analyze',
+  'waypoint',
 ];
 
 module.exports = {
@@ -79,7 +80,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|proxy-status|analyze|tools)/',
+          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|proxy-status|analyze|tools|waypoint)/',
       },
       to: {},
     },

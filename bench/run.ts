@@ -16,6 +16,7 @@ import { benchRegistry } from './registry.ts';
 import { benchRegistryBridge } from './registry-bridge.ts';
 import { benchRegistryWatch } from './registry-watch.ts';
 import { benchSoak } from './soak.ts';
+import { benchWaypoint } from './waypoint.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   generate: benchGenerate,
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   'registry-bridge': benchRegistryBridge,
   'registry-watch': benchRegistryWatch,
   soak: benchSoak,
+  waypoint: benchWaypoint,
 };
 
 /** Run only when named: `soak` takes SOAK_MINUTES (10 by default). */

@@ -29,7 +29,7 @@ import { dedupeIssues, issue, ok, refOf, warning, type ConfigIssue } from '../mo
 import type { ConfigView } from '../model/view.ts';
 import { stableStringify } from '../util/json.ts';
 import { gatewayContexts, sidecarContexts } from './context.ts';
-import { guarded } from './guarded.ts';
+import { guarded } from '../model/guarded.ts';
 import { unresolvedTargetPortWarning } from './inbound-ports.ts';
 import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations } from './placement.ts';
 import { waypointObjects, type WaypointOptions } from './waypoint.ts';

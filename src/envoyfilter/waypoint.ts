@@ -14,20 +14,14 @@
 import { waypointOf, type AmbientService, type WaypointBinding } from '../model/ambient/binding.ts';
 import { GATEWAY_API_GROUP } from '../model/ambient/labels.ts';
 import {
-  serviceEntryPortProtocol,
-  servicePortProtocol,
+  istioProtocolOf,
   WAYPOINT_LISTENER,
   waypointChainKinds,
   waypointChainName,
   waypointVipClusterName,
-  type IstioProtocol,
 } from '../model/ambient/names.ts';
 import type { AmbientView } from '../model/ambient/view.ts';
-import {
-  waypointImageOverride,
-  type WaypointGateway,
-  type WaypointIndex,
-} from '../model/ambient/waypoint.ts';
+import { waypointImageOverride, type WaypointGateway } from '../model/ambient/waypoint.ts';
 import { TCP_PROXY_FILTER, TYPED_STRUCT_TYPE } from '../model/constants.ts';
 import type { Generator, WaypointContext, WaypointFilter } from '../model/generator.ts';
 import { outboundClusterName, waypointFilterName } from '../model/names.ts';
@@ -36,8 +30,7 @@ import { protocolSegment, type Protocol } from '../model/protocol.ts';
 import { DEFAULT_META_PROTOCOL_IMAGES, isKnownImage } from '../model/proxy-images.ts';
 import { ok, refOf, warning, type ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
-import { objectDepKey } from '../kit/incremental/dependencies.ts';
-import { guarded } from './guarded.ts';
+import { guarded } from '../model/guarded.ts';
 import { placeDraft } from './placement.ts';
 
 /** What generation needs to write waypoint filters (GenerateOptions carries them). */
@@ -54,44 +47,12 @@ export interface WaypointOptions {
   readonly metaProtocolImages?: readonly string[];
 }
 
-/** The event kinds (ConfigEvent.kind) of the ambient inputs, and the dependency keys generation files them under. */
-export const NAMESPACE_KIND = 'Namespace';
-export const KUBERNETES_GATEWAY_KIND = 'KubernetesGateway';
-export const GATEWAY_CLASS_KIND = 'GatewayClass';
-
-/**
- * An AmbientView over `ambient` that adds to `deps` the key of every lookup made through it: `obj:Namespace//<name>`,
- * `obj:KubernetesGateway/<ns>/<name>` and `obj:GatewayClass//<name>` (cluster-scoped objects have namespace ''),
- * the keys the store's events for those kinds carry (kit/incremental/dependencies.ts eventKeys).
- */
-export function recordingAmbientView(ambient: AmbientView, deps: Set<string>): AmbientView {
-  return {
-    ambientNamespace: (name) => (
-      deps.add(objectDepKey(NAMESPACE_KIND, '', name)),
-      ambient.ambientNamespace(name)
-    ),
-    waypoints: (): WaypointIndex => {
-      const index = ambient.waypoints();
-      return {
-        gateway: (ns, name) => (
-          deps.add(objectDepKey(KUBERNETES_GATEWAY_KIND, ns, name)),
-          index.gateway(ns, name)
-        ),
-        gatewayClass: (name) => (
-          deps.add(objectDepKey(GATEWAY_CLASS_KIND, '', name)),
-          index.gatewayClass(name)
-        ),
-      };
-    },
-  };
-}
-
-/** The Istio protocol istiod gives the port (kube.ConvertProtocol for a Service, protocol.Parse for a ServiceEntry). */
-function istioProtocolOf(se: ServiceEntry, port: ServicePort): IstioProtocol {
-  return se.kind === 'Service'
-    ? servicePortProtocol(port.number, port.name, port.protocol)
-    : serviceEntryPortProtocol(port.protocol);
-}
+export {
+  GATEWAY_CLASS_KIND,
+  KUBERNETES_GATEWAY_KIND,
+  NAMESPACE_KIND,
+  recordingAmbientView,
+} from '../kit/incremental/ambient.ts';
 
 const UNUSED_BINDING: Partial<Record<string, string>> = {
   'gateway-missing': 'no such Gateway was read',

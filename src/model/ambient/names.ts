@@ -118,3 +118,13 @@ export function waypointChainKinds(protocol: IstioProtocol): readonly WaypointCh
   if (protocol === 'UnsupportedProtocol') return ['tcp', 'http'];
   return HTTP_LIKE.has(protocol) ? ['http'] : ['tcp'];
 }
+
+/** The Istio protocol istiod gives a port (kube.ConvertProtocol for a Service, protocol.Parse for a ServiceEntry). */
+export function istioProtocolOf(
+  se: { readonly kind: 'Service' | 'ServiceEntry' },
+  port: { readonly number: number; readonly name: string; readonly protocol?: string | undefined },
+): IstioProtocol {
+  return se.kind === 'Service'
+    ? servicePortProtocol(port.number, port.name, port.protocol)
+    : serviceEntryPortProtocol(port.protocol);
+}

@@ -4,6 +4,7 @@
  * its GatewayClass, the traffic type, which namespaces may bind to it, and the image its Deployment runs.
  */
 import { HBONE_PORT, HBONE_PROTOCOL, PROXY_LISTENER_PROTOCOL, WAYPOINT_FOR_DEFAULT } from './labels.ts';
+import { compareStrings } from '../order.ts';
 import { selectorMatches, type LabelSelector } from './selector.ts';
 
 /** A Gateway listener, with only what attachment reads (`spec.listeners[]`). */
@@ -24,6 +25,11 @@ export interface WaypointGateway {
   readonly waypointFor?: string;
   /** The `sidecar.istio.io/proxyImage` annotation (metadata), absent when not set. */
   readonly proxyImage?: string;
+  /**
+   * The `aeraki.io/proxy-image` annotation (model/ambient/own-waypoint.ts OWN_WAYPOINT_IMAGE_ANNOTATION): the image
+   * a Gateway of our own class runs instead of `--waypoint-image`; absent when not set.
+   */
+  readonly ownWaypointImage?: string;
   /** The `ambient.istio.io/waypoint-inbound-binding` annotation, absent when not set. */
   readonly inboundBinding?: string;
   /** `status.addresses` is non-empty: istiod counts a Gateway as a waypoint only then (gatewayToWaypointTransform). */
@@ -42,6 +48,8 @@ export interface WaypointGatewayClass {
 export interface WaypointIndex {
   gateway(namespace: string, name: string): WaypointGateway | undefined;
   gatewayClass(name: string): WaypointGatewayClass | undefined;
+  /** Every Gateway read, ordered by namespace then name; the array must not be mutated. */
+  gateways(): readonly WaypointGateway[];
 }
 
 export function indexWaypoints(
@@ -50,9 +58,13 @@ export function indexWaypoints(
 ): WaypointIndex {
   const byKey = new Map(gateways.map((g) => [`${g.namespace}/${g.name}`, g]));
   const byClass = new Map(classes.map((c) => [c.name, c]));
+  let sorted: readonly WaypointGateway[] | undefined;
+  const order = (a: WaypointGateway, b: WaypointGateway) =>
+    compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
   return {
     gateway: (namespace, name) => byKey.get(`${namespace}/${name}`),
     gatewayClass: (name) => byClass.get(name),
+    gateways: () => (sorted ??= [...byKey.values()].sort(order)),
   };
 }
 

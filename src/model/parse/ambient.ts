@@ -17,6 +17,7 @@ import {
   WAYPOINT_FOR_LABEL,
   WAYPOINT_INBOUND_BINDING_ANNOTATION,
 } from '../ambient/labels.ts';
+import { OWN_WAYPOINT_IMAGE_ANNOTATION } from '../ambient/own-waypoint.ts';
 import type { LabelSelector, LabelSelectorRequirement } from '../ambient/selector.ts';
 import type { WaypointGateway, WaypointGatewayClass, WaypointListener } from '../ambient/waypoint.ts';
 import { fail, hasErrors, ok, warning, type ConfigIssue, type ObjectRef, type Result } from '../result.ts';
@@ -129,6 +130,7 @@ function readGateway(f: Fields, raw: Raw, md: Meta, statusKnown: boolean): Waypo
     className,
     ...optional('waypointFor', md.labels[WAYPOINT_FOR_LABEL]),
     ...optional('proxyImage', md.annotations[PROXY_IMAGE_ANNOTATION]),
+    ...optional('ownWaypointImage', md.annotations[OWN_WAYPOINT_IMAGE_ANNOTATION]),
     ...optional('inboundBinding', md.annotations[WAYPOINT_INBOUND_BINDING_ANNOTATION]),
     addressed: statusKnown ? addressed(f, raw) : true,
     listeners,

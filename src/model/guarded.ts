@@ -1,5 +1,5 @@
-import type { Generator } from '../model/generator.ts';
-import { fail, issue, type ObjectRef, type Result } from '../model/result.ts';
+import type { Generator } from './generator.ts';
+import { fail, issue, type ObjectRef, type Result } from './result.ts';
 
 /** `generate()`, a generator's exception (a bug) becoming the issue that replaces its result: the pass goes on. */
 export function guarded<T>(ref: ObjectRef, generator: Generator, generate: () => Result<T>): Result<T> {
