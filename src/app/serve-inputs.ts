@@ -49,8 +49,9 @@ export function buildInputs(o: ServeOptions, base: ServeBase): ServeInputs {
     onKindChange: () =>
       topics.kinds.publish({ synced: sources.synced, unavailable: sources.unavailableKinds() }),
     ...(informers ? { informers } : {}),
-    // --waypoint-envoyfilters: Namespaces, Gateways and GatewayClasses read too (off: none requested).
-    ...(o.output.waypointFilters ? { ambient: true } : {}),
+    // Namespaces, Gateways and GatewayClasses: our own waypoints are translated whenever serve runs (issue 39), and
+    // --waypoint-envoyfilters writes filters for Istio's.
+    ambient: true,
   });
   return { store, generators: createGenerators(), topics, sources, clientIdentity };
 }

@@ -13,6 +13,7 @@
 import { CustomObjectsApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { KubernetesListObject } from '@kubernetes/client-node';
 import { nameAndLabels, namespacesWatch, type WatchSpec } from '../../kit/kube/informer-hub.ts';
+import { OWN_WAYPOINT_IMAGE_ANNOTATION } from '../../model/ambient/own-waypoint.ts';
 import {
   PROXY_IMAGE_ANNOTATION,
   WAYPOINT_FOR_LABEL,
@@ -115,7 +116,11 @@ function reduceMeta(obj: KubernetesObject): Record<string, unknown> {
     ...(namespace !== undefined ? { namespace } : {}),
     ...(resourceVersion !== undefined ? { resourceVersion } : {}),
     labels: pick(labels, [WAYPOINT_FOR_LABEL]),
-    annotations: pick(annotations, [PROXY_IMAGE_ANNOTATION, WAYPOINT_INBOUND_BINDING_ANNOTATION]),
+    annotations: pick(annotations, [
+      PROXY_IMAGE_ANNOTATION,
+      WAYPOINT_INBOUND_BINDING_ANNOTATION,
+      OWN_WAYPOINT_IMAGE_ANNOTATION,
+    ]),
   };
 }
 
