@@ -123,8 +123,16 @@ export class PgvChecker {
   }
 
   /** One value of the field's type (the field itself, a list item or a map value); undefined when unset. */
-  private single(field: protobuf.FieldBase, rules: Rules, value: unknown, at: string, out: Problem[]): void {
-    const report = (vs: Violation[]) => vs.forEach((v) => out.push(problem(at, v)));
+  private single(
+    field: protobuf.FieldBase,
+    rules: Rules,
+    value: unknown,
+    at: string,
+    out: Problem[],
+    within = '', // `repeated.items.` or `map.values.`: where `rules` sit in the field's rules
+  ): void {
+    const report = (vs: Violation[]) =>
+      vs.forEach((v) => out.push(problem(at, { ...v, rule: within + v.rule })));
     const t = field.resolvedType;
     if (!(t instanceof protobuf.Type)) {
       report(this.scalar(field, rules, value ?? defaultOf(field)));
@@ -165,7 +173,7 @@ export class PgvChecker {
           out.push(problem(p, { rule: 'repeated.unique', detail: `the same item as [${first}]` }));
         } else seen.set(key, i);
       }
-      this.single(field, sub(r, 'items'), item, p, out);
+      this.single(field, sub(r, 'items'), item, p, out, 'repeated.items.');
     });
   }
 
@@ -178,8 +186,8 @@ export class PgvChecker {
       const p = childPath(at, k);
       const key = field.keyType === 'string' ? k : field.keyType === 'bool' ? k === 'true' : k;
       for (const violation of scalarViolations(field.keyType, undefined, sub(r, 'keys'), key))
-        out.push(problem(p, { ...violation, detail: `key: ${violation.detail}` }));
-      if (v !== null) this.single(field, sub(r, 'values'), v, p, out);
+        out.push(problem(p, { rule: `map.keys.${violation.rule}`, detail: `key ${violation.detail}` }));
+      if (v !== null) this.single(field, sub(r, 'values'), v, p, out, 'map.values.');
     }
   }
 
