@@ -35,13 +35,18 @@ const WRAPPERS: Readonly<Record<string, string>> = Object.fromEntries(
   ]),
 );
 
+const rulesCache = new WeakMap<protobuf.FieldBase, Rules>();
+
 /** The field's `(validate.rules)`, merged when protobufjs keeps them as several entries; {} when it has none. */
-export function fieldRules(field: protobuf.Field): Rules {
-  let merged: Record<string, unknown> = {};
+export function fieldRules(field: protobuf.FieldBase): Rules {
+  const cached = rulesCache.get(field);
+  if (cached !== undefined) return cached;
+  let merged: JsonObject = {};
   for (const option of field.parsedOptions ?? []) {
-    const rules: unknown = (option as Record<string, unknown>)['(validate.rules)'];
+    const rules: unknown = option['(validate.rules)'];
     if (isObject(rules)) merged = deepMerge(merged, rules);
   }
+  rulesCache.set(field, merged);
   return merged;
 }
 
