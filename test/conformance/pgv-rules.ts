@@ -1,9 +1,10 @@
 // protoc-gen-validate rules of the data planes' protos, checked on proto3 JSON: what Envoy's MessageUtil::validate
-// refuses a resource for (envoyproxy/envoy source/common/protobuf/utility.h: "Validate protoc-gen-validate
-// constraints", `recursivePgvCheck` "on the entire message tree, recursing into Any messages"). The rules are the
-// `(validate.rules)` field options, `(validate.required)` oneof options and `(validate.disabled)`/`(validate.ignored)`
-// message options of validate/validate.proto, which protobufjs keeps as each reflected object's `parsedOptions`
-// (`options` for the oneof flag). The walk follows Proto3JsonChecker's (real-protos.ts): fields by JSON or proto
+// refuses a resource for (envoyproxy/envoy source/common/protobuf/utility.h, read at commit
+// 00cce6507f61a110f8ebc91091d06bb698be02c4: "Validate protoc-gen-validate constraints", and `recursivePgvCheck`
+// "on the entire message tree, recursing into Any messages"). The rules are the `(validate.rules)` field options,
+// `(validate.required)` oneof options and `(validate.disabled)`/`(validate.ignored)` message options of
+// validate/validate.proto, which protobufjs keeps as each reflected object's `parsedOptions` (`options` for the
+// oneof flag and message flags). The walk follows Proto3JsonChecker's (real-protos.ts): fields by JSON or proto
 // name, every Any by its `@type`, every TypedStruct's `value` by its `type_url`. Its semantics are the C++
 // validators' (bufbuild/protoc-gen-validate v1.3.3, templates/cc/msg.go, message.go, repeated.go, map.go,
 // wrapper.go): a proto3 field outside a oneof is checked even when unset (as its default: "", 0, false, the first
