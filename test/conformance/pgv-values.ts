@@ -3,7 +3,6 @@
 // pins), templates/cc/{string,bytes,num,ltgt,const,in,enum,duration,any}.go and module/checker.go (which turns
 // `well_known_regex` into a `pattern`). Values come as proto3 JSON; a value of the wrong JSON type is left to the
 // strict parser (real-protos.ts) and gives no violation here.
-import { isIP } from 'node:net';
 import type protobuf from 'protobufjs';
 import { isObject } from './real-protos.ts';
 
@@ -68,6 +67,20 @@ const HTTP_HEADER_VALUE = /^[^\u0000-\u0008\u000A-\u001F\u007F]*$/u;
 // eslint-disable-next-line no-control-regex
 const HEADER_STRING = /^[^\u0000\u000A\u000D]*$/u;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+
+/** 4 or 6 when `s` is an IPv4 or IPv6 address as inet_pton reads it (PGV's IsIpv4/IsIpv6), else 0. */
+function isIP(s: string): 0 | 4 | 6 {
+  if (IPV4.test(s)) return 4;
+  if (!s.includes(':') || /[^0-9A-Fa-f:.]/.test(s)) return 0;
+  try {
+    return new URL(`http://[${s}]/`).hostname !== '' ? 6 : 0; // the WHATWG URL parser's IPv6 grammar
+  } catch {
+    return 0;
+  }
+}
 
 /** An ordered value: a bigint (integers, Duration nanoseconds) or a number (float, double). */
 type Ordered = bigint | number;
