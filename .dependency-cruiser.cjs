@@ -32,6 +32,7 @@ const PEERS = [
   'identity',
   'proxy-status',
   'analyze',
+  'waypoint',
 ];
 
 module.exports = {
@@ -79,7 +80,7 @@ module.exports = {
       from: {
         path: '^src/',
         pathNot:
-          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|proxy-status|analyze|tools)/',
+          '^src/(app|util|model|kit|controller|registry|envoyfilter|plugins|reconcile|leader|bootstrap|vip|xds-rds|ops|webhook|status|identity|proxy-status|analyze|tools|waypoint)/',
       },
       to: {},
     },
