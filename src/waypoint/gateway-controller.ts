@@ -38,7 +38,7 @@ import {
   reduceGateway,
   type GatewayInfo,
 } from './gateway-objects.ts';
-import { planClass, planGateway, type GatewayPlanInput } from './gateway-plan.ts';
+import { appliedKey, planClass, planGateway, type GatewayPlanInput } from './gateway-plan.ts';
 import {
   clusterIpOf,
   gatewayClassesWatch,
@@ -90,6 +90,7 @@ export class GatewayController extends LoopController<GatewayRunReport> {
   /** Event keys reported and still current. */
   private reported = new Set<string>();
   private renewal: TimerHandle | undefined;
+  private wasSynced = false;
   private unsubscribe: (() => void)[] = [];
 
   constructor(o: GatewayControllerOptions) {
@@ -111,7 +112,7 @@ export class GatewayController extends LoopController<GatewayRunReport> {
     const trigger = {
       upsert: () => this.trigger(),
       delete: () => this.trigger(),
-      stateChanged: () => this.trigger(),
+      stateChanged: () => this.syncedChanged(),
     };
     this.classes = o.informers.subscribe(gatewayClassesWatch(o.kc), trigger, { reduce: reduceClass });
     this.gateways = o.informers.subscribe(gatewaysWatch(o.kc), trigger, { reduce: reduceGateway });
@@ -127,6 +128,8 @@ export class GatewayController extends LoopController<GatewayRunReport> {
       { reduce: reduceOwnedService },
     );
     this.subs = [this.classes, this.gateways, this.services];
+    // A new or lost CA (its Secret deleted): the CA is created again and every certificate reissued.
+    o.ca.onRoot(() => this.trigger());
     if (o.onRun) this.loop.onRun(o.onRun);
     this.loop.onRun(() => this.armRenewal());
   }
@@ -213,6 +216,9 @@ export class GatewayController extends LoopController<GatewayRunReport> {
       }
     }
     this.credentials.retain(new Set(gateways.map((g) => gatewayKey(g.namespace, g.name))));
+    const owners = new Set(gateways.map((g) => appliedKey(g, '')));
+    for (const k of [...this.applied.keys()])
+      if (!owners.has(k.slice(0, k.indexOf('|') + 1))) this.applied.delete(k);
     const result = await this.o.apply(ops, {
       concurrency: 4,
       mayWrite: () => this.loop.mayWrite(),
@@ -233,6 +239,13 @@ export class GatewayController extends LoopController<GatewayRunReport> {
       failures: [...failures, ...result.failures],
       interrupted: result.interrupted,
     };
+  }
+
+  /** An informer's state changed: a run when the controller's synced gate turned (not on every re-watch). */
+  private syncedChanged(): void {
+    const synced = this.synced;
+    if (synced !== this.wasSynced) this.trigger();
+    this.wasSynced = synced;
   }
 
   private credential(g: GatewayInfo) {

@@ -73,4 +73,19 @@ describe('waypoint Gateway controller: the xDS credential and its CA', () => {
     assert.equal(leaf().serialNumber, serial);
     assert.equal(h.api.writes({ verb: 'create', resource: 'secrets' }).length, 1, 'no second CA');
   });
+
+  it('a deleted CA Secret: a new CA, and the certificate reissued from it', async () => {
+    const before = h.ca.root();
+    // Settled first: only the deletion can cause the next run.
+    await h.until(() => h.controller.synced, 'synced');
+    for (let i = 0; i < 3; i++) {
+      h.clock.advance(1000);
+      await h.controller.reconcile();
+    }
+    assert.equal((await h.controller.reconcile()).written, 0);
+    assert.ok(h.api.delete('secrets', CONTROLLER_NS, WAYPOINT_CA_SECRET));
+    await h.until(() => h.ca.root() !== undefined && h.ca.root() !== before, 'a new CA');
+    const ca = new X509Certificate(h.ca.root()!);
+    await h.until(() => leaf().verify(ca.publicKey), 'reissued from the new CA');
+  });
 });
