@@ -11,9 +11,10 @@ import type {
 } from '../../src/model/ambient/xds.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import { WaypointCa } from '../../src/waypoint/ca.ts';
-import { GatewayController } from '../../src/waypoint/gateway-controller.ts';
-import { createWaypointKubePort } from '../../src/waypoint/gateway-kube.ts';
+import type { RuntimePart } from '../../src/kit/runtime.ts';
+import type { WaypointCa } from '../../src/waypoint/ca.ts';
+import type { GatewayController } from '../../src/waypoint/gateway-controller.ts';
+import { createWaypointGateways } from '../../src/waypoint/gateway-parts.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
 import {
   startFakeKubeApiServer,
@@ -134,36 +135,28 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
     clock: refClock,
     logger: silentLogger,
   });
-  const ca = new WaypointCa({
-    kc,
-    informers,
-    namespace: CONTROLLER_NS,
-    trustDomain: TRUST_DOMAIN,
-    logger: silentLogger,
-  });
   const programs = new FakePrograms();
   const coverage = new FakeCoverage();
-  const controller = new GatewayController({
+  const { ca, controller, parts } = createWaypointGateways({
     kc,
     informers,
-    port: createWaypointKubePort(kc, { instance: 'aeraki-0' }),
     apply: applyWrites,
-    ca,
     trustDomain: TRUST_DOMAIN,
-    serverRoot: () => testCa().ca,
+    namespace: CONTROLLER_NS,
+    instance: 'aeraki-0',
     image: IMAGE,
     xdsHost: 'aeraki.istio-system.svc',
     xdsPort: 15010,
     serverIdentity: 'spiffe://cluster.local/ns/istio-system/sa/aeraki',
+    serverRoot: () => testCa().ca,
     programs,
     coverage,
-    resyncMs: 0,
     ...(o.certLifetimeMs !== undefined ? { certLifetimeMs: o.certLifetimeMs } : {}),
+    resyncMs: 0,
     clock,
     logger: silentLogger,
   });
-  const caPart = ca.part();
-  const part = controller.part();
+  const [caPart, part] = parts as [RuntimePart, RuntimePart];
   await caPart.start?.();
   await part.start?.();
   const until = async (pred: () => boolean, what: string): Promise<void> => {
