@@ -4,8 +4,10 @@
  * docs/waypoint-own.md section 4 lays out), passed inline with `--config-yaml` (JSON is YAML):
  *
  * - `node.cluster` = `W.N` (waypointNodeCluster): the Gateway the proxy serves. `node.id` is not in the bootstrap:
- *   the container passes its pod name with `--service-node` (Envoy docs/root/operations/cli.rst: "--service-node
- *   ... will override any value set in bootstrap configuration"), so one bootstrap serves every replica.
+ *   the container passes its pod name with `--service-node` (`Node.id` may be set "either in this message or via
+ *   :option:`--service-node`", protos-2026 envoy/config/core/v3/base.proto:150-156; Envoy's
+ *   docs/root/operations/cli.rst), so one bootstrap, passed with `--config-yaml` alone (no `-c`: cli.rst
+ *   "If this flag is missing, --config-yaml is required"), serves every replica.
  * - One static cluster to the controller's xDS address over HTTP/2 (`typed_extension_protocol_options`
  *   `envoy.extensions.upstreams.http.v3.HttpProtocolOptions`) and mTLS, SAN-checked against the controller's
  *   identity. The credential comes from the mounted Secret (`tls.crt`, `tls.key`, `ca.crt`) through SDS from
