@@ -97,6 +97,8 @@ export class GatewayController extends LoopController<GatewayRunReport> {
     super({
       ...writeRunHandlers(EMPTY, 'waypoint gateway run'),
       ...loopSettings(o, { quietMs: 200, maxWaitMs: 2000, component: 'waypoint-gateways' }),
+      // Runs wait (re-checked every pollMs) for the informers' and the CA Secret's first list.
+      isSynced: () => this.synced,
       onResync: () => this.applied.clear(),
     });
     this.o = o;
@@ -170,7 +172,6 @@ export class GatewayController extends LoopController<GatewayRunReport> {
   }
 
   protected async runOnce(): Promise<GatewayRunReport> {
-    if (!this.synced) return { ...EMPTY, skipped: 'not-synced' };
     const own = this.classes.objects().map(classInfoOf).filter(isOwnClass);
     const names = new Set(own.map((c) => c.name));
     const gateways = this.gateways
