@@ -111,6 +111,7 @@ export interface Harness {
   readonly controller: GatewayController;
   readonly programs: FakePrograms;
   readonly coverage: FakeCoverage;
+  readonly parts: readonly RuntimePart[];
   /** Advances the clock and waits for the runs until `pred` holds (polling; rejects after 10 s). */
   until(pred: () => boolean, what: string): Promise<void>;
   close(): Promise<void>;
@@ -121,6 +122,8 @@ export interface HarnessOptions {
   readonly gatewayApi?: boolean;
   readonly token?: string;
   readonly certLifetimeMs?: number;
+  /** Start the CA reader and the controller's leader part (default true; false: the test runs `parts`). */
+  readonly start?: boolean;
 }
 
 export async function harness(o: HarnessOptions = {}): Promise<Harness> {
@@ -157,8 +160,10 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
     logger: silentLogger,
   });
   const [caPart, part] = parts as [RuntimePart, RuntimePart];
-  await caPart.start?.();
-  await part.start?.();
+  if (o.start !== false) {
+    await caPart.start?.();
+    await part.start?.();
+  }
   const until = async (pred: () => boolean, what: string): Promise<void> => {
     const deadline = Date.now() + 10_000;
     while (!pred()) {
@@ -174,6 +179,7 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
     controller,
     programs,
     coverage,
+    parts,
     until,
     async close() {
       await part.drain?.();
