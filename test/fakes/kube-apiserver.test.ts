@@ -6,5 +6,6 @@ import './kube-apiserver/tests/apply.test.ts';
 import './kube-apiserver/tests/watch.test.ts';
 import './kube-apiserver/tests/faults.test.ts';
 import './kube-apiserver/tests/crds.test.ts';
+import './kube-apiserver/tests/gc.test.ts';
 import './kube-apiserver/tests/client-node.test.ts';
 import './kube-apiserver/tests/real-clients.test.ts';

@@ -215,7 +215,7 @@ describe('manifests', () => {
   });
 
   it('every component builds, validates and gives the container no flag twice (the last would silently win)', () => {
-    assert.deepEqual(components, ['ambient', 'cert-manager', 'monitoring', 'network-policy']);
+    assert.deepEqual(components, ['ambient', 'cert-manager', 'monitoring', 'network-policy', 'waypoint']);
     for (const set of [...components.map((c) => [c]), components]) {
       const built = withComponents(...set);
       for (const o of built) if (MODELS[o.kind]) new MODELS[o.kind]!(o).validate();

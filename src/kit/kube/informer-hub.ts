@@ -8,7 +8,7 @@
  * Every informer is a KindInformer (kind-informer.ts): discovery first for a non-core group, not installed is
  * empty, forbidden names the RBAC rule. Reducers (`reduce`): each subscriber may reduce objects to the fields it
  * uses; the shared informer caches the union of what its subscribers keep (the deep merge of every reducer's
- * output, metadata name, namespace and resourceVersion always kept), or whole objects as soon as one subscriber
+ * output, lists item by item, metadata name, namespace and resourceVersion always kept), or whole objects as soon as one subscriber
  * reduces nothing. A reducer must write each field it keeps under the name it reads.
  *
  * Contract: handlers of one subscription are called in event order, only between its `start` and `stop`; a
@@ -96,8 +96,13 @@ export function watchKey(spec: Pick<WatchSpec, 'path' | 'labelSelector' | 'field
   return `${spec.path}?labelSelector=${spec.labelSelector ?? ''}&fieldSelector=${spec.fieldSelector ?? ''}`;
 }
 
-/** Deep merge of reduced objects (plain objects merged key by key; anything else: the later one). */
+/**
+ * Deep merge of reduced objects: plain objects merged key by key, arrays of the same length item by item (two
+ * reducers mapping the same list, e.g. a Gateway's listeners, each keep fields of every item); anything else: the
+ * later one.
+ */
 function merge(a: unknown, b: unknown): unknown {
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.map((x, i) => merge(x, b[i]));
   if (!isPlainObject(a) || !isPlainObject(b)) return b;
   const out: Record<string, unknown> = { ...a };
   for (const [k, v] of Object.entries(b)) out[k] = k in out ? merge(out[k], v) : v;

@@ -37,6 +37,23 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   { group: '', versions: ['v1'], kind: 'Secret', plural: 'secrets', namespaced: true },
   { group: '', versions: ['v1'], kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'] },
   { group: '', versions: ['v1'], kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'] },
+  {
+    group: '',
+    versions: ['v1'],
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+    shortNames: ['sa'],
+  },
+  {
+    group: 'apps',
+    versions: ['v1'],
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+    shortNames: ['deploy'],
+    statusSubresource: true,
+  },
   { group: 'coordination.k8s.io', versions: ['v1'], kind: 'Lease', plural: 'leases', namespaced: true },
   {
     group: 'discovery.k8s.io',

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { CRD_RESOURCE, crdOf, followCrds, uninstall } from './crds.ts';
 import { Faults, type Fault, type FaultMatch } from './faults.ts';
+import { collectGarbage } from './gc.ts';
 import { handle, type HandlerContext } from './handler.ts';
 import { present } from './objects.ts';
 import { deleteObject } from './reads.ts';
@@ -69,6 +70,7 @@ export class FakeKubeApiServer {
     this.store = new ObjectStore(opts.eventWindow ?? 10_000);
     this.hub = new WatchHub(this.store, opts.bookmarkIntervalMs ?? 0);
     followCrds(this.registry, this.store, this.hub);
+    collectGarbage(this.registry, this.store, this.now);
     this.writeCtx = {
       store: this.store,
       now: this.now,
