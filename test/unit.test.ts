@@ -147,6 +147,7 @@ import './util/rate-limit.test.ts';
 import './util/sorted-array.test.ts';
 import './util/yaml-text.test.ts';
 import './vip/plan.test.ts';
+import './waypoint/gateway-manifests.test.ts';
 import './waypoint/translate-incremental.test.ts';
 import './waypoint/translate-source.test.ts';
 import './waypoint/translate.test.ts';
