@@ -139,7 +139,8 @@ export abstract class AdsStreamBase implements AdsWatcher {
       'resourceNames' in req
         ? this.budget.checkNames('resource_names', req.resourceNames)
         : (this.budget.checkNames('resource_names_subscribe', req.subscribe) ??
-          this.budget.checkNames('resource_names_unsubscribe', req.unsubscribe));
+          this.budget.checkNames('resource_names_unsubscribe', req.unsubscribe) ??
+          this.budget.checkNames('initial_resource_versions', Object.keys(req.initialResourceVersions)));
     if (overBudget) return this.exhausted(overBudget);
     if (r.nodeId) {
       this.nodeId = r.nodeId;

@@ -2,6 +2,7 @@
 // certificate (test CA), for the ADS tests.
 import { LISTENER_TYPE, type ServiceContribution } from '../../src/model/ambient/xds.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import type { PeerPolicy } from '../../src/util/peer-policy.ts';
 import { AdsCache } from '../../src/xds-rds/ads-cache.ts';
 import type { RouteConfigurationJson } from '../../src/xds-rds/route-json.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
@@ -35,6 +36,7 @@ export interface AdsHarness {
 
 export async function startAds(
   services: Map<string, ServiceContribution> = gatewayServices(),
+  peers?: PeerPolicy,
 ): Promise<AdsHarness> {
   const certs: CertDir = writeCertDir();
   const rds = new SnapshotCache();
@@ -47,6 +49,7 @@ export async function startAds(
       port: 0,
       logger: silentLogger,
       tls: { ...certs, pollIntervalMs: 60_000 },
+      ...(peers ? { peers } : {}),
     },
     rds,
     cache,

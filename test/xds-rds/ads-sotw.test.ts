@@ -134,6 +134,8 @@ describe('ADS state of the world', () => {
     const unsubscribe = h.server.waypointPrograms.subscribe((g) => seen.push([...g]));
     s.send({ node: waypointNode('shop', 'wp', 'wp-nack'), typeUrl: CLUSTER_TYPE });
     const cds = await s.next();
+    await waitFor(() => h.server.waypointPrograms.state(GATEWAY).connected === 1);
+    assert.equal(h.server.waypointPrograms.state(GATEWAY).state, 'pending', 'nothing ACKed yet');
     s.send({ ...sotwAck(cds), errorDetail: { code: 3, message: 'cluster outbound|9090||x: bad' } });
     await waitFor(() => {
       const st = h.server.waypointPrograms.state(GATEWAY);
@@ -197,5 +199,28 @@ describe('ADS state of the world', () => {
     );
     assert.deepEqual(problemsOf([...c!.resources, ...l!.resources]), []);
     s.close();
+  });
+});
+
+describe('ADS admission with a restricted RDS peer policy', () => {
+  let h: AdsHarness;
+  before(async () => {
+    const peers = {
+      trustDomain: 'cluster.local',
+      trustDomainAliases: [],
+      allowedNamespaces: ['istio-system'],
+    };
+    h = await startAds(undefined, peers);
+  });
+  after(() => h.stop());
+
+  it("admits a waypoint by its Gateway's identity, whatever namespaces may read routes", async () => {
+    const s = h.client('shop', 'wp').sotw();
+    s.send({ node: waypointNode('shop', 'wp'), typeUrl: CLUSTER_TYPE });
+    assert.equal((await s.next()).resources.length, 5);
+    s.close();
+    const t = h.client('shop', 'intruder').sotw();
+    t.send({ node: waypointNode('shop', 'wp'), typeUrl: CLUSTER_TYPE });
+    assert.equal((await t.status).code, grpc.status.PERMISSION_DENIED);
   });
 });

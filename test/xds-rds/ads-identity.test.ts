@@ -1,0 +1,45 @@
+// Which Gateway an ADS stream serves and whether its peer may have it (src/xds-rds/ads-identity.ts).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { gatewayCheck } from '../../src/xds-rds/ads-identity.ts';
+
+const policy = {
+  trustDomain: 'cluster.local',
+  trustDomainAliases: ['old.example'],
+  allowedNamespaces: ['x'],
+};
+
+describe('gatewayCheck', () => {
+  const check = gatewayCheck(policy);
+
+  it('serves node.cluster W.N to spiffe://<trust domain or alias>/ns/N/sa/W', () => {
+    assert.deepEqual(check('wp.shop', 'spiffe://cluster.local/ns/shop/sa/wp'), { gateway: 'shop/wp' });
+    assert.deepEqual(check('wp.shop', 'spiffe://Old.Example/ns/shop/sa/wp'), { gateway: 'shop/wp' });
+    assert.deepEqual(check('my.wp.shop', 'spiffe://cluster.local/ns/shop/sa/my.wp'), {
+      gateway: 'shop/my.wp',
+    });
+  });
+
+  it('refuses another identity, naming the cluster, the Gateway and both identities', () => {
+    const v = check('wp.shop', 'spiffe://cluster.local/ns/shop/sa/other');
+    assert.ok('problem' in v);
+    assert.equal(
+      v.problem,
+      'node.cluster "wp.shop" is the waypoint Gateway shop/wp, served only to spiffe://cluster.local/ns/shop/sa/wp; ' +
+        'the client certificate is spiffe://cluster.local/ns/shop/sa/other',
+    );
+    assert.ok('problem' in check('wp.shop', 'spiffe://evil.example/ns/shop/sa/wp'));
+    assert.ok('problem' in check('wp.shop', 'spiffe://cluster.local/ns/shop/sa/wp/extra'));
+  });
+
+  it('refuses a node.cluster that is not W.N', () => {
+    for (const c of ['', 'wp', '.shop', 'wp.']) {
+      const v = check(c, 'spiffe://cluster.local/ns/shop/sa/wp');
+      assert.ok('problem' in v && /is not <gateway>\.<namespace>/.test(v.problem), c);
+    }
+  });
+
+  it('serves any Gateway without TLS (--rds-insecure)', () => {
+    assert.deepEqual(gatewayCheck(undefined)('wp.shop', 'unauthenticated'), { gateway: 'shop/wp' });
+  });
+});
