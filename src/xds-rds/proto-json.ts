@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs';
 import { envoyProtoDirs, loadProtoRoot } from '../util/protos.ts';
-import { wellKnownFromJson, wellKnownToJson, WELL_KNOWN } from './proto-json-wkt.ts';
+import { wellKnownFromJson, wellKnownToJson, WELL_KNOWN, type WellKnown } from './proto-json-wkt.ts';
 
 /**
  * Proto3 JSON (https://protobuf.dev/programming-guides/json/) to protobuf binary and back, strictly, for the
@@ -40,13 +40,18 @@ export function waypointProtoRoot(): protobuf.Root {
   return (cachedRoot ??= loadProtoRoot(FILES, envoyProtoDirs()));
 }
 
+const typesByUrl = new Map<string, protobuf.Type>();
+
 /** The message type of `type.googleapis.com/<name>` (or a bare name); throws naming `at` when unknown. */
 export function messageType(typeUrlOrName: string, at = '$'): protobuf.Type {
+  const known = typesByUrl.get(typeUrlOrName);
+  if (known) return known;
   const name = typeUrlOrName.slice(typeUrlOrName.lastIndexOf('/') + 1);
   const found = name === '' ? null : waypointProtoRoot().lookup(name);
   if (!(found instanceof protobuf.Type)) {
     throw new Error(`${at}: unknown message type "${typeUrlOrName.slice(0, 200)}"`);
   }
+  typesByUrl.set(typeUrlOrName, found);
   return found;
 }
 
@@ -60,17 +65,38 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** Per type, its well-known JSON form (protobufjs computes `fullName` on every read: looked up once). */
+const wellKnownByType = new WeakMap<protobuf.Type, WellKnown | null>();
+
+function wellKnownOf(type: protobuf.Type): WellKnown | undefined {
+  let wk = wellKnownByType.get(type);
+  if (wk === undefined) wellKnownByType.set(type, (wk = WELL_KNOWN[type.fullName] ?? null));
+  return wk ?? undefined;
+}
+
+function isValueType(t: protobuf.Type | protobuf.Enum | null): boolean {
+  return t instanceof protobuf.Type && wellKnownOf(t)?.kind === 'value';
+}
+
+/** Per type, the fields by every key seen naming them (snake_case or lowerCamelCase), resolved. */
+const fieldsByKey = new WeakMap<protobuf.Type, Map<string, protobuf.Field | null>>();
+
 /** The field `key` names (its snake_case or lowerCamelCase name); undefined when the type has none. */
 function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
-  const direct = type.fields[key];
-  if (direct) return direct;
-  if (!key.includes('_')) return undefined;
-  return type.fields[protobuf.util.camelCase(key)];
+  let byKey = fieldsByKey.get(type);
+  if (!byKey) fieldsByKey.set(type, (byKey = new Map()));
+  const known = byKey.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const field =
+    type.fields[key] ?? (key.includes('_') ? type.fields[protobuf.util.camelCase(key)] : undefined);
+  // Bounded: only keys of the protos' fields are kept, unknown ones throw (and are cached as null once).
+  if (field || byKey.size < 1000) byKey.set(key, field?.resolve() ?? null);
+  return field;
 }
 
 /** `json` read as `type` into the object form protobufjs' `fromObject` takes exactly (no unknowns left). */
 export function toObjectForm(type: protobuf.Type, json: unknown, at: string): unknown {
-  const wk = WELL_KNOWN[type.fullName];
+  const wk = wellKnownOf(type);
   if (wk) return wellKnownFromJson(wk, json, at, anyFromJson, scalar);
   if (!isObject(json))
     throw new Error(`${at}: ${type.fullName.slice(1)} must be an object, not ${describe(json)}`);
@@ -81,7 +107,7 @@ export function toObjectForm(type: protobuf.Type, json: unknown, at: string): un
     const path = `${at}.${key}`;
     if (!field) throw new Error(`${path}: ${type.fullName.slice(1)} has no field "${key}"`);
     if (field.name in out) throw new Error(`${path}: field "${field.name}" given twice`);
-    if (value === null && field.resolve().resolvedType?.fullName !== '.google.protobuf.Value') continue;
+    if (value === null && !isValueType(field.resolvedType)) continue;
     const oneof = field.partOf?.name;
     if (oneof !== undefined) {
       const other = oneofs.get(oneof);
@@ -167,7 +193,7 @@ function anyFromJson(json: unknown, at: string): { type_url: string; value: Uint
   if (!typeUrl.includes('/')) throw new Error(`${at}.@type: "${typeUrl.slice(0, 200)}" is not a type URL`);
   const inner = messageType(typeUrl, `${at}.@type`);
   const { ['@type']: _type, ...rest } = json;
-  const body = WELL_KNOWN[inner.fullName] ? anyWellKnownBody(rest, at) : rest;
+  const body = wellKnownOf(inner) ? anyWellKnownBody(rest, at) : rest;
   return { type_url: typeUrl, value: encodeMessage(inner, body, at) };
 }
 
@@ -200,7 +226,7 @@ export function decodeJson(typeUrl: string, bytes: Uint8Array): unknown {
 }
 
 function objectToJson(type: protobuf.Type, obj: unknown): unknown {
-  const wk = WELL_KNOWN[type.fullName];
+  const wk = wellKnownOf(type);
   if (wk) return wellKnownToJson(wk, obj, anyToJson);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(obj as Record<string, unknown>)) {
@@ -218,7 +244,5 @@ function anyToJson(any: { type_url?: string; value?: string }): unknown {
   const typeUrl = any.type_url ?? '';
   const inner = messageType(typeUrl);
   const json = decodeMessage(inner, Buffer.from(any.value ?? '', 'base64'));
-  return WELL_KNOWN[inner.fullName]
-    ? { '@type': typeUrl, value: json }
-    : { '@type': typeUrl, ...(json as object) };
+  return wellKnownOf(inner) ? { '@type': typeUrl, value: json } : { '@type': typeUrl, ...(json as object) };
 }
