@@ -84,7 +84,7 @@ const fieldsByKey = new WeakMap<protobuf.Type, Map<string, protobuf.Field | null
 /** The field `key` names (its snake_case or lowerCamelCase name); undefined when the type has none. */
 function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
   let byKey = fieldsByKey.get(type);
-  if (!byKey) fieldsByKey.set(type, (byKey = new Map()));
+  if (!byKey) fieldsByKey.set(type, (byKey = new Map<string, protobuf.Field | null>()));
   const known = byKey.get(key);
   if (known !== undefined) return known ?? undefined;
   const field =
