@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs';
 import { envoyProtoDirs, loadProtoRoot } from '../util/protos.ts';
+import { ProtoIndex } from './proto-json-index.ts';
 import { wellKnownFromJson, wellKnownToJson, WELL_KNOWN, type WellKnown } from './proto-json-wkt.ts';
 
 /**
@@ -34,10 +35,25 @@ const FILES = [
 ];
 
 let cachedRoot: protobuf.Root | undefined;
+let index: ProtoIndex | undefined;
 
-/** The root of every message above (loaded once per process). Throws only if the installation is broken. */
+/**
+ * The root of every message above (loaded once per process), to which the file of a typed_config's type is added
+ * when first met (ProtoIndex). Throws only if the installation is broken.
+ */
 export function waypointProtoRoot(): protobuf.Root {
   return (cachedRoot ??= loadProtoRoot(FILES, envoyProtoDirs()));
+}
+
+/** Loads the file declaring `name` into the root, when the runtime's protos have one; false otherwise. */
+function loadDeclaring(name: string): boolean {
+  index ??= new ProtoIndex(envoyProtoDirs());
+  const file = index.fileOf(name);
+  if (file === undefined) return false;
+  const root = waypointProtoRoot();
+  root.loadSync(file);
+  root.resolveAll();
+  return true;
 }
 
 const typesByUrl = new Map<string, protobuf.Type>();
@@ -47,7 +63,9 @@ export function messageType(typeUrlOrName: string, at = '$'): protobuf.Type {
   const known = typesByUrl.get(typeUrlOrName);
   if (known) return known;
   const name = typeUrlOrName.slice(typeUrlOrName.lastIndexOf('/') + 1);
-  const found = name === '' ? null : waypointProtoRoot().lookup(name);
+  const lookup = () => (name === '' ? null : waypointProtoRoot().lookup(name));
+  let found = lookup();
+  if (!(found instanceof protobuf.Type) && name !== '' && loadDeclaring(name)) found = lookup();
   if (!(found instanceof protobuf.Type)) {
     throw new Error(`${at}: unknown message type "${typeUrlOrName.slice(0, 200)}"`);
   }

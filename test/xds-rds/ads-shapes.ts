@@ -153,6 +153,12 @@ export function dubbo(
               '@type': `${T}envoy.extensions.filters.network.dubbo_proxy.v3.DubboProxy`,
               stat_prefix: route,
               drds: { config_source: ADS_SOURCE, route_config_name: route },
+              dubbo_filters: [
+                {
+                  name: 'envoy.filters.dubbo.router',
+                  config: { '@type': `${T}envoy.extensions.filters.network.dubbo_proxy.router.v3.Router` },
+                },
+              ],
             },
           },
         ],
@@ -196,6 +202,14 @@ export function thrift(host: string, vip: string, podIps: readonly string[]): Se
               '@type': `${T}envoy.extensions.filters.network.thrift_proxy.v3.ThriftProxy`,
               stat_prefix: route,
               trds: { config_source: ADS_SOURCE, route_config_name: route },
+              thrift_filters: [
+                {
+                  name: 'envoy.filters.thrift.router',
+                  typed_config: {
+                    '@type': `${T}envoy.extensions.filters.network.thrift_proxy.router.v3.Router`,
+                  },
+                },
+              ],
             },
           },
         ],
