@@ -75,8 +75,6 @@ export interface HeldState {
   readonly inFlightIdentities: number;
   readonly admittedIdentities: number;
   readonly openStreams: number;
-  /** Watches of waypoint ADS streams in the AdsCache (0 without one). */
-  readonly adsWatches: number;
 }
 
 const DEFAULT_PEERS: PeerPolicy = {
@@ -125,7 +123,7 @@ export class RdsServer {
   constructor(
     private readonly options: RdsServerOptions,
     private readonly cache: SnapshotCache,
-    private readonly ads?: AdsCache,
+    ads?: AdsCache,
   ) {
     this.limits = { ...DEFAULT_RDS_LIMITS, ...options.limits };
     this.clock = options.clock ?? systemClock;
@@ -227,7 +225,6 @@ export class RdsServer {
       inFlightIdentities: this.inFlight.held.identities,
       admittedIdentities: this.admission.identityCount,
       openStreams: this.open.size,
-      adsWatches: this.ads?.watchCount ?? 0,
     };
   }
 
