@@ -104,6 +104,27 @@ describe('AdsCache', () => {
     assert.deepEqual(again.calls, []);
   });
 
+  it("re-encodes one chain when one service's chain changes, and reassembles the Listener from the others", () => {
+    const { cache } = filled();
+    const before = { ...cache.stats };
+    const listener = cache.resource(GW, LISTENER_TYPE, 'proxy_protocol_inbound')!.version;
+    const lds = new Recorder();
+    cache.watch(GW, LISTENER_TYPE, undefined, lds);
+    const moved = redis('redis.shop.svc.cluster.local', '10.96.0.99', ['10.244.0.13']);
+    cache.apply([{ gateway: GW, services: new Map([['Service/shop/redis', moved]]) }]);
+    assert.deepEqual(cache.stats, { chains: before.chains + 1, resources: before.resources });
+    assert.notEqual(cache.resource(GW, LISTENER_TYPE, 'proxy_protocol_inbound')!.version, listener);
+    assert.deepEqual(lds.calls, [{ [LISTENER_TYPE]: ['proxy_protocol_inbound'] }]);
+    const chains = listenerJson(cache).filterChains as { name: string; filterChainMatch: unknown }[];
+    assert.equal(chains.length, 5);
+    const redisChain = chains.find((c) => c.name === 'redis.shop.svc.cluster.local_6379')!;
+    assert.deepEqual(redisChain.filterChainMatch, {
+      destinationPort: 6379,
+      prefixRanges: [{ addressPrefix: '10.96.0.99', prefixLen: 32 }],
+    });
+    cache.unwatch(GW, LISTENER_TYPE, undefined, lds);
+  });
+
   it('reaches each watcher once per apply, with only what changed', () => {
     const { cache } = filled();
     const cds = new Recorder();
