@@ -119,16 +119,17 @@ export function toObjectForm(type: protobuf.Type, json: unknown, at: string): un
   if (!isObject(json))
     throw new Error(`${at}: ${type.fullName.slice(1)} must be an object, not ${describe(json)}`);
   const out: Record<string, unknown> = {};
-  const oneofs = new Map<string, string>();
-  for (const [key, value] of Object.entries(json)) {
+  let oneofs: Map<string, string> | undefined;
+  for (const key in json) {
+    const value = json[key];
     const field = fieldOf(type, key);
     const path = `${at}.${key}`;
     if (!field) throw new Error(`${path}: ${type.fullName.slice(1)} has no field "${key}"`);
     if (field.name in out) throw new Error(`${path}: field "${field.name}" given twice`);
     if (value === null && !isValueType(field.resolvedType)) continue;
-    const oneof = field.partOf?.name;
-    if (oneof !== undefined) {
-      const other = oneofs.get(oneof);
+    if (field.partOf) {
+      const oneof = field.partOf.name;
+      const other = (oneofs ??= new Map<string, string>()).get(oneof);
       if (other !== undefined) throw new Error(`${path}: "${other}" and "${key}" are both of oneof ${oneof}`);
       oneofs.set(oneof, key);
     }
@@ -154,6 +155,14 @@ function fieldValue(field: protobuf.Field, value: unknown, at: string): unknown 
 }
 
 const INT32 = new Set(['int32', 'sint32', 'sfixed32', 'uint32', 'fixed32']);
+/** The 32-bit types' ranges, for the common case of a JSON number (no BigInt). */
+const INT32_RANGES: Readonly<Record<string, readonly [number, number]>> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  sint32: [-(2 ** 31), 2 ** 31 - 1],
+  sfixed32: [-(2 ** 31), 2 ** 31 - 1],
+  uint32: [0, 2 ** 32 - 1],
+  fixed32: [0, 2 ** 32 - 1],
+};
 const INT64 = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64']);
 
 /** One value of a field (a repeated field's element, a map's value). */
@@ -171,18 +180,21 @@ export function enumValue(e: protobuf.Enum, value: unknown, at: string): number 
 }
 
 /** A scalar of proto type `type` (int64s as strings, as protobufjs' fromObject takes them with Long). */
+function invalid(type: string, value: unknown, at: string): Error {
+  return new Error(`${at}: ${describe(value)} is not a valid ${type}`);
+}
+
 export function scalar(type: string, value: unknown, at: string): unknown {
-  const bad = () => new Error(`${at}: ${describe(value)} is not a valid ${type}`);
   if (type === 'string') {
-    if (typeof value !== 'string') throw bad();
+    if (typeof value !== 'string') throw invalid(type, value, at);
     return value;
   }
   if (type === 'bool') {
-    if (typeof value !== 'boolean') throw bad();
+    if (typeof value !== 'boolean') throw invalid(type, value, at);
     return value;
   }
   if (type === 'bytes') {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw bad();
+    if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw invalid(type, value, at);
     return Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
   }
   if (type === 'double' || type === 'float') {
@@ -190,14 +202,19 @@ export function scalar(type: string, value: unknown, at: string): unknown {
     if (value === 'NaN' || value === 'Infinity' || value === '-Infinity') return Number(value);
     if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
       return Number(value);
-    throw bad();
+    throw invalid(type, value, at);
+  }
+  const range = INT32_RANGES[type];
+  if (range && typeof value === 'number' && Number.isInteger(value)) {
+    if (value < range[0] || value > range[1]) throw new Error(`${at}: ${value} is out of range for ${type}`);
+    return value;
   }
   const text = typeof value === 'number' ? (Number.isInteger(value) ? String(value) : '') : value;
-  if (typeof text !== 'string' || !/^-?\d+$/.test(text)) throw bad();
+  if (typeof text !== 'string' || !/^-?\d+$/.test(text)) throw invalid(type, value, at);
   const n = BigInt(text);
   const unsigned = type.startsWith('u') || type === 'fixed32' || type === 'fixed64';
   const bits = INT32.has(type) ? 32n : INT64.has(type) ? 64n : undefined;
-  if (bits === undefined) throw bad();
+  if (bits === undefined) throw invalid(type, value, at);
   const [min, max] = unsigned ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
   if (n < min || n > max) throw new Error(`${at}: ${text} is out of range for ${type}`);
   return bits === 32n ? Number(n) : text;
