@@ -104,12 +104,24 @@ export abstract class AdsStreamBase implements AdsWatcher {
     return this.subs.get(typeUrl)?.answer ?? { status: 'pending' };
   }
 
+  /**
+   * Pushes each changed type in WAYPOINT_TYPES order (clusters, endpoints, listener, routes: what is referenced
+   * first), except that clusters and endpoints that are only removed go last, once nothing refers to them any more
+   * (xds_protocol, "Eventual consistency considerations": stale clusters and endpoints are removed after the
+   * updates that stopped using them).
+   */
   onAdsChanged(changed: ReadonlyMap<string, readonly string[]>): void {
+    const later: [TypeSubscription, readonly string[]][] = [];
     for (const typeUrl of WAYPOINT_TYPES) {
       const names = changed.get(typeUrl);
       const sub = this.subs.get(typeUrl);
-      if (names && sub?.started && !this.closed) this.push(sub, names);
+      if (!names || !sub?.started || this.closed) continue;
+      const removalsOnly =
+        (typeUrl === CLUSTER_TYPE || typeUrl === ENDPOINT_TYPE) && names.every((n) => !this.lookup(sub, n));
+      if (removalsOnly) later.push([sub, names]);
+      else this.push(sub, names);
     }
+    for (const [sub, names] of later) if (!this.closed) this.push(sub, names);
   }
 
   close(): void {

@@ -64,19 +64,20 @@ describe('ADS incremental (delta)', () => {
     s.send(ack(push));
     await waitFor(() => s.inbox.pending() === 0 && h.server.metrics.responses === responses + 1);
 
-    // The service goes: its cluster, endpoints and route are removed, the listener loses its chain.
+    // The service goes: the listener loses its chain and the route goes, then the cluster and endpoints nothing
+    // uses any more are removed.
     h.cache.apply([{ gateway: GATEWAY, services: new Map([['Service/shop/dubbo', undefined]]) }]);
-    const [c, e, l, r] = await s.take(4);
+    const gone = await s.take(4);
     assert.deepEqual(
-      [c, e, l, r].map((x) => [x!.typeUrl, x!.resources.length, x!.removedResources]),
+      gone.map((x) => [x.typeUrl, x.resources.length, x.removedResources]),
       [
-        [CLUSTER_TYPE, 0, [DUBBO_V1]],
-        [ENDPOINT_TYPE, 0, [DUBBO_V1]],
         [LISTENER_TYPE, 1, []],
         [DUBBO_ROUTE_TYPE, 0, ['dubbo.shop.svc.cluster.local_20880']],
+        [CLUSTER_TYPE, 0, [DUBBO_V1]],
+        [ENDPOINT_TYPE, 0, [DUBBO_V1]],
       ],
     );
-    for (const x of [c, e, l, r]) s.send(ack(x!));
+    for (const x of gone) s.send(ack(x));
     s.close();
     h.cache.apply([{ gateway: GATEWAY, services: new Map([['Service/shop/dubbo', moved]]) }]);
   });
