@@ -20,6 +20,16 @@ export interface RouteAck {
   acked?: string;
   /** The last rejection, until a later ACK of the route clears it. */
   rejected?: { readonly version: string; readonly detail: string; readonly at: number };
+  /**
+   * The scope of a waypoint's ADS resource other than a RouteConfiguration (e.g. `listener`): kept and reported
+   * with the stream (as `<scope>/<name>`), not counted in the per-route aggregates, metrics and MetaRouter status.
+   */
+  scope?: string;
+}
+
+/** The key of a resource of `scope` ('' = an RDS RouteConfiguration) in a stream's entries. */
+export function scopedName(scope: string, name: string): string {
+  return scope === '' ? name : `${scope}/${name}`;
 }
 
 /** Per route configuration, over every stream subscribed to it. */
@@ -234,8 +244,8 @@ export class StreamAcks {
   /** @internal: routes in state rejected. */
   rejecting = 0;
   private readonly entries = new Map<string, RouteAck>();
-  /** nonce -> names the response carried, until answered (or pushed out past MAX_IN_FLIGHT). */
-  private readonly inFlight = new Map<string, readonly string[]>();
+  /** nonce -> scope and keys the response carried, until answered (or pushed out past MAX_IN_FLIGHT). */
+  private readonly inFlight = new Map<string, { readonly scope: string; readonly keys: readonly string[] }>();
   private closedFlag = false;
 
   constructor(
@@ -246,27 +256,34 @@ export class StreamAcks {
   ) {}
 
   /**
-   * A response `nonce` carried these resources. `full` (SotW): the response is the stream's whole set, so routes
-   * it does not carry are gone from the stream; an older unanswered response is superseded.
+   * A response `nonce` carried these resources. `full` (SotW): the response is the stream's whole set of its
+   * scope, so resources of the scope it does not carry are gone from the stream; an older unanswered response of
+   * the scope is superseded. `scope`: '' for RouteConfigurations, else a waypoint resource type (RouteAck.scope).
    */
   sent(
     nonce: string,
     resources: readonly { readonly name: string; readonly version: string }[],
     full: boolean,
+    scope = '',
   ): void {
     if (this.closedFlag) return;
     const now = this.tracker.clock.now();
+    const keys = resources.map((r) => scopedName(scope, r.name));
     if (full) {
-      this.inFlight.clear();
-      const carried = new Set(resources.map((r) => r.name));
-      for (const name of [...this.entries.keys()]) if (!carried.has(name)) this.forget(name);
+      for (const [n, f] of [...this.inFlight]) if (f.scope === scope) this.inFlight.delete(n);
+      const carried = new Set(keys);
+      for (const [key, e] of [...this.entries]) {
+        if ((e.scope ?? '') === scope && !carried.has(key)) this.forgetKey(key);
+      }
     }
-    for (const { name, version } of resources) {
+    for (const [i, { version }] of resources.entries()) {
+      const name = keys[i]!;
       const e = this.entries.get(name);
       if (!e) {
         const fresh: RouteAck = { sent: version, sentAt: now, sentNonce: nonce, state: 'pending' };
+        if (scope !== '') fresh.scope = scope;
         this.entries.set(name, fresh);
-        this.tracker.transition(this, name, fresh, undefined, 'pending');
+        this.transition(name, fresh, undefined, 'pending');
         continue;
       }
       e.sentNonce = nonce;
@@ -275,20 +292,19 @@ export class StreamAcks {
       e.sentAt = now;
       this.move(name, e, 'pending');
     }
-    this.inFlight.set(
-      nonce,
-      resources.map((r) => r.name),
-    );
+    this.inFlight.set(nonce, { scope, keys });
     if (this.inFlight.size > MAX_IN_FLIGHT) this.inFlight.delete(this.inFlight.keys().next().value!);
   }
 
   /** Delta: the proxy declared it has `version` of `name` and nothing was sent for it. */
-  has(name: string, version: string): void {
-    if (this.closedFlag || this.entries.has(name)) return;
+  has(name: string, version: string, scope = ''): void {
+    const key = scopedName(scope, name);
+    if (this.closedFlag || this.entries.has(key)) return;
     const e: RouteAck = { sent: version, sentAt: this.tracker.clock.now(), sentNonce: '', state: 'acked' };
     e.acked = version;
-    this.entries.set(name, e);
-    this.tracker.transition(this, name, e, undefined, 'acked');
+    if (scope !== '') e.scope = scope;
+    this.entries.set(key, e);
+    this.transition(key, e, undefined, 'acked');
   }
 
   /** The proxy ACKed response `nonce`. */
@@ -317,19 +333,33 @@ export class StreamAcks {
     }
   }
 
-  /** The stream no longer has `name` (unsubscribed, or removed from the proxy). */
-  forget(name: string): void {
-    const e = this.entries.get(name);
+  /** The stream no longer has `name` of `scope` (unsubscribed, or removed from the proxy). */
+  forget(name: string, scope = ''): void {
+    this.forgetKey(scopedName(scope, name));
+  }
+
+  private forgetKey(key: string): void {
+    const e = this.entries.get(key);
     if (!e) return;
-    this.entries.delete(name);
-    this.tracker.transition(this, name, e, e.state, undefined);
+    this.entries.delete(key);
+    this.transition(key, e, e.state, undefined);
+  }
+
+  /** Only RouteConfigurations count in the tracker's per-route aggregates. */
+  private transition(
+    key: string,
+    e: RouteAck,
+    from: RouteAckState | undefined,
+    to: RouteAckState | undefined,
+  ): void {
+    if (e.scope === undefined) this.tracker.transition(this, key, e, from, to);
   }
 
   /** The stream ended: none of its routes count any more. Idempotent. */
   close(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
-    for (const name of [...this.entries.keys()]) this.forget(name);
+    for (const key of [...this.entries.keys()]) this.forgetKey(key);
     this.inFlight.clear();
     this.tracker.closed(this);
   }
@@ -359,7 +389,7 @@ export class StreamAcks {
   /** The entries response `nonce` carried that still stand as it sent them; forgets the nonce. */
   private answered(nonce: string): [string, RouteAck][] {
     if (this.closedFlag) return [];
-    const names = this.inFlight.get(nonce);
+    const names = this.inFlight.get(nonce)?.keys;
     if (!names) return [];
     this.inFlight.delete(nonce);
     const out: [string, RouteAck][] = [];
@@ -374,6 +404,6 @@ export class StreamAcks {
     const from = e.state;
     if (from === to) return;
     e.state = to;
-    this.tracker.transition(this, name, e, from, to);
+    this.transition(name, e, from, to);
   }
 }

@@ -37,10 +37,22 @@ export class RdsAdmission {
     return this.connections.size;
   }
 
-  /** `cert` is the verified peer certificate (ignored without a policy, i.e. plaintext RDS). */
-  admit(cert: PeerCertificateLike | undefined, identity: string, connection: string): Admission {
+  /**
+   * `cert` is the verified peer certificate (ignored without a policy, i.e. plaintext RDS). `trustDomainOnly`: only
+   * the trust domain is checked, not the namespaces and identities that may read routes (ADS streams of waypoints:
+   * their Gateway's identity is checked by the stream, ads-identity.ts).
+   */
+  admit(
+    cert: PeerCertificateLike | undefined,
+    identity: string,
+    connection: string,
+    trustDomainOnly = false,
+  ): Admission {
     if (this.policy) {
-      const verdict = checkPeer(cert, this.policy);
+      const policy = trustDomainOnly
+        ? { ...this.policy, allowedNamespaces: [], allowedIdentities: [] }
+        : this.policy;
+      const verdict = checkPeer(cert, policy);
       if (!verdict.ok) {
         this.refused(verdict.reason, verdict.identity, verdict.message);
         return { ok: false, code: STATUS_PERMISSION_DENIED, message: verdict.message };

@@ -73,7 +73,7 @@ export const DEFAULT_RDS_LIMITS: RdsLimits = {
 
 /** Sizes of the fields of one request (fixed: a sidecar's values are tiny by comparison). Names: budgets.ts. */
 export const REQUEST_LIMITS = {
-  /** Bytes of `version_info`, `response_nonce`, `node.id`, `type_url`, and of each initial resource version. */
+  /** Bytes of `version_info`, `response_nonce`, `node.id`, `node.cluster`, `type_url`, and of each initial resource version. */
   token: 4096,
 } as const;
 
@@ -89,6 +89,7 @@ function tooLong(field: string, value: string, max: number): string | undefined 
 export function requestProblem(req: SotwRequest | DeltaRequest): string | undefined {
   const tokens: [string, string][] = [
     ['node.id', req.nodeId],
+    ['node.cluster', req.nodeCluster ?? ''],
     ['type_url', req.typeUrl],
     ['response_nonce', req.responseNonce],
   ];

@@ -9,4 +9,6 @@ export type RefusalReason =
   | 'idle_stream'
   | 'too_many_pings'
   | 'invalid_requests'
-  | 'in_flight_budget';
+  | 'in_flight_budget'
+  /** An ADS stream whose certificate is not the identity of the waypoint Gateway its `node.cluster` names. */
+  | 'waypoint_identity';

@@ -24,8 +24,14 @@ function stringField(field: number, value: string): Buffer {
   return Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length)]), bytes]);
 }
 
-const SOTW_TYPE_URL = stringField(4, ROUTE_CONFIGURATION_TYPE);
-const DELTA_TYPE_URL = stringField(4, ROUTE_CONFIGURATION_TYPE);
+/** Field 4 (type_url) of both responses, per type URL (RDS, and the waypoint's ADS types). */
+const typeUrlFields = new Map<string, Buffer>();
+
+function typeUrlField(typeUrl: string): Buffer {
+  let f = typeUrlFields.get(typeUrl);
+  if (!f) typeUrlFields.set(typeUrl, (f = stringField(4, typeUrl)));
+  return f;
+}
 
 let lastVersion = '';
 let lastVersionField: Buffer = Buffer.alloc(0);
@@ -43,11 +49,12 @@ function versionField(version: string): Buffer {
 export function encodeSotwResponse(
   versionInfo: string,
   nonce: string,
-  resources: readonly EncodedResource[],
+  resources: readonly Pick<EncodedResource, 'sotwEntry'>[],
+  typeUrl: string = ROUTE_CONFIGURATION_TYPE,
 ): Buffer {
   return Buffer.concat([
     versionField(versionInfo),
-    SOTW_TYPE_URL,
+    typeUrlField(typeUrl),
     stringField(5, nonce),
     ...resources.map((r) => r.sotwEntry),
   ]);
@@ -57,12 +64,13 @@ export function encodeSotwResponse(
 export function encodeDeltaResponse(
   systemVersionInfo: string,
   nonce: string,
-  resources: readonly EncodedResource[],
+  resources: readonly Pick<EncodedResource, 'deltaEntry'>[],
   removedResources: readonly string[],
+  typeUrl: string = ROUTE_CONFIGURATION_TYPE,
 ): Buffer {
   return Buffer.concat([
     versionField(systemVersionInfo),
-    DELTA_TYPE_URL,
+    typeUrlField(typeUrl),
     stringField(5, nonce),
     ...removedResources.map((n) => stringField(6, n)),
     ...resources.map((r) => r.deltaEntry),

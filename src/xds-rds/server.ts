@@ -5,6 +5,13 @@ import { bindFailure, serveDuplex, shutDown, SHUTTING_DOWN, type EndStatus } fro
 import { errorFields, type Logger } from '../util/logger.ts';
 import { AckTracker } from './acks.ts';
 import { RdsAdmission } from './admission.ts';
+import type { AdsCache } from './ads-cache.ts';
+import { AdsDeltaStream } from './ads-delta.ts';
+import { gatewayCheck } from './ads-identity.ts';
+import { AdsPrograms } from './ads-programs.ts';
+import { adsServiceDefinition } from './ads-service.ts';
+import { AdsSotwStream } from './ads-sotw.ts';
+import type { GatewayCheck } from './ads-stream-base.ts';
 import { NameBudgets } from './budgets.ts';
 import { DeltaStream } from './delta-stream.ts';
 import { InFlightBudget } from './in-flight.ts';
@@ -19,6 +26,7 @@ import {
   STATUS_INVALID_ARGUMENT,
   type DeltaRequest,
   type SotwRequest,
+  type StreamDeps,
   type StreamSink,
 } from './stream-types.ts';
 import { FileCertificateProvider, type TlsFiles } from '../kit/certs/file-certificates.ts';
@@ -87,11 +95,18 @@ type Call<Req> = grpc.ServerDuplexStream<Req, Buffer>;
  * (GOAWAY `too_many_pings`), idle connections and streams that never send a request (DEADLINE_EXCEEDED); the
  * route-name budgets (budgets.ts) bound what one stream, connection and identity may make the server hold
  * (RESOURCE_EXHAUSTED).
+ *
+ * Given an AdsCache, the same listener also serves envoy.service.discovery.v3.AggregatedDiscoveryService
+ * (StreamAggregatedResources, DeltaAggregatedResources) to the waypoint proxies, with the same admission (the
+ * trust domain only: each stream checks that its peer is the Gateway its `node.cluster` names, ads-identity.ts),
+ * limits, budgets, metrics and acknowledgement tracker; `waypointPrograms` reports their ACKs per Gateway.
  */
 export class RdsServer {
   readonly metrics = new RdsMetrics();
   /** Per stream and per route: versions sent, acknowledged and rejected (on the server's clock). */
   readonly acks: AckTracker;
+  /** Per waypoint Gateway, where its connected proxies stand (ADS ACKs of listeners and clusters). */
+  readonly waypointPrograms = new AdsPrograms();
   /** Connections in their handshake (aeraki_tls_handshakes_total{listener="rds"}). */
   readonly handshakes: HandshakeGuard;
   private readonly server: grpc.Server;
@@ -108,6 +123,7 @@ export class RdsServer {
   constructor(
     private readonly options: RdsServerOptions,
     private readonly cache: SnapshotCache,
+    ads?: AdsCache,
   ) {
     this.limits = { ...DEFAULT_RDS_LIMITS, ...options.limits };
     this.clock = options.clock ?? systemClock;
@@ -146,6 +162,23 @@ export class RdsServer {
     this.server.addService(rdsServiceDefinition, {
       StreamRoutes: (call: Call<SotwRequest>) => this.serve(call, (deps) => new SotwStream(deps)),
       DeltaRoutes: (call: Call<DeltaRequest>) => this.serve(call, (deps) => new DeltaStream(deps)),
+    });
+    if (ads) this.addAds(ads, policy);
+  }
+
+  private addAds(ads: AdsCache, policy: PeerPolicy | undefined): void {
+    const inner = gatewayCheck(policy);
+    const check: GatewayCheck = (nodeCluster, peer) => {
+      const verdict = inner(nodeCluster, peer);
+      if ('problem' in verdict) this.admission.refused('waypoint_identity', peer, verdict.problem);
+      return verdict;
+    };
+    const programs = this.waypointPrograms;
+    this.server.addService(adsServiceDefinition, {
+      StreamAggregatedResources: (call: Call<SotwRequest>) =>
+        this.serve(call, (deps) => new AdsSotwStream({ ...deps, ads, check, programs }), true),
+      DeltaAggregatedResources: (call: Call<DeltaRequest>) =>
+        this.serve(call, (deps) => new AdsDeltaStream({ ...deps, ads, check, programs }), true),
     });
   }
 
@@ -215,17 +248,18 @@ export class RdsServer {
 
   private serve<Req extends { readonly invalid?: string }>(
     call: Call<Req>,
-    make: (deps: ConstructorParameters<typeof SotwStream>[0]) => {
+    make: (deps: StreamDeps) => {
       handleRequest(r: Req): void;
       close(): void;
     },
+    waypoint = false,
   ): void {
     const insecure = 'insecure' in this.options.tls;
     const cert = insecure ? undefined : call.getAuthContext().sslPeerCertificate;
     const peer = insecure ? 'unauthenticated' : peerIdentity(cert);
     // `<address>:<port>` of the connection, as ConnectionGuard keys it.
     const connection = call.getPeer();
-    const admitted = this.admission.admit(cert, peer, connection);
+    const admitted = this.admission.admit(cert, peer, connection, waypoint);
     if (!admitted.ok) {
       call.on('error', () => {});
       call.emit('error', { code: admitted.code, details: admitted.message });

@@ -11,7 +11,7 @@ const SERVICE = '/envoy.service.route.v3.RouteDiscoveryService/';
 
 interface RawRequest {
   versionInfo?: string;
-  node?: { id?: string };
+  node?: { id?: string; cluster?: string };
   resourceNames?: string[];
   typeUrl?: string;
   responseNonce?: string;
@@ -45,6 +45,7 @@ export function decodeSotwRequest(bytes: Buffer): SotwRequest {
   return {
     versionInfo: raw.versionInfo ?? '',
     nodeId: raw.node?.id ?? '',
+    nodeCluster: raw.node?.cluster ?? '',
     resourceNames: raw.resourceNames ?? [],
     typeUrl: raw.typeUrl ?? '',
     responseNonce: raw.responseNonce ?? '',
@@ -75,6 +76,7 @@ export function decodeDeltaRequest(bytes: Buffer): DeltaRequest {
   const errorDetail = errorDetailOf(raw);
   return {
     nodeId: raw.node?.id ?? '',
+    nodeCluster: raw.node?.cluster ?? '',
     typeUrl: raw.typeUrl ?? '',
     subscribe: raw.resourceNamesSubscribe ?? [],
     unsubscribe: raw.resourceNamesUnsubscribe ?? [],

@@ -15,6 +15,8 @@ export interface SotwRequest {
   readonly versionInfo: string;
   /** `node.id`; '' when the request carries no node (only the first one must). */
   readonly nodeId: string;
+  /** `node.cluster` (ADS: which waypoint Gateway the proxy is, `W.N`); '' or absent without one. */
+  readonly nodeCluster?: string;
   readonly resourceNames: readonly string[];
   readonly typeUrl: string;
   readonly responseNonce: string;
@@ -26,6 +28,8 @@ export interface SotwRequest {
 /** The fields of envoy.service.discovery.v3.DeltaDiscoveryRequest the server reads. */
 export interface DeltaRequest {
   readonly nodeId: string;
+  /** As SotwRequest.nodeCluster. */
+  readonly nodeCluster?: string;
   readonly typeUrl: string;
   readonly subscribe: readonly string[];
   readonly unsubscribe: readonly string[];

@@ -1,0 +1,44 @@
+import type * as grpc from '@grpc/grpc-js';
+import { decodeDeltaRequest, decodeSotwRequest } from './service.ts';
+
+/**
+ * The gRPC definition of envoy.service.discovery.v3.AggregatedDiscoveryService (envoy/service/discovery/v3/ads.proto)
+ * served next to RDS on the same listener, for the waypoints: requests decoded to the fields the server reads
+ * (service.ts, `node.cluster` included), responses as already-encoded bytes (responses.ts).
+ */
+const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService/';
+
+const identity = (b: Buffer): Buffer => b;
+
+export const adsServiceDefinition = {
+  StreamAggregatedResources: {
+    path: `${SERVICE}StreamAggregatedResources`,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: identity,
+    requestDeserialize: decodeSotwRequest,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+  DeltaAggregatedResources: {
+    path: `${SERVICE}DeltaAggregatedResources`,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: identity,
+    requestDeserialize: decodeDeltaRequest,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+} satisfies grpc.ServiceDefinition;
+
+/** The client side, raw bytes both ways (tests, tools). */
+export const adsRawClientDefinition = {
+  StreamAggregatedResources: {
+    ...adsServiceDefinition.StreamAggregatedResources,
+    requestDeserialize: identity,
+  },
+  DeltaAggregatedResources: {
+    ...adsServiceDefinition.DeltaAggregatedResources,
+    requestDeserialize: identity,
+  },
+} satisfies grpc.ServiceDefinition;
