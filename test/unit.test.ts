@@ -152,6 +152,8 @@ import './waypoint/translate-incremental.test.ts';
 import './waypoint/translate-source.test.ts';
 import './waypoint/translate.test.ts';
 import './webhook/admission.test.ts';
+import './xds-rds/ads-cache.test.ts';
+import './xds-rds/ads-proto-json.test.ts';
 import './xds-rds/encoding.test.ts';
 import './xds-rds/fixtures.test.ts';
 import './xds-rds/incremental-differential.test.ts';
