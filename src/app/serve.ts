@@ -29,6 +29,7 @@ import type { Registries } from '../registry/registries.ts';
 import { orStop, startBase, type ServeBase, type ServeDeps } from './serve-base.ts';
 import { buildInputs, buildRegistries, type ServeInputs } from './serve-inputs.ts';
 import { buildRds } from './serve-rds.ts';
+import { buildWaypoint, buildWaypointGateways, gatewayParts } from './serve-waypoint.ts';
 import { afterFirstSync, wireFlow } from './serve-flow.ts';
 
 export type { ServeDeps } from './serve-base.ts';
@@ -98,6 +99,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
   const inputs = buildInputs(o, base);
   const { store, topics, sources } = inputs;
   const rds = buildRds(o, base, inputs);
+  const waypoint = buildWaypoint(o, base, inputs, rds.ads);
+  const gateways = buildWaypointGateways(o, base, rds, waypoint);
   const bound: Bound = { admin: { host: '', port: 0 } };
   await runtime.start(rds.part);
   await runtime.start(webhookPart(o, base, inputs, bound));
@@ -130,6 +133,8 @@ export async function startServe(o: ServeOptions, deps: ServeDeps = {}): Promise
       ...(registryOutput ? [leaderLoopPart('registry-output', registryOutput)] : []),
     ],
     [sourcesPart(sources, log)],
+    // After the sources: their readers join the shared informers (Gateways, slices) first.
+    [...waypoint.parts, ...gatewayParts(gateways)],
     proxyStatus
       ? [{ name: 'proxy-status', start: () => proxyStatus.start(), stop: () => proxyStatus.stop() }]
       : [],

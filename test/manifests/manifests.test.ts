@@ -278,11 +278,16 @@ describe('manifests', () => {
     assert.deepEqual([...exposed].sort(), [...ports].sort());
   });
 
-  it('gets Secrets (Redis auth) by name, never lists, watches or writes them, and runs non-root on a read-only root filesystem', () => {
+  it('gets Secrets (Redis auth) by name, lists and watches only the waypoint CA by name, writes none, and runs non-root on a read-only root filesystem', () => {
     for (const o of objects.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
       for (const rule of o.rules) {
         assert.ok(!rule.resources.includes('*'));
-        if (rule.resources.includes('secrets')) assert.deepEqual(rule.verbs, ['get']);
+        if (!rule.resources.includes('secrets')) continue;
+        if (rule.resourceNames === undefined) assert.deepEqual(rule.verbs, ['get']);
+        else {
+          assert.deepEqual(rule.resourceNames, ['aeraki-waypoint-ca']);
+          assert.deepEqual(rule.verbs, ['list', 'watch']);
+        }
       }
     }
     const deploy = objects.find((o) => o.kind === 'Deployment')!;

@@ -96,6 +96,21 @@ describe('RBAC from behaviour: manifests/ grant exactly the calls the controller
   });
 
   it('every call is granted and every grant is called', async () => {
+    // Installed so their reads are made whole (list, then watch): WorkloadEntries for the waypoints' EDS, the
+    // Gateway API kinds for ambient (no Gateway of ours: the waypoint component's grants are rbac-waypoint's).
+    api.installCrd({
+      group: 'networking.istio.io',
+      versions: ['v1'],
+      kind: 'WorkloadEntry',
+      plural: 'workloadentries',
+      namespaced: true,
+    });
+    for (const [kind, plural, namespaced] of [
+      ['Gateway', 'gateways', true],
+      ['GatewayClass', 'gatewayclasses', false],
+    ] as const) {
+      api.installCrd({ group: 'gateway.networking.k8s.io', versions: ['v1'], kind, plural, namespaced });
+    }
     api.seed([
       obj({
         apiVersion: 'v1',

@@ -33,6 +33,11 @@ export class ExtraRootsProvider extends CertificateMaterial {
     });
   }
 
+  /** The inner provider's root(s) as last heard (undefined before the first, or while nobody listens). */
+  get baseRoot(): Buffer | undefined {
+    return this.innerRoot;
+  }
+
   /** Sets the extra root(s) (PEM; undefined: none); applied when it differs from the current ones. */
   setExtraRoots(pem: Buffer | undefined): void {
     if (pem === undefined ? this.extra === undefined : this.extra?.equals(pem) === true) return;
