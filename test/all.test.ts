@@ -94,6 +94,7 @@ import './e2e/hold-scope.test.ts';
 import './e2e/inbound-target-port.test.ts';
 import './e2e/kinds-not-served.test.ts';
 import './e2e/metrics-replicas.test.ts';
+import './e2e/own-waypoint.test.ts';
 import './e2e/proxy-status.test.ts';
 import './e2e/redis-dir-secret.test.ts';
 import './e2e/registries.test.ts';
