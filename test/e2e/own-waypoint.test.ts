@@ -175,6 +175,36 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
     }
   });
 
+  it('turns Programmed False (ProxyRejected, the error detail) with a Warning Event when a proxy rejects the listener', async () => {
+    const secret = await waitForObject(api, { group: '', resource: 'secrets' }, 'wp-xds');
+    const data = secret['data'] as Record<string, string>;
+    const client = new AdsTestClient(running.rdsPort, {
+      ca: b64(data['ca.crt']),
+      cert: b64(data['tls.crt']),
+      key: b64(data['tls.key']),
+    });
+    const stream = client.sotw();
+    try {
+      const node = waypointNode('shop', 'wp', 'wp-2');
+      stream.send({ node, typeUrl: LISTENER_TYPE, resourceNames: [] });
+      const r = await stream.next(10_000);
+      const detail = 'Error adding/updating listener(s) proxy_protocol_inbound: test rejection';
+      stream.send({ ...sotwAck(r), node, errorDetail: { code: 3, message: detail } });
+      await waitFor(() => conditionOf(gw(), 'Programmed')?.['status'] === 'False', 'Programmed False');
+      const programmed = conditionOf(gw(), 'Programmed')!;
+      assert.equal(programmed['reason'], 'ProxyRejected');
+      assert.match(String(programmed['message']), /test rejection/);
+      const events = api.list({ group: 'events.k8s.io', resource: 'events' });
+      assert.ok(
+        events.some((e) => e['type'] === 'Warning' && /test rejection/.test(String(e['note']))),
+        'a Warning Event naming the rejection',
+      );
+    } finally {
+      stream.close();
+      client.close();
+    }
+  });
+
   it('refuses the credential of shop/wp for another Gateway', async () => {
     const secret = await waitForObject(api, { group: '', resource: 'secrets' }, 'wp-xds');
     const data = secret['data'] as Record<string, string>;
