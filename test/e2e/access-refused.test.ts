@@ -15,7 +15,7 @@ import {
 } from '../fakes/kube-apiserver/index.ts';
 import { recordingLogger, type LogRecord } from '../support/recording-logger.ts';
 import { serveOptions } from './options.ts';
-import { httpGet, waitFor } from './support.ts';
+import { GATEWAY_API_NOT_SERVED, httpGet, waitFor } from './support.ts';
 
 const EF = 'envoyfilters.networking.istio.io';
 const ORDERS = 'orders.shop.svc.cluster.local';
@@ -110,7 +110,10 @@ describe('aeraki serve: a watch refused with 403 after the first list', () => {
 
       denied.remove();
       await waitFor(async () => (await readyz(running)).status === 200, 'ready once the watch opens again');
-      assert.equal((await readyz(running)).checks.find((c) => c.name === 'config')?.details, undefined);
+      assert.deepEqual(
+        (await readyz(running)).checks.find((c) => c.name === 'config')?.details,
+        GATEWAY_API_NOT_SERVED,
+      );
       api.seed(metaRouter('canary-v2'));
       await waitFor(() => /canary-v2/.test(routeJson(running)), 'the change after access returned on RDS');
       assert.deepEqual(said(records, /metarouters/), [

@@ -14,7 +14,7 @@ import {
 } from '../fakes/kube-apiserver/index.ts';
 import { recordingLogger, type LogRecord } from '../support/recording-logger.ts';
 import { serveOptions } from './options.ts';
-import { httpGet, waitFor } from './support.ts';
+import { GATEWAY_API_NOT_SERVED, httpGet, waitFor } from './support.ts';
 
 const EF = 'envoyfilters.networking.istio.io';
 const RS = 'redisservices.redis.aeraki.io';
@@ -126,6 +126,7 @@ describe('aeraki serve: kinds the API server does not serve', () => {
       'RedisService not installed (CRD redisservices.redis.aeraki.io): read as empty',
       'RedisDestination not installed (CRD redisdestinations.redis.aeraki.io): read as empty',
       'EndpointSlice not served (endpointslices.discovery.k8s.io): read as empty',
+      ...GATEWAY_API_NOT_SERVED,
     ]);
     const metrics = (await httpGet(`http://${running.adminAddress}/metrics`)).body;
     assert.match(
@@ -139,6 +140,8 @@ describe('aeraki serve: kinds the API server does not serve', () => {
       'DubboAuthorizationPolicy',
       'RedisDestination',
       'RedisService',
+      // The waypoints' endpoints read WorkloadEntries too (src/controller/endpoints-view.ts).
+      'WorkloadEntry',
     ]);
   });
 
@@ -190,7 +193,7 @@ describe('aeraki serve: a kind forbidden by RBAC', () => {
       const r = await readyz(running);
       assert.equal(r.status, 503);
       assert.equal(r.config.reason, `waiting for kubernetes: MetaRouter ${rule}`);
-      assert.deepEqual(r.config.details, [`MetaRouter ${rule}`]);
+      assert.deepEqual(r.config.details, [`MetaRouter ${rule}`, ...GATEWAY_API_NOT_SERVED]);
       await running.reconciler.runNow();
       assert.equal(api.writes({ resource: 'envoyfilters' }).length, 0);
       const metrics = (await httpGet(`http://${running.adminAddress}/metrics`)).body;
@@ -276,7 +279,11 @@ describe('aeraki serve: API discovery failing transiently', () => {
     try {
       await running.synced;
       assert.match(routeJson(running), /canary/);
-      assert.equal((await readyz(running)).config.details, undefined, 'every kind is served');
+      assert.deepEqual(
+        (await readyz(running)).config.details,
+        GATEWAY_API_NOT_SERVED,
+        'every other kind is served',
+      );
       // While running, lists answer 404 and discovery still serves the group: asked, not emptied.
       const listed = api.faults.inject({
         verb: 'list',
@@ -302,7 +309,7 @@ describe('aeraki serve: API discovery failing transiently', () => {
       staleDiscovery.remove();
       assert.equal(metaRouterDeletes, 0);
       assert.match(routeJson(running), /canary/);
-      assert.equal((await readyz(running)).config.details, undefined);
+      assert.deepEqual((await readyz(running)).config.details, GATEWAY_API_NOT_SERVED);
     } finally {
       await running.stop();
       await api.close();

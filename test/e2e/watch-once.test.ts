@@ -45,7 +45,7 @@ describe('aeraki serve: each resource is watched once', () => {
     await api.close();
   });
 
-  it('opens one watch per resource path', async () => {
+  it('opens one watch per resource path and label selector', async () => {
     watcher!.sync();
     const watches = () => api.requests.filter((r) => r.verb === 'watch');
     const paths = () => new Set(watches().map((r) => r.path));
@@ -57,8 +57,13 @@ describe('aeraki serve: each resource is watched once', () => {
     ];
     await waitFor(() => expected.every((p) => paths().has(p)), `watches of ${expected.join(', ')}`);
     await new Promise((r) => setTimeout(r, 300)); // a second reader's watch would open by now
+    // Keyed by path and label selector: the waypoint Gateway controller watches only the Services it owns (its own
+    // label), a different set from the Kubernetes source's Services.
     const counts = new Map<string, number>();
-    for (const r of watches()) counts.set(r.path, (counts.get(r.path) ?? 0) + 1);
+    for (const r of watches()) {
+      const key = r.query['labelSelector'] ? `${r.path}?labelSelector=${r.query['labelSelector']}` : r.path;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
     const twice = [...counts].filter(([, n]) => n > 1);
     assert.deepEqual(twice, [], `watched more than once: ${JSON.stringify(twice)}`);
     assert.ok(counts.size >= 10, [...counts.keys()].join(', '));

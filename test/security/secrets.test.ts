@@ -130,7 +130,15 @@ describe('Secrets by name (fake kube-apiserver, serve with debug endpoints)', ()
     assert.ok(filtersText().includes(ROTATED), 'the last good filter stays');
 
     // 4. Secrets: a GET by name of the named one only; never a list or watch, never the other.
-    const calls = api.requests.filter((q) => q.resource === 'secrets');
+    // The waypoint CA (src/waypoint/ca.ts) is the one other Secret read: listed and watched by name in the
+    // controller's namespace.
+    const caRead = (q: { namespace?: string; query: Record<string, string> }) =>
+      q.namespace === 'istio-system' && q.query['fieldSelector'] === 'metadata.name=aeraki-waypoint-ca';
+    const calls = api.requests.filter((q) => q.resource === 'secrets' && !caRead(q));
+    assert.ok(
+      api.requests.some((q) => q.resource === 'secrets' && caRead(q)),
+      'the waypoint CA read by name',
+    );
     assert.ok(calls.length >= 2);
     for (const q of calls) assert.deepEqual([q.verb, q.namespace, q.name], ['get', NS, 'redis-auth']);
 

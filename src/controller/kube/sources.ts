@@ -120,6 +120,8 @@ export class KubeSource {
   private readonly log: Logger;
   private readonly clock: Clock;
   private readonly informers: Subscription[] = [];
+  /** The ambient inputs' subscriptions, made at construction (see the constructor). */
+  private readonly ambientInformers: Subscription[] = [];
   private readonly hub: KubeInformers;
   private readonly parseOptions: ParseOptions;
   private readonly secrets: SecretReader;
@@ -152,6 +154,16 @@ export class KubeSource {
       clock: this.clock,
       logger: options.logger,
     });
+    // Subscribed now, before anything starts: the Namespaces' informer is shared with readers that start earlier
+    // (the bootstrap controller, the registries), and a reader joining a running informer must not need fields
+    // the others' reductions drop (kit/kube/informer-hub.ts).
+    if (options.ambient) {
+      for (const a of ambientReads(options.kc, options.ambient, this.log)) {
+        this.ambientInformers.push(
+          this.hub.subscribe(a.spec, this.withStateChange(a.handlers), { reduce: a.reduce }),
+        );
+      }
+    }
   }
 
   /** Starts every informer; resolves once they are started (not synced: see whenSynced). */
@@ -212,13 +224,7 @@ export class KubeSource {
       const reads = { labelSelector, ...(transform ? { reduce: transform } : {}) };
       this.informers.push(this.informer(ENDPOINT_SLICE_RESOURCE, path, list, handlers, undefined, reads));
     }
-    if (this.o.ambient) {
-      for (const a of ambientReads(this.o.kc, this.o.ambient, this.log)) {
-        this.informers.push(
-          this.hub.subscribe(a.spec, this.withStateChange(a.handlers), { reduce: a.reduce }),
-        );
-      }
-    }
+    this.informers.push(...this.ambientInformers);
     for (const i of this.informers) i.start();
   }
 
