@@ -13,6 +13,7 @@
  */
 import { waypointOf, type AmbientService, type WaypointBinding } from '../model/ambient/binding.ts';
 import { GATEWAY_API_GROUP } from '../model/ambient/labels.ts';
+import { OWN_WAYPOINT_CLASS } from '../model/ambient/own-waypoint.ts';
 import {
   istioProtocolOf,
   WAYPOINT_LISTENER,
@@ -201,6 +202,8 @@ export function waypointObjects(
     if (unused) issues.push(unused);
     return [];
   }
+  // Our own waypoint runs stock Envoy programmed over our ADS (src/waypoint/), not by istiod: no EnvoyFilter reaches it.
+  if (binding.gateway.className === OWN_WAYPOINT_CLASS) return [];
   const image = waypointImageOverride(binding.gateway);
   const known = options.metaProtocolImages ?? DEFAULT_META_PROTOCOL_IMAGES;
   const sw: ServiceWaypoint = {

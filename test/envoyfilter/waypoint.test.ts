@@ -72,6 +72,21 @@ describe('waypoint filters', () => {
     assert.deepEqual(out.issues, []);
   });
 
+  it('a service bound to our own waypoint (aeraki-waypoint) gets no EnvoyFilter and no warning: ADS carries it', () => {
+    const { namespaces, gateways, view } = ambientWorld();
+    namespaces.set('shop', { name: 'shop', labels: { [USE]: 'ours' } });
+    gateways.push(gateway('shop', 'ours', { className: 'aeraki-waypoint' }));
+    gateways.push(gateway('shop', 'istios'));
+    const store = storeOf([dubbo('shop', 'a'), dubbo('shop', 'b', { [USE]: 'istios' })]);
+    const out = generateAll(store, generators, {
+      namespaceScope: false,
+      waypointFilters: true,
+      ambient: view,
+    });
+    assert.deepEqual(waypointNames(out.objects), ['shop/aeraki-waypoint-b.shop.svc.cluster.local-20880']);
+    assert.deepEqual(out.issues, []);
+  });
+
   it('a binding to a Gateway that is not ready gives a warning and no filter', () => {
     const { gateways, view } = ambientWorld();
     gateways.push(gateway('shop', 'waypoint', { addressed: false }));
