@@ -8,6 +8,7 @@
  */
 import { isAmbientNamespace, waypointOf, type WaypointBinding } from '../model/ambient/binding.ts';
 import { USE_WAYPOINT_LABEL } from '../model/ambient/labels.ts';
+import { OWN_WAYPOINT_CLASS } from '../model/ambient/own-waypoint.ts';
 import type { ServiceEntry } from '../model/objects.ts';
 import type { AnalysisInput } from './types.ts';
 
@@ -73,6 +74,8 @@ export function waypointAdvice(
 ): string {
   const on = input.options.waypointFilters === true;
   if (binding.bound) {
+    // Our own waypoint is programmed over our ADS whatever the flag (src/waypoint/).
+    if (binding.gateway.className === OWN_WAYPOINT_CLASS) return '';
     const w = `${binding.waypoint.namespace}/${binding.waypoint.name}`;
     return on ? '' : `turn on ${WAYPOINT_FLAG} to write its filters for waypoint ${w}, to which it is bound`;
   }

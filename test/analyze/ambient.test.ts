@@ -171,6 +171,12 @@ describe('AER0017 WaypointLacksProtocolProxy', () => {
     assert.match(messages[0]!.message, /; run the waypoint on a MetaProtocol proxy image/);
   });
 
+  it('says nothing for a service bound to our own waypoint (aeraki-waypoint): its Gateway status does', () => {
+    const own = gateway({ className: 'aeraki-waypoint' });
+    assert.deepEqual(withCode(metaProtocol(own), 'AER0017'), []);
+    assert.deepEqual(withCode(metaProtocol(own, WAYPOINT_ON), 'AER0017'), []);
+  });
+
   it('reports a Kafka port on any image', () => {
     const text =
       gateway({ image: 'docker.io/envoyproxy/envoy-contrib:v1.36.0' }) +

@@ -15,6 +15,7 @@ import { waypointImageOverride } from '../../model/ambient/waypoint.ts';
 import { protocolSegment } from '../../model/protocol.ts';
 import { isKnownImage } from '../../model/proxy-images.ts';
 import { refOf, refString, type ConfigIssue } from '../../model/result.ts';
+import { OWN_WAYPOINT_CLASS } from '../../model/ambient/own-waypoint.ts';
 import { bindingOf, WAYPOINT_FLAG } from '../ambient-advice.ts';
 import { handledServices } from '../live/services.ts';
 import type { AnalysisCode, AnalysisInput, AnalysisMessage, Analyzer } from '../types.ts';
@@ -62,7 +63,8 @@ function analyze(input: AnalysisInput): AnalysisMessage[] {
   const out: AnalysisMessage[] = [];
   for (const { service } of handledServices(input)) {
     const binding = bindingOf(input, service);
-    if (binding === undefined || !binding.bound) continue;
+    // Our own waypoint (aeraki-waypoint) says what it cannot carry on its Gateway's status (src/waypoint/).
+    if (binding === undefined || !binding.bound || binding.gateway.className === OWN_WAYPOINT_CLASS) continue;
     const override = waypointImageOverride(binding.gateway);
     const image = override ?? 'istio-proxy';
     const metaProtocolImage =
