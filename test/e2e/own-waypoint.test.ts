@@ -123,14 +123,7 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
   });
 
   it('serves the bound Dubbo Service to the waypoint proxy holding the Gateway credential, then marks it Programmed', async () => {
-    const secret = await waitForObject(api, { group: '', resource: 'secrets' }, 'wp-xds');
-    const data = secret['data'] as Record<string, string>;
-    const client = new AdsTestClient(running.rdsPort, {
-      ca: b64(data['ca.crt']),
-      cert: b64(data['tls.crt']),
-      key: b64(data['tls.key']),
-    });
-    const stream = client.sotw();
+    const { client, stream } = await withGatewayCredential(api, running.rdsPort);
     try {
       const node = waypointNode('shop', 'wp');
       stream.send({ node, typeUrl: CLUSTER_TYPE, resourceNames: [] });
@@ -176,14 +169,7 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
   });
 
   it('turns Programmed False (ProxyRejected, the error detail) with a Warning Event when a proxy rejects the listener', async () => {
-    const secret = await waitForObject(api, { group: '', resource: 'secrets' }, 'wp-xds');
-    const data = secret['data'] as Record<string, string>;
-    const client = new AdsTestClient(running.rdsPort, {
-      ca: b64(data['ca.crt']),
-      cert: b64(data['tls.crt']),
-      key: b64(data['tls.key']),
-    });
-    const stream = client.sotw();
+    const { client, stream } = await withGatewayCredential(api, running.rdsPort);
     try {
       const node = waypointNode('shop', 'wp', 'wp-2');
       stream.send({ node, typeUrl: LISTENER_TYPE, resourceNames: [] });
@@ -206,14 +192,7 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
   });
 
   it('refuses the credential of shop/wp for another Gateway', async () => {
-    const secret = await waitForObject(api, { group: '', resource: 'secrets' }, 'wp-xds');
-    const data = secret['data'] as Record<string, string>;
-    const client = new AdsTestClient(running.rdsPort, {
-      ca: b64(data['ca.crt']),
-      cert: b64(data['tls.crt']),
-      key: b64(data['tls.key']),
-    });
-    const stream = client.sotw();
+    const { client, stream } = await withGatewayCredential(api, running.rdsPort);
     try {
       stream.send({ node: waypointNode('shop', 'other'), typeUrl: LISTENER_TYPE, resourceNames: [] });
       const status = await stream.status;
@@ -224,6 +203,18 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
     }
   });
 });
+
+/** A SotW ADS stream to the RDS port with the credential of the Gateway's Secret `shop/wp-xds`. */
+async function withGatewayCredential(api: FakeKubeApiServer, port: number) {
+  const secret = await waitForObject(api, { group: '', resource: 'secrets' }, 'wp-xds');
+  const data = secret['data'] as Record<string, string>;
+  const client = new AdsTestClient(port, {
+    ca: b64(data['ca.crt']),
+    cert: b64(data['tls.crt']),
+    key: b64(data['tls.key']),
+  });
+  return { client, stream: client.sotw() };
+}
 
 function hasChain(r: AdsSotwResponse | undefined): boolean {
   const chains = (r?.resources[0]?.json as { filterChains?: unknown[] } | undefined)?.filterChains;
