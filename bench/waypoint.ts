@@ -1,8 +1,9 @@
-// Our own waypoint's translation (issue 39), run by `npm run bench -- waypoint`: a full build of one Gateway serving
+// Our own waypoint's snapshot (issue 39), run by `npm run bench -- waypoint`: a full build of one Gateway serving
 // 1,000 and 10,000 service ports (WaypointTranslator.full: binding, chains, EDS clusters per subset with their
-// endpoints), and the cost of one service change (alternately a VirtualService's traffic split and a pod of the
-// service's endpoints: WaypointTranslator.update) against a full build at 10,000 in the same round; the target is at
-// most 0.05. bench/README.md, "`waypoint`".
+// endpoints; then AdsCache.apply into a fresh cache: every chain and resource encoded as protobuf, the Listener
+// assembled), and the cost of one service change (alternately a VirtualService's traffic split and a pod of the
+// service's endpoints: WaypointTranslator.update, then AdsCache.apply of what changed) against a full build at
+// 10,000 in the same round; the target is at most 0.05. bench/README.md, "`waypoint`".
 import { performance } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { OWN_WAYPOINT_CLASS } from '../src/model/ambient/own-waypoint.ts';
@@ -11,6 +12,8 @@ import type { ConvertedService, VirtualService } from '../src/model/objects.ts';
 import type { Protocol } from '../src/model/protocol.ts';
 import { createGenerators } from '../src/plugins/registry.ts';
 import { WaypointTranslator } from '../src/waypoint/incremental.ts';
+import { AdsCache } from '../src/xds-rds/ads-cache.ts';
+import { SnapshotCache } from '../src/xds-rds/snapshot.ts';
 import { destinationRule, meta, virtualService } from '../test/support/builders.ts';
 import { fakeGenerators, MemoryEndpoints } from '../test/waypoint/translate-support.ts';
 import { median, round } from './figures.ts';
@@ -55,13 +58,20 @@ function split(i: number, k: number): VirtualService {
           { destination: { host, subset: 'v1' }, weight: w },
           { destination: { host, subset: 'v2' }, weight: 100 - w },
         ];
-  return virtualService(nsOf(i), `svc-${i}`, { hosts: [host], tcp: [{ match: [], route }] });
+  // `http` for the Dubbo plugin (its routes come from a VirtualService's http entries), `tcp` for the stand-in.
+  return virtualService(nsOf(i), `svc-${i}`, {
+    hosts: [host],
+    http: [{ match: [], route }],
+    tcp: [{ match: [], route }],
+  });
 }
 
 interface Mesh {
   readonly store: ConfigStore;
   readonly endpoints: MemoryEndpoints;
   readonly translator: WaypointTranslator;
+  /** The ADS cache the changes are applied to (a full build uses a fresh one). */
+  readonly ads: AdsCache;
   readonly services: number;
   changes: number;
 }
@@ -114,9 +124,18 @@ function mesh(services: number, byProtocol: ReadonlyMap<Protocol, Generator>): M
     },
   });
   const translator = new WaypointTranslator({ view: store, ambient: store, endpoints, byProtocol });
-  const carried = translator.full()[0]?.services.size ?? 0;
+  const first = translator.full();
+  const carried = first[0]?.services.size ?? 0;
   if (carried !== services) throw new Error(`the Gateway carries ${carried} of ${services} services`);
-  return { store, endpoints, translator, services, changes: 0 };
+  const ads = new AdsCache(new SnapshotCache());
+  ads.apply(first);
+  if (ads.problems > 0) throw new Error(`${ads.problems} resources did not encode`);
+  return { store, endpoints, translator, ads, services, changes: 0 };
+}
+
+/** A full build: translate everything and encode it into a fresh ADS cache. */
+function fullBuild(m: Mesh): void {
+  new AdsCache(new SnapshotCache()).apply(m.translator.full());
 }
 
 /** Change k: alternately a service's traffic split and one of its pods (the store's and the view's own work untimed). */
@@ -146,7 +165,11 @@ function perChange(m: Mesh): number {
   for (let c = 0; c < CHANGES; c++) {
     applyChange(m);
     let touched = 0;
-    total += timed(() => (touched = m.translator.update().reduce((n, ch) => n + ch.services.size, 0)));
+    total += timed(() => {
+      const changes = m.translator.update();
+      m.ads.apply(changes);
+      touched = changes.reduce((n, ch) => n + ch.services.size, 0);
+    });
     if (touched !== 1) throw new Error(`change ${m.changes} touched ${touched} services`);
   }
   return total / CHANGES;
@@ -166,7 +189,7 @@ export async function benchWaypoint(): Promise<Record<string, unknown>> {
   const samples: Round[] = [];
   for (let r = 0; r < n; r++) {
     samples.push({
-      full: [timed(() => small.translator.full()), timed(() => large.translator.full())],
+      full: [timed(() => fullBuild(small)), timed(() => fullBuild(large))],
       change: [perChange(small), perChange(large)],
     });
     await new Promise((resolve) => setImmediate(resolve));
