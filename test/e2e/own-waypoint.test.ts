@@ -1,9 +1,10 @@
 // Our own waypoint end to end (issue 39): `aeraki serve` against the fake kube-apiserver with the Gateway API CRDs,
-// dev certificates on the RDS listener. A Gateway of class aeraki-waypoint is accepted and gets its objects; a
-// Dubbo Service of an ambient namespace bound to it is served to a client that plays the waypoint proxy with the
-// credential of the Gateway's Secret `wp-xds` (ADS, SotW): its listener chain, cluster and endpoints, every resource
-// strict against protos-2026; the ACKs turn the Gateway Programmed; the same credential naming another Gateway is
-// refused.
+// dev certificates on the RDS listener. A Gateway of class aeraki-waypoint is accepted and gets its objects; the
+// Dubbo, Thrift, Redis and MetaProtocol (Dubbo codec, with a MetaRouter) Services of an ambient namespace bound to it
+// are served to a client that plays the waypoint proxy with the credential of the Gateway's Secret `wp-xds` (ADS,
+// SotW): listener chains, clusters, endpoints and routes, every resource strict against protos-2026 (and its
+// validation rules); the ACKs turn the Gateway Programmed; a MetaRouter change is one push of that service's route;
+// a NACK turns it not Programmed; the same credential naming another Gateway is refused.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { startServe, type RunningServe } from '../../src/app/serve.ts';
-import { CLUSTER_TYPE, DUBBO_ROUTE_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../../src/model/ambient/xds.ts';
+import {
+  CLUSTER_TYPE,
+  DUBBO_ROUTE_TYPE,
+  ENDPOINT_TYPE,
+  LISTENER_TYPE,
+  THRIFT_ROUTE_TYPE,
+} from '../../src/model/ambient/xds.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 import { xdsProblems } from '../conformance/xds-check.ts';
 import { AdsTestClient, sotwAck, waypointNode, type AdsSotwResponse } from '../fakes/ads-client.ts';
@@ -64,6 +71,40 @@ const slice = obj({
     },
   ],
 });
+const service = (name: string, port: number, portName: string, ip: string) =>
+  obj({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { namespace: 'shop', name },
+    spec: {
+      clusterIP: ip,
+      ports: [{ name: portName, port, targetPort: port, protocol: 'TCP' }],
+      selector: { app: name },
+    },
+  });
+const GREETER = 'greeter.shop.svc.cluster.local';
+const metaRouter = (attribute: string) =>
+  obj({
+    apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+    kind: 'MetaRouter',
+    metadata: { namespace: 'shop', name: 'greeter' },
+    spec: {
+      hosts: [GREETER],
+      routes: [
+        {
+          name: 'canary',
+          match: { attributes: { [attribute]: { exact: 'true' } } },
+          route: [{ destination: { host: GREETER, port: { number: 20880 } } }],
+        },
+      ],
+    },
+  });
+const others = [
+  service('greeter', 20880, 'tcp-metaprotocol-dubbo', '10.96.0.21'),
+  service('calc', 9090, 'tcp-thrift', '10.96.0.22'),
+  service('cache', 6379, 'tcp-redis', '10.96.0.23'),
+  metaRouter('x-canary'),
+];
 const pod = obj({
   apiVersion: 'v1',
   kind: 'Pod',
@@ -78,7 +119,7 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
   before(async () => {
     api = await startFakeKubeApiServer();
     for (const t of GATEWAY_TYPES) api.installCrd(t);
-    api.seed([shop, orders, slice, pod, waypointClass(), gateway('wp', [PROXY_LISTENER])]);
+    api.seed([shop, orders, slice, pod, ...others, waypointClass(), gateway('wp', [PROXY_LISTENER])]);
     const o = serveOptions({
       configSource: 'kube',
       leaderElect: false,
@@ -130,7 +171,10 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
       stream.send({ node, typeUrl: LISTENER_TYPE, resourceNames: [] });
       const seen = new Map<string, AdsSotwResponse>();
       // Until both carry the service (the translation may answer empty first, before the binding settles).
-      while (!hasChain(seen.get(LISTENER_TYPE)) || (seen.get(CLUSTER_TYPE)?.resources.length ?? 0) === 0) {
+      while (
+        chainsOf(seen.get(LISTENER_TYPE)).length < 4 ||
+        (seen.get(CLUSTER_TYPE)?.resources.length ?? 0) < 4
+      ) {
         const r = await stream.next(10_000);
         seen.set(r.typeUrl, r);
         stream.send({ ...sotwAck(r), node });
@@ -142,9 +186,10 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
       stream.send({
         node,
         typeUrl: DUBBO_ROUTE_TYPE,
-        resourceNames: ['orders.shop.svc.cluster.local_20880'],
+        resourceNames: ['orders.shop.svc.cluster.local_20880', `${GREETER}_20880`],
       });
-      const more = await stream.take(2, 10_000);
+      stream.send({ node, typeUrl: THRIFT_ROUTE_TYPE, resourceNames: ['calc.shop.svc.cluster.local_9090'] });
+      const more = await stream.take(3, 10_000);
       for (const r of more)
         stream.send({
           ...sotwAck(
@@ -153,8 +198,22 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
           ),
           node,
         });
-      const cla = more.find((r) => r.typeUrl === ENDPOINT_TYPE)?.resources[0]?.json;
+      const cla = more.find((r) => r.typeUrl === ENDPOINT_TYPE)?.resources;
       assert.match(JSON.stringify(cla), /10\.1\.0\.7/);
+      const filters = chainsOf(seen.get(LISTENER_TYPE)).map((c) => c.filters.map((f) => f.name).join(' '));
+      for (const proxy of ['dubbo_proxy', 'thrift_proxy', 'redis_proxy']) {
+        assert.ok(
+          filters.some((f) => f.includes(`envoy.filters.network.${proxy}`)),
+          `${proxy} in ${filters.join(' | ')}`,
+        );
+      }
+      const routes = more.filter((r) => r.typeUrl === DUBBO_ROUTE_TYPE || r.typeUrl === THRIFT_ROUTE_TYPE);
+      assert.deepEqual(routes.flatMap((r) => r.resources.map((x) => x.name)).sort(), [
+        'calc.shop.svc.cluster.local_9090',
+        `${GREETER}_20880`,
+        'orders.shop.svc.cluster.local_20880',
+      ]);
+      assert.match(JSON.stringify(routes), /x-canary/, "the MetaRouter's match in greeter's dubbo routes");
       for (const r of [...seen.values(), ...more]) {
         for (const res of r.resources) assert.deepEqual(xdsProblems(r.typeUrl, res.json), [], res.name);
       }
@@ -162,6 +221,23 @@ describe('aeraki serve: our own waypoint (aeraki-waypoint) end to end', () => {
         () => conditionOf(gw(), 'Programmed')?.['status'] === 'True',
         'Gateway shop/wp Programmed',
       );
+      // A MetaRouter change: one push, of greeter's route only.
+      api.seed(metaRouter('x-beta'));
+      const push = await stream.next(10_000);
+      assert.equal(push.typeUrl, DUBBO_ROUTE_TYPE);
+      const changed = push.resources.filter((x) => /x-beta/.test(JSON.stringify(x.json)));
+      assert.deepEqual(
+        changed.map((x) => x.name),
+        [`${GREETER}_20880`],
+      );
+      stream.send({
+        ...sotwAck(
+          push,
+          push.resources.map((x) => x.name),
+        ),
+        node,
+      });
+      await assert.rejects(stream.next(1500), 'no other push follows');
     } finally {
       stream.close();
       client.close();
@@ -216,9 +292,13 @@ async function withGatewayCredential(api: FakeKubeApiServer, port: number) {
   return { client, stream: client.sotw() };
 }
 
-function hasChain(r: AdsSotwResponse | undefined): boolean {
-  const chains = (r?.resources[0]?.json as { filterChains?: unknown[] } | undefined)?.filterChains;
-  return (chains ?? []).length > 0;
+interface ChainJson {
+  readonly name: string;
+  readonly filters: readonly { readonly name: string }[];
+}
+
+function chainsOf(r: AdsSotwResponse | undefined): readonly ChainJson[] {
+  return (r?.resources[0]?.json as { filterChains?: ChainJson[] } | undefined)?.filterChains ?? [];
 }
 
 async function waitForObject(
