@@ -28,6 +28,7 @@ import {
 } from '../kit/kube/informer-hub.ts';
 import type { KindStatus } from '../kit/kube/kind-informer.ts';
 import type { EndpointsOwner, EndpointsView, WorkloadEndpoint } from '../model/ambient/endpoints.ts';
+import { kubeServiceOf, SYNTHETIC_PREFIX } from '../model/names.ts';
 import type { ServiceEntry, ServicePort } from '../model/objects.ts';
 import type { ConfigView } from '../model/view.ts';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.ts';
@@ -58,21 +59,6 @@ export interface KubeEndpointsOptions extends OwnInformersOptions {
   readonly onKindChange?: () => void;
   readonly clock?: Clock;
   readonly logger: Logger;
-}
-
-/** Name prefix istiod gives the ServiceEntry it synthesises for a Kubernetes Service (aeraki-core.md 4.4). */
-const SYNTHETIC_PREFIX = 'synthetic-';
-
-/**
- * The Kubernetes Service `se` stands for: a converted Service is that Service; `synthetic-<svc>` with first host
- * `<svc>.<namespace>.svc.<domain>` is istiod's conversion of `<svc>` (as envoyfilter/inbound-ports.ts reads it).
- */
-export function kubeServiceOf(se: ServiceEntry): string | undefined {
-  const { name, namespace } = se.metadata;
-  if (se.kind === 'Service') return name;
-  if (!name.startsWith(SYNTHETIC_PREFIX)) return undefined;
-  const service = name.slice(SYNTHETIC_PREFIX.length);
-  return se.spec.hosts[0]?.startsWith(`${service}.${namespace}.svc.`) ? service : undefined;
 }
 
 const ownerKey = (o: EndpointsOwner) => `${o.kind}/${o.namespace}/${o.name}`;

@@ -9,25 +9,10 @@
  * 3. the service port; for a named `targetPort` where EndpointSlices are not read, with a warning.
  */
 import type { SidecarContext } from '../model/generator.ts';
+import { kubeServiceOf } from '../model/names.ts';
 import type { ServiceEntry, ServicePort } from '../model/objects.ts';
 import { refOf, warning, type ConfigIssue } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
-
-/** Name prefix istiod gives the ServiceEntry it synthesises for a Kubernetes Service (aeraki-core.md 4.4). */
-const SYNTHETIC_PREFIX = 'synthetic-';
-
-/**
- * The name of the Kubernetes Service `se` stands for (in its namespace), or undefined: a converted Service
- * (`--config-source kube`, render) is that Service; a ServiceEntry named `synthetic-<svc>` whose first host is
- * `<svc>.<namespace>.svc.<domain>` is istiod's conversion of Service `<svc>`; any other ServiceEntry is none.
- */
-export function kubeServiceOf(se: ServiceEntry): string | undefined {
-  const { name, namespace } = se.metadata;
-  if (se.kind === 'Service') return name;
-  if (!name.startsWith(SYNTHETIC_PREFIX)) return undefined;
-  const service = name.slice(SYNTHETIC_PREFIX.length);
-  return se.spec.hosts[0]?.startsWith(`${service}.${namespace}.svc.`) ? service : undefined;
-}
 
 /** The ports the workloads receive `port` of `se` on: sorted, distinct, at least one. */
 export function inboundPortsOf(view: ConfigView, se: ServiceEntry, port: ServicePort): readonly number[] {

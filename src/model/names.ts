@@ -1,4 +1,5 @@
 import { CLUSTER_DOMAIN } from './constants.ts';
+import type { ServiceEntry } from './objects.ts';
 
 /** Istio cluster names (pilot/pkg/model/service.go BuildSubsetKey). */
 export function outboundClusterName(port: number, subset: string | undefined, host: string): string {
@@ -62,4 +63,20 @@ export function sourceKey(
   name: string,
 ): string {
   return `${kind}/${namespace}/${name}`;
+}
+
+/** Name prefix istiod gives the ServiceEntry it synthesises for a Kubernetes Service (aeraki-core.md 4.4). */
+export const SYNTHETIC_PREFIX = 'synthetic-';
+
+/**
+ * The name of the Kubernetes Service `se` stands for (in its namespace), or undefined: a converted Service
+ * (`--config-source kube`, render) is that Service; a ServiceEntry named `synthetic-<svc>` whose first host is
+ * `<svc>.<namespace>.svc.<domain>` is istiod's conversion of Service `<svc>`; any other ServiceEntry is none.
+ */
+export function kubeServiceOf(se: ServiceEntry): string | undefined {
+  const { name, namespace } = se.metadata;
+  if (se.kind === 'Service') return name;
+  if (!name.startsWith(SYNTHETIC_PREFIX)) return undefined;
+  const service = name.slice(SYNTHETIC_PREFIX.length);
+  return se.spec.hosts[0]?.startsWith(`${service}.${namespace}.svc.`) ? service : undefined;
 }

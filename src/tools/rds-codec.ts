@@ -42,9 +42,15 @@ export interface DecodedResource {
 }
 
 /** protobufjs's google.protobuf.Any keeps the proto field name `type_url`. */
-interface RawAny {
+export interface RawAny {
   type_url?: string;
   value?: Uint8Array;
+}
+
+/** A delta Resource's own fields around its Any. */
+export interface RawResourceFields {
+  name?: string;
+  version?: string;
 }
 
 function decodeAny(any: RawAny): DecodedResource {
@@ -53,14 +59,15 @@ function decodeAny(any: RawAny): DecodedResource {
   return { typeUrl: any.type_url ?? '', json: messageToProto3Json(p.RouteConfiguration, msg) };
 }
 
-export interface SotwResponse {
+export interface SotwResponse<R = DecodedResource> {
   readonly versionInfo: string;
   readonly typeUrl: string;
   readonly nonce: string;
-  readonly resources: readonly DecodedResource[];
+  readonly resources: readonly R[];
 }
 
-export function decodeSotwResponse(bytes: Buffer): SotwResponse {
+/** A DiscoveryResponse, each resource's Any decoded by `decode` (RDS: a RouteConfiguration; ADS: by its type). */
+export function decodeSotwWith<R>(bytes: Buffer, decode: (any: RawAny) => R): SotwResponse<R> {
   const p = loadRdsProtos();
   const raw = p.DiscoveryResponse.toObject(p.DiscoveryResponse.decode(bytes), { arrays: true }) as {
     versionInfo?: string;
@@ -72,38 +79,50 @@ export function decodeSotwResponse(bytes: Buffer): SotwResponse {
     versionInfo: raw.versionInfo ?? '',
     typeUrl: raw.typeUrl ?? '',
     nonce: raw.nonce ?? '',
-    resources: raw.resources.map(decodeAny),
+    resources: raw.resources.map((a) => decode(a)),
   };
 }
 
-export interface DeltaResponse {
+export function decodeSotwResponse(bytes: Buffer): SotwResponse {
+  return decodeSotwWith(bytes, decodeAny);
+}
+
+export interface DeltaResponse<R = DecodedResource & { name: string; version: string }> {
   readonly systemVersionInfo: string;
   readonly typeUrl: string;
   readonly nonce: string;
-  readonly resources: readonly (DecodedResource & { name: string; version: string })[];
+  readonly resources: readonly R[];
   readonly removedResources: readonly string[];
 }
 
-export function decodeDeltaResponse(bytes: Buffer): DeltaResponse {
+/** A DeltaDiscoveryResponse, each Resource decoded by `decode` from its Any and its own name and version. */
+export function decodeDeltaWith<R>(
+  bytes: Buffer,
+  decode: (any: RawAny, fields: RawResourceFields) => R,
+): DeltaResponse<R> {
   const p = loadRdsProtos();
   const raw = p.DeltaDiscoveryResponse.toObject(p.DeltaDiscoveryResponse.decode(bytes), { arrays: true }) as {
     systemVersionInfo?: string;
     typeUrl?: string;
     nonce?: string;
     removedResources: string[];
-    resources: { name?: string; version?: string; resource?: RawAny }[];
+    resources: (RawResourceFields & { resource?: RawAny })[];
   };
   return {
     systemVersionInfo: raw.systemVersionInfo ?? '',
     typeUrl: raw.typeUrl ?? '',
     nonce: raw.nonce ?? '',
     removedResources: raw.removedResources,
-    resources: raw.resources.map((r) => ({
-      name: r.name ?? '',
-      version: r.version ?? '',
-      ...decodeAny(r.resource ?? {}),
-    })),
+    resources: raw.resources.map((r) => decode(r.resource ?? {}, r)),
   };
+}
+
+export function decodeDeltaResponse(bytes: Buffer): DeltaResponse {
+  return decodeDeltaWith(bytes, (any, r) => ({
+    name: r.name ?? '',
+    version: r.version ?? '',
+    ...decodeAny(any),
+  }));
 }
 
 /** Proto3 JSON of a RouteConfiguration to its wire bytes (for tests comparing encodings). */

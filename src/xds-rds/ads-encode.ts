@@ -3,6 +3,7 @@ import { ownedCopies } from '../util/bytes.ts';
 import { sha256Hex } from '../util/json.ts';
 import { LISTENER_TYPE } from '../model/ambient/xds.ts';
 import { encodeJson, messageType } from './proto-json.ts';
+import { byteLength, lengthDelimited, stringField } from './wire.ts';
 
 /**
  * The waypoint's resources as the ADS streams send them: encoded once per content version, the bytes shared by
@@ -18,31 +19,6 @@ export interface AdsResource {
   readonly sotwEntry: Buffer;
   /** `DeltaDiscoveryResponse.resources` entry: tag 2 + length + Resource{version, resource: Any, name}. */
   readonly deltaEntry: Buffer;
-}
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
-
-function byteLength(chunks: readonly Uint8Array[]): number {
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  return n;
-}
-
-/** A length-delimited field made of `chunks` (not copied): the header, then the chunks. */
-export function lengthDelimited(field: number, chunks: readonly Uint8Array[]): Uint8Array[] {
-  return [Buffer.from([...varint((field << 3) | 2), ...varint(byteLength(chunks))]), ...chunks];
-}
-
-function stringField(field: number, value: string): Uint8Array[] {
-  return value === '' ? [] : lengthDelimited(field, [Buffer.from(value, 'utf8')]);
 }
 
 /** Hex SHA-256 of encoded bytes, 16 characters. */

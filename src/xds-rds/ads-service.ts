@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { decodeDeltaRequest, decodeSotwRequest } from './service.ts';
+import { decodeDeltaRequest, decodeSotwRequest, streamMethod } from './service.ts';
 
 /**
  * The gRPC definition of envoy.service.discovery.v3.AggregatedDiscoveryService (envoy/service/discovery/v3/ads.proto)
@@ -11,34 +11,12 @@ const SERVICE = '/envoy.service.discovery.v3.AggregatedDiscoveryService/';
 const identity = (b: Buffer): Buffer => b;
 
 export const adsServiceDefinition = {
-  StreamAggregatedResources: {
-    path: `${SERVICE}StreamAggregatedResources`,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: identity,
-    requestDeserialize: decodeSotwRequest,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-  DeltaAggregatedResources: {
-    path: `${SERVICE}DeltaAggregatedResources`,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: identity,
-    requestDeserialize: decodeDeltaRequest,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
+  StreamAggregatedResources: streamMethod(`${SERVICE}StreamAggregatedResources`, decodeSotwRequest),
+  DeltaAggregatedResources: streamMethod(`${SERVICE}DeltaAggregatedResources`, decodeDeltaRequest),
 } satisfies grpc.ServiceDefinition;
 
 /** The client side, raw bytes both ways (tests, tools). */
 export const adsRawClientDefinition = {
-  StreamAggregatedResources: {
-    ...adsServiceDefinition.StreamAggregatedResources,
-    requestDeserialize: identity,
-  },
-  DeltaAggregatedResources: {
-    ...adsServiceDefinition.DeltaAggregatedResources,
-    requestDeserialize: identity,
-  },
+  StreamAggregatedResources: streamMethod(`${SERVICE}StreamAggregatedResources`, identity),
+  DeltaAggregatedResources: streamMethod(`${SERVICE}DeltaAggregatedResources`, identity),
 } satisfies grpc.ServiceDefinition;

@@ -11,8 +11,8 @@ import type { StreamAcks } from './acks.ts';
 import { STATUS_PERMISSION_DENIED, STATUS_RESOURCE_EXHAUSTED } from './admission.ts';
 import type { AdsCache, AdsWatcher } from './ads-cache.ts';
 import type { AdsResource } from './ads-encode.ts';
-import { NameBudgets, type BudgetRefusal, type StreamBudget } from './budgets.ts';
-import { DEFAULT_RDS_LIMITS, requestProblem } from './limits.ts';
+import type { BudgetRefusal, StreamBudget } from './budgets.ts';
+import { openStream, requestRefusal } from './request-checks.ts';
 import {
   STATUS_INVALID_ARGUMENT,
   type DeltaRequest,
@@ -88,10 +88,7 @@ export abstract class AdsStreamBase implements AdsWatcher {
   protected readonly budget: StreamBudget;
 
   constructor(protected readonly deps: AdsStreamDeps) {
-    deps.metrics.streamsOpened++;
-    deps.metrics.streamsActive++;
-    this.acks = deps.acks?.open(deps.peer, this.protocol());
-    this.budget = deps.budget ?? new NameBudgets(DEFAULT_RDS_LIMITS).open(deps.peer, '');
+    ({ acks: this.acks, budget: this.budget } = openStream(deps, this.protocol()));
   }
 
   protected abstract protocol(): 'sotw' | 'delta';
@@ -144,16 +141,10 @@ export abstract class AdsStreamBase implements AdsWatcher {
     req: { readonly resourceNames: readonly string[] } | DeltaRequest,
   ): TypeSubscription | undefined {
     if (this.closed) return undefined;
-    const r = req as Parameters<typeof requestProblem>[0];
-    const problem = r.invalid ?? requestProblem(r);
-    if (problem !== undefined) return this.refuse('ads: invalid request', problem);
-    const overBudget =
-      'resourceNames' in req
-        ? this.budget.checkNames('resource_names', req.resourceNames)
-        : (this.budget.checkNames('resource_names_subscribe', req.subscribe) ??
-          this.budget.checkNames('resource_names_unsubscribe', req.unsubscribe) ??
-          this.budget.checkNames('initial_resource_versions', Object.keys(req.initialResourceVersions)));
-    if (overBudget) return this.exhausted(overBudget);
+    const r = req as Parameters<typeof requestRefusal>[0];
+    const refused = requestRefusal(r, this.budget);
+    if (refused && 'problem' in refused) return this.refuse('ads: invalid request', refused.problem);
+    if (refused) return this.exhausted(refused.overBudget);
     if (r.nodeId) {
       this.nodeId = r.nodeId;
       if (this.acks) this.acks.nodeId = r.nodeId;

@@ -1,27 +1,17 @@
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import type { EncodedResource } from './snapshot.ts';
+import { stringField as stringFieldChunks } from './wire.ts';
 
 /**
  * Response encoding: the small per-stream fields are hand-encoded here (string fields of DiscoveryResponse /
  * DeltaDiscoveryResponse) and the pre-encoded resource entries are appended as they are (protobuf allows repeated
  * fields anywhere in a message), so a push costs one copy of the shared bytes per stream and no re-encoding.
- * Field numbers: wire-formats.md 4.1.
+ * Field numbers: wire-formats.md 4.1; the field encoding is wire.ts's.
  */
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
 
-/** A length-delimited string field; empty strings are left out (proto3 default). */
+/** A length-delimited string field as one buffer; empty strings are left out (proto3 default). */
 function stringField(field: number, value: string): Buffer {
-  if (value === '') return Buffer.alloc(0);
-  const bytes = Buffer.from(value, 'utf8');
-  return Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length)]), bytes]);
+  return Buffer.concat(stringFieldChunks(field, value));
 }
 
 /** Field 4 (type_url) of both responses, per type URL (RDS, and the waypoint's ADS types). */

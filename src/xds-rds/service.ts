@@ -88,24 +88,24 @@ export function decodeDeltaRequest(bytes: Buffer): DeltaRequest {
 
 const identity = (b: Buffer): Buffer => b;
 
+/**
+ * One bidirectional streaming method (RDS's and ADS's all are) at `path`: requests decoded by `decode`, responses
+ * as already-encoded bytes, both ways as bytes on the wire side.
+ */
+export function streamMethod<T>(path: string, decode: (bytes: Buffer) => T) {
+  return {
+    path,
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: identity,
+    requestDeserialize: decode,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  } as const;
+}
+
 /** Server side: requests decoded, responses as bytes. */
 export const rdsServiceDefinition = {
-  StreamRoutes: {
-    path: `${SERVICE}StreamRoutes`,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: identity,
-    requestDeserialize: decodeSotwRequest,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-  DeltaRoutes: {
-    path: `${SERVICE}DeltaRoutes`,
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: identity,
-    requestDeserialize: decodeDeltaRequest,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
+  StreamRoutes: streamMethod(`${SERVICE}StreamRoutes`, decodeSotwRequest),
+  DeltaRoutes: streamMethod(`${SERVICE}DeltaRoutes`, decodeDeltaRequest),
 } satisfies grpc.ServiceDefinition;

@@ -1,9 +1,9 @@
 import { ROUTE_CONFIGURATION_TYPE } from '../model/constants.ts';
 import type { StreamAcks } from './acks.ts';
 import { STATUS_RESOURCE_EXHAUSTED } from './admission.ts';
-import { NameBudgets, type BudgetRefusal, type StreamBudget } from './budgets.ts';
+import type { BudgetRefusal, StreamBudget } from './budgets.ts';
+import { openStream, requestRefusal } from './request-checks.ts';
 import type { EncodedResource, ResourceWatcher, Snapshot } from './snapshot.ts';
-import { DEFAULT_RDS_LIMITS, requestProblem } from './limits.ts';
 import {
   STATUS_INVALID_ARGUMENT,
   type DeltaRequest,
@@ -33,10 +33,7 @@ export abstract class RdsStreamBase implements ResourceWatcher {
   protected readonly budget: StreamBudget;
 
   constructor(protected readonly deps: StreamDeps) {
-    deps.metrics.streamsOpened++;
-    deps.metrics.streamsActive++;
-    this.acks = deps.acks?.open(deps.peer, this.protocol());
-    this.budget = deps.budget ?? new NameBudgets(DEFAULT_RDS_LIMITS).open(deps.peer, '');
+    ({ acks: this.acks, budget: this.budget } = openStream(deps, this.protocol()));
   }
 
   /** 'sotw': every response carries the stream's whole set; 'delta': only what changed. */
@@ -71,15 +68,9 @@ export abstract class RdsStreamBase implements ResourceWatcher {
    */
   protected accept(req: SotwRequest | DeltaRequest): boolean {
     if (this.closed) return false;
-    const problem = req.invalid ?? requestProblem(req);
-    if (problem !== undefined) return this.refuse('rds: invalid request', problem);
-    const overBudget =
-      'resourceNames' in req
-        ? this.budget.checkNames('resource_names', req.resourceNames)
-        : (this.budget.checkNames('resource_names_subscribe', req.subscribe) ??
-          this.budget.checkNames('resource_names_unsubscribe', req.unsubscribe) ??
-          this.budget.checkNames('initial_resource_versions', Object.keys(req.initialResourceVersions)));
-    if (overBudget) return this.exhausted(overBudget);
+    const refused = requestRefusal(req, this.budget);
+    if (refused && 'problem' in refused) return this.refuse('rds: invalid request', refused.problem);
+    if (refused) return this.exhausted(refused.overBudget);
     if (req.nodeId) {
       this.nodeId = req.nodeId;
       if (this.acks) this.acks.nodeId = req.nodeId;

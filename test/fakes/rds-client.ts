@@ -90,25 +90,42 @@ export class RdsTestStream<Resp> {
     return this.inbox.next(timeoutMs);
   }
 
+  /** The next `n` responses. */
+  async take(n: number, timeoutMs?: number): Promise<Resp[]> {
+    const out: Resp[] = [];
+    for (let i = 0; i < n; i++) out.push(await this.next(timeoutMs));
+    return out;
+  }
+
   close(): void {
     this.call.cancel();
   }
+}
+
+/** A raw-bytes client of `Client` to `host:port` (a subchannel pool of its own: no two test clients share one). */
+export function connectTestClient(
+  Client: grpc.ServiceClientConstructor,
+  port: number,
+  tls: ClientTls | 'insecure',
+  host = 'localhost',
+): grpc.Client {
+  const creds =
+    tls === 'insecure'
+      ? grpc.credentials.createInsecure()
+      : grpc.credentials.createSsl(
+          Buffer.from(tls.ca),
+          tls.key ? Buffer.from(tls.key) : null,
+          tls.cert ? Buffer.from(tls.cert) : null,
+          tls.serverSpiffeId ? { checkServerIdentity: spiffeServerCheck(tls.serverSpiffeId) } : {},
+        );
+  return new Client(`${host}:${port}`, creds, { 'grpc.use_local_subchannel_pool': 1 });
 }
 
 export class RdsTestClient {
   private readonly client: grpc.Client;
 
   constructor(port: number, tls: ClientTls | 'insecure', host = 'localhost') {
-    const creds =
-      tls === 'insecure'
-        ? grpc.credentials.createInsecure()
-        : grpc.credentials.createSsl(
-            Buffer.from(tls.ca),
-            tls.key ? Buffer.from(tls.key) : null,
-            tls.cert ? Buffer.from(tls.cert) : null,
-            tls.serverSpiffeId ? { checkServerIdentity: spiffeServerCheck(tls.serverSpiffeId) } : {},
-          );
-    this.client = new Client(`${host}:${port}`, creds, { 'grpc.use_local_subchannel_pool': 1 });
+    this.client = connectTestClient(Client, port, tls, host);
   }
 
   sotw(): RdsTestStream<SotwResponse> {

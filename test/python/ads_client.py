@@ -2,7 +2,8 @@
 python3-protobuf, over mTLS, on StreamAggregatedResources (state of the world).
 
 Messages are wire-compatible subsets of Envoy's (envoy/service/discovery/v3/discovery.proto, the names of the
-resources), built from a FileDescriptorProto constructed here (no protoc).
+resources), built from a FileDescriptorProto constructed here (no protoc; the discovery messages, the channel and
+the refusal check are xds_mini.py's).
 
   ads_client.py waypoint PORT CA CERT KEY CLUSTER [TYPE_URL=NAME ...]
       as Envoy does: CDS (wildcard), then EDS for every cluster, LDS (wildcard), then each route TYPE_URL=NAME;
@@ -15,76 +16,30 @@ import json
 import queue
 import sys
 
-import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from xds_mini import build_messages, channel, discovery_stream, expect_refused, requests
 
 CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster"
 EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment"
 LDS = "type.googleapis.com/envoy.config.listener.v3.Listener"
-F = descriptor_pb2.FieldDescriptorProto
 
 
-def build_messages():
-    fd = descriptor_pb2.FileDescriptorProto(name="mini_ads.proto", package="mini", syntax="proto3")
-
-    def msg(name, fields):
-        m = fd.message_type.add(name=name)
-        for fname, number, ftype, label, type_name in fields:
-            f = m.field.add(name=fname, number=number, type=ftype, label=label)
-            if type_name:
-                f.type_name = type_name
-
+def resource_messages(msg, F):
     opt, rep = F.LABEL_OPTIONAL, F.LABEL_REPEATED
-    s, b, i32, m = F.TYPE_STRING, F.TYPE_BYTES, F.TYPE_INT32, F.TYPE_MESSAGE
-    msg("Any", [("type_url", 1, s, opt, None), ("value", 2, b, opt, None)])
-    msg("Node", [("id", 1, s, opt, None), ("cluster", 2, s, opt, None)])
-    msg("Status", [("code", 1, i32, opt, None), ("message", 2, s, opt, None)])
-    msg("DiscoveryRequest", [
-        ("version_info", 1, s, opt, None), ("node", 2, m, opt, ".mini.Node"),
-        ("resource_names", 3, s, rep, None), ("type_url", 4, s, opt, None),
-        ("response_nonce", 5, s, opt, None), ("error_detail", 6, m, opt, ".mini.Status"),
-    ])
-    msg("DiscoveryResponse", [
-        ("version_info", 1, s, opt, None), ("resources", 2, m, rep, ".mini.Any"),
-        ("type_url", 4, s, opt, None), ("nonce", 5, s, opt, None),
-    ])
+    s, m = F.TYPE_STRING, F.TYPE_MESSAGE
     # Cluster.name, ClusterLoadAssignment.cluster_name, the route configurations' name: field 1.
     msg("Named", [("name", 1, s, opt, None)])
     # Listener.name (1) and filter_chains (3), FilterChain.name (7).
     msg("FilterChain", [("name", 7, s, opt, None)])
     msg("Listener", [("name", 1, s, opt, None), ("filter_chains", 3, m, rep, ".mini.FilterChain")])
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(fd)
-    factory = message_factory.MessageFactory(pool)
-    return {n: factory.GetPrototype(pool.FindMessageTypeByName("mini." + n))
-            for n in ("DiscoveryRequest", "DiscoveryResponse", "Named", "Listener")}
 
 
-M = build_messages()
-
-
-def channel(port, ca, cert, key):
-    read = lambda p: open(p, "rb").read()
-    creds = grpc.ssl_channel_credentials(root_certificates=read(ca), private_key=read(key),
-                                         certificate_chain=read(cert))
-    return grpc.secure_channel("127.0.0.1:%d" % port, creds,
-                               options=[("grpc.ssl_target_name_override", "localhost")])
+M = build_messages("mini_ads.proto", resource_messages, ("DiscoveryRequest", "DiscoveryResponse", "Named", "Listener"))
 
 
 def stream(ch):
-    return ch.stream_stream(
-        "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
-        request_serializer=lambda m: m.SerializeToString(),
-        response_deserializer=M["DiscoveryResponse"].FromString,
-    )
-
-
-def requests(q):
-    while True:
-        item = q.get()
-        if item is None:
-            return
-        yield item
+    return discovery_stream(
+        ch, "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
+        M["DiscoveryResponse"])
 
 
 def describe(resp):
@@ -132,20 +87,9 @@ def waypoint(port, ca, cert, key, cluster, routes):
 
 
 def refused(port, ca, cert, key, cluster):
-    q = queue.Queue()
-    q.put(M["DiscoveryRequest"](node={"id": "py", "cluster": cluster}, type_url=CDS))
     ch = channel(port, ca, cert, key)
-    try:
-        for _ in stream(ch)(requests(q), timeout=10):
-            print(json.dumps({"refused": False}), flush=True)
-            return 1
-    except grpc.RpcError as e:
-        print(json.dumps({"refused": True, "code": e.code().name, "details": e.details()}), flush=True)
-        return 0
-    finally:
-        q.put(None)
-        ch.close()
-    return 1
+    first = M["DiscoveryRequest"](node={"id": "py", "cluster": cluster}, type_url=CDS)
+    return expect_refused(ch, stream(ch), first, say_when_ended=False)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import {
   ENDPOINT_SLICE_RESOURCE,
   ENDPOINT_SLICES_PATH,
   portsOf,
+  reduceSlice,
   SERVICE_NAME_LABEL,
 } from './endpoint-slices.ts';
 import { resourcePath } from './resources.ts';
@@ -66,22 +67,15 @@ function readyEndpoints(raw: Raw, namespace: string): SliceEndpoint[] {
   return out;
 }
 
-/** Reduces an EndpointSlice to what EDS reads (shared informer reducer; merges with reduceSlice's output). */
+/**
+ * Reduces an EndpointSlice to what EDS reads (shared informer reducer): reduceSlice's output and the ready
+ * endpoints, so it merges with reduceSlice's.
+ */
 export function reduceSliceEndpoints(obj: KubernetesObject): KubernetesObject {
   const raw: Raw = isPlainObject(obj) ? obj : {};
-  const md = obj.metadata ?? {};
-  const service = md.labels?.[SERVICE_NAME_LABEL];
   return {
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    metadata: {
-      name: md.name ?? '',
-      namespace: md.namespace ?? '',
-      ...(md.resourceVersion !== undefined ? { resourceVersion: md.resourceVersion } : {}),
-      labels: service !== undefined ? { [SERVICE_NAME_LABEL]: service } : {},
-    },
-    ports: portsOf(raw),
-    readyEndpoints: readyEndpoints(raw, md.namespace ?? ''),
+    ...reduceSlice(obj),
+    readyEndpoints: readyEndpoints(raw, obj.metadata?.namespace ?? ''),
   } as KubernetesObject;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The chain of a `tcp-redis` port on our own waypoint (Generator.generateOwnWaypoint): redis_proxy as the Istio
  * waypoint's (waypoint.ts): the bound RedisService's prefix routes, mirrors, faults and downstream auth from its
- * Secret (proxy.ts serviceProxy, auth.ts), to the waypoint's clusters `outbound|<port>||<host>` (ctx.clusterOf, for
+ * Secret (waypoint-proxy.ts), to the waypoint's clusters `outbound|<port>||<host>` (ctx.clusterOf, for
  * the host's own port and for every route and mirror destination); without a RedisService everything goes to the
  * host's cluster. redis_proxy is terminal and its routes are inline (it has no RDS).
  *
@@ -10,14 +10,12 @@
  * upstream auth are not applied, and a RedisDestination that binds the service gets a warning saying which fields.
  */
 import type { OwnWaypointChain, OwnWaypointContext } from '../../model/generator.ts';
-import { fail, issue, ok, refOf, warning, type ConfigIssue, type Result } from '../../model/result.ts';
+import { ok, refOf, warning, type ConfigIssue, type Result } from '../../model/result.ts';
 import { typedFilter, waypointOf } from '../sdk/own-waypoint.ts';
-import { resolveAuth } from './auth.ts';
 import { REDIS_PROXY_FILTER, REDIS_PROXY_TYPE } from './constants.ts';
 import type { RedisContext } from './context.ts';
-import type { RedisClusterOf } from './ports.ts';
-import { catchAllProxy, DEFAULT_OP_TIMEOUT, serviceProxy } from './proxy.ts';
 import type { RedisDestination } from './types.ts';
+import { waypointProxy } from './waypoint-proxy.ts';
 
 /** The RedisDestination fields the waypoint's cluster does not carry, by path. */
 function destinationFields(rd: RedisDestination): string[] {
@@ -43,24 +41,9 @@ function destinationWarning(ctx: OwnWaypointContext, rd: RedisDestination): Conf
 export function generateRedisOwnWaypoint(
   ctx: OwnWaypointContext<RedisContext>,
 ): Result<OwnWaypointChain | undefined> {
-  const redis = ctx.extension;
-  if (redis === undefined) {
-    return fail([
-      issue(refOf(ctx.serviceEntry), 'spec.hosts', 'has no host; a redis service needs hosts[0]'),
-    ]);
-  }
-  const clusterOf: RedisClusterOf = (port, host) => ctx.clusterOf(undefined, host, port);
-  const issues: ConfigIssue[] = [];
-  let config: Record<string, unknown> | undefined;
-  const rs = redis.service;
-  if (rs) {
-    const auth = resolveAuth(redis, rs.spec.settings?.auth, refOf(rs), 'spec.settings.auth');
-    if (!auth.ok) return fail(auth.issues);
-    issues.push(...auth.issues);
-    if (auth.value) config = serviceProxy(redis, rs, ctx.host, ctx.port, auth.value, clusterOf);
-  }
-  const own = ctx.clusterOf();
-  config ??= catchAllProxy(own, own, DEFAULT_OP_TIMEOUT);
+  const proxy = waypointProxy(ctx);
+  if (!proxy.ok) return proxy;
+  const { redis, config, issues } = proxy.value;
   const rd = redis.destination && destinationWarning(ctx, redis.destination);
   if (rd) issues.push(rd);
   return ok({ filters: [typedFilter(REDIS_PROXY_FILTER, REDIS_PROXY_TYPE, config)] }, issues);
