@@ -122,6 +122,8 @@ export function buildWaypointGateways(
     logger,
   });
   gateways.ca.onRoot((root) => trust?.setExtraRoots(root ? Buffer.from(root) : undefined));
+  // The Secrets' `ca.crt` is the server's root: a new one reaches them at once.
+  if (trust) trust.onBaseRootChange = () => gateways.controller.trigger();
   return gateways;
 }
 

@@ -13,9 +13,14 @@ type IdListener = experimental.IdentityCertificateUpdateListener;
 export class ExtraRootsProvider extends CertificateMaterial {
   private innerRoot: Buffer | undefined;
   private extra: Buffer | undefined;
+  /** Called after the inner provider's root changed (e.g. to hand the new root to those who verify this server). */
+  onBaseRootChange: (() => void) | undefined;
   private readonly onCa: CaListener = (update) => {
-    this.innerRoot = update?.caCertificate ?? undefined;
+    const next = update?.caCertificate ?? undefined;
+    const changed = next === undefined ? this.innerRoot !== undefined : !this.innerRoot?.equals(next);
+    this.innerRoot = next;
     this.publishRoot();
+    if (changed) this.onBaseRootChange?.();
   };
   private readonly onId: IdListener = (update) => {
     if (update) this.setIdentity({ cert: update.certificate, key: update.privateKey });

@@ -13,6 +13,8 @@ describe('ExtraRootsProvider', () => {
     inner.setRoot(MESH);
     inner.setIdentity({ cert: Buffer.from('cert'), key: Buffer.from('key') });
     const p = new ExtraRootsProvider(inner);
+    let baseChanges = 0;
+    p.onBaseRootChange = () => baseChanges++;
     const roots: string[] = [];
     const ids: string[] = [];
     p.addCaCertificateListener((u) => roots.push(u?.caCertificate.toString() ?? ''));
@@ -30,6 +32,8 @@ describe('ExtraRootsProvider', () => {
     assert.equal(roots.at(-1), `-----MESH ROOT 2-----\n${OWN.toString()}`);
     p.setExtraRoots(undefined);
     assert.equal(roots.at(-1), '-----MESH ROOT 2-----');
+    assert.equal(baseChanges, 2, 'the first root heard, then the new one; extra roots are not the base');
+    assert.equal(p.baseRoot?.toString(), '-----MESH ROOT 2-----');
   });
 
   it('listens to the inner provider only while it has listeners of its own', async () => {
