@@ -61,38 +61,47 @@ export interface GatewayContext {
 }
 
 /**
- * One host of one handled port of a Service or ServiceEntry bound to an Istio waypoint (istio-proxy): the waypoint
- * has a filter chain `inbound-vip|<port>|tcp|<host>` on `main_internal` for it, ending in tcp_proxy, which the
- * generator's filter replaces (or precedes). The VirtualService, DestinationRule and MetaRouter are those of `host`
- * in the service's namespace. src/envoyfilter/waypoint.ts builds the EnvoyFilter around the filter.
+ * What both kinds of waypoint give a generator for one host of one handled port of a bound Service or ServiceEntry:
+ * the port, the host, the waypoint, and the VirtualService, DestinationRule and MetaRouter of the host in the
+ * service's namespace.
  */
-export interface WaypointContext<X = unknown> {
-  readonly mode: 'waypoint';
+export interface BoundPortContext<X = unknown> {
   readonly serviceEntry: ServiceEntry;
   readonly port: ServicePort;
   readonly portIndex: number;
   readonly protocol: Protocol;
-  /** The host whose chain is patched (istiod builds one chain per host of a ServiceEntry). */
   readonly host: string;
   /** The waypoint Gateway the service is bound to. */
   readonly waypoint: WaypointRef;
-  /** The image the waypoint runs instead of istio-proxy (its Gateway's `sidecar.istio.io/proxyImage`); absent: istio-proxy. */
-  readonly proxyImage?: string;
-  /** `proxyImage` is a known MetaProtocol proxy image (model/proxy-images.ts, or the list the caller passes). */
-  readonly metaProtocolImage: boolean;
   readonly virtualService: VirtualService | undefined;
   readonly destinationRule: DestinationRule | undefined;
   readonly metaRouter: MetaRouter | undefined;
   readonly mesh: MeshConfig;
   codecFor(applicationProtocol: string): string | undefined;
+  /** As SidecarContext.extension: what resolveContext returned for the ServiceEntry. */
+  readonly extension?: X;
+}
+
+/**
+ * One host of one handled port of a Service or ServiceEntry bound to an Istio waypoint (istio-proxy): the waypoint
+ * has a filter chain `inbound-vip|<port>|tcp|<host>` on `main_internal` for it, ending in tcp_proxy, which the
+ * generator's filter replaces (or precedes). The VirtualService, DestinationRule and MetaRouter are those of `host`
+ * in the service's namespace. src/envoyfilter/waypoint.ts builds the EnvoyFilter around the filter.
+ */
+export interface WaypointContext<X = unknown> extends BoundPortContext<X> {
+  readonly mode: 'waypoint';
+  /** The host whose chain is patched (istiod builds one chain per host of a ServiceEntry). */
+  readonly host: string;
+  /** The image the waypoint runs instead of istio-proxy (its Gateway's `sidecar.istio.io/proxyImage`); absent: istio-proxy. */
+  readonly proxyImage?: string;
+  /** `proxyImage` is a known MetaProtocol proxy image (model/proxy-images.ts, or the list the caller passes). */
+  readonly metaProtocolImage: boolean;
   /**
    * The waypoint's cluster of `host` (default: `ctx.host`) on `port` (default: this port), `subset` included: the
    * VIP cluster `inbound-vip|<port>|tcp[/<subset>]|<host>` for a host of this service, else the outbound cluster
    * `outbound|<port>|<subset>|<host>` the waypoint also builds (listener_waypoint.go getWaypointDestinationCluster).
    */
   clusterOf(subset?: string, host?: string, port?: number): string;
-  /** As SidecarContext.extension: what resolveContext returned for the ServiceEntry. */
-  readonly extension?: X;
 }
 
 /**
@@ -114,23 +123,12 @@ export interface WaypointFilter {
  * the network filters after it (authorization, the protocol's proxy, last the terminal one) and any route resource
  * they fetch over ADS.
  */
-export interface OwnWaypointContext<X = unknown> {
+export interface OwnWaypointContext<X = unknown> extends BoundPortContext<X> {
   readonly mode: 'own-waypoint';
-  readonly serviceEntry: ServiceEntry;
-  readonly port: ServicePort;
-  readonly portIndex: number;
-  readonly protocol: Protocol;
   /** The host the chain is for (hosts[0] of a ServiceEntry with several hosts: one chain per address and port). */
   readonly host: string;
-  /** The waypoint Gateway the service is bound to. */
-  readonly waypoint: WaypointRef;
   /** What the waypoint runs (its Gateway's `aeraki.io/proxy-image`, else `--waypoint-image`) and what that can carry. */
   readonly image: WaypointImage;
-  readonly virtualService: VirtualService | undefined;
-  readonly destinationRule: DestinationRule | undefined;
-  readonly metaRouter: MetaRouter | undefined;
-  readonly mesh: MeshConfig;
-  codecFor(applicationProtocol: string): string | undefined;
   /**
    * The waypoint's cluster of `host` (default: `ctx.host`) on `port` (default: this port), `subset` included:
    * `outbound|<port>|<subset>|<host>`. The translation builds every cluster a generator named this way (type EDS,
@@ -139,8 +137,6 @@ export interface OwnWaypointContext<X = unknown> {
   clusterOf(subset?: string, host?: string, port?: number): string;
   /** The name of a route resource of this chain, served over ADS (`<host>_<port>`, as the RDS server names MetaProtocol routes). */
   readonly routeName: string;
-  /** As SidecarContext.extension. */
-  readonly extension?: X;
 }
 
 /**
