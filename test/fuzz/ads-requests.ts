@@ -31,16 +31,7 @@ const JUNK_TYPES = [
   'type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration',
   'x'.repeat(3000),
 ];
-const NODE_CLUSTERS = [
-  'wp.shop',
-  'wp.shop',
-  'wp.shop',
-  'wp.shop',
-  'other.shop',
-  '',
-  'wp',
-  `${'w'.repeat(9000)}.shop`,
-];
+const BAD_NODE_CLUSTERS = ['other.shop', '', 'wp', `${'w'.repeat(9000)}.shop`];
 
 type Make = (ips: readonly string[]) => ServiceContribution;
 const SERVICES: Readonly<Record<string, Make>> = {
@@ -91,7 +82,7 @@ export interface TypeView {
 }
 
 export function randomType(r: Rng): string {
-  return r.int(12) === 0 ? r.pick(JUNK_TYPES) : r.pick(WAYPOINT_TYPES);
+  return r.int(25) === 0 ? r.pick(JUNK_TYPES) : r.pick(WAYPOINT_TYPES);
 }
 
 function names(r: Rng, ads: AdsCache, typeUrl: string): string[] {
@@ -121,7 +112,7 @@ function nonce(r: Rng, view: TypeView | undefined, all: readonly string[]): stri
 
 function node(r: Rng, first: boolean): Record<string, unknown> {
   if (!first && r.int(4) > 0) return {};
-  return { node: { id: 'wp-0.shop', cluster: r.pick(NODE_CLUSTERS) } };
+  return { node: { id: 'wp-0.shop', cluster: r.int(6) > 0 ? 'wp.shop' : r.pick(BAD_NODE_CLUSTERS) } };
 }
 
 function detail(r: Rng, responseNonce: string): Record<string, unknown> {
