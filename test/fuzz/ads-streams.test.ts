@@ -15,6 +15,7 @@ import { AdsDeltaStream } from '../../src/xds-rds/ads-delta.ts';
 import { foldVersion, type AdsResource } from '../../src/xds-rds/ads-encode.ts';
 import { gatewayCheck } from '../../src/xds-rds/ads-identity.ts';
 import { AdsSotwStream } from '../../src/xds-rds/ads-sotw.ts';
+import type { TypeSubscription } from '../../src/xds-rds/ads-stream-base.ts';
 import { RdsMetrics } from '../../src/xds-rds/metrics.ts';
 import { decodeDeltaRequest, decodeSotwRequest } from '../../src/xds-rds/service.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
@@ -150,8 +151,8 @@ function run(
     if (change !== undefined) covered.pushes += fresh.length;
     if (change?.startsWith('shop/other')) assert.equal(fresh.length, 0, `${where}: another Gateway's change`);
     for (const bytes of fresh) checkResponse(protocol, bytes, types, step, where, allNonces);
-    if (protocol === 'sotw' && sink.fails.length === 0) checkSotwState(types, ads, where, step);
-    if (protocol === 'delta' && sink.fails.length === 0) checkDeltaState(types, ads, where);
+    if (protocol === 'sotw' && sink.fails.length === 0) checkSotwState(types, ads, where, step, stream);
+    if (protocol === 'delta' && sink.fails.length === 0) checkDeltaState(types, ads, where, stream);
   }
   if (r.int(4) === 0) randomChange(r, ads, rds);
   stream.close();
@@ -209,7 +210,16 @@ function checkResponse(
  * A SotW response sent in this step carries exactly what the subscription should have now (names, and the version
  * folding their digests); otherwise what the client still has of the last one (sotwSubscribe) is still current.
  */
-function checkSotwState(types: Map<string, TypeModel>, ads: AdsCache, where: string, step: number): void {
+/** The stream's per-type records (protected: read here to compare with the client's view). */
+const subsOf = (stream: object) => (stream as unknown as { subs: Map<string, TypeSubscription> }).subs;
+
+function checkSotwState(
+  types: Map<string, TypeModel>,
+  ads: AdsCache,
+  where: string,
+  step: number,
+  stream: object,
+): void {
   for (const [typeUrl, m] of types) {
     const want = expectedSotw(ads, typeUrl, m);
     const last = m.last;
@@ -219,8 +229,13 @@ function checkSotwState(types: Map<string, TypeModel>, ads: AdsCache, where: str
       const fold = want.reduce((f, x) => f ^ x.digest, 0n);
       assert.equal(last.version, foldVersion(fold), `${where}: ${typeUrl} version`);
       last.versions = new Map(want.map((x) => [x.name, x.version]));
-      continue;
     }
+    assert.deepEqual(
+      subsOf(stream).get(typeUrl)?.versions,
+      last.versions,
+      `${where}: ${typeUrl} bookkeeping`,
+    );
+    if (last.step === step) continue;
     for (const x of want)
       assert.equal(last.versions.get(x.name), x.version, `${where}: ${typeUrl} ${x.name} stale`);
     const current = new Set(want.map((x) => x.name));
@@ -229,8 +244,11 @@ function checkSotwState(types: Map<string, TypeModel>, ads: AdsCache, where: str
   }
 }
 
-function checkDeltaState(types: Map<string, TypeModel>, ads: AdsCache, where: string): void {
+function checkDeltaState(types: Map<string, TypeModel>, ads: AdsCache, where: string, stream: object): void {
+  const subs = subsOf(stream);
   for (const [typeUrl, m] of types) {
+    // The stream's own record of what the client has is the client's.
+    assert.deepEqual(subs.get(typeUrl)?.versions, m.has, `${where}: ${typeUrl} bookkeeping`);
     for (const [n, v] of m.has) {
       if (n === '*' || !(m.wildcard || m.names.has(n))) continue; // `*` is no resource name
       assert.equal(v, ads.resource(GATEWAY, typeUrl, n)?.version, `${where}: ${typeUrl} ${n} stale`);
