@@ -84,7 +84,7 @@ describe('fuzz: ADS server, hostile streams beside a good waypoint proxy', () =>
     const batches = Math.max(1, Math.ceil(iterations(24) / 4));
     for (let b = 0; b < batches; b++) {
       // A fresh connection per batch: the connection guard closes one after a few invalid requests.
-      const client = rawClient(h.port, r.int(5) === 0 ? 'other' : 'wp');
+      const client = rawClient(h.port, b === 0 || r.int(5) === 0 ? 'other' : 'wp');
       const calls = Array.from({ length: 4 }, () => {
         const protocol = r.pick(['sotw', 'delta'] as const);
         return hostileCall(client, protocol, messages(r, h, protocol, recent));
