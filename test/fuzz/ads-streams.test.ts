@@ -2,8 +2,9 @@
 // the server's own deserialisers, interleaved with AdsCache changes. Nothing throws; a refused stream ends with one
 // gRPC status and sends nothing after; every response decodes, its type is one the stream subscribed to and its
 // nonce is above the type's previous one; a SotW response carries exactly what the cache serves the subscription
-// now; delta never resends a version the client has and leaves it no stale version of a subscribed resource; after
-// close the cache holds no watch and the AckTracker nothing of the stream.
+// now; delta never resends a version the client has and leaves it no stale version of a subscribed resource; the
+// stream's own record of what the client has equals the client's view (mirrored from the rules the stream classes
+// document); after close the cache holds no watch and the AckTracker nothing of the stream.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isWildcardType } from '../../src/model/ambient/xds.ts';
