@@ -117,6 +117,8 @@ import './fakes/istio-ca.test.ts';
 import './fakes/istiod-push.test.ts';
 import './fakes/kube-apiserver.test.ts';
 import './fakes/nacos.test.ts';
+import './fuzz/ads-server.test.ts';
+import './fuzz/ads-streams.test.ts';
 import './fuzz/mcp.test.ts';
 import './fuzz/rds-server.test.ts';
 import './fuzz/rds-streams.test.ts';
