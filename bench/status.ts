@@ -5,7 +5,8 @@
 // conflicts of the generation pass, the route acknowledgements (every proxy acknowledged the current generation).
 // `fullPlanMs`: a run at start (no target has a status yet: every MetaRouter gets a write); `oneChangePlanMs`: the
 // run after one MetaRouter changed (a new weight and generation) from the steady state (one write). The target
-// of `oneChangeOverFull` is at most 0.01. bench/README.md, "`status`".
+// of `oneChangeOverFull` is at most 0.01. `unchangedPlanMs` (a figure): a run with nothing changed (no write).
+// bench/README.md, "`status`".
 import { performance } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
@@ -115,6 +116,8 @@ export function benchStatus(): Promise<Record<string, unknown>> {
   const metaRouters = store.list('MetaRouter').length;
   const fullMs: number[] = [];
   const changeMs: number[] = [];
+  const unchangedMs: number[] = [];
+  let unchangedWrites = 0;
   let fullWrites = 0;
   let changeWrites = 0;
   for (let r = 0; r < n; r++) {
@@ -126,6 +129,12 @@ export function benchStatus(): Promise<Record<string, unknown>> {
     fullWrites = full.plan.patches.length;
     // The steady state: every target carries the status the full plan wrote.
     const written = new Map(full.plan.patches.map((p) => [p.target.uid, p.status]));
+    const steady = timedPlan(
+      inputs,
+      listed(store, (t) => written.get(t.uid)),
+    );
+    unchangedMs.push(steady.ms);
+    unchangedWrites += steady.plan.patches.length;
     const mr = store.list('MetaRouter')[(r * 997) % metaRouters] as MetaRouter;
     store.upsert(changed(mr, r));
     const after = listed(store, (t) => written.get(t.uid));
@@ -133,6 +142,8 @@ export function benchStatus(): Promise<Record<string, unknown>> {
     changeMs.push(one.ms);
     changeWrites = one.plan.patches.length;
   }
+  if (unchangedWrites !== 0)
+    throw new Error(`nothing changed, yet the plans wrote ${unchangedWrites} statuses`);
   if (changeWrites !== 1)
     throw new Error(`one MetaRouter changed, yet the plan writes ${changeWrites} statuses`);
   const fullPlanMs = median(fullMs);
@@ -145,6 +156,7 @@ export function benchStatus(): Promise<Record<string, unknown>> {
     oneChangePlanWrites: changeWrites,
     fullPlanMs: round(fullPlanMs),
     oneChangePlanMs: round(oneChangePlanMs),
+    unchangedPlanMs: round(median(unchangedMs)),
     oneChangeOverFull: Math.round((oneChangePlanMs / fullPlanMs) * 1000) / 1000,
     target: SHARE_TARGET,
   };
