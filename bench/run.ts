@@ -16,6 +16,7 @@ import { benchRegistry } from './registry.ts';
 import { benchRegistryBridge } from './registry-bridge.ts';
 import { benchRegistryWatch } from './registry-watch.ts';
 import { benchSoak } from './soak.ts';
+import { benchStatus } from './status.ts';
 import { benchWaypoint } from './waypoint.ts';
 
 const benches: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -31,6 +32,7 @@ const benches: Record<string, () => Promise<Record<string, unknown>>> = {
   'registry-watch': benchRegistryWatch,
   soak: benchSoak,
   waypoint: benchWaypoint,
+  status: benchStatus,
 };
 
 /** Run only when named: `soak` takes SOAK_MINUTES (10 by default). */
