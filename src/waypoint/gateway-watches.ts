@@ -7,33 +7,17 @@
  * selectors): subscribing here at construction, before anything starts, lets the hub cache the union of both
  * reducers.
  */
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
-import type { WatchSpec } from '../kit/kube/informer-hub.ts';
+import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { clusterCustomObjectsWatch, type WatchSpec } from '../kit/kube/informer-hub.ts';
 import { GATEWAY_CLASSES, GATEWAYS } from './gateway-objects.ts';
 import { OWNED_SERVICE_SELECTOR } from './owned-objects.ts';
 
-function customWatch(kc: KubeConfig, kind: string, r: typeof GATEWAYS | typeof GATEWAY_CLASSES): WatchSpec {
-  const api = kc.makeApiClient(CustomObjectsApi);
-  return {
-    kind,
-    resource: { group: r.group, version: r.version, plural: r.plural },
-    path: `/apis/${r.group}/${r.version}/${r.plural}`,
-    list: async () => (await api.listClusterCustomObject({ ...r })) as KubernetesListObject<KubernetesObject>,
-  };
-}
-
 export function gatewaysWatch(kc: KubeConfig): WatchSpec {
-  return customWatch(kc, 'Gateway', GATEWAYS);
+  return clusterCustomObjectsWatch(kc, 'Gateway', GATEWAYS);
 }
 
 export function gatewayClassesWatch(kc: KubeConfig): WatchSpec {
-  return customWatch(kc, 'GatewayClass', GATEWAY_CLASSES);
+  return clusterCustomObjectsWatch(kc, 'GatewayClass', GATEWAY_CLASSES);
 }
 
 export function ownedServicesWatch(kc: KubeConfig): WatchSpec {

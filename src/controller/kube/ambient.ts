@@ -10,9 +10,13 @@
  * RBAC: namespaces `list, watch` (manifests/rbac.yaml, granted already), gateways and gatewayclasses `list, watch`
  * (manifests/ambient).
  */
-import { CustomObjectsApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubernetesListObject } from '@kubernetes/client-node';
-import { nameAndLabels, namespacesWatch, type WatchSpec } from '../../kit/kube/informer-hub.ts';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import {
+  clusterCustomObjectsWatch,
+  nameAndLabels,
+  namespacesWatch,
+  type WatchSpec,
+} from '../../kit/kube/informer-hub.ts';
 import { OWN_WAYPOINT_IMAGE_ANNOTATION } from '../../model/ambient/own-waypoint.ts';
 import {
   PROXY_IMAGE_ANNOTATION,
@@ -23,7 +27,6 @@ import { parseAmbientObject, type AmbientKind } from '../../model/parse/ambient.
 import { formatIssue } from '../../model/result.ts';
 import { isPlainObject } from '../../util/json.ts';
 import type { Logger } from '../../util/logger.ts';
-import { resourcePath } from './resources.ts';
 import type { AmbientTarget } from '../store-ambient.ts';
 
 export interface KubeAmbientOptions {
@@ -82,20 +85,8 @@ export function ambientReads(kc: KubeConfig, o: KubeAmbientOptions, log: Logger)
     [GATEWAY_RESOURCE, 'KubernetesGateway', reduceGateway],
     [GATEWAY_CLASS_RESOURCE, 'GatewayClass', reduceGatewayClass],
   ] as const) {
-    const api = kc.makeApiClient(CustomObjectsApi);
-    const { group, version, plural } = r;
     out.push({
-      spec: {
-        kind: r.kind,
-        resource: { group, version, plural },
-        path: resourcePath(r),
-        list: async () =>
-          (await api.listClusterCustomObject({
-            group,
-            version,
-            plural,
-          })) as KubernetesListObject<KubernetesObject>,
-      },
+      spec: clusterCustomObjectsWatch(kc, r.kind, r),
       reduce,
       handlers: handlers(kind, apiVersion, r.kind),
     });

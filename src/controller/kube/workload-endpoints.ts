@@ -13,16 +13,9 @@
  *   health Istio reads (see workloadEntryOf).
  * RBAC: endpointslices, pods and workloadentries `list, watch`.
  */
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  DiscoveryV1Api,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { isIP } from 'node:net';
-import { nameAndLabels, type WatchSpec } from '../../kit/kube/informer-hub.ts';
+import { clusterCustomObjectsWatch, nameAndLabels, type WatchSpec } from '../../kit/kube/informer-hub.ts';
 import { isPlainObject } from '../../util/json.ts';
 import {
   ENDPOINT_SLICE_RESOURCE,
@@ -31,7 +24,6 @@ import {
   reduceSlice,
   SERVICE_NAME_LABEL,
 } from './endpoint-slices.ts';
-import { resourcePath } from './resources.ts';
 
 type Raw = Record<string, unknown>;
 type Labels = Readonly<Record<string, string>>;
@@ -202,17 +194,6 @@ export const WORKLOAD_ENTRY_RESOURCE = {
 
 /** The WorkloadEntries of every namespace, at `version` (v1 from Istio 1.22). */
 export function workloadEntriesWatch(kc: KubeConfig, version: 'v1' | 'v1alpha3' = 'v1'): WatchSpec {
-  const api = kc.makeApiClient(CustomObjectsApi);
   const { kind, group, plural } = WORKLOAD_ENTRY_RESOURCE;
-  return {
-    kind,
-    resource: { group, version, plural },
-    path: resourcePath({ group, version, plural }),
-    list: async () =>
-      (await api.listClusterCustomObject({
-        group,
-        version,
-        plural,
-      })) as KubernetesListObject<KubernetesObject>,
-  };
+  return clusterCustomObjectsWatch(kc, kind, { group, version, plural });
 }

@@ -18,6 +18,7 @@
  */
 import {
   CoreV1Api,
+  CustomObjectsApi,
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
@@ -291,6 +292,30 @@ export function namespacesWatch(kc: KubeConfig): WatchSpec {
     resource: { group: '', version: 'v1', plural: 'namespaces' },
     path: '/api/v1/namespaces',
     list: async () => await kc.makeApiClient(CoreV1Api).listNamespace(),
+  };
+}
+
+/**
+ * Every object of a custom resource, cluster-wide (`/apis/<group>/<version>/<plural>`): the one spec each reader of
+ * such a kind subscribes with, so readers of the same kind share one informer (same path, no selector).
+ */
+export function clusterCustomObjectsWatch(
+  kc: KubeConfig,
+  kind: string,
+  r: { readonly group: string; readonly version: string; readonly plural: string },
+): WatchSpec {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const { group, version, plural } = r;
+  return {
+    kind,
+    resource: { group, version, plural },
+    path: `/apis/${group}/${version}/${plural}`,
+    list: async () =>
+      (await api.listClusterCustomObject({
+        group,
+        version,
+        plural,
+      })) as KubernetesListObject<KubernetesObject>,
   };
 }
 
