@@ -1,0 +1,105 @@
+/**
+ * The plan of one target (planner.ts), as planStatus (plan.ts) plans each: its desired status and, for a
+ * MetaRouter, what it was planned from that later changes must find (its hosts and routes) and its ProxyRejected
+ * Event.
+ */
+import type { ConfigKind, ConfigObject, MetaRouter } from '../model/objects.ts';
+import type { ListenerRejection } from '../model/listener-rejections.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
+import { selectsProtocol } from '../model/protocol.ts';
+import type { ConfigIssue, ObjectRef } from '../model/result.ts';
+import type { ConfigView } from '../model/view.ts';
+import { stableStringify } from '../util/json.ts';
+import { acceptedCondition, programmedCondition, refKey } from './conditions.ts';
+import { desiredStatus, heldSources, proxyEvent, sameStatus, validRuleIssues } from './plan.ts';
+import { hostLabel, type ServiceEntryIndex } from './planner-index.ts';
+import { rejectedProgrammed } from './proxy-rejections.ts';
+import type { EventSpec, ObjectStatus, StatusInputs, StatusTarget } from './types.ts';
+
+/** A target and what its last plan read and found. */
+export interface PlannedTarget {
+  target: StatusTarget;
+  /** The store's valid version and the store's rejection it was planned from (identity). */
+  object?: ConfigObject | undefined;
+  rejection?: RejectedObject | undefined;
+  /** A MetaRouter's hosts and the routes built from it, as planned. */
+  hosts: readonly string[];
+  routes: readonly string[];
+  /** The desired status; undefined before the first plan. */
+  status?: ObjectStatus;
+  proxyEvent?: EventSpec | undefined;
+}
+
+/** What one run plans its targets from. */
+export interface TargetContext {
+  readonly inputs: StatusInputs;
+  readonly now: string;
+  readonly rejected: ReadonlyMap<string, RejectedObject>;
+  readonly issues: ReadonlyMap<string, readonly ConfigIssue[]>;
+  readonly proxyRejected: ReadonlyMap<string, ListenerRejection>;
+  readonly ses: ServiceEntryIndex;
+  /** heldSources of the run, computed when a rejected MetaRouter is planned. */
+  held?: Map<string, ObjectRef[]>;
+}
+
+/** Two listings of a target that plan alike: same generation, uid and status. */
+export function sameTarget(a: StatusTarget, b: StatusTarget): boolean {
+  return (
+    a.generation === b.generation &&
+    a.uid === b.uid &&
+    stableStringify(a.status ?? null) === stableStringify(b.status ?? null)
+  );
+}
+
+const NOT_SERVED: ReadonlyMap<MetaRouter, boolean> = new Map();
+
+/** servedMetaRouters (conditions.ts) for one MetaRouter: the ServiceEntries whose first host picks it. */
+function servedOf(
+  mr: MetaRouter,
+  view: ConfigView,
+  ses: ServiceEntryIndex,
+): ReadonlyMap<MetaRouter, boolean> {
+  let served: boolean | undefined;
+  for (const h of mr.spec.hosts) {
+    for (const se of ses.withLabel(view, hostLabel(h))) {
+      const first = se.spec.hosts[0];
+      if (first === undefined || view.configForHost(first, se.metadata.namespace).metaRouter !== mr) continue;
+      served = (served ?? false) || se.spec.ports.some((p) => selectsProtocol(p.name, 'metaprotocol'));
+    }
+  }
+  return served === undefined ? NOT_SERVED : new Map([[mr, served]]);
+}
+
+/** Plans `e` again (its fields updated); returns true when its desired status differs from the listed one. */
+export function planTarget(e: PlannedTarget, ctx: TargetContext): boolean {
+  const { target } = e;
+  const { ref } = target;
+  const { view, routeAcks } = ctx.inputs;
+  const key = refKey(ref);
+  const r = ctx.rejected.get(key);
+  e.object = view.get(ref.kind as ConfigKind, ref.namespace, ref.name);
+  e.rejection = r;
+  e.hosts = [];
+  e.routes = [];
+  e.proxyEvent = undefined;
+  const own = r === undefined ? validRuleIssues(view, ref) : [];
+  const conditions = [acceptedCondition(r?.issues, [...own, ...(ctx.issues.get(key) ?? [])])];
+  if (ref.kind === 'MetaRouter') {
+    const mr = e.object?.kind === 'MetaRouter' ? e.object : undefined;
+    e.hosts = mr?.spec.hosts ?? [];
+    const holding =
+      r === undefined ? [] : ((ctx.held ??= heldSources(view, ctx.inputs.rejected)).get(key) ?? []);
+    const served = mr ? servedOf(mr, view, ctx.ses) : NOT_SERVED;
+    const acks = routeAcks ? { routeAcks, generation: target.generation } : undefined;
+    const programmed = programmedCondition(ref, view, served, r !== undefined, holding, acks);
+    // As planStatus: a listener rejection outweighs the RDS answers unless they already say False.
+    const byProxies = programmed.status !== 'False' ? ctx.proxyRejected.get(key) : undefined;
+    conditions.push(byProxies ? rejectedProgrammed(byProxies) : programmed);
+    if (routeAcks) {
+      e.routes = routeAcks.routesOf(ref.namespace, ref.name).map((o) => o.name);
+      e.proxyEvent = proxyEvent(target, routeAcks);
+    }
+  }
+  e.status = desiredStatus(target, conditions, ctx.now);
+  return !sameStatus(target.status, e.status);
+}
