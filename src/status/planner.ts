@@ -76,6 +76,9 @@ function diffKeys<V>(
   return changed;
 }
 
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
+
 const linesOf = (issues: readonly ConfigIssue[] | undefined) => issues?.map(issueLine).join('\n');
 
 function index(map: Map<string, Set<string>>, keys: readonly string[], value: string, add: boolean): void {
@@ -310,12 +313,16 @@ export class StatusPlanner {
       if (this.eventRefs.has(key)) this.eventsStale = true;
       const e = this.entries.get(key);
       if (!e) continue;
-      index(this.byLabel, e.hosts.map(hostLabel), key, false);
-      index(this.byRoute, e.routes, key, false);
-      const proxyEvent = e.proxyEvent;
+      const { hosts, routes, proxyEvent } = e;
       const due = planTarget(e, ctx);
-      index(this.byLabel, e.hosts.map(hostLabel), key, true);
-      index(this.byRoute, e.routes, key, true);
+      if (!sameList(hosts, e.hosts)) {
+        index(this.byLabel, hosts.map(hostLabel), key, false);
+        index(this.byLabel, e.hosts.map(hostLabel), key, true);
+      }
+      if (!sameList(routes, e.routes)) {
+        index(this.byRoute, routes, key, false);
+        index(this.byRoute, e.routes, key, true);
+      }
       if (proxyEvent?.key !== e.proxyEvent?.key || proxyEvent?.uid !== e.proxyEvent?.uid) {
         this.proxyEventsChanged = true;
       }
