@@ -3,7 +3,7 @@
  * MetaRouter, what it was planned from that later changes must find (its hosts and routes) and its ProxyRejected
  * Event.
  */
-import type { ConfigKind, ConfigObject, MetaRouter } from '../model/objects.ts';
+import type { ConfigKind, ConfigObject, MetaRouter, ServiceEntry } from '../model/objects.ts';
 import type { ListenerRejection } from '../model/listener-rejections.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import { selectsProtocol } from '../model/protocol.ts';
@@ -25,6 +25,9 @@ export interface PlannedTarget {
   /** A MetaRouter's hosts and the routes built from it, as planned. */
   hosts: readonly string[];
   routes: readonly string[];
+  /** A MetaRouter's ServiceEntries (servingEntries) and the MetaRouter used for its first host, as planned. */
+  serving?: readonly ServiceEntry[];
+  winner?: MetaRouter | undefined;
   /** The desired status; undefined before the first plan. */
   status?: ObjectStatus;
   proxyEvent?: EventSpec | undefined;
@@ -53,21 +56,29 @@ export function sameTarget(a: StatusTarget, b: StatusTarget): boolean {
 
 const NOT_SERVED: ReadonlyMap<MetaRouter, boolean> = new Map();
 
-/** servedMetaRouters (conditions.ts) for one MetaRouter: the ServiceEntries whose first host picks it. */
-function servedOf(
-  mr: MetaRouter,
-  view: ConfigView,
-  ses: ServiceEntryIndex,
-): ReadonlyMap<MetaRouter, boolean> {
-  let served: boolean | undefined;
+/** The ServiceEntries whose first host picks the MetaRouter `mr` (servedMetaRouters, conditions.ts, for one). */
+export function servingEntries(mr: MetaRouter, view: ConfigView, ses: ServiceEntryIndex): ServiceEntry[] {
+  const out: ServiceEntry[] = [];
   for (const h of mr.spec.hosts) {
     for (const se of ses.withLabel(view, hostLabel(h))) {
       const first = se.spec.hosts[0];
       if (first === undefined || view.configForHost(first, se.metadata.namespace).metaRouter !== mr) continue;
-      served = (served ?? false) || se.spec.ports.some((p) => selectsProtocol(p.name, 'metaprotocol'));
+      if (!out.includes(se)) out.push(se);
     }
   }
-  return served === undefined ? NOT_SERVED : new Map([[mr, served]]);
+  return out;
+}
+
+/** The MetaRouter used for the first host of `mr` (another one: a conflict). */
+export function winnerOf(mr: MetaRouter, view: ConfigView): MetaRouter | undefined {
+  return view.configForHost(mr.spec.hosts[0] ?? '', mr.metadata.namespace).metaRouter;
+}
+
+function servedOf(mr: MetaRouter, serving: readonly ServiceEntry[]): ReadonlyMap<MetaRouter, boolean> {
+  if (serving.length === 0) return NOT_SERVED;
+  return new Map([
+    [mr, serving.some((se) => se.spec.ports.some((p) => selectsProtocol(p.name, 'metaprotocol')))],
+  ]);
 }
 
 /** Plans `e` again (its fields updated); returns true when its desired status differs from the listed one. */
@@ -82,6 +93,8 @@ export function planTarget(e: PlannedTarget, ctx: TargetContext): boolean {
   e.hosts = [];
   e.routes = [];
   e.proxyEvent = undefined;
+  e.serving = undefined;
+  e.winner = undefined;
   const own = r === undefined ? validRuleIssues(view, ref) : [];
   const conditions = [acceptedCondition(r?.issues, [...own, ...(ctx.issues.get(key) ?? [])])];
   if (ref.kind === 'MetaRouter') {
@@ -89,7 +102,9 @@ export function planTarget(e: PlannedTarget, ctx: TargetContext): boolean {
     e.hosts = mr?.spec.hosts ?? [];
     const holding =
       r === undefined ? [] : ((ctx.held ??= heldSources(view, ctx.inputs.rejected)).get(key) ?? []);
-    const served = mr ? servedOf(mr, view, ctx.ses) : NOT_SERVED;
+    e.serving = mr ? servingEntries(mr, view, ctx.ses) : [];
+    e.winner = mr ? winnerOf(mr, view) : undefined;
+    const served = mr ? servedOf(mr, e.serving) : NOT_SERVED;
     const acks = routeAcks ? { routeAcks, generation: target.generation } : undefined;
     const programmed = programmedCondition(ref, view, served, r !== undefined, holding, acks);
     // As planStatus: a listener rejection outweighs the RDS answers unless they already say False.

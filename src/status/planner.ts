@@ -20,7 +20,7 @@
  * Events: those of the problem lists (plan.ts planEvents) are planned again when a list changes or an object they
  * name changed; ProxyRejected is kept per MetaRouter with its plan.
  */
-import type { ConfigObject } from '../model/objects.ts';
+import type { ConfigObject, MetaRouter } from '../model/objects.ts';
 import type { ListenerRejection } from '../model/listener-rejections.ts';
 import type { RejectedObject } from '../model/parse/objects.ts';
 import { issueLine, type ConfigIssue } from '../model/result.ts';
@@ -29,7 +29,14 @@ import type { ConfigEvent, ConfigView } from '../model/view.ts';
 import { refKey } from './conditions.ts';
 import { rejectedMetaRouters } from './proxy-rejections.ts';
 import { byKey, byObject, planEvents, type StatusPlan } from './plan.ts';
-import { planTarget, sameTarget, type PlannedTarget, type TargetContext } from './planner-target.ts';
+import {
+  planTarget,
+  sameTarget,
+  servingEntries,
+  winnerOf,
+  type PlannedTarget,
+  type TargetContext,
+} from './planner-target.ts';
 import { ServiceEntryIndex, hostLabel } from './planner-index.ts';
 import type { EventSpec, StatusInputs, StatusPatch, StatusTarget, TargetChanges } from './types.ts';
 
@@ -120,6 +127,9 @@ export class StatusPlanner {
   private eventRefs = new Set<string>();
   private events: readonly EventSpec[] = [];
 
+  /** Targets planned by the last `plan()` (what it cost): none when nothing changed. */
+  planned = 0;
+
   /** How many targets it holds. */
   get size(): number {
     return this.entries.size;
@@ -155,6 +165,7 @@ export class StatusPlanner {
     } else if (this.verify) this.verifyAll(inputs.view);
     this.verify = false;
     addAll(this.dirty, this.due);
+    this.planned = 0;
     if (this.dirty.size > 0) this.planDirty(inputs, now);
     if (this.eventsStale) {
       this.problemEvents = planEvents(inputs, (key) => this.entries.get(key)?.target.uid);
@@ -291,13 +302,29 @@ export class StatusPlanner {
     }
   }
 
-  /** After a fresh list: a target whose store object or rejection is not the one it was planned from is dirty. */
+  /**
+   * After a fresh list: a target whose store object or rejection, or (a MetaRouter) whose ServiceEntries or the
+   * MetaRouter used for its host, is not the one it was planned from is dirty (an event missed).
+   */
   private verifyAll(view: ConfigView): void {
+    this.ses.forget();
+    this.listenerStale = true;
     for (const [key, e] of this.entries) {
       const { kind, namespace, name } = e.target.ref;
       const object = view.get(kind as ConfigObject['kind'], namespace, name);
       if (object !== e.object || this.rejectedByKey.get(key) !== e.rejection) this.dirty.add(key);
+      else if (object?.kind === 'MetaRouter' && !this.sameServing(object, e, view)) this.dirty.add(key);
     }
+  }
+
+  private sameServing(mr: MetaRouter, e: Entry, view: ConfigView): boolean {
+    const serving = servingEntries(mr, view, this.ses);
+    const before = e.serving ?? [];
+    return (
+      winnerOf(mr, view) === e.winner &&
+      serving.length === before.length &&
+      serving.every((se, i) => se === before[i])
+    );
   }
 
   private planDirty(inputs: StatusInputs, now: string): void {
@@ -315,6 +342,7 @@ export class StatusPlanner {
       if (!e) continue;
       const { hosts, routes, proxyEvent } = e;
       const due = planTarget(e, ctx);
+      this.planned++;
       if (!sameList(hosts, e.hosts)) {
         index(this.byLabel, hosts.map(hostLabel), key, false);
         index(this.byLabel, e.hosts.map(hostLabel), key, true);
