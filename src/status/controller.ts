@@ -7,7 +7,9 @@
  * truth, so a restart or a new leader writes nothing that is already there; the port answers from its watch-fed
  * cache once synced, and the run after each periodic resync lists for real), plans against the store and the last
  * generation issues (`input`), and writes only the statuses that differ (merge patch of `/status`) and the
- * Events not reported yet. An Event is reported once per object, reason and note while the problem lasts; when
+ * Events not reported yet. The plan is kept from run to run (planner.ts): after the first list a run reads only the
+ * objects changed since (the port's `changes()`) and plans again only the targets whose inputs changed, so a run
+ * with nothing changed plans nothing. An Event is reported once per object, reason and note while the problem lasts; when
  * it goes away and comes back, it is reported again.
  *
  * Driving it (src/app/kube-parts.ts builds it, a leader part: started on election, stopped on loss;
