@@ -9,12 +9,11 @@ import type { RejectedObject } from '../model/parse/objects.ts';
 import { selectsProtocol } from '../model/protocol.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
 import type { ConfigView } from '../model/view.ts';
-import { stableStringify } from '../util/json.ts';
 import { acceptedCondition, programmedCondition, refKey } from './conditions.ts';
-import { desiredStatus, heldSources, proxyEvent, sameStatus, validRuleIssues } from './plan.ts';
+import { desiredStatus, heldSources, proxyEvent, validRuleIssues } from './plan.ts';
 import { hostLabel, type ServiceEntryIndex } from './planner-index.ts';
 import { rejectedProgrammed } from './proxy-rejections.ts';
-import type { EventSpec, ObjectStatus, StatusInputs, StatusTarget } from './types.ts';
+import type { Condition, EventSpec, ObjectStatus, StatusInputs, StatusTarget } from './types.ts';
 
 /** A target and what its last plan read and found. */
 export interface PlannedTarget {
@@ -45,13 +44,30 @@ export interface TargetContext {
   held?: Map<string, ObjectRef[]>;
 }
 
+function sameCondition(a: Condition, b: Condition): boolean {
+  return (
+    a.type === b.type &&
+    a.status === b.status &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.lastTransitionTime === b.lastTransitionTime &&
+    a.observedGeneration === b.observedGeneration
+  );
+}
+
+/** Equal statuses, field by field (ObjectStatus as kube.ts reads it: these fields only). */
+export function equalStatus(a: ObjectStatus | undefined, b: ObjectStatus | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.observedGeneration !== b.observedGeneration) return false;
+  return (
+    a.conditions.length === b.conditions.length &&
+    a.conditions.every((c, i) => sameCondition(c, b.conditions[i]!))
+  );
+}
+
 /** Two listings of a target that plan alike: same generation, uid and status. */
 export function sameTarget(a: StatusTarget, b: StatusTarget): boolean {
-  return (
-    a.generation === b.generation &&
-    a.uid === b.uid &&
-    stableStringify(a.status ?? null) === stableStringify(b.status ?? null)
-  );
+  return a.generation === b.generation && a.uid === b.uid && equalStatus(a.status, b.status);
 }
 
 const NOT_SERVED: ReadonlyMap<MetaRouter, boolean> = new Map();
@@ -116,5 +132,5 @@ export function planTarget(e: PlannedTarget, ctx: TargetContext): boolean {
     }
   }
   e.status = desiredStatus(target, conditions, ctx.now);
-  return !sameStatus(target.status, e.status);
+  return target.status === undefined || !equalStatus(target.status, e.status);
 }
