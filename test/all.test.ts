@@ -234,6 +234,7 @@ import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';
 import './status/generation-events.test.ts';
 import './status/plan.test.ts';
+import './status/planner.test.ts';
 import './status/programmed.test.ts';
 import './status/proxy-rejections.test.ts';
 import './status/shapes.test.ts';

@@ -136,6 +136,7 @@ import './registry/typed-entry.test.ts';
 import './registry/vips.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/plan.test.ts';
+import './status/planner.test.ts';
 import './status/proxy-rejections.test.ts';
 import './status/shapes.test.ts';
 import './tiers.test.ts';

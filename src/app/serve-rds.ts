@@ -10,7 +10,7 @@ import { formatAddress } from '../util/address.ts';
 import { systemClock } from '../util/clock.ts';
 import { ExtraRootsProvider } from '../kit/certs/extra-roots.ts';
 import { AdsCache } from '../xds-rds/ads-cache.ts';
-import { routeAcksOf, RouteSource } from '../xds-rds/route-source.ts';
+import { routeAcksOf, RouteSource, type TrackedRouteAcks } from '../xds-rds/route-source.ts';
 import { RdsServer } from '../xds-rds/server.ts';
 import { SnapshotCache } from '../xds-rds/snapshot.ts';
 import { rdsLimits, rdsPeers, type ServeOptions } from './options.ts';
@@ -55,19 +55,26 @@ export function buildRds(o: ServeOptions, base: ServeBase, inputs: ServeInputs):
   );
   server.acks.onAllAcked = (ms) => metrics.configToAck.observe(ms / 1000);
   const { topics } = inputs;
+  let routeAcks: TrackedRouteAcks | undefined;
   const routes = new RouteSource(inputs.store, cache, {
     quietMs: r.debounceAfterMs,
     maxWaitMs: r.debounceMaxMs,
     onPushed: (ms) => metrics.configToPush.observe(ms / 1000),
     onRoutesChanged: (changed, at) => server.acks.noteChange(changed, at),
     // MetaRouters' Programmed follows the generations the routes carry and the proxies' answers.
-    onRebuilt: (names) => topics.routes.publish({ routes: names }),
+    onRebuilt: (names) => {
+      routeAcks?.noteChanged(names);
+      topics.routes.publish({ routes: names });
+    },
     now: () => systemClock.now(),
     logger,
   });
-  const routeAcks = routeAcksOf(routes, server.acks);
-  topics.acks.publish(routeAcks);
-  server.acks.onStateChange = () => topics.acks.publish(routeAcks);
+  const acks = (routeAcks = routeAcksOf(routes, server.acks));
+  topics.acks.publish(acks);
+  server.acks.onStateChange = (route) => {
+    acks.noteChanged([route]);
+    topics.acks.publish(acks);
+  };
   let port = 0;
   const part = rdsPart(server, formatAddress(host, r.address.port), (p) => (port = p));
   return { cache, server, routes, ads, trust, host, port: () => port, part };

@@ -18,6 +18,7 @@
 import type { ConfigStore } from '../controller/store.ts';
 import { Topic } from '../kit/topic.ts';
 import type { ServeTopics } from '../model/topics.ts';
+import type { ConfigEvent } from '../model/view.ts';
 import type { StatusInputs } from '../status/controller.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/logger.ts';
@@ -48,9 +49,22 @@ export function followTopics(topics: Topics, status: { trigger(): void }): () =>
   };
 }
 
-/** What the status controller plans from: the store and its rejections, and the topics' latest values. */
+/** Store events held for the status controller between runs; beyond this many it plans every target once. */
+const MAX_HELD_CHANGES = 100_000;
+
+/**
+ * What the status controller plans from: the store and its rejections, the topics' latest values, and the store's
+ * events since the last read (`changes`, from the `config` topic, so that it plans again only what they touch).
+ */
 export function statusInputsOf(store: ConfigStore, topics: Topics): () => StatusInputs {
+  let changes: ConfigEvent[] | undefined = [];
+  topics.config.subscribe((e) => {
+    if (changes && changes.length < MAX_HELD_CHANGES) changes.push(e);
+    else changes = undefined;
+  });
   return () => {
+    const taken = changes;
+    changes = [];
     const desired = topics.desired.latest()?.value;
     const rejections = topics.rejections.latest()?.value;
     const routeAcks = topics.acks.latest()?.value;
@@ -61,6 +75,7 @@ export function statusInputsOf(store: ConfigStore, topics: Topics): () => Status
       ...(desired?.conflicts ? { conflicts: desired.conflicts } : {}),
       ...(rejections ? { listenerRejections: rejections } : {}),
       ...(routeAcks ? { routeAcks } : {}),
+      ...(taken ? { changes: taken } : {}),
     };
   };
 }

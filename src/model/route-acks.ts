@@ -32,6 +32,14 @@ export interface RouteAcks {
   routesOf(namespace: string, name: string): readonly RouteOrigin[];
   /** The proxies of `route`; undefined when no connected proxy is subscribed to it. */
   summary(route: string): RouteAckCounts | undefined;
+  /**
+   * The routes rebuilt, or where a proxy's answer moved, since the last call (one reader: the status controller,
+   * which plans again the MetaRouters they come from, now and before). Absent where not tracked: the reader then
+   * reads every MetaRouter's standing again on each change.
+   */
+  takeChanged?(): readonly string[];
+  /** The MetaRouter (`namespace/name`) route `route` is built from now; undefined for the default route or none. */
+  metaRouterOf?(route: string): string | undefined;
 }
 
 /** Where one proxy stands on one route: the version last sent is unanswered, acknowledged or rejected. */

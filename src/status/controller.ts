@@ -7,7 +7,9 @@
  * truth, so a restart or a new leader writes nothing that is already there; the port answers from its watch-fed
  * cache once synced, and the run after each periodic resync lists for real), plans against the store and the last
  * generation issues (`input`), and writes only the statuses that differ (merge patch of `/status`) and the
- * Events not reported yet. An Event is reported once per object, reason and note while the problem lasts; when
+ * Events not reported yet. The plan is kept from run to run (planner.ts): after the first list a run reads only the
+ * objects changed since (the port's `changes()`) and plans again only the targets whose inputs changed, so a run
+ * with nothing changed plans nothing. An Event is reported once per object, reason and note while the problem lasts; when
  * it goes away and comes back, it is reported again.
  *
  * Driving it (src/app/kube-parts.ts builds it, a leader part: started on election, stopped on loss;
@@ -19,11 +21,6 @@
 import { systemClock, type Clock } from '../util/clock.ts';
 import { LoopController, loopSettings, type LoopControllerSettings } from '../kit/controller-loop.ts';
 import { errorFields } from '../util/logger.ts';
-import type { RejectedObject } from '../model/parse/objects.ts';
-import type { ConfigIssue } from '../model/result.ts';
-import type { ConfigView } from '../model/view.ts';
-import type { ListenerRejection } from '../model/listener-rejections.ts';
-import type { RouteAcks } from '../model/route-acks.ts';
 import {
   asSinkError,
   writeRunHandlers,
@@ -33,21 +30,11 @@ import {
   type WriteOp,
 } from '../kit/write.ts';
 import type { StatusPort } from './kube.ts';
-import { newEvents, planStatus } from './plan.ts';
+import { newEvents } from './plan.ts';
+import { StatusPlanner, type StatusInputs } from './planner.ts';
 import type { EventSpec } from './types.ts';
 
-/** What the planner reads besides the API server: the store, its rejections and the last generation issues. */
-export interface StatusInputs {
-  readonly view: ConfigView;
-  readonly rejected: readonly RejectedObject[];
-  readonly issues: readonly ConfigIssue[];
-  /** The conflicts of the same generation pass (StatusPlanInput.conflicts). */
-  readonly conflicts?: readonly ConfigIssue[];
-  /** Listener rejections attributed to this controller's EnvoyFilters (StatusPlanInput.listenerRejections). */
-  readonly listenerRejections?: readonly ListenerRejection[];
-  /** The proxies' answers to the routes served over RDS (StatusPlanInput.routeAcks). */
-  readonly routeAcks?: RouteAcks;
-}
+export type { StatusInputs } from './planner.ts';
 
 export interface StatusRunReport {
   readonly skipped?: 'not-synced';
@@ -85,6 +72,10 @@ export class StatusController extends LoopController<StatusRunReport> {
   private readonly answered = new Set<string>();
   /** `pending`: the next run lists from the API server (set by the periodic resync until a list succeeds). */
   private readonly resync: { pending: boolean };
+  /** The plan kept from run to run: only what changed is planned again (planner.ts). */
+  private readonly planner = new StatusPlanner();
+  /** False until a list succeeded since the start: the port's changes are read only after one. */
+  private listed = false;
 
   constructor(options: StatusControllerOptions) {
     const clock = options.clock ?? systemClock;
@@ -105,20 +96,38 @@ export class StatusController extends LoopController<StatusRunReport> {
     if (options.onRun) this.loop.onRun(options.onRun);
   }
 
-  protected async runOnce(): Promise<StatusRunReport> {
-    let targets;
-    try {
-      targets = await this.o.port.list({ fresh: this.resync.pending });
-      this.resync.pending = false;
-    } catch (err) {
-      return { ...EMPTY, listError: asSinkError('list Aeraki objects', err) };
+  /** Starts the periodic resync and schedules a run, which lists the targets. */
+  override start(): void {
+    this.listed = false;
+    super.start();
+  }
+
+  /**
+   * The targets as the API server holds them into the planner: the port's changes since the last list where it
+   * tracks them (its watch-fed cache), else a list (the first run, the periodic resync: `fresh`).
+   */
+  private async readTargets(): Promise<SinkError | undefined> {
+    const fresh = this.resync.pending;
+    const changes = this.listed && !fresh ? this.o.port.changes?.() : undefined;
+    if (changes) {
+      this.planner.changed(changes);
+      return undefined;
     }
+    try {
+      this.planner.listed(await this.o.port.list({ fresh }), fresh);
+      this.resync.pending = false;
+      this.listed = true;
+      return undefined;
+    } catch (err) {
+      return asSinkError('list Aeraki objects', err);
+    }
+  }
+
+  protected async runOnce(): Promise<StatusRunReport> {
+    const listError = await this.readTargets();
+    if (listError) return { ...EMPTY, listError };
     const now = new Date(this.clock.now());
-    const plan = planStatus({
-      ...this.o.inputs(),
-      targets,
-      now: now.toISOString().replace(/\.\d+Z$/, 'Z'),
-    });
+    const plan = this.planner.plan(this.o.inputs(), now.toISOString().replace(/\.\d+Z$/, 'Z'));
     const current = new Set(plan.events.map((e) => e.key));
     for (const key of this.reported) if (!current.has(key)) this.reported.delete(key);
     const port = this.o.port;
@@ -145,7 +154,7 @@ export class StatusController extends LoopController<StatusRunReport> {
     return {
       ...EMPTY,
       written: result.updated,
-      unchanged: targets.length - plan.patches.length,
+      unchanged: this.planner.size - plan.patches.length,
       events: result.created,
       failures: result.failures,
       interrupted: result.interrupted,

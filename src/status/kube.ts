@@ -10,13 +10,14 @@
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../model/constants.ts';
 import type { ConfigKind } from '../model/objects.ts';
-import { refString } from '../model/result.ts';
+import { refString, type ObjectRef } from '../model/result.ts';
 import { ApiDiscovery, type ResourceShapes } from '../kit/kube/discovery.ts';
 import { isConflict, isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 import type { Logger } from '../util/logger.ts';
 import { isPlainObject, sha256Hex } from '../util/json.ts';
 import { StatusShapes } from './shapes.ts';
 import type { Condition, EventSpec, ObjectStatus, StatusPatch, StatusTarget } from './types.ts';
+import type { TargetChanges } from './planner.ts';
 
 export const REPORTING_CONTROLLER = 'aeraki.io/controller';
 
@@ -39,6 +40,11 @@ export interface StatusPort {
    * the API server even where a cache could answer (the periodic resync), and the CRDs described again.
    */
   list(options?: { readonly fresh?: boolean }): Promise<StatusTarget[]>;
+  /**
+   * The objects changed or deleted since the last `list()` or `changes()`, where the port keeps them (its
+   * watch-fed cache); undefined when it cannot say (no cache, not synced, a kind not described yet): then list.
+   */
+  changes?(): TargetChanges | undefined;
   /** Replaces the `status` of the patch's target (merge patch of `/status`). */
   patchStatus(patch: StatusPatch): Promise<void>;
   /** Creates the Event; one that already exists (created before a restart) counts as created. */
@@ -127,6 +133,10 @@ export interface StatusTargetStore {
   targets(): StatusTarget[];
   /** Records an object of `kind` as the API server returned it (an older resourceVersion is ignored). */
   record(kind: string, obj: unknown): boolean;
+  /** The objects recorded or removed since the last call (target-cache.ts); absent: not tracked. */
+  takeChanges?(): readonly ObjectRef[];
+  /** The cached object `kind namespace/name`. */
+  get?(kind: string, namespace: string, name: string): StatusTarget | undefined;
 }
 
 export interface KubeStatusPortOptions {
@@ -148,8 +158,11 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
   const byKind = new Map(o.resources.map((r) => [r.kind as string, r]));
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   const shapes = new StatusShapes(o.shapes ?? new ApiDiscovery(kc), o.logger?.child({ component: 'status' }));
+  /** Per kind, whether its objects got a status at the last list (absent: it had none, not described). */
+  const described = new Map<string, boolean>();
   const listed = async (fresh: boolean): Promise<StatusTarget[]> => {
     const cache = o.cache;
+    cache?.takeChanges?.(); // the list covers them
     if (cache?.ready && !fresh) return cache.targets();
     const out: StatusTarget[] = [];
     for (const r of o.resources) {
@@ -171,7 +184,23 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
         if (t) out.push(t);
       }
     }
+    cache?.takeChanges?.();
     return out;
+  };
+  const changes = (): TargetChanges | undefined => {
+    const cache = o.cache;
+    if (!cache?.ready || !cache.takeChanges || !cache.get) return undefined;
+    const changed: StatusTarget[] = [];
+    const deleted: ObjectRef[] = [];
+    for (const ref of cache.takeChanges()) {
+      const writable = described.get(ref.kind);
+      if (writable === undefined) return undefined; // its first object: described by a list
+      if (!writable) continue;
+      const t = cache.get(ref.kind, ref.namespace, ref.name);
+      if (t) changed.push(t);
+      else deleted.push(ref);
+    }
+    return { changed, deleted };
   };
   return {
     async list(options) {
@@ -193,10 +222,13 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
         } catch (err) {
           throw kubeSinkError(`discover ${r.plural}.${r.group}/${r.version}`, err);
         }
+        if (own.length > 0) described.set(r.kind, writable);
+        else described.delete(r.kind);
         if (writable) out.push(...own);
       }
       return out;
     },
+    changes,
     async patchStatus({ target, status }) {
       const r = byKind.get(target.ref.kind);
       if (!r) throw new Error(`no status resource for ${target.ref.kind}`);

@@ -78,7 +78,7 @@ export interface StatusPlan {
 
 const OWN_TYPES: ReadonlySet<string> = new Set(['Accepted', 'Programmed']);
 
-function byObject(issues: readonly ConfigIssue[]): Map<string, ConfigIssue[]> {
+export function byObject(issues: readonly ConfigIssue[]): Map<string, ConfigIssue[]> {
   const out = new Map<string, ConfigIssue[]>();
   for (const i of issues) {
     const k = refKey(i.ref);
@@ -145,14 +145,17 @@ export function planStatus(input: StatusPlanInput): StatusPlan {
   const patches = plan.updates.map((u) => u.desired);
   return {
     patches,
-    events: [
-      ...planEvents(input, new Map(targets.map((t) => [refKey(t.ref), t.uid]))),
-      ...proxyEvents(input),
-    ].sort(byKey),
+    events: [...planEvents(input, uidsOf(targets)), ...proxyEvents(input)].sort(byKey),
   };
 }
 
-function byKey(a: EventSpec, b: EventSpec): number {
+/** The listed uid of each target (refKey), for the Events' `regarding`. */
+export function uidsOf(targets: readonly StatusTarget[]): (key: string) => string | undefined {
+  const uids = new Map(targets.map((t) => [refKey(t.ref), t.uid]));
+  return (key) => uids.get(key);
+}
+
+export function byKey(a: EventSpec, b: EventSpec): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
@@ -162,30 +165,36 @@ function proxyEvents(input: StatusPlanInput): EventSpec[] {
   if (!acks) return [];
   const out: EventSpec[] = [];
   for (const target of input.targets) {
-    if (target.ref.kind !== 'MetaRouter') continue;
-    const first = proxyStanding(target.ref, acks, undefined).firstRejection;
-    if (!first) continue;
-    out.push({
-      key: `${refKey(target.ref)}|ProxyRejected|${first.route}@${first.version}`,
-      ref: target.ref,
-      ...(target.uid ? { uid: target.uid } : {}),
-      type: 'Warning',
-      reason: 'ProxyRejected',
-      action: 'Validate',
-      note: routeRejectionNote(first),
-    });
+    const event = proxyEvent(target, acks);
+    if (event) out.push(event);
   }
   return out;
 }
 
+/** The ProxyRejected Event of one target: a MetaRouter whose routes a proxy rejects; undefined otherwise. */
+export function proxyEvent(target: StatusTarget, acks: RouteAcks): EventSpec | undefined {
+  if (target.ref.kind !== 'MetaRouter') return undefined;
+  const first = proxyStanding(target.ref, acks, undefined).firstRejection;
+  if (!first) return undefined;
+  return {
+    key: `${refKey(target.ref)}|ProxyRejected|${first.route}@${first.version}`,
+    ref: target.ref,
+    ...(target.uid ? { uid: target.uid } : {}),
+    type: 'Warning',
+    reason: 'ProxyRejected',
+    action: 'Validate',
+    note: routeRejectionNote(first),
+  };
+}
+
 /** The issues the rules find in the valid version of `ref` (none when it has none). */
-function validRuleIssues(view: ConfigView, ref: ObjectRef): readonly ConfigIssue[] {
+export function validRuleIssues(view: ConfigView, ref: ObjectRef): readonly ConfigIssue[] {
   const o = view.get(ref.kind as ConfigKind, ref.namespace, ref.name);
   return o ? ruleIssues(o, refOf(o), view.kinds) : [];
 }
 
 /** For each rejected object that holds anything (refKey), the ServiceEntries and Gateways it holds. */
-function heldSources(view: ConfigView, rejected: readonly RejectedObject[]): Map<string, ObjectRef[]> {
+export function heldSources(view: ConfigView, rejected: readonly RejectedObject[]): Map<string, ObjectRef[]> {
   const out = new Map<string, ObjectRef[]>();
   if (rejected.length === 0) return out;
   const sources = [...view.serviceEntries(), ...view.gateways()];
@@ -204,13 +213,24 @@ function hasValidVersion(view: ConfigView, ref: ObjectRef): boolean {
   return view.get(ref.kind as ConfigKind, ref.namespace, ref.name) !== undefined;
 }
 
-function uidOf(view: ConfigView, ref: ObjectRef, uids: ReadonlyMap<string, string>): string | undefined {
-  const listed = uids.get(refKey(ref));
+function uidOf(
+  view: ConfigView,
+  ref: ObjectRef,
+  uids: (key: string) => string | undefined,
+): string | undefined {
+  const listed = uids(refKey(ref));
   if (listed) return listed;
   return view.get(ref.kind as ConfigKind, ref.namespace, ref.name)?.metadata.uid || undefined;
 }
 
-function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): EventSpec[] {
+/**
+ * The Events of the problem lists (rejections, generation issues and conflicts, listener rejections): every Event
+ * but ProxyRejected, ordered by key. `uids`: the listed uid of a target (refKey).
+ */
+export function planEvents(
+  input: Omit<StatusPlanInput, 'targets' | 'now'>,
+  uids: (key: string) => string | undefined,
+): EventSpec[] {
   const { view } = input;
   const out: EventSpec[] = [];
   const add = (ref: ObjectRef, reason: EventReason, note: string) => {
@@ -269,7 +289,7 @@ function planEvents(input: StatusPlanInput, uids: ReadonlyMap<string, string>): 
  * notices have Events of their own.
  */
 function generationErrors(
-  input: StatusPlanInput,
+  input: Omit<StatusPlanInput, 'targets' | 'now'>,
   conflicts: ReadonlySet<string>,
 ): Map<ObjectRef, ConfigIssue[]> {
   const rejected = new Set(input.rejected.map((r) => refKey(r.ref)));

@@ -24,6 +24,7 @@ import type { Logger } from '../util/logger.ts';
 import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
 import { toStatusTarget, type StatusResource } from './kube.ts';
 import type { StatusTarget } from './types.ts';
+import type { ObjectRef } from '../model/result.ts';
 
 export interface StatusTargetCacheOptions {
   readonly kc: KubeConfig;
@@ -63,6 +64,8 @@ export class StatusTargetCache {
   /** kind → namespace/name → entry. */
   private readonly byKind = new Map<string, Map<string, Entry>>();
   private readonly informers = new Map<string, Subscription>();
+  /** Objects recorded or removed since the last takeChanges (`kind namespace/name`). */
+  private changedRefs = new Map<string, ObjectRef>();
 
   constructor(options: StatusTargetCacheOptions) {
     this.o = options;
@@ -89,6 +92,22 @@ export class StatusTargetCache {
     return out;
   }
 
+  /** The cached object `kind namespace/name`. */
+  get(kind: string, namespace: string, name: string): StatusTarget | undefined {
+    return this.byKind.get(kind)?.get(keyOf(namespace, name))?.target;
+  }
+
+  /** The objects recorded or removed since the last call (the status port's changes). */
+  takeChanges(): ObjectRef[] {
+    const out = [...this.changedRefs.values()];
+    this.changedRefs = new Map();
+    return out;
+  }
+
+  private noteChange(kind: string, namespace: string, name: string): void {
+    this.changedRefs.set(`${kind} ${namespace}/${name}`, { kind, namespace, name });
+  }
+
   /**
    * Records an object of `kind` as the API server holds it (a watch event, a list item, a patch answer). Returns
    * true when that changed the cache (false for an unknown kind, an object without a name, an older or the same
@@ -104,6 +123,7 @@ export class StatusTargetCache {
     const cur = objects.get(key);
     if (cur && !replacesVersion(resourceVersion, cur.resourceVersion)) return false;
     objects.set(key, { resourceVersion, target });
+    this.noteChange(kind, target.ref.namespace, target.ref.name);
     return true;
   }
 
@@ -113,6 +133,7 @@ export class StatusTargetCache {
     const { namespace, name, resourceVersion } = metaOf(obj);
     const cur = objects?.get(keyOf(namespace, name));
     if (!objects || !cur || olderVersion(resourceVersion, cur.resourceVersion)) return false;
+    this.noteChange(kind, namespace, name);
     return objects.delete(keyOf(namespace, name));
   }
 
@@ -147,7 +168,11 @@ export class StatusTargetCache {
         delete: (obj) => changed(this.remove(r.kind, obj)),
         // CRD deleted: nothing of it (patch answers included).
         stateChanged: () => {
-          if (informer.status().phase === 'not-installed') this.byKind.get(r.kind)?.clear();
+          if (informer.status().phase !== 'not-installed') return;
+          const objects = this.byKind.get(r.kind);
+          for (const e of objects?.values() ?? [])
+            this.noteChange(r.kind, e.target.ref.namespace, e.target.ref.name);
+          objects?.clear();
         },
       },
       { announce: false }, // the config source reads the same kinds and says so

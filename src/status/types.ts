@@ -3,7 +3,11 @@
  * current status), the `status` it writes (metav1.Condition entries and `observedGeneration`), and the
  * events.k8s.io/v1 Events it creates.
  */
-import type { ObjectRef } from '../model/result.ts';
+import type { ListenerRejection } from '../model/listener-rejections.ts';
+import type { RejectedObject } from '../model/parse/objects.ts';
+import type { ConfigIssue, ObjectRef } from '../model/result.ts';
+import type { RouteAcks } from '../model/route-acks.ts';
+import type { ConfigEvent, ConfigView } from '../model/view.ts';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -53,4 +57,25 @@ export interface EventSpec {
   readonly reason: EventReason;
   readonly action: 'Validate' | 'Program';
   readonly note: string;
+}
+
+/** What the planner reads besides the API server: the store, its rejections and the last generation issues. */
+export interface StatusInputs {
+  readonly view: ConfigView;
+  readonly rejected: readonly RejectedObject[];
+  readonly issues: readonly ConfigIssue[];
+  /** The conflicts of the same generation pass (StatusPlanInput.conflicts). */
+  readonly conflicts?: readonly ConfigIssue[];
+  /** Listener rejections attributed to this controller's EnvoyFilters (StatusPlanInput.listenerRejections). */
+  readonly listenerRejections?: readonly ListenerRejection[];
+  /** The proxies' answers to the routes served over RDS (StatusPlanInput.routeAcks). */
+  readonly routeAcks?: RouteAcks;
+  /** The store's events since the inputs were last read; absent where not followed (every target is planned). */
+  readonly changes?: readonly ConfigEvent[];
+}
+
+/** The targets changed or deleted since the last list (a watch-fed cache answers it). */
+export interface TargetChanges {
+  readonly changed: readonly StatusTarget[];
+  readonly deleted: readonly ObjectRef[];
 }

@@ -89,9 +89,10 @@ export class AckTracker {
   onAllAcked: ((ms: number) => void) | undefined;
   /**
    * Called after every change of where a route stands on a stream (sent, acknowledged, rejected, forgotten): the
-   * status of the MetaRouters may change. Cheap callers only (the status controller debounces its trigger).
+   * status of the MetaRouters built into `route` may change. Cheap callers only (the status controller debounces
+   * its trigger).
    */
-  onStateChange: (() => void) | undefined;
+  onStateChange: ((route: string) => void) | undefined;
 
   constructor(options: { readonly clock?: Clock; readonly onAllAcked?: (ms: number) => void } = {}) {
     this.clock = options.clock ?? systemClock;
@@ -222,7 +223,7 @@ export class AckTracker {
     if (wasRejected !== agg.rejected > 0) this.rejectedRoutes += wasRejected ? -1 : 1;
     if (agg.entries.size === 0) this.routes.delete(name);
     else if (to !== 'pending') this.checkComplete(agg);
-    this.onStateChange?.();
+    this.onStateChange?.(name);
   }
 
   /** @internal */

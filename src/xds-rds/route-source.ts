@@ -192,14 +192,33 @@ export class RouteSource {
   }
 }
 
+/** RouteAcks that also record which routes changed (`noteChanged`), for `takeChanged`. */
+export interface TrackedRouteAcks extends RouteAcks {
+  /** Routes rebuilt, or where a proxy's answer moved (AckTracker.onStateChange). */
+  noteChanged(routes: readonly string[]): void;
+}
+
 /** The proxies' answers to the routes of each MetaRouter (the status controller's RouteAcks port). */
-export function routeAcksOf(source: RouteSource, tracker: AckTracker): RouteAcks {
+export function routeAcksOf(source: RouteSource, tracker: AckTracker): TrackedRouteAcks {
+  let changed = new Set<string>();
   return {
     routesOf: (namespace, name) => source.routesOf(namespace, name),
     summary: (route) => {
       const s = tracker.summary(route);
       const at = tracker.oldestPendingAt(route);
       return s && { ...s, ...(at !== undefined ? { oldestPendingAt: at } : {}) };
+    },
+    noteChanged: (routes) => {
+      for (const r of routes) changed.add(r);
+    },
+    takeChanged: () => {
+      const out = [...changed];
+      changed = new Set();
+      return out;
+    },
+    metaRouterOf: (route) => {
+      const origin = source.originOf(route);
+      return origin?.startsWith('MetaRouter/') ? origin.slice('MetaRouter/'.length) : undefined;
     },
   };
 }

@@ -124,6 +124,16 @@ describe('serve topics: status plans from their latest values', () => {
     assert.equal('routeAcks' in inputs, false);
   });
 
+  it("hands over the store's events once each: those since the last read (what a run plans again)", () => {
+    const topics = createTopics(new ManualClock(0), silentLogger);
+    const inputs = statusInputsOf(storeOf([]), topics);
+    assert.deepEqual(inputs().changes, []);
+    publish(topics, 'config');
+    publish(topics, 'config');
+    assert.deepEqual(inputs().changes, [SAMPLES.config, SAMPLES.config]);
+    assert.deepEqual(inputs().changes, [], 'not again');
+  });
+
   it('takes the last generation issues and conflicts, the listener rejections and the acks view', () => {
     const topics = createTopics(new ManualClock(0), silentLogger);
     const inputs = statusInputsOf(storeOf([]), topics);

@@ -10,7 +10,8 @@ import { StatusController } from '../../src/status/controller.ts';
 import { createKubeStatusPort } from '../../src/status/kube.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
-import { routeAcksOf, RouteSource } from '../../src/xds-rds/route-source.ts';
+import { routeAcksOf, RouteSource, type TrackedRouteAcks } from '../../src/xds-rds/route-source.ts';
+import type { ConfigEvent } from '../../src/model/view.ts';
 import { RdsServer } from '../../src/xds-rds/server.ts';
 import { SnapshotCache } from '../../src/xds-rds/snapshot.ts';
 import { fakeKubeConfig } from '../fakes/kube-apiserver/client.ts';
@@ -76,11 +77,27 @@ describe('status: MetaRouter Programmed from the proxies acknowledgements', () =
     cache = new SnapshotCache();
     rds = new RdsServer({ host: '127.0.0.1', port: 0, logger: silentLogger, tls: { insecure: true } }, cache);
     metrics.provide({ routeAcks: () => rds.acks });
-    routes = new RouteSource(store, cache, { logger: silentLogger, onRebuilt: () => triggers++ });
-    store.subscribe((e) => routes.onEvent(e));
+    // Wired as serve wires it (app/serve-rds.ts, serve-topics.ts): the routes rebuilt and the proxies' answers
+    // noted for the status planner, the store's events handed to each run, so runs plan only what moved.
+    let routeAcks: TrackedRouteAcks | undefined;
+    routes = new RouteSource(store, cache, {
+      logger: silentLogger,
+      onRebuilt: (names) => {
+        routeAcks?.noteChanged(names);
+        triggers++;
+      },
+    });
+    let changes: ConfigEvent[] = [];
+    store.subscribe((e) => {
+      routes.onEvent(e);
+      changes.push(e);
+    });
     routes.rebuild();
-    const routeAcks = routeAcksOf(routes, rds.acks);
-    rds.acks.onStateChange = () => triggers++;
+    const acks = (routeAcks = routeAcksOf(routes, rds.acks));
+    rds.acks.onStateChange = (route) => {
+      acks.noteChanged([route]);
+      triggers++;
+    };
     status = new StatusController({
       port: createKubeStatusPort(fakeKubeConfig(api), {
         resources: aerakiResources(createPluginKinds()),
@@ -88,7 +105,11 @@ describe('status: MetaRouter Programmed from the proxies acknowledgements', () =
         instance: 'aeraki-0',
       }),
       apply: applyWrites,
-      inputs: () => ({ view: store, rejected: [], issues: [], routeAcks }),
+      inputs: () => {
+        const taken = changes;
+        changes = [];
+        return { view: store, rejected: [], issues: [], routeAcks: acks, changes: taken };
+      },
       logger: silentLogger,
       quietMs: QUIET,
       maxWaitMs: 2000,
@@ -215,6 +236,7 @@ describe('status: MetaRouter Programmed from the proxies acknowledgements', () =
     const r3 = await s.next();
     await pass();
     assert.equal(programmed().status, 'Unknown', 'sent, not answered yet');
+    await pass(); // reads back its write: nothing is left to plan, so the answer alone must bring what follows
     s.send(ackOf(r3, [ROUTE]));
     await waitFor(() => rds.acks.summary(ROUTE)?.acked === 1);
     await pass();

@@ -146,6 +146,33 @@ describe('status/target-cache: the status controller reads a watch, not a list p
     assert.equal(lists().length, AERAKI_RESOURCES.length, 'only the informers listed');
   });
 
+  it("after the first run, a run reads only the objects changed since (the cache's changes), not every one", async () => {
+    const { cache, controller } = await wired();
+    api.clearRequests();
+    let whole = 0;
+    const targets = cache.targets.bind(cache);
+    cache.targets = () => {
+      whole++;
+      return targets();
+    };
+    controller.trigger();
+    await settle(controller);
+    assert.equal(whole, 1, 'the first run reads every object');
+    const before = changes;
+    seedRouter('r2');
+    await waitFor(() => changes > before, 'the watch event of the new object');
+    await settle(controller);
+    assert.equal(accepted(api, 'r2')?.status, 'True', 'the new object gets its status');
+    const gone = changes;
+    api.delete(MR, 'shop', 'r2');
+    await waitFor(() => changes > gone, 'the watch event of the deletion');
+    await settle(controller);
+    const r = await controller.reconcile();
+    assert.equal(r.unchanged, 1, 'the deleted object left the plan');
+    assert.equal(whole, 1, 'no run read every object again');
+    assert.deepEqual(lists(), [], 'nor listed');
+  });
+
   it('a watch that expires (410) relists: edits and deletions made meanwhile reach the cache', async () => {
     seedRouter('gone');
     const { cache } = await wired();
