@@ -63,6 +63,7 @@ import './controller/endpoints-services.test.ts';
 import './controller/file-source.test.ts';
 import './controller/gateway-hold.test.ts';
 import './controller/kube/ambient.test.ts';
+import './controller/kube/config-fields.test.ts';
 import './controller/kube/endpoint-slices.test.ts';
 import './controller/kube/last-known-good.test.ts';
 import './controller/kube/services.test.ts';
