@@ -14,7 +14,7 @@ import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { startServe, type RunningServe } from '../src/app/serve.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { createLogger } from '../src/util/logging.ts';
@@ -199,7 +199,9 @@ function watchController(s: SoakSettings, running: RunningServe, channel: Mesh['
 
 /**
  * SOAK_MEMORY=SECONDS prints the parts of the controller's memory (process.memoryUsage, after a collection) every
- * SECONDS during the churn: what grows outside the heap shows as rss minus heapTotal, external and arrayBuffers.
+ * SECONDS during the churn: what grows outside the heap shows as rss minus heapTotal, external and arrayBuffers;
+ * what `heapTotal` holds beyond use shows by heap space (v8.getHeapSpaceStatistics: size/used of the young
+ * generation, old space, code and large objects).
  */
 function sampleMemory(s: SoakSettings): NodeJS.Timeout | undefined {
   if (s.memoryEverySeconds <= 0) return undefined;
@@ -211,9 +213,18 @@ function sampleMemory(s: SoakSettings): NodeJS.Timeout | undefined {
     const at = Math.round((Date.now() - t0) / 1000);
     console.log(
       `soak: memory at ${at} s: rss ${mb(m.rss)} heapTotal ${mb(m.heapTotal)} heapUsed ${mb(m.heapUsed)} ` +
-        `external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} MB`,
+        `external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} MB; spaces ${heapSpaces(mb)}`,
     );
   }, s.memoryEverySeconds * 1000);
+}
+
+/** `new 16/1 old 300/280 ...`: each heap space's size over its use, in MB (spaces of 0 MB left out). */
+function heapSpaces(mb: (n: number) => number): string {
+  const short = (name: string) => name.replace(/_space$/, '').replace(/_object/, '');
+  return getHeapSpaceStatistics()
+    .filter((x) => mb(x.space_size) > 0)
+    .map((x) => `${short(x.space_name)} ${mb(x.space_size)}/${mb(x.space_used_size)}`)
+    .join(' ');
 }
 
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;

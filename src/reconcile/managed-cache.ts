@@ -31,8 +31,11 @@ export interface CacheTracker {
 
 export class ManagedCache {
   private readonly objects = new Map<string, ExistingObject>();
-  /** SOURCE_ANNOTATION ('' for none) → key → object. */
-  private readonly bySourceIndex = new Map<string, Map<string, ExistingObject>>();
+  /**
+   * SOURCE_ANNOTATION ('' for none) → its objects, in the order recorded. A Set of the objects, not a second map by
+   * key: a key made again for each update would be a second copy of every object's key.
+   */
+  private readonly bySourceIndex = new Map<string, Set<ExistingObject>>();
   /** Objects whose cached version changed (upserted or removed) since the last `takeChanged`. */
   private changed = new Map<string, ObjectRefKey>();
   /** Keys with a write of the controller in flight → how many. */
@@ -137,12 +140,11 @@ export class ManagedCache {
     const key = objectKey(e.kind, e.namespace, e.name);
     const cur = this.objects.get(key);
     if (cur && !replacesVersion(e.resourceVersion, cur.resourceVersion)) return false;
-    if (cur) this.unindex(key, cur);
+    if (cur) this.unindex(cur);
     this.objects.set(key, e);
     let bucket = this.bySourceIndex.get(sourceOf(e));
-    if (bucket === undefined)
-      this.bySourceIndex.set(sourceOf(e), (bucket = new Map<string, ExistingObject>()));
-    bucket.set(key, e);
+    if (bucket === undefined) this.bySourceIndex.set(sourceOf(e), (bucket = new Set<ExistingObject>()));
+    bucket.add(e);
     if (ownWrite) this.noteTouched(key);
     else this.noteChange(key, { kind: e.kind, namespace: e.namespace, name: e.name });
     return true;
@@ -156,7 +158,7 @@ export class ManagedCache {
     const key = objectKey(kind, namespace, name);
     const cur = this.objects.get(key);
     if (!cur || olderVersion(resourceVersion, cur.resourceVersion)) return false;
-    this.unindex(key, cur);
+    this.unindex(cur);
     this.noteChange(key, { kind, namespace, name });
     return this.objects.delete(key);
   }
@@ -170,9 +172,9 @@ export class ManagedCache {
     for (const t of this.trackers) t.add(key);
   }
 
-  private unindex(key: string, e: ExistingObject): void {
+  private unindex(e: ExistingObject): void {
     const bucket = this.bySourceIndex.get(sourceOf(e));
-    bucket?.delete(key);
+    bucket?.delete(e);
     if (bucket?.size === 0) this.bySourceIndex.delete(sourceOf(e));
   }
 }

@@ -40,9 +40,12 @@ function managedFields(obj: KubernetesObject): KubernetesObject {
   };
 }
 
+/** The reduced object's route names: its own array (shared with the informer's cache, not copied) when clean. */
 function routesOf(obj: KubernetesObject): readonly string[] {
   const routes = (obj as { [RDS_ROUTES_FIELD]?: unknown })[RDS_ROUTES_FIELD];
-  return Array.isArray(routes) ? routes.filter((r): r is string => typeof r === 'string') : [];
+  if (!Array.isArray(routes)) return [];
+  const names: unknown[] = routes;
+  return names.every((r) => typeof r === 'string') ? names : names.filter((r) => typeof r === 'string');
 }
 
 const KIND_OF: Readonly<Record<string, ManagedKind>> = {

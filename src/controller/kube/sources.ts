@@ -51,6 +51,7 @@ import {
 import type { KeyedWrites } from '../store-changes.ts';
 import { kubeSecretGetter, SecretReader, type SecretGetter } from './secrets.ts';
 import { ambientReads, type KubeAmbientOptions } from './ambient.ts';
+import { configFields } from './config-fields.ts';
 import { ENDPOINT_SLICE_RESOURCE, endpointSliceReads, type EndpointPortsTarget } from './endpoint-slices.ts';
 import {
   aerakiResources,
@@ -287,15 +288,24 @@ export class KubeSource {
       else this.o.store.delete(r.kind, ns, obj.metadata?.name ?? '');
     };
     const revision = r.group === ISTIO_GROUP ? (this.o.revision ?? '') : undefined;
-    return this.informer(r, resourcePath(r), list, {
-      upsert: (obj) => {
-        // Another revision's object is treated as absent (as the MCP client does; istio ObjectInRevision).
-        const rev = obj.metadata?.labels?.[REVISION_LABEL];
-        if (revision !== undefined && rev !== undefined && rev !== revision) remove(obj);
-        else this.applyObject(withTypeMeta(obj, apiVersion, r.kind), (obj.metadata?.namespace ?? '') !== '');
+    const reads = { reduce: configFields };
+    return this.informer(
+      r,
+      resourcePath(r),
+      list,
+      {
+        upsert: (obj) => {
+          // Another revision's object is treated as absent (as the MCP client does; istio ObjectInRevision).
+          const rev = obj.metadata?.labels?.[REVISION_LABEL];
+          if (revision !== undefined && rev !== undefined && rev !== revision) remove(obj);
+          else
+            this.applyObject(withTypeMeta(obj, apiVersion, r.kind), (obj.metadata?.namespace ?? '') !== '');
+        },
+        delete: remove,
       },
-      delete: remove,
-    });
+      undefined,
+      reads,
+    );
   }
 
   /** Services of every namespace (no revision filter: istiod converts every Service whatever its labels). */
@@ -304,10 +314,17 @@ export class KubeSource {
     const r = SERVICE_RESOURCE;
     const list = async () =>
       (await core.listServiceForAllNamespaces()) as KubernetesListObject<KubernetesObject>;
-    return this.informer(r, resourcePath(r), list, {
-      upsert: (obj) => this.applyObject(withTypeMeta(obj, r.version, r.kind)),
-      delete: (obj) => this.o.store.delete(r.kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''),
-    });
+    return this.informer(
+      r,
+      resourcePath(r),
+      list,
+      {
+        upsert: (obj) => this.applyObject(withTypeMeta(obj, r.version, r.kind)),
+        delete: (obj) => this.o.store.delete(r.kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''),
+      },
+      undefined,
+      { reduce: configFields },
+    );
   }
 
   /** `namespaced`: the scope of the object's resource as served (absent: the kind's own). */

@@ -13,10 +13,20 @@ export type DesiredBody = DiffObject;
 /** An object as it exists in the API server (kit/owned-content.ts ExistingObject). */
 export type ExistingBody<K extends string> = ExistingObject<K>;
 
-function stringMap(v: unknown): Record<string, string> {
+const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * The string entries of `v`: `v` itself when every value is a string (the object read is shared, never copied: an
+ * informer's cached object and the existing object made of it hold one map, and neither changes it), a copy of
+ * those entries otherwise.
+ */
+function stringMap(v: unknown): Readonly<Record<string, string>> {
+  if (!isPlainObject(v)) return NO_STRINGS;
+  const entries = Object.entries(v);
+  if (entries.length === 0) return NO_STRINGS;
+  if (entries.every(([, x]) => typeof x === 'string')) return v as Record<string, string>;
   const out: Record<string, string> = {};
-  if (!isPlainObject(v)) return out;
-  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  for (const [k, x] of entries) if (typeof x === 'string') out[k] = x;
   return out;
 }
 

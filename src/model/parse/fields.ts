@@ -9,6 +9,9 @@ import { issue, type ConfigIssue, type ObjectRef } from '../result.ts';
 
 export type Raw = Record<string, unknown>;
 
+/** The empty string map every parsed object shares (frozen: no reader may add to it). */
+export const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
+
 export class Fields {
   readonly issues: ConfigIssue[] = [];
   constructor(readonly ref: ObjectRef) {}
@@ -145,16 +148,23 @@ export class Fields {
   }
 
   /** A map of string values (labels, annotations, selectors); absent → {}. Keys are kept in sorted order. */
-  stringMap(parent: Raw, key: string, path: string): Record<string, string> {
+  /**
+   * A map of strings, its keys sorted. Absent, null or empty: NO_STRINGS, one frozen object shared by every parsed
+   * object (most labels and annotations maps are empty, and each empty object costs as much as a short string).
+   */
+  stringMap(parent: Raw, key: string, path: string): Readonly<Record<string, string>> {
     const o = this.object(parent, key, path);
+    if (!o) return NO_STRINGS;
     const out: Record<string, string> = {};
-    if (!o) return out;
+    let any = false;
     for (const k of Object.keys(o).sort()) {
       const v = o[k];
-      if (typeof v === 'string') out[k] = v;
-      else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
+      if (typeof v === 'string') {
+        out[k] = v;
+        any = true;
+      } else this.error(`${path}.${k}`, `expected a string, got ${describe(v)}`);
     }
-    return out;
+    return any ? out : NO_STRINGS;
   }
 
   /** A duration field converted to proto3 JSON (`"60s"`, `"0.100s"`). */

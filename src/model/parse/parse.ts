@@ -11,7 +11,7 @@ import { deepFreeze, isPlainObject } from '../../util/json.ts';
 import { apiVersionOf, type KindSpec } from '../kinds.ts';
 import type { ConfigKind, ConfigObject, ObjectMeta } from '../objects.ts';
 import { readApplicationProtocolSpec, readMetaRouterSpec } from './aeraki.ts';
-import { Fields, type Raw } from './fields.ts';
+import { Fields, NO_STRINGS, type Raw } from './fields.ts';
 import {
   readDestinationRuleSpec,
   readGatewaySpec,
@@ -160,7 +160,12 @@ export function parseConfigObject(
   else if (specRaw === undefined || specRaw === null) f.error('spec', 'required field is missing');
   else f.error('spec', 'expected an object');
   if (hasErrors(f.issues) || spec === undefined) return fail(f.issues);
-  const obj = { apiVersion: raw['apiVersion'], kind, metadata, spec } as ConfigObject;
+  const obj = {
+    apiVersion: knownVersion(info.versions, raw['apiVersion']),
+    kind,
+    metadata,
+    spec,
+  } as ConfigObject;
   return ok(deepFreeze(obj), f.issues);
 }
 
@@ -177,12 +182,34 @@ function readMeta(f: Fields, md: Raw, name: string, namespace: string): ObjectMe
     name,
     namespace,
     labels: f.stringMap(md, 'labels', 'metadata.labels'),
-    annotations: f.stringMap(md, 'annotations', 'metadata.annotations'),
+    annotations: withoutUnread(f.stringMap(md, 'annotations', 'metadata.annotations')),
     creationTimestamp: readTimestamp(f, md['creationTimestamp']),
     resourceVersion: readResourceVersion(f, md['resourceVersion']),
     ...(generation !== undefined ? { generation } : {}),
     ...(uid !== undefined ? { uid } : {}),
   };
+}
+
+/**
+ * The apiVersion as the kind table spells it (recognisedKind checked it is one of them): one string shared by every
+ * object of the version, not one per object decoded.
+ */
+function knownVersion(versions: ReadonlySet<string>, apiVersion: unknown): unknown {
+  for (const v of versions) if (v === apiVersion) return v;
+  return apiVersion;
+}
+
+/**
+ * kubectl's `kubectl.kubernetes.io/last-applied-configuration` (k8s.io/api core/v1 annotation_key_constants.go,
+ * LastAppliedConfigAnnotation): the whole object again, as JSON, on every object written with `kubectl apply`.
+ * Nothing here reads it (generation, status, analysis, the debug pages), so a parsed object does not hold it.
+ */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+function withoutUnread(annotations: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (!(LAST_APPLIED_ANNOTATION in annotations)) return annotations;
+  const { [LAST_APPLIED_ANNOTATION]: _unread, ...rest } = annotations;
+  return Object.keys(rest).length > 0 ? rest : NO_STRINGS;
 }
 
 function readTimestamp(f: Fields, v: unknown): string {
