@@ -11,7 +11,7 @@
 // desired set given, so the run is the list, its reading and the diff) and a full rebuild as `aeraki serve` runs one
 // (a full regeneration of the maintained desired set, a list, the diff), each measured by the event loop's delay
 // (perf_hooks monitorEventLoopDelay at 1 ms resolution) over the run.
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { ConfigStore } from '../src/controller/store.ts';
 import { generateAll } from '../src/envoyfilter/generate-all.ts';
 import { IncrementalGenerator } from '../src/envoyfilter/incremental.ts';
@@ -56,15 +56,24 @@ const lists = (api: FakeKubeApiServer) =>
   api.requests.filter((r) => r.verb === 'list' && r.resource === 'envoyfilters').length;
 const writes = (api: FakeKubeApiServer) => api.writes({ resource: 'envoyfilters' }).length;
 
-/** The run's time and the longest the event loop was held during it (ms). */
-async function stretchOf(run: () => Promise<unknown>): Promise<{ ms: number; longestStretchMs: number }> {
+/** The run's time, the longest the event loop was held during it and the longest GC pause in it (ms). */
+async function stretchOf(
+  run: () => Promise<unknown>,
+): Promise<{ ms: number; longestStretchMs: number; longestGcMs: number }> {
   const h = monitorEventLoopDelay({ resolution: 1 });
+  let longestGcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) longestGcMs = Math.max(longestGcMs, e.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   h.enable();
   const t0 = performance.now();
   await run();
   const ms = performance.now() - t0;
   h.disable();
-  return { ms, longestStretchMs: h.max / 1e6 };
+  await new Promise((resolve) => setImmediate(resolve)); // the last GC entries are delivered
+  gc.disconnect();
+  return { ms, longestStretchMs: h.max / 1e6, longestGcMs };
 }
 
 /** Median over ROUNDS of a listing reconcile and of a full rebuild, and their longest stretches. */
@@ -97,16 +106,20 @@ async function benchStretches(
   const runs = {
     listing: [] as number[],
     listingStretch: [] as number[],
+    listingGc: [] as number[],
     rebuild: [] as number[],
     rebuildStretch: [] as number[],
+    rebuildGc: [] as number[],
   };
   for (let round = 0; round < ROUNDS; round++) {
     const l = await stretchOf(() => listing.runNow());
     runs.listing.push(l.ms);
     runs.listingStretch.push(l.longestStretchMs);
+    runs.listingGc.push(l.longestGcMs);
     const r = await stretchOf(() => rebuild.runNow());
     runs.rebuild.push(r.ms);
     runs.rebuildStretch.push(r.longestStretchMs);
+    runs.rebuildGc.push(r.longestGcMs);
   }
   await listing.stop();
   await rebuild.stop();
@@ -115,9 +128,11 @@ async function benchStretches(
     listingReconcileMs: ms(median(runs.listing)),
     listingLongestStretchMs: ms(median(runs.listingStretch)),
     listingLongestStretchMaxMs: ms(Math.max(...runs.listingStretch)),
+    listingLongestGcMs: ms(median(runs.listingGc)),
     serveFullRebuildMs: ms(median(runs.rebuild)),
     serveFullRebuildLongestStretchMs: ms(median(runs.rebuildStretch)),
     serveFullRebuildLongestStretchMaxMs: ms(Math.max(...runs.rebuildStretch)),
+    serveFullRebuildLongestGcMs: ms(median(runs.rebuildGc)),
   };
 }
 
