@@ -145,8 +145,9 @@ export async function buildWriters(o: ServeWritersOptions, i: ServeWritersInputs
   const desiredState = new IncrementalGenerator(store, generators, generation);
   const reconciler = new Reconciler({
     sink: output.sink,
-    desired: () => {
-      const desired = desiredState.update();
+    // A full regeneration runs in the run's slices, yielding to the loop (issue 40).
+    desired: async (slicer) => {
+      const desired = await desiredState.updateSliced(slicer);
       metrics.recordUnhandledPorts(desired.unhandledPorts);
       metrics.recordConfigIssues([...store.rejected().flatMap((r) => r.issues), ...desired.issues]);
       i.topics.desired.publish(desired); // its `objects` are read (materialised) only when proxy status asks

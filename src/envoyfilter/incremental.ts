@@ -39,6 +39,7 @@ import {
   type UnhandledPort,
 } from './generate-all.ts';
 import { recordingAmbientView } from './waypoint.ts';
+import type { Slicer } from '../util/slices.ts';
 
 interface SourceResult {
   readonly source: SourceObject;
@@ -118,6 +119,41 @@ export class IncrementalGenerator {
     }
   }
 
+  /**
+   * `update` without holding the loop (issue 40): a full regeneration (the first call, after `reset` or a call that
+   * threw) runs in `slicer`'s slices, one source (and one conflict unit) at a time, on a state of its own that
+   * becomes the generator's when this resolves. The store changes delivered during its yields are then
+   * applied at once, as an update applies them (proportional to them), so the output is, byte for byte, what
+   * `update` gives over the store as it is when this resolves. Otherwise it is `update`. A SlicesStopped rejection
+   * (the caller stopped) leaves the next call to regenerate everything.
+   */
+  async updateSliced(slicer: Slicer): Promise<IncrementalOutput> {
+    if (this.state !== undefined) return this.update();
+    this.tracker.drain(); // a full regeneration reads everything; what changes from here is caught up below
+    this.recomputed = [];
+    this.changedObjects = new Set();
+    this.changedSources = new Set();
+    const state = this.fresh();
+    try {
+      await state.conflicts.rebuildInSlices(slicer);
+      const apply = (unit: string, old?: SourceResult, now?: SourceResult) =>
+        this.changed(state, unit, old, now);
+      for (const unit of objectDepKeys(this.sources())) {
+        state.units.update([unit], apply);
+        await slicer.pause();
+      }
+      const keys = this.tracker.drain();
+      state.conflicts.update(keys);
+      state.units.update(state.units.affected(keys, this.sourceKinds), apply);
+    } catch (err) {
+      this.state = undefined;
+      throw err;
+    }
+    this.state = state;
+    this.version++;
+    return this.output(state, true);
+  }
+
   /** Makes the next `update` regenerate every source (a periodic full resync's safety net). */
   reset(): void {
     this.state = undefined;
@@ -148,10 +184,7 @@ export class IncrementalGenerator {
     const full = state === undefined;
     if (state === undefined) {
       state = this.state = this.fresh();
-      const sources: readonly SourceObject[] = this.set.gateway
-        ? [...this.view.serviceEntries(), ...this.view.gateways()]
-        : this.view.serviceEntries();
-      units = objectDepKeys(sources);
+      units = objectDepKeys(this.sources());
       state.conflicts.rebuild();
     } else {
       units = state.units.affected(keys, this.sourceKinds);
@@ -160,6 +193,13 @@ export class IncrementalGenerator {
     const current = state;
     state.units.update(units, (unit, old, now) => this.changed(current, unit, old, now));
     return this.output(state, full);
+  }
+
+  /** Every source of a full regeneration, in generateAll's order. */
+  private sources(): readonly SourceObject[] {
+    return this.set.gateway
+      ? [...this.view.serviceEntries(), ...this.view.gateways()]
+      : this.view.serviceEntries();
   }
 
   private fresh(): State {

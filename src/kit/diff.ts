@@ -16,6 +16,7 @@
  * so each writer orders its writes as it needs. Duplicate desired keys: the first one wins; duplicate existing
  * keys: the last one is compared.
  */
+import { runToEnd } from '../util/slices.ts';
 
 /** Who an existing object belongs to (see the file comment for the action each gets). */
 export type Ownership = 'managed' | 'legacy' | 'foreign';
@@ -65,8 +66,23 @@ export function diffObjects<D, E>(
   existing: readonly E[],
   rules: DiffRules<D, E>,
 ): DiffPlan<D, E> {
+  return runToEnd(diffSteps(desired, existing, rules));
+}
+
+/**
+ * diffObjects as a pass (util/slices.ts) that pauses after each object: a plan over tens of thousands of objects
+ * driven by a Slicer yields to the loop between slices. The inputs must not change while it runs.
+ */
+export function* diffSteps<D, E>(
+  desired: Iterable<D>,
+  existing: readonly E[],
+  rules: DiffRules<D, E>,
+): Generator<void, DiffPlan<D, E>, undefined> {
   const existingByKey = new Map<string, E>();
-  for (const e of existing) existingByKey.set(rules.existingKey(e), e);
+  for (const e of existing) {
+    existingByKey.set(rules.existingKey(e), e);
+    yield;
+  }
 
   const creates: D[] = [];
   const updates: DiffUpdate<D, E>[] = [];
@@ -74,6 +90,7 @@ export function diffObjects<D, E>(
   const seen = new Set<string>();
   let unchanged = 0;
   for (const d of desired) {
+    yield;
     const key = rules.desiredKey(d);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -95,6 +112,7 @@ export function diffObjects<D, E>(
   const deletes: E[] = [];
   const kept: E[] = [];
   for (const e of existing) {
+    yield;
     if (seen.has(rules.existingKey(e))) continue;
     if ((rules.ownership?.(e) ?? 'managed') !== 'managed') continue;
     ((rules.mayDelete?.(e) ?? true) ? deletes : kept).push(e);
@@ -104,10 +122,60 @@ export function diffObjects<D, E>(
 
 /** `items` ordered by `key` (a tuple of strings compared element by element). */
 export function sortByKey<T>(items: readonly T[], key: (t: T) => readonly string[]): T[] {
-  return items
-    .map((item) => ({ item, k: key(item) }))
-    .sort((a, b) => compareKeys(a.k, b.k))
-    .map((x) => x.item);
+  return runToEnd(sortByKeySteps(items, key));
+}
+
+/** Runs of at most this many items are sorted in one call; longer inputs are merged from such runs. */
+const SORT_RUN = 1024;
+
+/**
+ * sortByKey as a pass (util/slices.ts): runs of SORT_RUN items sorted at once, then merged pairwise, pausing after
+ * each run and each merged item. Stable, like Array.prototype.sort, so the order is exactly sortByKey's.
+ */
+export function* sortByKeySteps<T>(
+  items: readonly T[],
+  key: (t: T) => readonly string[],
+): Generator<void, T[], undefined> {
+  type Keyed = { readonly item: T; readonly k: readonly string[] };
+  const keyed: Keyed[] = [];
+  for (const item of items) {
+    keyed.push({ item, k: key(item) });
+    yield;
+  }
+  const byKey = (a: Keyed, b: Keyed) => compareKeys(a.k, b.k);
+  let runs: Keyed[][] = [];
+  for (let i = 0; i < keyed.length; i += SORT_RUN) {
+    runs.push(keyed.slice(i, i + SORT_RUN).sort(byKey));
+    yield;
+  }
+  while (runs.length > 1) {
+    const merged: Keyed[][] = [];
+    for (let i = 0; i < runs.length; i += 2) {
+      const a = runs[i] as Keyed[];
+      const b = runs[i + 1];
+      merged.push(b === undefined ? a : yield* mergeSteps(a, b, byKey));
+    }
+    runs = merged;
+  }
+  return (runs[0] ?? []).map((x) => x.item);
+}
+
+/** The stable merge of two sorted lists (on ties `a` first), pausing after each item. */
+function* mergeSteps<T>(
+  a: readonly T[],
+  b: readonly T[],
+  compare: (x: T, y: T) => number,
+): Generator<void, T[], undefined> {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    out.push(compare(b[j] as T, a[i] as T) < 0 ? (b[j++] as T) : (a[i++] as T));
+    yield;
+  }
+  while (i < a.length) out.push(a[i++] as T);
+  while (j < b.length) out.push(b[j++] as T);
+  return out;
 }
 
 function compareKeys(a: readonly string[], b: readonly string[]): number {

@@ -5,7 +5,8 @@
  */
 import { SOURCE_ANNOTATION } from '../model/constants.ts';
 import type { OutputObject } from '../model/objects.ts';
-import { diffObjects, sortByKey, type DiffPlan, type DiffUpdate } from '../kit/diff.ts';
+import { diffSteps, sortByKeySteps, type DiffPlan, type DiffUpdate } from '../kit/diff.ts';
+import { runToEnd, type Slicer } from '../util/slices.ts';
 import {
   desiredObjectKey,
   existingObjectKey,
@@ -52,8 +53,29 @@ export function diff<T extends DiffObject = OutputObject, K extends string = Man
   existing: readonly ExistingObject<K>[],
   options: DiffOptions,
 ): Plan<T, K> {
+  return runToEnd(planSteps(desired, existing, options));
+}
+
+/**
+ * `diff` in slices that yield to the loop (a listing reconcile compares tens of thousands of objects). The same
+ * plan; `desired` and `existing` must not change while it runs (both are snapshots the caller owns).
+ */
+export function diffSliced<T extends DiffObject = OutputObject, K extends string = ManagedKind>(
+  desired: readonly T[],
+  existing: readonly ExistingObject<K>[],
+  options: DiffOptions,
+  slicer: Slicer,
+): Promise<Plan<T, K>> {
+  return slicer.run(planSteps(desired, existing, options));
+}
+
+function* planSteps<T extends DiffObject, K extends string>(
+  desired: readonly T[],
+  existing: readonly ExistingObject<K>[],
+  options: DiffOptions,
+): Generator<void, Plan<T, K>, undefined> {
   const failed = options.failedSources;
-  const plan = diffObjects<T, ExistingObject<K>>(desired, existing, {
+  const plan = yield* diffSteps<T, ExistingObject<K>>(desired, existing, {
     desiredKey: desiredObjectKey,
     existingKey: existingObjectKey,
     changed: ownedContentChanged(options),
@@ -65,10 +87,10 @@ export function diff<T extends DiffObject = OutputObject, K extends string = Man
   const desiredKey = (o: DiffObject) => [o.kind, o.metadata.namespace, o.metadata.name];
   const existingKey = (o: ExistingObject<K>) => [o.kind, o.namespace, o.name];
   return {
-    creates: sortByKey(plan.creates, desiredKey),
-    updates: sortByKey(plan.updates, (u) => desiredKey(u.desired)),
-    deletes: sortByKey(plan.deletes, existingKey),
-    kept: sortByKey(plan.kept, existingKey),
+    creates: yield* sortByKeySteps(plan.creates, desiredKey),
+    updates: yield* sortByKeySteps(plan.updates, (u) => desiredKey(u.desired)),
+    deletes: yield* sortByKeySteps(plan.deletes, existingKey),
+    kept: yield* sortByKeySteps(plan.kept, existingKey),
     conflicts: plan.conflicts,
     unchanged: plan.unchanged,
   };

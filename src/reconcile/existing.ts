@@ -9,11 +9,16 @@
  * the list is in, `onListed` is called and the next read repairs the cache from it (objects the watch missed,
  * changed or deleted without an event), counts each difference, and hands back the whole repaired set so the run
  * plans everything against it.
+ *
+ * Filling and repairing the cache from a list runs in slices that yield to the loop (util/slices.ts): watch events
+ * and write answers delivered meanwhile are recorded by the cache as they come (and reported to the next run by
+ * `takeChanged`); a repair leaves alone every key the cache saw change since its list began, during the repair too.
  */
 import { objectKey } from '../kit/owned-content.ts';
 import type { ExistingObject } from './diff.ts';
 import type { CacheTracker, ManagedCache } from './managed-cache.ts';
 import type { EnvoyFilterSink } from './sink.ts';
+import { Slicer } from '../util/slices.ts';
 
 /** What a run plans against. */
 export interface ExistingRead {
@@ -87,23 +92,35 @@ export class ExistingReader {
     return this.cache?.synced === true && !this.listDue && this.background?.listed === undefined;
   }
 
-  /** Reads what exists; a failed list rejects and stays due. */
-  async read(): Promise<ExistingRead> {
+  /**
+   * Reads what exists; a failed list rejects and stays due. The cache is filled or repaired in `slicer`'s slices (a
+   * stop during a yield rejects with SlicesStopped and the next read lists).
+   */
+  async read(slicer: Slicer = new Slicer()): Promise<ExistingRead> {
     const cache = this.cache;
     if (cache?.synced && !this.listDue) {
       const job = this.background;
       if (job?.listed === undefined) return { existing: cache.list(), listed: false };
       this.background = undefined;
-      const repairs = repairFromList(cache, job.listed, job.tracker.stop());
-      return { existing: cache.list(), listed: true, repairs };
+      try {
+        const repairs = await slicer.run(repairSteps(cache, job.listed, job.tracker.keys));
+        return { existing: cache.list(), listed: true, repairs };
+      } catch (err) {
+        this.listDue = true; // a repair left half done: the next read lists
+        throw err;
+      } finally {
+        job.tracker.stop();
+      }
     }
     this.dropBackground();
     const existing = await this.sink.list();
-    this.listDue = false;
+    slicer.restart();
     if (cache) {
-      for (const e of existing) cache.upsert(e);
+      this.listDue = true; // until the cache holds the whole list
+      await slicer.each(existing, (e) => cache.upsert(e));
       cache.repaired();
     }
+    this.listDue = false;
     return { existing, listed: true };
   }
 
@@ -115,17 +132,19 @@ export class ExistingReader {
 
 /**
  * Makes the cache agree with a list taken while `touched` keys changed in the cache (those stay as cached: the
- * cache saw them after the list began). Returns the number of keys repaired: listed but missing or at another
- * resourceVersion in the cache, or cached but not listed.
+ * cache saw them after the list began; `touched` is live, so keys that change between slices are left alone too).
+ * Returns the number of keys repaired: listed but missing or at another resourceVersion in the cache, or cached but
+ * not listed. A pass (util/slices.ts): pauses after each object.
  */
-function repairFromList(
+function* repairSteps(
   cache: ManagedCache,
   listed: readonly ExistingObject[],
   touched: ReadonlySet<string>,
-): number {
+): Generator<void, number, undefined> {
   let repairs = 0;
   const keys = new Set<string>();
   for (const e of listed) {
+    yield;
     const key = objectKey(e.kind, e.namespace, e.name);
     keys.add(key);
     if (touched.has(key)) continue;
@@ -134,6 +153,7 @@ function repairFromList(
     cache.upsert(e);
   }
   for (const e of cache.list()) {
+    yield;
     const key = objectKey(e.kind, e.namespace, e.name);
     if (keys.has(key) || touched.has(key)) continue;
     repairs++;

@@ -25,6 +25,8 @@ const sourceOf = (e: ExistingObject) => e.annotations[SOURCE_ANNOTATION] ?? '';
 
 /** Records the keys (`objectKey`) whose cached version changes, from `track()` until `stop()`. */
 export interface CacheTracker {
+  /** The keys recorded so far (a live view, until `stop()`). */
+  readonly keys: ReadonlySet<string>;
   /** Stops recording and returns the keys recorded. */
   stop(): ReadonlySet<string>;
 }
@@ -101,6 +103,7 @@ export class ManagedCache {
     const keys = new Set<string>();
     this.trackers.add(keys);
     return {
+      keys,
       stop: () => {
         this.trackers.delete(keys);
         return keys;

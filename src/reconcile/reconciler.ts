@@ -23,6 +23,13 @@
  * with capped, jittered backoff until a run succeeds; so are writes the API server refused (403, 401, 404:
  * refusals.ts, said once, counted and named by `refusalDetails()` until written); other terminal ones wait for the
  * next change. The timing is the ControllerLoop's (kit/controller-loop.ts).
+ *
+ * Never holding the loop (issue 40): a run's long passes (the desired set when it regenerates everything, filling
+ * or repairing the cache from a list, the full diff and its ordering) run in slices of one Slicer (util/slices.ts)
+ * that yield to the event loop every 20 ms. What a run plans from is fixed before its first yield (the desired
+ * set, the cache's changed keys, a snapshot of what exists); a change delivered during a yield triggers the run
+ * after this one, which picks it up (runs never overlap, so it waits for this one). A `stop()` during a yield ends
+ * the run at that yield: nothing more is planned or written, and the next run lists.
  */
 import type { ConfigIssue } from '../model/result.ts';
 import { formatIssue, severityOf } from '../model/result.ts';
@@ -34,7 +41,8 @@ import { ControllerLoop } from '../kit/controller-loop.ts';
 import { applyWrites } from '../kit/apply.ts';
 import { planWrites } from './apply.ts';
 import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './convergence.ts';
-import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import { diffSliced, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import { Slicer, SlicesStopped } from '../util/slices.ts';
 import { ExistingReader } from './existing.ts';
 import { planChanged, toggled } from './incremental-plan.ts';
 import { asRetried, onlyRefusals, WriteRefusals, type WriteRefusal } from './refusals.ts';
@@ -182,15 +190,19 @@ export class Reconciler {
   private async runOnce(): Promise<RunReport> {
     const started = this.clock.now();
     const changes = this.convergence.begin((ms) => this.opts.onConverged?.(ms));
+    const slicer = new Slicer({ ...this.opts.slices, stopped: () => this.loop.stopped });
     let desired: DesiredSet;
     let planned: Planned;
     try {
-      desired = this.opts.desired();
-      planned = await this.planRun(desired);
+      desired = await this.opts.desired(slicer);
+      planned = await this.planRun(desired, slicer);
     } catch (err) {
       this.lastChanges = undefined;
       this.convergence.restore(changes);
-      return this.failedRun(err);
+      if (!(err instanceof SlicesStopped)) return this.failedRun(err);
+      this.reader.listNext();
+      this.log.warn('run stopped while planning: the reconciler is stopping');
+      return { ...EMPTY_RUN, interrupted: true, durationMs: this.clock.now() - started };
     }
     const { repairs } = planned;
     const plan = this.holdingDeletes(planned.plan);
@@ -228,7 +240,7 @@ export class Reconciler {
    * The plan of a run: over the changes only when the cache is ready and this run saw every earlier change set;
    * otherwise the full desired set against the cache or, when a list is due or the change sets broke off, a list.
    */
-  private async planRun(desired: DesiredSet): Promise<Planned> {
+  private async planRun(desired: DesiredSet, slicer: Slicer): Promise<Planned> {
     const failed = new Set(desired.failedSources);
     for (const s of this.opts.heldSources?.() ?? []) failed.add(s);
     const delta = desired.changes;
@@ -245,8 +257,8 @@ export class Reconciler {
       return { plan, listed: false, incremental: true };
     }
     if (delta !== undefined && !continues) this.reader.listNext();
-    const read = await this.reader.read();
-    const plan = this.plan(desired, read.existing, failed);
+    const read = await this.reader.read(slicer);
+    const plan = await diffSliced(desired.objects, read.existing, this.diffOptions(failed), slicer);
     const repairs = read.repairs;
     if (repairs !== undefined) this.reportRepairs(repairs);
     return { plan, listed: read.listed, incremental: false, ...(repairs !== undefined ? { repairs } : {}) };
@@ -268,10 +280,6 @@ export class Reconciler {
       desiredMemo: this.desiredMemo,
       equalMemo: this.equalMemo,
     };
-  }
-
-  private plan(desired: DesiredSet, existing: readonly ExistingObject[], failed: ReadonlySet<string>): Plan {
-    return diff(desired.objects, existing, this.diffOptions(failed));
   }
 
   /** A periodic resync's count of what the cache had wrong (repaired before this run planned). */

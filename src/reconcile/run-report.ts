@@ -8,6 +8,7 @@ import { sourceKey } from '../model/names.ts';
 import { NO_WRITES, type WriteCounts } from '../kit/write.ts';
 import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
+import type { Slicer, SliceOptions } from '../util/slices.ts';
 import type { RunOutcome } from '../kit/controller-loop.ts';
 import type { Logger } from '../util/logger.ts';
 import type { RateLimiter } from '../util/rate-limit.ts';
@@ -30,8 +31,11 @@ export interface DesiredSet {
 
 export interface ReconcilerOptions {
   readonly sink: EnvoyFilterSink;
-  /** Computes the complete desired set (pure; called once per run). */
-  readonly desired: () => DesiredSet;
+  /**
+   * Computes the complete desired set (pure; called once per run). A long computation may run in the slices of
+   * `slicer` (the run's: it rejects with SlicesStopped once the reconciler stopped during a yield).
+   */
+  readonly desired: (slicer: Slicer) => DesiredSet | Promise<DesiredSet>;
   /** Source keys (`ServiceEntry/<ns>/<name>`) that are invalid right now (store rejections): output kept. */
   readonly heldSources?: () => Iterable<string>;
   /**
@@ -60,6 +64,8 @@ export interface ReconcilerOptions {
   readonly onConverged?: (ms: number) => void;
   /** Interval of the progress lines of a long run of writes (default 5 s). */
   readonly progressEveryMs?: number;
+  /** How runs yield to the loop (util/slices.ts; tests inject the clock and the yield); default every 20 ms. */
+  readonly slices?: Omit<SliceOptions, 'stopped'>;
   readonly clock?: Clock;
   readonly logger: Logger;
 }

@@ -23,6 +23,7 @@ import { compareStrings } from '../../model/order.ts';
 import type { ConfigIssue } from '../../model/result.ts';
 import type { ConfigView } from '../../model/view.ts';
 import { SortedArray } from '../../util/sorted-array.ts';
+import type { Slicer } from '../../util/slices.ts';
 
 /** The kinds with one unit per object, in the order configConflicts reports them. */
 const KINDS = ['MetaRouter', 'VirtualService', 'DestinationRule', 'Gateway'] as const;
@@ -54,9 +55,21 @@ export class IncrementalConflicts {
 
   /** Recomputes every unit (the first build). */
   rebuild(): void {
+    this.recompute(this.allUnits());
+  }
+
+  /** `rebuild` in `slicer`'s slices (util/slices.ts), one unit at a time; the caller catches up on changes after. */
+  async rebuildInSlices(slicer: Slicer): Promise<void> {
+    for (const unit of this.allUnits()) {
+      this.recompute([unit]);
+      await slicer.pause();
+    }
+  }
+
+  private allUnits(): string[] {
     const all: string[] = [AP_UNIT];
     for (const kind of KINDS) all.push(...objectDepKeys(this.view.list(kind)));
-    this.recompute(all);
+    return all;
   }
 
   /** Recomputes the units that read any of `keys` (changed keys, ChangeTracker.drain) or that they name. */
