@@ -209,6 +209,7 @@ import './reconcile/kube-reconciler.test.ts';
 import './reconcile/kube-sink.test.ts';
 import './reconcile/managed-cache.test.ts';
 import './reconcile/managed-routes.test.ts';
+import './reconcile/managed-watch-pages.test.ts';
 import './reconcile/reconciler-cache.test.ts';
 import './reconcile/reconciler-slices.test.ts';
 import './reconcile/reconciler.test.ts';

@@ -23,6 +23,7 @@ import type { BackoffOptions } from '../util/backoff.ts';
 import type { Clock } from '../util/clock.ts';
 import type { KindDiscoveryOptions, KindStatus } from '../kit/kube/kind-informer.ts';
 import { InformerHub, type KubeInformers, type Subscription } from '../kit/kube/informer-hub.ts';
+import { INFORMER_PAGE_SIZE, listInPages } from '../kit/kube/paged-list.ts';
 import type { ManagedKind } from './diff.ts';
 import { existingFields, toExisting } from '../kit/kube/bodies.ts';
 import type { ManagedCache } from './managed-cache.ts';
@@ -116,11 +117,16 @@ export class ManagedObjectsWatch implements ManagedRoutes {
           resource: r,
           path: `/apis/${r.group}/${r.version}/${plural}`,
           labelSelector,
-          list: async () =>
-            (await api.listClusterCustomObject({
-              ...r,
-              labelSelector,
-            })) as KubernetesListObject<KubernetesObject>,
+          // In pages, as the reconciler lists: 30,000 filters are parsed a page at a time, not in one stretch.
+          list: () =>
+            listInPages((next) =>
+              api.listClusterCustomObject({
+                ...r,
+                labelSelector,
+                limit: INFORMER_PAGE_SIZE,
+                ...(next ? { _continue: next } : {}),
+              }),
+            ) as Promise<KubernetesListObject<KubernetesObject>>,
         },
         { upsert, delete: remove },
         // The informer caches what toExisting reads (the metadata and the spec's hash) and the RDS route names, not

@@ -20,6 +20,7 @@ import { errorFields } from '../../util/logger.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import { statusCodeOf } from './errors.ts';
+import { Slicer } from '../../util/slices.ts';
 
 export interface InformerHandlers {
   /** Added or changed (same resourceVersion never reported twice). */
@@ -112,7 +113,15 @@ export class ResilientInformer {
       this.lists++;
       this.backoff.reset();
       const transform = this.o.transform;
-      return transform ? { ...list, items: list.items.map((o) => transform(o)) } : list;
+      if (!transform) return list;
+      // Reduced in slices that yield to the loop (a reducer may hash each object: 30,000 of them take a second).
+      const slicer = new Slicer();
+      const items: KubernetesObject[] = [];
+      for (const o of list.items) {
+        items.push(transform(o));
+        await slicer.pause();
+      }
+      return { ...list, items };
     };
     this.lw = new ListWatch(
       options.path,

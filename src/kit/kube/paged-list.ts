@@ -19,3 +19,32 @@ export async function listAllPages(
   } while (next !== undefined);
   return out;
 }
+
+/** The page size of an informer's list read in pages (as the reconciler's own listing reads). */
+export const INFORMER_PAGE_SIZE = 500;
+
+/**
+ * Every page of a list as one list answer, for an informer (client-node's ListWatch starts its watch from the
+ * answer's `metadata.resourceVersion`). The pages of one list are served from one snapshot, so every page carries
+ * the resourceVersion of the first (Kubernetes API concepts, "Retrieving large results sets in chunks"); the last
+ * page's metadata is kept, without its `continue`. Each page is parsed by itself, so a list of 30,000 objects is
+ * parsed in pieces between which the loop runs, not in one stretch.
+ */
+export async function listInPages(
+  fetchPage: (continueToken: string | undefined) => Promise<unknown>,
+): Promise<{ metadata: Record<string, unknown>; items: unknown[] }> {
+  const items: unknown[] = [];
+  let next: string | undefined;
+  let page: unknown;
+  do {
+    page = await fetchPage(next);
+    const list = isPlainObject(page) && Array.isArray(page['items']) ? (page['items'] as unknown[]) : [];
+    for (const item of list) items.push(item);
+    const md = isPlainObject(page) ? page['metadata'] : undefined;
+    const token = isPlainObject(md) ? md['continue'] : undefined;
+    next = typeof token === 'string' && token !== '' ? token : undefined;
+  } while (next !== undefined);
+  const last = isPlainObject(page) ? page : {};
+  const { continue: _done, ...metadata } = isPlainObject(last['metadata']) ? last['metadata'] : {};
+  return { ...last, metadata, items };
+}
