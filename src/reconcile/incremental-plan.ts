@@ -12,7 +12,8 @@
 import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { objectKey } from '../kit/owned-content.ts';
-import { diff, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import { diff, diffSliced, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
+import type { Slicer } from '../util/slices.ts';
 import type { ManagedCache, ObjectRefKey } from './managed-cache.ts';
 
 export interface ChangedScope {
@@ -37,6 +38,32 @@ export function planChanged(
   scope: ChangedScope,
   options: DiffOptions,
 ): Plan {
+  const { desired, existing } = changedPairs(changes, cache, scope);
+  return diff(desired, existing, options);
+}
+
+/**
+ * `planChanged` with its comparison in `slicer`'s slices: a change set that touches most of the mesh (the first
+ * run after a sync, a MeshConfig change) compares tens of thousands of objects. The objects compared are taken
+ * before the first yield; what changes meanwhile is in the next run's change sets.
+ */
+export function planChangedSliced(
+  changes: DesiredChanges,
+  cache: ManagedCache,
+  scope: ChangedScope,
+  options: DiffOptions,
+  slicer: Slicer,
+): Promise<Plan> {
+  const { desired, existing } = changedPairs(changes, cache, scope);
+  return diffSliced(desired, existing, options, slicer);
+}
+
+/** Both sides of every key the scope can touch. */
+function changedPairs(
+  changes: DesiredChanges,
+  cache: ManagedCache,
+  scope: ChangedScope,
+): { desired: OutputObject[]; existing: ExistingObject[] } {
   const desired = new Map<string, OutputObject>();
   const existing = new Map<string, ExistingObject>();
   const add = (kind: OutputObject['kind'], namespace: string, name: string): void => {
@@ -54,5 +81,5 @@ export function planChanged(
   }
   cache.bySource('').forEach(addExisting);
   scope.existingChanged.forEach(addExisting);
-  return diff([...desired.values()], [...existing.values()], options);
+  return { desired: [...desired.values()], existing: [...existing.values()] };
 }

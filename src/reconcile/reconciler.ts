@@ -44,7 +44,7 @@ import { ConvergenceTracker, type ChangeLike, type ConvergenceRun } from './conv
 import { diffSliced, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
 import { Slicer, SlicesStopped } from '../util/slices.ts';
 import { ExistingReader } from './existing.ts';
-import { planChanged, toggled } from './incremental-plan.ts';
+import { planChangedSliced, toggled } from './incremental-plan.ts';
 import { asRetried, onlyRefusals, WriteRefusals, type WriteRefusal } from './refusals.ts';
 import { WriteProgress } from './progress.ts';
 import { SinkError, type WriteOp } from '../kit/write.ts';
@@ -253,7 +253,8 @@ export class Reconciler {
     this.lastFailed = failed;
     if (cache && continues && this.reader.cacheReady()) {
       const sources = [...delta.sources, ...toggled(lastFailed, failed)];
-      const plan = planChanged(delta, cache, { sources, existingChanged }, this.diffOptions(failed));
+      const scope = { sources, existingChanged };
+      const plan = await planChangedSliced(delta, cache, scope, this.diffOptions(failed), slicer);
       return { plan, listed: false, incremental: true };
     }
     if (delta !== undefined && !continues) this.reader.listNext();

@@ -20,8 +20,11 @@ const meta = (ns: string, name: string, address = '240.240.0.1') =>
     ports: [{ number: 20880, name: 'tcp-metaprotocol-dubbo' }],
   });
 
-function harness() {
-  const store = storeOf([meta('a', 's0'), meta('a', 's1'), meta('b', 's2')]);
+function harness(o: { services?: number; yields?: { count: number } } = {}) {
+  const services = o.services
+    ? Array.from({ length: o.services }, (_, i) => meta('a', `s${i}`))
+    : [meta('a', 's0'), meta('a', 's1'), meta('b', 's2')];
+  const store = storeOf(services);
   const generator = new IncrementalGenerator(store, createGenerators(), { namespaceScope: false });
   const sink = new MemorySink();
   const cache = new ManagedCache();
@@ -36,6 +39,8 @@ function harness() {
     resyncMs: 0,
     clock: new ManualClock(0),
     logger: silentLogger,
+    // A slice clock that moves one tick per read: a pass yields every 50 reads.
+    ...(o.yields ? { slices: slicesCounting(o.yields) } : {}),
   });
   const reports: RunReport[] = [];
   rec.onRun((r) => reports.push(r));
@@ -46,6 +51,18 @@ function harness() {
     return sink.writes.slice(before);
   };
   return { store, generator, sink, cache, held, rec, reports, run };
+}
+
+function slicesCounting(yields: { count: number }) {
+  let ticks = 0;
+  return {
+    sliceMs: 50,
+    now: () => ticks++,
+    yieldNow: () => {
+      yields.count++;
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    },
+  };
 }
 
 /** The source annotation of the stored object at `key`. */
@@ -143,6 +160,21 @@ describe('change-driven reconciles', () => {
     h.store.upsert(meta('a', 's1', '240.240.0.8'));
     await h.run();
     assert.equal(h.reports.at(-1)?.incremental, true);
+    h.generator.stop();
+  });
+
+  it('compares a change set that touches every source in slices that yield to the loop', async () => {
+    const yields = { count: 0 };
+    const h = harness({ services: 200, yields });
+    await h.run();
+    for (let i = 0; i < 200; i++) h.store.upsert(meta('a', `s${i}`, '240.240.0.7'));
+    const before = yields.count;
+    const writes = await h.run();
+    assert.equal(h.reports.at(-1)?.incremental, true);
+    assert.equal(h.reports.at(-1)?.listed, false);
+    assert.ok(yields.count > before, 'the change-driven plan yielded');
+    assert.equal(writes.filter((w) => w.op === 'create').length, 200);
+    assert.equal(writes.filter((w) => w.op === 'delete').length, 200);
     h.generator.stop();
   });
 });
