@@ -52,7 +52,8 @@ export interface DiscoveryResponseMessage {
   readonly resources?: readonly { readonly type_url?: string; readonly value?: Uint8Array }[];
 }
 
-export type AdsStream = grpc.ClientDuplexStream<DiscoveryRequestObject, DiscoveryResponseMessage>;
+/** Responses come as their encoded bytes: the MCP receive worker decodes them (receive-worker.ts). */
+export type AdsStream = grpc.ClientDuplexStream<DiscoveryRequestObject, Buffer>;
 
 export function usesTls(address: string, tls: boolean | 'auto'): boolean {
   return tls === 'auto' ? !address.endsWith(':15010') : tls;
@@ -92,11 +93,12 @@ export class AdsTransport {
     }
     const metadata = new grpc.Metadata();
     if (token) metadata.set('authorization', `Bearer ${token}`);
-    const { DiscoveryRequest, DiscoveryResponse } = this.protos;
-    return this.client.makeBidiStreamRequest<DiscoveryRequestObject, DiscoveryResponseMessage>(
+    const { DiscoveryRequest } = this.protos;
+    return this.client.makeBidiStreamRequest<DiscoveryRequestObject, Buffer>(
       ADS_METHOD,
       (req) => Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(req)).finish()),
-      (buf) => DiscoveryResponse.decode(buf) as DiscoveryResponseMessage,
+      // Not decoded here: the bytes go to the receive worker as they are (receiver.ts).
+      (buf) => buf,
       metadata,
     );
   }
