@@ -2,14 +2,12 @@ import type { StatusObject } from '@grpc/grpc-js';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import { parseConfigObject } from '../../model/parse/parse.ts';
 import { formatIssue } from '../../model/result.ts';
-import { deepFreeze } from '../../util/json.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import { buildNode, type NodeIdentity } from './node.ts';
 import { loadMcpProtos, type McpProtos } from './protos.ts';
-import type { ReadResult } from './reader.ts';
 import type { FromWorker, ReadMessage } from './receive-protocol.ts';
-import { ReceiveWorker, type SpawnReceiveWorker } from './receiver.ts';
+import { frozen, ReceiveWorker, type SpawnReceiveWorker } from './receiver.ts';
 import { McpState, type McpStoreSink } from './state.ts';
 import { McpStatus, type McpStatusSnapshot } from './status.ts';
 import {
@@ -257,7 +255,7 @@ export class McpClient {
     try {
       if (resp.error !== undefined) throw new Error(resp.error);
       const out = type
-        ? this.state.apply(type, freeze(resp.read))
+        ? this.state.apply(type, frozen(resp.read))
         : this.applyAmbient(ambient!, resp.resources ?? []);
       ts.resources = out.valid;
       ts.invalid = out.invalid;
@@ -345,11 +343,4 @@ export class McpClient {
       this.connect();
     }, delay);
   }
-}
-
-/** The objects read in the worker, frozen as parseConfigObject leaves them (structured clone does not keep that). */
-function freeze(read: ReadMessage['read']): ReadResult {
-  if (!read) throw new Error('the receive worker read nothing');
-  for (const c of read.changes) if (c.entry) deepFreeze(c.entry);
-  return read;
 }

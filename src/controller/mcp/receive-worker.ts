@@ -10,6 +10,7 @@ import { LatestQueue } from './latest-queue.ts';
 import { loadMcpProtos } from './protos.ts';
 import { AnswerReader } from './reader.ts';
 import type { FromWorker, ReceiveInit, ResponseMessage, ToWorker } from './receive-protocol.ts';
+import type { AnyMessage } from './decode.ts';
 import type { DiscoveryResponseMessage } from './transport.ts';
 import { Cursor, asBuffer, readString, readTag, skipType } from './wire.ts';
 
@@ -61,7 +62,7 @@ function read(m: ResponseMessage): void {
     nonce: resp.nonce ?? '',
   } as const;
   const type = byUrl.get(typeUrl);
-  const resources = resp.resources ?? [];
+  const resources = withBytes(resp.resources ?? []);
   if (type) {
     lastRead.set(typeUrl, m.id);
     try {
@@ -74,6 +75,14 @@ function read(m: ResponseMessage): void {
     const copies = resources.map((r) => ({ type_url: r.type_url, value: new Uint8Array(r.value ?? []) }));
     post({ ...base, resources: copies });
   } else post(base);
+}
+
+const EMPTY = new Uint8Array();
+
+/** protobufjs gives an Any without a value the bytes default `[]` (an Array): as empty bytes. */
+function withBytes(resources: readonly AnyMessage[]): readonly AnyMessage[] {
+  if (resources.every((r) => r.value === undefined || r.value instanceof Uint8Array)) return resources;
+  return resources.map((r) => (r.value instanceof Uint8Array ? r : { type_url: r.type_url, value: EMPTY }));
 }
 
 /**

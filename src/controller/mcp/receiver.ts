@@ -1,4 +1,6 @@
 import { Worker } from 'node:worker_threads';
+import { deepFreeze } from '../../util/json.ts';
+import type { ReadResult } from './reader.ts';
 import type { FromWorker, ReceiveInit, ToWorker } from './receive-protocol.ts';
 
 /** Starts a receive worker (receive-worker.ts) with `init` as its workerData. */
@@ -74,10 +76,13 @@ export class ReceiveWorker {
     w.on('exit', (code) => this.fail(w, new Error(`the MCP receive worker exited with code ${code}`)));
   }
 
-  /** Hands `bytes` (an encoded DiscoveryResponse of stream generation `gen`) to the worker; `bytes` may be detached. */
-  post(gen: number, bytes: Uint8Array): void {
+  /**
+   * Hands `bytes` (an encoded DiscoveryResponse of stream generation `gen`) to the worker; `bytes` may be detached.
+   * Returns the response's id (what the worker's answer about it carries), 0 when closed.
+   */
+  post(gen: number, bytes: Uint8Array): number {
     const w = this.worker;
-    if (!w) return;
+    if (!w) return 0;
     const id = ++this.nextId;
     const owned =
       bytes.byteLength >= TRANSFER_MIN_BYTES &&
@@ -89,6 +94,7 @@ export class ReceiveWorker {
     } catch {
       w.postMessage({ ...m, bytes: new Uint8Array(bytes) }, []); // not transferable after all: copied
     }
+    return id;
   }
 
   /** A new stream generation (see GenerationMessage). */
@@ -112,4 +118,14 @@ export class ReceiveWorker {
     this.start();
     this.events.failed(err);
   }
+}
+
+/**
+ * What the worker read, with its objects frozen as parseConfigObject leaves them (structured clone does not keep
+ * that): the cost is that of the changed objects. Throws when nothing was read (a bug).
+ */
+export function frozen(read: ReadResult | undefined): ReadResult {
+  if (!read) throw new Error('the receive worker read nothing');
+  for (const c of read.changes) if (c.entry) deepFreeze(c.entry);
+  return read;
 }
