@@ -12,7 +12,7 @@ import { McpState, type McpStoreSink } from './state.ts';
 import { McpStatus, type McpStatusSnapshot } from './status.ts';
 import {
   AdsTransport,
-  type AdsStream,
+  type RawAdsStream,
   type DiscoveryRequestObject,
   type ReadFileFn,
   type TransportOptions,
@@ -75,7 +75,7 @@ export class McpClient {
   private readonly statusTracker: McpStatus;
   private readonly transport: AdsTransport;
   private readonly backoff: Backoff;
-  private stream: AdsStream | undefined;
+  private stream: RawAdsStream | undefined;
   /**
    * Reads the responses, in order. A full answer supersedes an older one of its type URL still waiting there (state
    * of the world: the newer holds everything): the older is neither applied nor answered, and istiod takes the ACK
@@ -179,13 +179,13 @@ export class McpClient {
     const gen = this.nextGeneration();
     this.answeredOnStream = new Set();
     this.setState('connecting');
-    this.transport.open().then(
+    this.transport.openRaw().then(
       (stream) => this.onOpen(gen, stream),
       (err: unknown) => this.onStreamEnd(gen, 'cannot open the stream', err),
     );
   }
 
-  private onOpen(gen: number, stream: AdsStream): void {
+  private onOpen(gen: number, stream: RawAdsStream): void {
     if (gen !== this.generation) {
       stream.cancel();
       return;
