@@ -51,6 +51,7 @@ import './controller/mcp/differential.test.ts';
 import './controller/mcp/json-decode.test.ts';
 import './controller/mcp/latest-queue.test.ts';
 import './controller/mcp/protos.test.ts';
+import './controller/mcp/receive-worker.test.ts';
 import './controller/mcp/state.test.ts';
 import './controller/secret-gate.test.ts';
 import './controller/store-ambient.test.ts';

@@ -123,6 +123,11 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     'MCP responses dropped unapplied because a newer full answer of the same type URL had already arrived.',
     (p) => p.mcp?.().superseded,
   );
+  const mcpReceiveWorkerRestarts = mirrored(
+    'aeraki_mcp_receive_worker_restarts_total',
+    'MCP receive workers (the thread that decodes istiod responses) that failed and were replaced.',
+    (p) => p.mcp?.().receiveWorkerRestarts,
+  );
   const mcpResources = new Gauge({
     name: 'aeraki_mcp_resources',
     help: 'Valid resources last received over MCP, by type URL.',
@@ -211,6 +216,7 @@ export function createStatusMetrics(registers: Registry[], read: ReadProvider) {
     mcpReconnects,
     mcpNacksSent,
     mcpSuperseded,
+    mcpReceiveWorkerRestarts,
     mcpResources,
     rdsStreams,
     rdsStreamsOpened,

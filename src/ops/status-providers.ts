@@ -19,6 +19,8 @@ export interface McpStatusLike {
   readonly nacksSent?: number;
   /** Cumulative: full answers dropped unapplied because a newer one of the same type URL was already in. */
   readonly superseded?: number;
+  /** Cumulative: MCP receive workers that failed and were replaced. */
+  readonly receiveWorkerRestarts?: number;
   readonly types?: readonly { readonly typeUrl: string; readonly resources: number }[];
 }
 

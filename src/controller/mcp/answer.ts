@@ -1,9 +1,13 @@
 import type { DecodedResource } from './decode.ts';
 
-/** A decoded resource with the bytes it was decoded from (a copy of its own: never a view of the response buffer). */
-export type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }> & {
-  readonly bytes?: Buffer;
-};
+/** A decoded resource: what the store is given for its key (McpState holds these; reader.ts holds their bytes). */
+export type Entry = Extract<DecodedResource, { status: 'ok' } | { status: 'invalid' }>;
+
+/** What an answer needs of a held entry: its key and that it was decoded (Entry, or reader.ts's Held). */
+export interface Keyed {
+  readonly status: 'ok' | 'invalid';
+  readonly key: string;
+}
 
 /** What one answer reports besides its counts (ResponseOutcome in state.ts adds them). */
 export interface AnswerReport {
@@ -28,10 +32,10 @@ const MAX_REASONS = 10;
  * Undecodable resources never cause deletions: one whose name is readable keeps its held entry; one without a
  * readable name makes the answer partial, and a partial answer keeps every held entry it does not name.
  */
-export class Answer {
-  readonly next = new Map<string, Entry>();
+export class Answer<E extends Keyed = Entry> {
+  readonly next = new Map<string, E>();
   /** The entry each resource gave, in answer order (undefined for a resource skipped or undecodable). */
-  private readonly order: (Entry | undefined)[] = [];
+  private readonly order: (E | undefined)[] = [];
   /** Keys whose entry differs from the held one (added or a new entry); removed keys join them in finish(). */
   private readonly changed = new Set<string>();
   /** Distinct keys of `next` that were held: fewer than held means some were removed. */
@@ -46,28 +50,28 @@ export class Answer {
 
   /** `previousOrder`: positions() of the previous answer of the same type URL. */
   constructor(
-    private readonly previous: ReadonlyMap<string, Entry>,
-    private readonly previousOrder: readonly (Entry | undefined)[],
+    private readonly previous: ReadonlyMap<string, E>,
+    private readonly previousOrder: readonly (E | undefined)[],
   ) {}
 
   /** The held entry of `key`. */
-  held(key: string): Entry | undefined {
+  held(key: string): E | undefined {
     return this.previous.get(key);
   }
 
   /** The held entry the resource at `position` of the previous answer gave (istiod keeps its order). */
-  heldAt(position: number): Entry | undefined {
+  heldAt(position: number): E | undefined {
     return this.previousOrder[position];
   }
 
   /** The next resource is the held entry `e`, unchanged (its bytes are the ones `e` was decoded from). */
-  keep(e: Entry): void {
+  keep(e: E): void {
     this.order.push(e);
     this.put(e.key, e, true, true);
   }
 
   /** The next resource, decoded (an ok or invalid entry may still be the held one: same resourceVersion). */
-  add(d: Entry | Exclude<DecodedResource, Entry>): void {
+  add(d: E | Exclude<DecodedResource, Entry>): void {
     switch (d.status) {
       case 'ok':
       case 'invalid': {
@@ -104,7 +108,7 @@ export class Answer {
   }
 
   /** The entry of each position, each the one `next` holds for its key; empty when a key came twice. */
-  positions(): readonly (Entry | undefined)[] {
+  positions(): readonly (E | undefined)[] {
     return this.duplicates ? [] : this.order;
   }
 
@@ -123,7 +127,7 @@ export class Answer {
     if (keep) this.put(key, keep, true, true);
   }
 
-  private put(key: string, e: Entry, isHeld: boolean, wasHeld: boolean): void {
+  private put(key: string, e: E, isHeld: boolean, wasHeld: boolean): void {
     const size = this.next.size;
     this.next.set(key, e);
     if (this.next.size === size) this.duplicates = true;

@@ -4,23 +4,23 @@ import { parseConfigObject } from '../../model/parse/parse.ts';
 import { formatIssue } from '../../model/result.ts';
 import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
-import type { ParseFn } from './decode.ts';
 import { buildNode, type NodeIdentity } from './node.ts';
 import { loadMcpProtos, type McpProtos } from './protos.ts';
-import { LatestQueue } from './latest-queue.ts';
+import type { FromWorker, ReadMessage } from './receive-protocol.ts';
+import { frozen, ReceiveWorker, type SpawnReceiveWorker } from './receiver.ts';
 import { McpState, type McpStoreSink } from './state.ts';
 import { McpStatus, type McpStatusSnapshot } from './status.ts';
 import {
   AdsTransport,
-  type AdsStream,
+  type RawAdsStream,
   type DiscoveryRequestObject,
-  type DiscoveryResponseMessage,
   type ReadFileFn,
   type TransportOptions,
 } from './transport.ts';
 import { subscribedTypeUrls, type IstioApiMode, type McpTypeUrl } from './type-urls.ts';
 import type { AmbientTarget, AmbientWrites } from '../store-ambient.ts';
 import { AMBIENT_TYPE_URLS, applyAmbientAnswer, type AmbientTypeUrl } from './ambient.ts';
+import type { AnyMessage } from './decode.ts';
 
 export interface McpClientOptions extends TransportOptions {
   /** `--istio-api-version`: auto subscribes to v1 and v1alpha3 and unions them. */
@@ -36,7 +36,6 @@ export interface McpClientDeps {
   readonly store: McpStoreSink;
   readonly logger: Logger;
   readonly clock?: Clock;
-  readonly parse?: ParseFn;
   readonly readFile?: ReadFileFn;
   readonly protos?: McpProtos;
   /**
@@ -44,13 +43,18 @@ export interface McpClientDeps {
    * subscribed to (least privilege: read only what is referenced).
    */
   readonly ambient?: AmbientTarget;
+  /** Starts the receive worker (tests: one that fails); default receive-worker.ts. */
+  readonly spawnReceiveWorker?: SpawnReceiveWorker;
 }
 
 const INVALID_ARGUMENT = 3;
 
 /**
  * The istiod MCP-over-xDS client (SotW ADS, Aeraki's node identity). Applies every full answer to the store
- * (see McpState), ACKs with the response's nonce and version (NACKs when resources were undecodable, after
+ * (see McpState): the transport hands each DiscoveryResponse over undecoded, the receive worker (receiver.ts,
+ * receive-worker.ts) decodes it and compares it with the last answer of its type URL in its own thread, and this
+ * thread applies only what changed, in the order the responses came; a worker that fails is replaced and the
+ * stream started afresh (counted in `receiveWorkerRestarts`). ACKs with the response's nonce and version (NACKs when resources were undecodable, after
  * applying the rest), and reconnects with capped jittered backoff, reset once a stream has answered every
  * subscribed type. The store is never cleared on disconnect.
  *
@@ -71,20 +75,13 @@ export class McpClient {
   private readonly statusTracker: McpStatus;
   private readonly transport: AdsTransport;
   private readonly backoff: Backoff;
-  private stream: AdsStream | undefined;
+  private stream: RawAdsStream | undefined;
   /**
-   * Responses read and not yet applied, one per type URL. A full answer supersedes an older one of its type URL
-   * still waiting (state of the world: the newer holds everything): the older is neither applied nor answered,
-   * and istiod takes the ACK of the newer nonce as the answer (an older nonce would be stale anyway). When the
-   * controller keeps up, each response is applied on its own, a turn of the event loop after it came.
+   * Reads the responses, in order. A full answer supersedes an older one of its type URL still waiting there (state
+   * of the world: the newer holds everything): the older is neither applied nor answered, and istiod takes the ACK
+   * of the newer nonce as the answer (an older nonce would be stale anyway).
    */
-  private readonly queue = new LatestQueue<DiscoveryResponseMessage>(
-    (resp) => this.onResponse(this.generation, resp),
-    (url) => {
-      const ts = this.statusTracker.type(url);
-      if (ts) ts.superseded++;
-    },
-  );
+  private readonly receiver: ReceiveWorker;
   private generation = 0;
   private timer: TimerHandle | undefined;
   private stopped = false;
@@ -104,12 +101,12 @@ export class McpClient {
     this.byUrl = new Map(this.urls.map((u) => [u.url, u]));
     this.ambient = deps.ambient?.readsAmbient();
     this.ambientUrls = new Map(this.ambient ? AMBIENT_TYPE_URLS.map((u) => [u.url, u]) : []);
-    this.state = new McpState(
-      this.protos,
-      deps.store,
-      deps.parse ?? parseConfigObject,
-      options.revision,
-      this.urls,
+    // Applies what the receive worker read (which parses with parseConfigObject too); never reads itself.
+    this.state = new McpState(this.protos, deps.store, parseConfigObject, options.revision, this.urls);
+    this.receiver = new ReceiveWorker(
+      { revision: options.revision, urls: this.urls, passUrls: [...this.ambientUrls.keys()] },
+      { message: (m) => this.onWorker(m), failed: (err) => this.onWorkerFailed(err) },
+      deps.spawnReceiveWorker,
     );
     this.statusTracker = new McpStatus(this.typeUrls());
     this.transport = new AdsTransport(options, this.protos, deps.readFile);
@@ -152,10 +149,12 @@ export class McpClient {
         address: this.options.address,
       });
     }
+    this.receiver.start();
     this.connect();
   }
 
-  stop(): Promise<void> {
+  /** Ends the stream and the receive worker: a response still being read is dropped, neither applied nor answered. */
+  async stop(): Promise<void> {
     if (!this.stopped) {
       this.stopped = true;
       this.nextGeneration();
@@ -166,7 +165,7 @@ export class McpClient {
       this.transport.close();
       this.setState('stopped');
     }
-    return Promise.resolve();
+    await this.receiver.close();
   }
 
   private setState(s: McpStatus['state']): void {
@@ -180,21 +179,21 @@ export class McpClient {
     const gen = this.nextGeneration();
     this.answeredOnStream = new Set();
     this.setState('connecting');
-    this.transport.open().then(
+    this.transport.openRaw().then(
       (stream) => this.onOpen(gen, stream),
       (err: unknown) => this.onStreamEnd(gen, 'cannot open the stream', err),
     );
   }
 
-  private onOpen(gen: number, stream: AdsStream): void {
+  private onOpen(gen: number, stream: RawAdsStream): void {
     if (gen !== this.generation) {
       stream.cancel();
       return;
     }
     this.stream = stream;
     this.state.resync(); // istiod answers a new stream afresh: its first answers are written in full
-    stream.on('data', (resp: DiscoveryResponseMessage) => {
-      if (gen === this.generation) this.queue.push(resp.typeUrl ?? '', resp);
+    stream.on('data', (bytes: Buffer) => {
+      if (gen === this.generation) this.receiver.post(gen, bytes);
     });
     stream.on('error', () => {}); // the 'status' event below carries the same information
     stream.on('status', (s: StatusObject) => {
@@ -213,15 +212,37 @@ export class McpClient {
     this.stream.write(req);
   }
 
-  /** A new stream generation: what the old stream sent and is still queued is dropped. */
+  /** A new stream generation: what the old stream sent and is still being read is dropped. */
   private nextGeneration(): number {
-    this.queue.clear();
-    return ++this.generation;
+    this.generation++;
+    this.receiver.generation(this.generation);
+    return this.generation;
   }
 
-  private onResponse(gen: number, resp: DiscoveryResponseMessage): void {
+  /** What the receive worker says, in the order the responses came; a response of an older stream is dropped. */
+  private onWorker(m: FromWorker): void {
+    if (m.gen !== this.generation) return;
+    if (m.type === 'read') return this.onResponse(m.gen, m);
+    if (m.type === 'undecodable') {
+      return this.onStreamEnd(m.gen, 'cannot decode a DiscoveryResponse', new Error(m.message));
+    }
+    const ts = this.statusTracker.type(m.typeUrl);
+    if (ts) ts.superseded++;
+  }
+
+  /** The receive worker failed (ReceiveWorker started a new one, holding nothing): a new stream, read afresh. */
+  private onWorkerFailed(err: Error): void {
+    this.statusTracker.receiveWorkerRestarts = this.receiver.restarts;
+    this.log.error('the MCP receive worker failed; restarted, resyncing', errorFields(err));
+    if (this.stopped || !this.started) return;
+    if (this.stream || this.timer === undefined)
+      this.onStreamEnd(this.generation, 'receive worker failed', err);
+    else this.statusTracker.changed();
+  }
+
+  private onResponse(gen: number, resp: ReadMessage): void {
     if (gen !== this.generation) return;
-    const url = resp.typeUrl ?? '';
+    const url = resp.typeUrl;
     const type = this.byUrl.get(url);
     const ambient = this.ambientUrls.get(url);
     const ts = this.statusTracker.type(url);
@@ -229,12 +250,12 @@ export class McpClient {
       this.log.warn('response for a type URL that was not requested; ignored', { typeUrl: url });
       return;
     }
-    const version = resp.versionInfo ?? '';
-    const nonce = resp.nonce ?? '';
+    const { version, nonce } = resp;
     let nack: string | undefined;
     try {
+      if (resp.error !== undefined) throw new Error(resp.error);
       const out = type
-        ? this.state.applyResponse(type, resp.resources ?? [])
+        ? this.state.apply(type, frozen(resp.read))
         : this.applyAmbient(ambient!, resp.resources ?? []);
       ts.resources = out.valid;
       ts.invalid = out.invalid;
@@ -288,7 +309,7 @@ export class McpClient {
   /** An answer of an ambient type URL (ambient.ts), with its issues logged as the store's sources log theirs. */
   private applyAmbient(
     type: AmbientTypeUrl,
-    resources: NonNullable<DiscoveryResponseMessage['resources']>,
+    resources: readonly AnyMessage[],
   ): {
     valid: number;
     invalid: number;

@@ -11,12 +11,16 @@ export class LatestQueue<T> {
 
   constructor(
     private readonly handle: (item: T) => void,
-    private readonly superseded: (key: string) => void,
+    private readonly superseded: (key: string, item: T) => void,
     private readonly schedule: (run: () => void) => void = setImmediate,
   ) {}
 
   push(key: string, item: T): void {
-    if (this.waiting.delete(key)) this.superseded(key);
+    if (this.waiting.has(key)) {
+      const older = this.waiting.get(key) as T;
+      this.waiting.delete(key);
+      this.superseded(key, older);
+    }
     this.waiting.set(key, item);
     if (this.scheduled) return;
     this.scheduled = true;

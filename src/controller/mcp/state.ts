@@ -1,19 +1,10 @@
 import type { ConfigKind, ConfigObject } from '../../model/objects.ts';
 import type { ConfigIssue, ObjectRef } from '../../model/result.ts';
 import type { KeyChange } from '../store-changes.ts';
-import { ownedCopy } from '../../util/bytes.ts';
-import { Answer, type AnswerReport, type Entry } from './answer.ts';
-import {
-  decodeBody,
-  decodeEnvelope,
-  inRevision,
-  RESOURCE_NAME_PATH,
-  type AnyMessage,
-  type DecodedResource,
-  type ParseFn,
-} from './decode.ts';
-import { MCP_RESOURCE_TYPE_URL, type McpProtos } from './protos.ts';
-import { peekResourceName } from './resource-decode.ts';
+import type { AnswerReport, Entry } from './answer.ts';
+import type { AnyMessage, ParseFn } from './decode.ts';
+import type { McpProtos } from './protos.ts';
+import { AnswerReader, type ReadResult } from './reader.ts';
 import type { IstioKind, McpTypeUrl } from './type-urls.ts';
 
 /**
@@ -51,7 +42,6 @@ interface Tally {
   invalid: number;
 }
 
-const EMPTY = new Uint8Array();
 const NOTHING: ReadonlyMap<string, Entry> = new Map();
 
 /**
@@ -60,15 +50,17 @@ const NOTHING: ReadonlyMap<string, Entry> = new Map();
  * union over its type URLs (v1 wins over v1alpha3 for the same namespace/name), so an empty answer to one URL
  * never deletes what the other provides. State survives reconnects.
  *
- * Cost: an answer costs a byte comparison per resource plus the work of what changed in it. Only the keys whose
- * union entry changed go to the store (applyKindChanges). The kind's whole union goes (replaceKind) on its first
+ * The reading of answers (decode, and the comparison of each resource's bytes with the last answer's) is
+ * AnswerReader's (reader.ts): in the MCP client it runs in the receive worker, which hands apply() only the keys
+ * whose entry changed, so an answer costs this thread the work of what changed in it; applyResponse reads in this
+ * thread (same reader, same result). Only the keys whose union entry changed go to the store (applyKindChanges). The kind's whole union goes (replaceKind) on its first
  * answer, on the first after resync() (a new stream), after the store released an owned key of the kind, and
  * after a store write that threw, so the store always ends where a replaceKind of the union would put it.
  */
 export class McpState {
   private readonly byUrl = new Map<string, Map<string, Entry>>();
-  /** Per type URL, the entries of its last answer in answer order (Answer.positions). */
-  private readonly orderOf = new Map<string, readonly (Entry | undefined)[]>();
+  /** Reads answers given to applyResponse (the client reads in its receive worker and calls apply()). */
+  private readonly reader: AnswerReader;
   private readonly tallies = new Map<string, Tally>();
   /** The type URLs of each kind, in subscription order (v1 first: its entry wins). */
   private readonly urlsOf = new Map<IstioKind, string[]>();
@@ -78,12 +70,13 @@ export class McpState {
   private readonly releasesSeen = new Map<IstioKind, number>();
 
   constructor(
-    private readonly protos: McpProtos,
+    protos: McpProtos,
     private readonly sink: McpStoreSink,
-    private readonly parse: ParseFn,
-    private readonly revision: string,
+    parse: ParseFn,
+    revision: string,
     private readonly urls: readonly McpTypeUrl[],
   ) {
+    this.reader = new AnswerReader(protos, parse, revision);
     for (const t of urls) {
       const list = this.urlsOf.get(t.kind);
       if (list) list.push(t.url);
@@ -105,32 +98,47 @@ export class McpState {
 
   /** Replaces the state of `type` with a full answer and writes what changed in the kind's union to the store. */
   applyResponse(type: McpTypeUrl, resources: readonly AnyMessage[]): ResponseOutcome {
-    const previous = this.byUrl.get(type.url) ?? NOTHING;
-    const answer = new Answer(previous, this.orderOf.get(type.url) ?? []);
-    // Nothing held (a type URL's first answer): no resource can be an unchanged one, so no name is read for it.
-    const anyHeld = previous.size > 0;
-    resources.forEach((resource, i) => {
-      const held = anyHeld ? unchanged(resource, answer, i) : undefined;
-      if (held) answer.keep(held);
-      else answer.add(this.decodeOne(type, resource, previous));
-    });
-    this.orderOf.set(type.url, answer.positions());
-    this.replace(type, previous, answer.next, answer.finish());
-    return { ...this.counts(type.url), ...answer.report() };
+    return this.apply(type, this.reader.read(type, resources));
   }
 
-  /** Holds `next` for `type` and writes the union entries of `keys` (those that changed) to the store. */
-  private replace(
-    type: McpTypeUrl,
-    previous: ReadonlyMap<string, Entry>,
-    next: Map<string, Entry>,
-    keys: readonly string[],
-  ): void {
+  /** Applies what an AnswerReader read of a full answer of `type` (in this thread or the receive worker). */
+  apply(type: McpTypeUrl, read: ReadResult): ResponseOutcome {
+    const previous = this.byUrl.get(type.url);
+    if (read.fresh || previous === undefined) {
+      const next = freshEntries(previous ?? NOTHING, read);
+      const keys: string[] = [];
+      for (const key of previous?.keys() ?? []) if (!next.has(key)) keys.push(key);
+      for (const [key, e] of next) if (previous?.get(key) !== e) keys.push(key);
+      this.replace(type, keys, () => next);
+    } else {
+      // In place: the cost is that of the changes, not of the entries held.
+      const keys = read.changes.map((c) => c.key);
+      this.replace(type, keys, () => {
+        for (const { key, entry } of read.changes) {
+          if (entry === undefined) previous.delete(key);
+          else previous.set(key, entry);
+        }
+        return previous;
+      });
+    }
+    return { ...this.counts(type.url), ...read.report };
+  }
+
+  /**
+   * Holds what `update` returns for `type` (called once, after the union entries of `keys` were read) and writes the
+   * union entries of `keys` (those that changed) to the store.
+   */
+  private replace(type: McpTypeUrl, keys: readonly string[], update: () => Map<string, Entry>): void {
     const kind = type.kind;
     const full = this.fullNext.has(kind) || this.releasesSeen.get(kind) !== this.sink.releases(kind);
     const before = full ? [] : keys.map((k) => this.unionEntry(kind, k));
+    const previous = this.byUrl.get(type.url) ?? NOTHING;
+    const t = { ...this.counts(type.url) };
+    for (const key of keys) count(t, previous.get(key), -1);
+    const next = update();
+    for (const key of keys) count(t, next.get(key), 1);
     this.byUrl.set(type.url, next);
-    this.tallies.set(type.url, tally(this.counts(type.url), keys, previous, next));
+    this.tallies.set(type.url, t);
     // Marked until written: a store listener that throws midway leaves the kind to be written in full next time.
     this.fullNext.add(kind);
     if (full) this.applyKind(kind);
@@ -160,33 +168,6 @@ export class McpState {
       }
     }
     return { objects, rejected };
-  }
-
-  private decodeOne(
-    type: McpTypeUrl,
-    any: AnyMessage,
-    previous: ReadonlyMap<string, Entry>,
-  ): Entry | Exclude<DecodedResource, Entry> {
-    const env = decodeEnvelope(this.protos, any);
-    if (!env.ok) {
-      const failure = env.issues[0];
-      const reason = failure?.message ?? '';
-      return failure?.path === RESOURCE_NAME_PATH
-        ? { status: 'skipped', reason }
-        : { status: 'undecodable', reason };
-    }
-    const e = env.value;
-    if (!inRevision(e.labels, this.revision)) {
-      return { status: 'skipped', key: e.key, reason: `revision ${e.labels['istio.io/rev'] ?? ''}` };
-    }
-    // Same non-empty resourceVersion: the object is unchanged (adsc dedupes the same way).
-    const prev = previous.get(e.key);
-    if (prev && e.version !== '' && prev.version === e.version) return prev;
-    const d = decodeBody(this.protos, type, e, this.parse);
-    if (d.status !== 'ok' && d.status !== 'invalid') return d;
-    // Held until the resource changes: a copy of its own, not a slice of the shared pool (util/bytes.ts).
-    const entry: Entry = { ...d, bytes: ownedCopy(any.value ?? EMPTY) };
-    return entry;
   }
 
   /** Writes the union of a kind's type URLs to the store, with the invalid ones as its rejections. */
@@ -228,18 +209,19 @@ export class McpState {
 }
 
 /**
- * The held entry a resource is when its bytes are the ones that entry was decoded from: decoding would give the
- * same entry (istiod re-sends every resource of a type on each push). Checked before anything is decoded, first
- * against the entry at the same position in the previous answer, which needs no name read.
+ * The entries a fresh answer leaves: every entry it gave, and of `previous` the keys its undecodable resources
+ * named (all of them when the answer is partial): undecodable resources never cause deletions.
  */
-function unchanged(any: AnyMessage, answer: Answer, position: number): Entry | undefined {
-  if (any.type_url !== MCP_RESOURCE_TYPE_URL) return undefined;
-  const bytes = any.value ?? EMPTY;
-  const same = answer.heldAt(position);
-  if (same?.bytes?.equals(bytes)) return same;
-  const name = peekResourceName(bytes);
-  const held = name === undefined ? undefined : answer.held(name);
-  return held?.bytes?.equals(bytes) ? held : undefined;
+function freshEntries(previous: ReadonlyMap<string, Entry>, read: ReadResult): Map<string, Entry> {
+  const next = new Map<string, Entry>();
+  for (const { key, entry } of read.changes) if (entry !== undefined) next.set(key, entry);
+  const keep = (key: string) => {
+    const e = previous.get(key);
+    if (e !== undefined && !next.has(key)) next.set(key, e);
+  };
+  read.kept.forEach(keep);
+  if (read.report.partial) for (const key of previous.keys()) keep(key);
+  return next;
 }
 
 function rejectionOf(e: Extract<Entry, { status: 'invalid' }>): RejectedObject {
@@ -255,21 +237,6 @@ function changeOf(key: string, e: Entry | undefined): KeyChange {
   return e.status === 'ok'
     ? { type: 'valid', object: e.object }
     : { type: 'rejected', rejection: rejectionOf(e) };
-}
-
-/** `t` moved from `previous` to `next` over the keys that changed. */
-function tally(
-  t: Tally,
-  keys: readonly string[],
-  previous: ReadonlyMap<string, Entry>,
-  next: ReadonlyMap<string, Entry>,
-): Tally {
-  const out = { ...t };
-  for (const key of keys) {
-    count(out, previous.get(key), -1);
-    count(out, next.get(key), 1);
-  }
-  return out;
 }
 
 function count(t: Tally, e: Entry | undefined, by: number): void {

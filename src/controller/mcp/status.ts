@@ -35,6 +35,8 @@ export interface McpStatusSnapshot {
   readonly superseded: number;
   /** Undecodable resources skipped, all types. */
   readonly undecodable: number;
+  /** Receive workers that failed and were replaced (each followed by a new stream). */
+  readonly receiveWorkerRestarts: number;
   readonly lastError: string | undefined;
   readonly types: readonly McpTypeStatus[];
 }
@@ -46,6 +48,7 @@ export class McpStatus {
   reconnects = 0;
   acksSent = 0;
   nacksSent = 0;
+  receiveWorkerRestarts = 0;
   lastError: string | undefined;
   private readonly types = new Map<string, MutableType>();
   private readonly listeners = new Set<(s: McpStatusSnapshot) => void>();
@@ -86,6 +89,7 @@ export class McpStatus {
       nacksSent: this.nacksSent,
       superseded: types.reduce((n, t) => n + t.superseded, 0),
       undecodable: types.reduce((n, t) => n + t.undecodable, 0),
+      receiveWorkerRestarts: this.receiveWorkerRestarts,
       lastError: this.lastError,
       types,
     };

@@ -52,7 +52,11 @@ export interface DiscoveryResponseMessage {
   readonly resources?: readonly { readonly type_url?: string; readonly value?: Uint8Array }[];
 }
 
+/** A stream whose responses are decoded DiscoveryResponses (open()). */
 export type AdsStream = grpc.ClientDuplexStream<DiscoveryRequestObject, DiscoveryResponseMessage>;
+
+/** A stream whose responses come as their encoded bytes (openRaw(): the MCP receive worker decodes them). */
+export type RawAdsStream = grpc.ClientDuplexStream<DiscoveryRequestObject, Buffer>;
 
 export function usesTls(address: string, tls: boolean | 'auto'): boolean {
   return tls === 'auto' ? !address.endsWith(':15010') : tls;
@@ -76,7 +80,19 @@ export class AdsTransport {
   }
 
   /** Opens a new stream (re-using the channel unless the root certificate changed). Rejects on file errors. */
-  async open(): Promise<AdsStream> {
+  open(): Promise<AdsStream> {
+    const { DiscoveryResponse } = this.protos;
+    return this.openWith((buf) => DiscoveryResponse.decode(buf) as DiscoveryResponseMessage);
+  }
+
+  /** As open(), the responses left encoded: the bytes grpc-js gathered, handed over as they are (receiver.ts). */
+  openRaw(): Promise<RawAdsStream> {
+    return this.openWith((buf) => buf);
+  }
+
+  private async openWith<T>(
+    deserialize: (buf: Buffer) => T,
+  ): Promise<grpc.ClientDuplexStream<DiscoveryRequestObject, T>> {
     const tls = this.tls;
     const rootCert =
       tls && this.options.rootCertFile ? await this.read(this.options.rootCertFile) : undefined;
@@ -92,11 +108,11 @@ export class AdsTransport {
     }
     const metadata = new grpc.Metadata();
     if (token) metadata.set('authorization', `Bearer ${token}`);
-    const { DiscoveryRequest, DiscoveryResponse } = this.protos;
-    return this.client.makeBidiStreamRequest<DiscoveryRequestObject, DiscoveryResponseMessage>(
+    const { DiscoveryRequest } = this.protos;
+    return this.client.makeBidiStreamRequest<DiscoveryRequestObject, T>(
       ADS_METHOD,
       (req) => Buffer.from(DiscoveryRequest.encode(DiscoveryRequest.fromObject(req)).finish()),
-      (buf) => DiscoveryResponse.decode(buf) as DiscoveryResponseMessage,
+      deserialize,
       metadata,
     );
   }

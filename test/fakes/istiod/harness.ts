@@ -1,6 +1,6 @@
 import { after } from 'node:test';
 // Test wiring: a fake istiod, a ConfigStore with an event recorder, and an McpClient on a manual clock.
-import { McpClient, type McpClientOptions } from '../../../src/controller/mcp/client.ts';
+import { McpClient, type McpClientDeps, type McpClientOptions } from '../../../src/controller/mcp/client.ts';
 import type { McpStatusSnapshot } from '../../../src/controller/mcp/status.ts';
 import { ConfigStore } from '../../../src/controller/store.ts';
 import { silentLogger } from '../../../src/util/logger.ts';
@@ -25,6 +25,7 @@ export async function startPair(
   fakeOptions: FakeIstiodOptions = {},
   clientOptions: Partial<McpClientOptions> = {},
   setup?: (fake: FakeIstiod) => void,
+  deps: Partial<McpClientDeps> = {},
 ): Promise<Pair> {
   const fake = await FakeIstiod.start(fakeOptions);
   setup?.(fake);
@@ -42,7 +43,7 @@ export async function startPair(
       backoff: { random: () => 0.5 },
       ...clientOptions,
     },
-    { store, logger: silentLogger, clock },
+    { store, logger: silentLogger, clock, ...deps },
   );
   return {
     fake,
