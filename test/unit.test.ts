@@ -128,6 +128,7 @@ import './proxy-status/waypoint.test.ts';
 import './proxy-status/wire.test.ts';
 import './reconcile/diff.test.ts';
 import './reconcile/dir-sink.test.ts';
+import './reconcile/existing-known.test.ts';
 import './reconcile/incremental-differential.test.ts';
 import './reconcile/incremental-plan.test.ts';
 import './reconcile/managed-cache.test.ts';

@@ -17,7 +17,7 @@
 import { objectKey } from '../kit/owned-content.ts';
 import type { ExistingObject } from './diff.ts';
 import type { CacheTracker, ManagedCache } from './managed-cache.ts';
-import type { EnvoyFilterSink } from './sink.ts';
+import type { EnvoyFilterSink, KnownObjects } from './sink.ts';
 import { Slicer } from '../util/slices.ts';
 
 /** What a run plans against. */
@@ -45,12 +45,16 @@ interface BackgroundList {
 export class ExistingReader {
   private listDue = true;
   private background: BackgroundList | undefined;
+  /** The cached objects, for a list to take the spec hash of an object at an unchanged resourceVersion. */
+  private readonly known: KnownObjects | undefined;
 
   constructor(
     private readonly sink: EnvoyFilterSink,
     private readonly cache: ManagedCache | undefined,
     private readonly o: ExistingReaderOptions = {},
-  ) {}
+  ) {
+    this.known = cache ? (kind, namespace, name) => cache.get(kind, namespace, name) : undefined;
+  }
 
   /** The next read lists (a write failed: the cache may be behind). A background list in flight is dropped. */
   listNext(): void {
@@ -72,7 +76,7 @@ export class ExistingReader {
     this.background = job;
     // Called from a microtask: a sink that throws instead of rejecting is handled the same way.
     Promise.resolve()
-      .then(() => this.sink.list())
+      .then(() => this.sink.list(this.known))
       .then(
         (listed) => {
           if (this.background !== job) return;
@@ -113,7 +117,7 @@ export class ExistingReader {
       }
     }
     this.dropBackground();
-    const existing = await this.sink.list();
+    const existing = await this.sink.list(this.known);
     slicer.restart();
     if (cache) {
       this.listDue = true; // until the cache holds the whole list

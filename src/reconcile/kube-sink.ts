@@ -41,7 +41,7 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
 
   return {
     name: 'kubernetes',
-    async list() {
+    async list(known) {
       const out: ExistingObject[] = [];
       for (const kind of kinds) {
         // Paged (limit/continue) to spare a real API server.
@@ -60,8 +60,14 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
         } catch (err) {
           throw kubeSinkError(`list ${PLURALS[kind]}`, err);
         }
+        const knownHash = known
+          ? (namespace: string, name: string, resourceVersion: string) => {
+              const e = known(kind, namespace, name);
+              return e?.resourceVersion === resourceVersion ? e.specHash : undefined;
+            }
+          : undefined;
         await new Slicer(options.slices).each(items, (item) => {
-          const e = toExisting(kind, item);
+          const e = toExisting(kind, item, knownHash);
           if (e) out.push(e);
         });
       }

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { specHash } from '../../src/kit/owned-content.ts';
 import { createKubeSink } from '../../src/reconcile/kube-sink.ts';
 
 const item = (name: string) => ({
@@ -69,6 +70,34 @@ describe('kube sink', () => {
     assert.equal(efLists.length, 2);
     assert.ok(efLists.every((s) => s.includes('labelSelector=manager%3DAeraki') && s.includes('limit=2')));
     assert.ok(efLists[1]?.includes('continue=p2'));
+  });
+
+  it('takes the spec hash of an object known at the same resourceVersion, and hashes the others', async () => {
+    const computed = specHash({ configPatches: [] });
+    const asked: string[] = [];
+    const list = await createKubeSink(kc(), { pageSize: 2 }).list((kind, namespace, name) => {
+      asked.push(`${kind}/${namespace}/${name}`);
+      // 'a' is known at the listed resourceVersion, 'b' at an older one, 'c' not at all.
+      if (name === 'c') return undefined;
+      return {
+        kind,
+        namespace,
+        name,
+        resourceVersion: name === 'a' ? '5' : '4',
+        labels: {},
+        annotations: {},
+        specHash: 'hash-of-a-at-5',
+      };
+    });
+    assert.deepEqual(
+      list.map((e) => [e.name, e.specHash]),
+      [
+        ['a', 'hash-of-a-at-5'],
+        ['b', computed],
+        ['c', computed],
+      ],
+    );
+    assert.ok(asked.includes('EnvoyFilter/istio-system/a'));
   });
 
   it('maps AlreadyExists on create to a terminal SinkError', async () => {

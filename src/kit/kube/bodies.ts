@@ -34,21 +34,35 @@ function stringMap(v: unknown): Readonly<Record<string, string>> {
  * The fields of a listed item the reconciler needs; undefined for malformed items. The spec is read as its hash
  * (kit/owned-content.ts specHash); an item reduced by `existingFields` carries that hash in place of its spec.
  */
-export function toExisting<K extends string>(kind: K, item: unknown): ExistingBody<K> | undefined {
+export function toExisting<K extends string>(
+  kind: K,
+  item: unknown,
+  knownHash?: KnownSpecHash,
+): ExistingBody<K> | undefined {
   if (!isPlainObject(item) || !isPlainObject(item['metadata'])) return undefined;
   const m = item['metadata'];
   if (typeof m['name'] !== 'string') return undefined;
+  const namespace = typeof m['namespace'] === 'string' ? m['namespace'] : '';
+  const resourceVersion = typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '';
   const reduced = item[SPEC_HASH_FIELD];
+  const known = resourceVersion === '' ? undefined : knownHash?.(namespace, m['name'], resourceVersion);
   return {
     kind,
-    namespace: typeof m['namespace'] === 'string' ? m['namespace'] : '',
+    namespace,
     name: m['name'],
-    resourceVersion: typeof m['resourceVersion'] === 'string' ? m['resourceVersion'] : '',
+    resourceVersion,
     labels: stringMap(m['labels']),
     annotations: stringMap(m['annotations']),
-    specHash: typeof reduced === 'string' ? reduced : specHash(item['spec'] ?? {}),
+    specHash: typeof reduced === 'string' ? reduced : (known ?? specHash(item['spec'] ?? {})),
   };
 }
+
+/**
+ * The spec hash already taken of the object `namespace/name` at `resourceVersion`, if any: an object's content is
+ * the same at the same resourceVersion (the API server gives every write a new one), so a list of 30,000 objects
+ * most of which are cached need not stringify and hash their specs again.
+ */
+export type KnownSpecHash = (namespace: string, name: string, resourceVersion: string) => string | undefined;
 
 /** The field of an `existingFields` object that holds its spec's hash. */
 const SPEC_HASH_FIELD = 'specHash';
