@@ -13,7 +13,7 @@ import type { DesiredChanges } from '../kit/incremental/desired-changes.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { objectKey } from '../kit/owned-content.ts';
 import { diff, diffSliced, type DiffOptions, type ExistingObject, type Plan } from './diff.ts';
-import type { Slicer } from '../util/slices.ts';
+import { runToEnd, type Slicer } from '../util/slices.ts';
 import type { ManagedCache, ObjectRefKey } from './managed-cache.ts';
 
 export interface ChangedScope {
@@ -38,7 +38,7 @@ export function planChanged(
   scope: ChangedScope,
   options: DiffOptions,
 ): Plan {
-  const { desired, existing } = changedPairs(changes, cache, scope);
+  const { desired, existing } = runToEnd(changedPairs(changes, cache, scope));
   return diff(desired, existing, options);
 }
 
@@ -47,23 +47,23 @@ export function planChanged(
  * run after a sync, a MeshConfig change) compares tens of thousands of objects. The objects compared are taken
  * before the first yield; what changes meanwhile is in the next run's change sets.
  */
-export function planChangedSliced(
+export async function planChangedSliced(
   changes: DesiredChanges,
   cache: ManagedCache,
   scope: ChangedScope,
   options: DiffOptions,
   slicer: Slicer,
 ): Promise<Plan> {
-  const { desired, existing } = changedPairs(changes, cache, scope);
+  const { desired, existing } = await slicer.run(changedPairs(changes, cache, scope));
   return diffSliced(desired, existing, options, slicer);
 }
 
-/** Both sides of every key the scope can touch. */
-function changedPairs(
+/** Both sides of every key the scope can touch: a pass (util/slices.ts) that may pause after each source. */
+function* changedPairs(
   changes: DesiredChanges,
   cache: ManagedCache,
   scope: ChangedScope,
-): { desired: OutputObject[]; existing: ExistingObject[] } {
+): Generator<void, { desired: OutputObject[]; existing: ExistingObject[] }, undefined> {
   const desired = new Map<string, OutputObject>();
   const existing = new Map<string, ExistingObject>();
   const add = (kind: OutputObject['kind'], namespace: string, name: string): void => {
@@ -78,8 +78,12 @@ function changedPairs(
   for (const source of scope.sources) {
     for (const d of changes.objectsOf(source)) add(d.kind, d.metadata.namespace, d.metadata.name);
     cache.bySource(source).forEach(addExisting);
+    yield;
   }
   cache.bySource('').forEach(addExisting);
-  scope.existingChanged.forEach(addExisting);
+  for (const e of scope.existingChanged) {
+    addExisting(e);
+    yield;
+  }
   return { desired: [...desired.values()], existing: [...existing.values()] };
 }
