@@ -32,6 +32,7 @@ import {
 import type { StatusPort } from './kube.ts';
 import { newEvents } from './plan.ts';
 import { StatusPlanner, type StatusInputs } from './planner.ts';
+import { Slicer, SlicesStopped, type SliceOptions } from '../util/slices.ts';
 import type { EventSpec } from './types.ts';
 
 export type { StatusInputs } from './planner.ts';
@@ -57,6 +58,8 @@ export interface StatusControllerOptions extends LoopControllerSettings<StatusRu
   readonly apply: ApplyWrites;
   /** Read once per run. */
   readonly inputs: () => StatusInputs;
+  /** How the plan yields to the loop (util/slices.ts; tests inject a clock and a yield). */
+  readonly slices?: SliceOptions;
 }
 
 interface StatusWrite extends WriteOp {
@@ -127,7 +130,20 @@ export class StatusController extends LoopController<StatusRunReport> {
     const listError = await this.readTargets();
     if (listError) return { ...EMPTY, listError };
     const now = new Date(this.clock.now());
-    const plan = this.planner.plan(this.o.inputs(), now.toISOString().replace(/\.\d+Z$/, 'Z'));
+    // In slices that yield to the loop (a full plan of 5,000 MetaRouters, or a resync's check of each); a stop
+    // during a yield abandons the run before any write.
+    const slicer = new Slicer({ ...this.o.slices, stopped: () => this.loop.stopped });
+    let plan;
+    try {
+      plan = await this.planner.planSliced(
+        this.o.inputs(),
+        now.toISOString().replace(/\.\d+Z$/, 'Z'),
+        slicer,
+      );
+    } catch (err) {
+      if (err instanceof SlicesStopped) return { ...EMPTY, interrupted: true };
+      throw err;
+    }
     const current = new Set(plan.events.map((e) => e.key));
     for (const key of this.reported) if (!current.has(key)) this.reported.delete(key);
     const port = this.o.port;

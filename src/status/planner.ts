@@ -38,6 +38,7 @@ import {
   type TargetContext,
 } from './planner-target.ts';
 import { ServiceEntryIndex, hostLabel } from './planner-index.ts';
+import { runToEnd, type Slicer } from '../util/slices.ts';
 import type { EventSpec, StatusInputs, StatusPatch, StatusTarget, TargetChanges } from './types.ts';
 
 export type { StatusInputs, TargetChanges } from './types.ts';
@@ -156,17 +157,33 @@ export class StatusPlanner {
 
   /** The status writes due and the current Events, planning again what changed since the last call. */
   plan(inputs: StatusInputs, now: string): StatusPlan {
+    return runToEnd(this.planSteps(inputs, now));
+  }
+
+  /**
+   * `plan` in `slicer`'s slices (util/slices.ts): a full plan (the first run, a MeshConfig change) or a resync's
+   * check of every target yields to the loop every slice. Only the controller's runs touch the planner, and they
+   * never overlap, so nothing changes it between slices; a pass abandoned at a yield (SlicesStopped) leaves the
+   * keys it had not planned dirty, and planning a key twice gives the same plan.
+   */
+  planSliced(inputs: StatusInputs, now: string, slicer: Slicer): Promise<StatusPlan> {
+    return slicer.run(this.planSteps(inputs, now));
+  }
+
+  private *planSteps(inputs: StatusInputs, now: string): Generator<void, StatusPlan, undefined> {
     this.readInputs(inputs);
     if (this.everything) {
       addAll(this.dirty, this.entries.keys());
       this.ses.forget();
       this.eventsStale = true;
       this.everything = false;
-    } else if (this.verify) this.verifyAll(inputs.view);
+    } else if (this.verify) {
+      yield* this.verifyAll(inputs.view);
+    }
     this.verify = false;
     addAll(this.dirty, this.due);
     this.planned = 0;
-    if (this.dirty.size > 0) this.planDirty(inputs, now);
+    if (this.dirty.size > 0) yield* this.planDirty(inputs, now);
     if (this.eventsStale) {
       this.problemEvents = planEvents(inputs, (key) => this.entries.get(key)?.target.uid);
       this.eventRefs = new Set(this.problemEvents.map((e) => refKey(e.ref)));
@@ -306,7 +323,7 @@ export class StatusPlanner {
    * After a fresh list: a target whose store object or rejection, or (a MetaRouter) whose ServiceEntries or the
    * MetaRouter used for its host, is not the one it was planned from is dirty (an event missed).
    */
-  private verifyAll(view: ConfigView): void {
+  private *verifyAll(view: ConfigView): Generator<void, void, undefined> {
     this.ses.forget();
     this.listenerStale = true;
     for (const [key, e] of this.entries) {
@@ -314,6 +331,7 @@ export class StatusPlanner {
       const object = view.get(kind as ConfigObject['kind'], namespace, name);
       if (object !== e.object || this.rejectedByKey.get(key) !== e.rejection) this.dirty.add(key);
       else if (object?.kind === 'MetaRouter' && !this.sameServing(object, e, view)) this.dirty.add(key);
+      yield;
     }
   }
 
@@ -327,7 +345,7 @@ export class StatusPlanner {
     );
   }
 
-  private planDirty(inputs: StatusInputs, now: string): void {
+  private *planDirty(inputs: StatusInputs, now: string): Generator<void, void, undefined> {
     const ctx: TargetContext = {
       inputs,
       now,
@@ -356,6 +374,7 @@ export class StatusPlanner {
       }
       if (due) this.due.add(key);
       else this.due.delete(key);
+      yield;
     }
     this.dirty.clear();
   }

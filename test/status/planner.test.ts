@@ -14,6 +14,7 @@ import type { ConfigEvent } from '../../src/model/view.ts';
 import { refKey } from '../../src/status/conditions.ts';
 import { planStatus, type StatusPlan } from '../../src/status/plan.ts';
 import { StatusPlanner } from '../../src/status/planner.ts';
+import { Slicer, SlicesStopped } from '../../src/util/slices.ts';
 import type { StatusInputs, StatusTarget } from '../../src/status/types.ts';
 import { gateway, metaRouter, serviceEntry, storeOf } from '../support/builders.ts';
 
@@ -329,5 +330,55 @@ describe('status/planner: plans what changed', () => {
     );
     assert.deepEqual(only(again), [refKey(REF)]);
     assert.equal(h.planner.planned, 1);
+  });
+});
+
+describe('status/planner: in slices', () => {
+  it('a full plan and a resync check yield to the loop, and plan what one stretch plans', async () => {
+    const sliced = harness();
+    const whole = harness();
+    const inputsOf = (h: ReturnType<typeof harness>): StatusInputs => ({
+      view: h.store,
+      rejected: h.store.rejected(),
+      issues: [],
+      routeAcks: h.state.acks,
+      changes: [],
+    });
+    let ticks = 0;
+    let yields = 0;
+    // A slice clock that moves one tick per read: a slice ends after three reads.
+    const slicer = new Slicer({
+      sliceMs: 3,
+      now: () => ticks++,
+      yieldNow: () => {
+        yields++;
+        return new Promise<void>((resolve) => setImmediate(resolve));
+      },
+    });
+    const plan = await sliced.planner.planSliced(inputsOf(sliced), NOW, slicer);
+    assert.ok(yields > 0, 'the full plan yielded');
+    assert.deepEqual(plan, whole.planner.plan(inputsOf(whole), NOW));
+    assert.equal(sliced.planner.planned, 11);
+    // A resync list: every target checked again, in slices too.
+    sliced.planner.listed([...sliced.api.values()], true);
+    const before = yields;
+    await sliced.planner.planSliced(inputsOf(sliced), NOW, slicer);
+    assert.ok(yields > before, 'the resync check yielded');
+  });
+
+  it('a pass abandoned at a yield leaves what it had not planned to the next run', async () => {
+    const h = harness();
+    let ticks = 0;
+    const stopping = new Slicer({ sliceMs: 3, now: () => ticks++, stopped: () => true });
+    await assert.rejects(
+      h.planner.planSliced(
+        { view: h.store, rejected: [], issues: [], routeAcks: h.state.acks, changes: [] },
+        NOW,
+        stopping,
+      ),
+      SlicesStopped,
+    );
+    const plan = h.run();
+    assert.equal(plan.patches.length, 11, 'every target planned by the next run');
   });
 });
