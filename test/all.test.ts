@@ -291,5 +291,6 @@ import './xds-rds/python.test.ts';
 import './xds-rds/routes.test.ts';
 import './xds-rds/server.test.ts';
 import './xds-rds/shutdown.test.ts';
+import './xds-rds/snapshot-entries.test.ts';
 import './xds-rds/source.test.ts';
 import './xds-rds/streams.test.ts';
