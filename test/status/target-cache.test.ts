@@ -6,6 +6,8 @@ import { aerakiResources } from '../../src/controller/kube/resources.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
 import { StatusController } from '../../src/status/controller.ts';
 import { CustomObjectsApi } from '@kubernetes/client-node';
+import { KubeSource } from '../../src/controller/kube/sources.ts';
+import { ConfigStore } from '../../src/controller/store.ts';
 import { configFields } from '../../src/controller/kube/config-fields.ts';
 import { InformerHub, type KubeInformers, type WatchSpec } from '../../src/kit/kube/informer-hub.ts';
 import {
@@ -360,5 +362,25 @@ describe('status/target-cache: the shared informer holds what its readers read',
       toStatusTarget('MetaRouter', api.get(MR, 'shop', 'applied')),
     );
     await config.stop();
+  });
+
+  it('started before the config source, the status cache leaves the config source its fields', async () => {
+    seedApplied('applied');
+    const hub = new InformerHub({ kc: fakeKubeConfig(api), minWatchIntervalMs: 0, logger: silentLogger });
+    const config = new ConfigStore({ rootNamespace: 'istio-system', kinds: createPluginKinds() });
+    const source = new KubeSource({
+      kc: fakeKubeConfig(api),
+      informers: hub,
+      kinds: createPluginKinds(),
+      store: config,
+      rootNamespace: 'istio-system',
+      minWatchIntervalMs: 0,
+      logger: silentLogger,
+    });
+    await wired({ informers: hub }); // started: its informers run
+    await source.start();
+    await source.whenSynced();
+    assert.deepEqual(config.get('MetaRouter', 'shop', 'applied')?.spec.hosts, [HOST]);
+    await source.stop();
   });
 });
