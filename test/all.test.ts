@@ -132,6 +132,7 @@ import './kit/certs/extra-roots.test.ts';
 import './kit/controller-loop.test.ts';
 import './kit/debounce.test.ts';
 import './kit/diff.test.ts';
+import './kit/incremental/key-table.test.ts';
 import './kit/kube/bodies.test.ts';
 import './kit/kube/discovery.test.ts';
 import './kit/kube/informer-hub.test.ts';
