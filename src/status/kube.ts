@@ -7,7 +7,13 @@
  * (target-cache.ts, watch-fed) `list()` answers from it once it is ready, and every listed object and every patch
  * answer is recorded there.
  */
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import {
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../model/constants.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import { refString, type ObjectRef } from '../model/result.ts';
@@ -92,6 +98,28 @@ export function toStatusTarget(kind: ConfigKind, item: unknown): StatusTarget | 
     uid: text(m['uid']),
     status: statusOf(item['status']),
   };
+}
+
+/**
+ * The status target cache's reducer (kit/kube/informer-hub.ts SubscribeOptions.reduce): what `toStatusTarget` and
+ * the cache (resourceVersion) read, so the shared informer of a status kind holds no `managedFields`, annotations
+ * or spec for the status controller (the config source's reducer keeps the spec it parses). Kept as served:
+ * `metadata.name`, `namespace`, `generation`, `uid`, `resourceVersion`, and `status`.
+ */
+export function statusFields(obj: KubernetesObject): KubernetesObject {
+  if (!isPlainObject(obj)) return obj;
+  const m = isPlainObject(obj.metadata) ? obj.metadata : {};
+  const status = obj['status'];
+  return {
+    metadata: {
+      ...(m.name !== undefined ? { name: m.name } : {}),
+      ...(m.namespace !== undefined ? { namespace: m.namespace } : {}),
+      ...(m.generation !== undefined ? { generation: m.generation } : {}),
+      ...(m.uid !== undefined ? { uid: m.uid } : {}),
+      ...(m.resourceVersion !== undefined ? { resourceVersion: m.resourceVersion } : {}),
+    },
+    ...(status !== undefined ? { status } : {}),
+  } as KubernetesObject;
 }
 
 /** A stable Event name: the object's name and a hash of what the Event says (so a re-create finds it). */

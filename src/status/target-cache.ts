@@ -22,7 +22,7 @@ import { informersOf, type KubeInformers, type Subscription } from '../kit/kube/
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
 import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
-import { toStatusTarget, type StatusResource } from './kube.ts';
+import { statusFields, toStatusTarget, type StatusResource } from './kube.ts';
 import type { StatusTarget } from './types.ts';
 import type { ObjectRef } from '../model/result.ts';
 
@@ -175,7 +175,8 @@ export class StatusTargetCache {
           objects?.clear();
         },
       },
-      { announce: false }, // the config source reads the same kinds and says so
+      // The config source reads the same kinds and says so; the cache holds what toStatusTarget reads.
+      { announce: false, reduce: statusFields },
     );
     return informer;
   }

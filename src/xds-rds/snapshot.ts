@@ -15,9 +15,8 @@ export interface EncodedResource {
   readonly name: string;
   /** Hex content hash (16 characters) of the proto3 JSON. */
   readonly version: string;
+  /** The route as built (the route builder's own object, shared: not a copy). */
   readonly json: RouteConfigurationJson;
-  /** JSON.stringify of `json`: the builder emits keys in a fixed order, so equal content gives equal text. */
-  readonly text: string;
   /** `DiscoveryResponse.resources` entry: tag 2 + length + Any{type_url, value}. */
   readonly sotwEntry: Buffer;
   /** `DeltaDiscoveryResponse.resources` entry: tag 2 + length + Resource{version, resource: Any, name}. */
@@ -51,12 +50,19 @@ function lengthDelimited(fieldNumber: number, bytes: Uint8Array): Uint8Array {
   return w.finish();
 }
 
+/**
+ * The content version of a route: the hash of its JSON text (the builder emits keys in a fixed order, so equal
+ * content gives equal text). The text itself is not held: a resource's version says whether new content is its own.
+ */
+export function contentVersion(json: RouteConfigurationJson): string {
+  return sha256Hex(JSON.stringify(json)).slice(0, 16);
+}
+
 export function encodeResource(
   json: RouteConfigurationJson,
-  text: string = JSON.stringify(json),
+  version: string = contentVersion(json),
   protos: RdsProtos = loadRdsProtos(),
 ): EncodedResource {
-  const version = sha256Hex(text).slice(0, 16);
   const msg = protos.RouteConfiguration.fromObject(
     proto3JsonToObject(protos.RouteConfiguration, json) as Record<string, unknown>,
   );
@@ -78,7 +84,6 @@ export function encodeResource(
     version,
     digest: BigInt(`0x${sha256Hex(`${json.name}@${version}`).slice(0, 16)}`),
     json,
-    text,
     sotwEntry: sotwEntry!,
     deltaEntry: deltaEntry!,
   };
@@ -102,14 +107,14 @@ export function nextSnapshot(
     if (old !== undefined) resources.set(name, old);
   }
   for (const json of [...routes].sort((a, b) => compareStrings(a.name, b.name))) {
-    // Unchanged content is recognised by its text (no hashing, no encoding); only changes are hashed and encoded.
-    const text = JSON.stringify(json);
+    // Unchanged content is recognised by its version (no encoding); only changes are encoded.
+    const version = contentVersion(json);
     const old = previous.resources.get(json.name);
-    if (old !== undefined && old.text === text) {
+    if (old !== undefined && old.version === version) {
       resources.set(json.name, old);
       continue;
     }
-    const enc = encodeResource(json, text);
+    const enc = encodeResource(json, version);
     if (stats) {
       stats.resourceEncodes++;
       stats.resourceBytes += enc.sotwEntry.length + enc.deltaEntry.length;
@@ -159,9 +164,9 @@ export function patchSnapshot(
       if (old !== undefined && !changes.isHeld(name)) updates.set(name, undefined);
       continue;
     }
-    const text = JSON.stringify(json);
-    if (old !== undefined && old.text === text) continue;
-    const enc = encodeResource(json, text);
+    const version = contentVersion(json);
+    if (old !== undefined && old.version === version) continue;
+    const enc = encodeResource(json, version);
     if (stats) {
       stats.resourceEncodes++;
       stats.resourceBytes += enc.sotwEntry.length + enc.deltaEntry.length;

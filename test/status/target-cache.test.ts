@@ -5,7 +5,17 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { aerakiResources } from '../../src/controller/kube/resources.ts';
 import { applyWrites } from '../../src/kit/apply.ts';
 import { StatusController } from '../../src/status/controller.ts';
-import { createKubeStatusPort, type StatusResource } from '../../src/status/kube.ts';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { KubeSource } from '../../src/controller/kube/sources.ts';
+import { ConfigStore } from '../../src/controller/store.ts';
+import { configFields } from '../../src/controller/kube/config-fields.ts';
+import { InformerHub, type KubeInformers, type WatchSpec } from '../../src/kit/kube/informer-hub.ts';
+import {
+  createKubeStatusPort,
+  statusFields,
+  toStatusTarget,
+  type StatusResource,
+} from '../../src/status/kube.ts';
 import { StatusTargetCache } from '../../src/status/target-cache.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
@@ -66,12 +76,18 @@ const store = storeOf([
 
 /** A started cache and a status controller whose port reads from it; resolves once the cache is ready. */
 async function wired(
-  o: { resources?: readonly StatusResource[]; resyncMs?: number; on?: FakeKubeApiServer } = {},
+  o: {
+    resources?: readonly StatusResource[];
+    resyncMs?: number;
+    on?: FakeKubeApiServer;
+    informers?: KubeInformers;
+  } = {},
 ): Promise<{ cache: StatusTargetCache; controller: StatusController }> {
   const kc = fakeKubeConfig(o.on ?? api);
   const resources = o.resources ?? AERAKI_RESOURCES;
   const cache: StatusTargetCache = new StatusTargetCache({
     kc,
+    ...(o.informers ? { informers: o.informers } : {}),
     resources,
     onChange: () => {
       changes++;
@@ -264,5 +280,107 @@ describe('status/target-cache: the status controller reads a watch, not a list p
       AERAKI_RESOURCES.map((r) => r.plural),
     );
     assert.equal(statusWrites().length, 0, 'the resync found nothing to write');
+  });
+});
+
+describe('status/target-cache: the shared informer holds what its readers read', () => {
+  /** A MetaRouter as a kubectl apply writes it: managedFields, the last-applied annotation, a spec, a status. */
+  function seedApplied(name: string): void {
+    api.seed({
+      apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+      kind: 'MetaRouter',
+      metadata: {
+        name,
+        namespace: 'shop',
+        generation: 3,
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"kind":"MetaRouter"}' },
+        managedFields: [
+          {
+            manager: 'kubectl',
+            operation: 'Apply',
+            apiVersion: 'metaprotocol.aeraki.io/v1alpha1',
+            time: '2026-01-01T00:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': {} },
+          },
+        ],
+      },
+      spec: { hosts: [HOST], routes: [{ route: [{ destination: { host: HOST } }] }] },
+      status: { observedGeneration: 2, conditions: [{ type: 'Accepted', status: 'False', reason: 'Old' }] },
+    });
+  }
+  const metaRouters: WatchSpec = {
+    kind: 'MetaRouter',
+    resource: { group: 'metaprotocol.aeraki.io', version: 'v1alpha1', plural: 'metarouters' },
+    path: '/apis/metaprotocol.aeraki.io/v1alpha1/metarouters',
+    list: async () =>
+      (await fakeKubeConfig(api).makeApiClient(CustomObjectsApi).listClusterCustomObject({
+        group: 'metaprotocol.aeraki.io',
+        version: 'v1alpha1',
+        plural: 'metarouters',
+      })) as never,
+  };
+  const ignore = { upsert: () => undefined, delete: () => undefined };
+
+  it('with the status reader alone, the cache holds no spec, annotations or managedFields', async () => {
+    seedApplied('applied');
+    const hub = new InformerHub({ kc: fakeKubeConfig(api), minWatchIntervalMs: 0, logger: silentLogger });
+    // A second reader with the same reducer sees the cache as it is.
+    const reader = hub.subscribe(metaRouters, ignore, { reduce: statusFields });
+    const { cache } = await wired({ informers: hub });
+    reader.start();
+    await reader.whenSynced();
+    const held = reader.objects().find((o) => o.metadata?.name === 'applied') as any;
+    assert.deepEqual(Object.keys(held).sort(), ['metadata', 'status']);
+    assert.deepEqual(Object.keys(held.metadata).sort(), [
+      'generation',
+      'name',
+      'namespace',
+      'resourceVersion',
+      'uid',
+    ]);
+    // The targets are those of the whole objects.
+    const whole = api.get(MR, 'shop', 'applied');
+    assert.deepEqual(cache.get('MetaRouter', 'shop', 'applied'), toStatusTarget('MetaRouter', whole));
+    await reader.stop();
+  });
+
+  it('with the config source too, the cache holds the spec and status but no managedFields; targets alike', async () => {
+    seedApplied('applied');
+    const hub = new InformerHub({ kc: fakeKubeConfig(api), minWatchIntervalMs: 0, logger: silentLogger });
+    const config = hub.subscribe(metaRouters, ignore, { reduce: configFields });
+    const { cache } = await wired({ informers: hub });
+    config.start();
+    await config.whenSynced();
+    const held = config.objects().find((o) => o.metadata?.name === 'applied') as any;
+    assert.deepEqual(held.spec, api.get(MR, 'shop', 'applied')?.['spec']);
+    assert.equal(held.status.observedGeneration, 2);
+    assert.equal(held.metadata.managedFields, undefined);
+    assert.deepEqual(held.metadata.annotations, {});
+    assert.deepEqual(
+      cache.get('MetaRouter', 'shop', 'applied'),
+      toStatusTarget('MetaRouter', api.get(MR, 'shop', 'applied')),
+    );
+    await config.stop();
+  });
+
+  it('started before the config source, the status cache leaves the config source its fields', async () => {
+    seedApplied('applied');
+    const hub = new InformerHub({ kc: fakeKubeConfig(api), minWatchIntervalMs: 0, logger: silentLogger });
+    const config = new ConfigStore({ rootNamespace: 'istio-system', kinds: createPluginKinds() });
+    const source = new KubeSource({
+      kc: fakeKubeConfig(api),
+      informers: hub,
+      kinds: createPluginKinds(),
+      store: config,
+      rootNamespace: 'istio-system',
+      minWatchIntervalMs: 0,
+      logger: silentLogger,
+    });
+    await wired({ informers: hub }); // started: its informers run
+    await source.start();
+    await source.whenSynced();
+    assert.deepEqual(config.get('MetaRouter', 'shop', 'applied')?.spec.hosts, [HOST]);
+    await source.stop();
   });
 });

@@ -18,7 +18,7 @@ const SEED = Number(process.env['DIFF_SEED'] ?? 22);
 function snapshotText(s: Snapshot): string {
   return JSON.stringify({
     version: s.version,
-    resources: [...s.resources.values()].map((r) => [r.name, r.text]),
+    resources: [...s.resources.values()].map((r) => [r.name, JSON.stringify(r.json)]),
   });
 }
 

@@ -123,6 +123,8 @@ export class KubeSource {
   private readonly informers: Subscription[] = [];
   /** The ambient inputs' subscriptions, made at construction (see the constructor). */
   private readonly ambientInformers: Subscription[] = [];
+  /** The Aeraki kinds' informers, subscribed in the constructor (see there). */
+  private readonly aerakiInformers: Subscription[] = [];
   private readonly hub: KubeInformers;
   private readonly parseOptions: ParseOptions;
   private readonly secrets: SecretReader;
@@ -155,6 +157,11 @@ export class KubeSource {
       clock: this.clock,
       logger: options.logger,
     });
+    // The Aeraki kinds too: the status target cache (status/target-cache.ts) reads them with a reducer of its own and
+    // may start first.
+    if (options.aeraki ?? true) {
+      for (const r of aerakiResources(options.kinds)) this.aerakiInformers.push(this.crdInformer(r));
+    }
     // Subscribed now, before anything starts: the Namespaces' informer is shared with readers that start earlier
     // (the bootstrap controller, the registries), and a reader joining a running informer must not need fields
     // the others' reductions drop (kit/kube/informer-hub.ts).
@@ -202,7 +209,6 @@ export class KubeSource {
 
   private async startAll(): Promise<void> {
     const resources: KindResource[] = [];
-    if (this.o.aeraki ?? true) resources.push(...aerakiResources(this.o.kinds));
     const istio = this.o.istio ?? false;
     if (istio !== false) {
       this.istioVersion = istio === 'auto' ? await this.detectWithRetry() : istio;
@@ -210,6 +216,7 @@ export class KubeSource {
       this.log.info('reading Istio config from the Kubernetes API', { version: this.istioVersion });
       resources.push(...istioResources(this.istioVersion));
     }
+    this.informers.push(...this.aerakiInformers);
     for (const r of resources) this.informers.push(this.crdInformer(r));
     if (this.o.services ?? false) this.informers.push(this.serviceInformer());
     if (this.o.aeraki ?? true) {

@@ -14,6 +14,7 @@ import { normalizeHost } from '../../model/names.ts';
 import type { ConfigObject } from '../../model/objects.ts';
 import type { ObjectRef } from '../../model/result.ts';
 import type { ConfigEvent, ConfigView } from '../../model/view.ts';
+import { DEPENDENCY_KEYS, type KeyTable } from './key-table.ts';
 
 /** A ConfigView that tells about its changes: what incremental generation runs over (the ConfigStore is one). */
 export interface TrackedView extends ConfigView {
@@ -228,9 +229,13 @@ export class DependentUnits<V> {
    */
   private readonly unitsOf = new Map<string, string | Set<string>>();
 
+  /**
+   * `keys`: where the keys read are held once across instances (default: the process's table, key-table.ts).
+   */
   constructor(
     private readonly view: TrackedView,
     private readonly compute: (view: ConfigView, unit: string, deps: Set<string>) => V | undefined,
+    private readonly keys: KeyTable = DEPENDENCY_KEYS,
   ) {}
 
   get(unit: string): V | undefined {
@@ -265,8 +270,13 @@ export class DependentUnits<V> {
       this.forget(unit);
       if (now !== undefined) {
         this.values.set(unit, now);
-        this.depsOf.set(unit, [...deps]);
-        for (const d of deps) this.addReader(d, unit);
+        const held: string[] = [];
+        for (const d of deps) {
+          const key = this.keys.intern(d);
+          held.push(key);
+          this.addReader(key, unit);
+        }
+        this.depsOf.set(unit, held);
       }
       if (old !== undefined || now !== undefined) onChange(unit, old, now);
     }
@@ -279,7 +289,10 @@ export class DependentUnits<V> {
 
   private forget(unit: string): void {
     this.values.delete(unit);
-    for (const d of this.depsOf.get(unit) ?? []) this.removeReader(d, unit);
+    for (const d of this.depsOf.get(unit) ?? []) {
+      this.removeReader(d, unit);
+      this.keys.release(d);
+    }
     this.depsOf.delete(unit);
   }
 
