@@ -7,6 +7,7 @@
  */
 import type { ConfigObject, MeshConfig, ServiceEntry } from '../model/objects.ts';
 import type { ConfigView } from '../model/view.ts';
+import { runToEnd } from '../util/slices.ts';
 
 /** The first label of `host`, lower case: the bucket of the indexes. */
 export function hostLabel(host: string): string {
@@ -65,8 +66,23 @@ export class ServiceEntryIndex {
   }
 
   private build(view: ConfigView): Map<string, Map<string, ServiceEntry>> {
+    return runToEnd(this.buildSteps(view));
+  }
+
+  /**
+   * Builds the index now, as a pass that may pause after each ServiceEntry (util/slices.ts): a planner that checks
+   * every target (a resync) builds it first in its slices, instead of on the first lookup in one stretch.
+   */
+  *prepare(view: ConfigView): Generator<void, void, undefined> {
+    if (!this.byLabel) this.byLabel = yield* this.buildSteps(view);
+  }
+
+  private *buildSteps(view: ConfigView): Generator<void, Map<string, Map<string, ServiceEntry>>, undefined> {
     const out = new Map<string, Map<string, ServiceEntry>>();
-    for (const se of view.serviceEntries()) this.add(out, se);
+    for (const se of view.serviceEntries()) {
+      this.add(out, se);
+      yield;
+    }
     return out;
   }
 

@@ -175,6 +175,7 @@ export class StatusPlanner {
     if (this.everything) {
       addAll(this.dirty, this.entries.keys());
       this.ses.forget();
+      yield* this.ses.prepare(inputs.view);
       this.eventsStale = true;
       this.everything = false;
     } else if (this.verify) {
@@ -325,6 +326,7 @@ export class StatusPlanner {
    */
   private *verifyAll(view: ConfigView): Generator<void, void, undefined> {
     this.ses.forget();
+    yield* this.ses.prepare(view);
     this.listenerStale = true;
     for (const [key, e] of this.entries) {
       const { kind, namespace, name } = e.target.ref;
