@@ -6,12 +6,12 @@
  */
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { FIELD_MANAGER, ISTIO_GROUP, MANAGER_LABEL, MANAGER_VALUE } from '../model/constants.ts';
-import { listAllPages } from '../kit/kube/paged-list.ts';
+import { forEachPage } from '../kit/kube/paged-list.ts';
 import type { ExistingObject, ManagedKind } from './diff.ts';
 import { toExisting, updateBody } from '../kit/kube/bodies.ts';
 import { isNotFound, kubeSinkError } from '../kit/kube/errors.ts';
 import type { EnvoyFilterSink } from './sink.ts';
-import { Slicer, type SliceOptions } from '../util/slices.ts';
+import { Slicer, SlicesStopped, type SliceOptions } from '../util/slices.ts';
 
 const VERSION = 'v1alpha3';
 const PLURALS: Readonly<Record<ManagedKind, string>> = {
@@ -44,32 +44,38 @@ export function createKubeSink(kc: KubeConfig, options: KubeSinkOptions = {}): E
     async list(known) {
       const out: ExistingObject[] = [];
       for (const kind of kinds) {
-        // Paged (limit/continue) to spare a real API server.
-        let items: unknown[];
-        try {
-          items = await listAllPages((next) =>
-            api.listClusterCustomObject({
-              group: ISTIO_GROUP,
-              version: VERSION,
-              plural: PLURALS[kind],
-              labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE}`,
-              limit: options.pageSize ?? 500,
-              ...(next ? { _continue: next } : {}),
-            }),
-          );
-        } catch (err) {
-          throw kubeSinkError(`list ${PLURALS[kind]}`, err);
-        }
         const knownHash = known
           ? (namespace: string, name: string, resourceVersion: string) => {
               const e = known(kind, namespace, name);
               return e?.resourceVersion === resourceVersion ? e.specHash : undefined;
             }
           : undefined;
-        await new Slicer(options.slices).each(items, (item) => {
-          const e = toExisting(kind, item, knownHash);
-          if (e) out.push(e);
-        });
+        const slicer = new Slicer(options.slices);
+        // Paged (limit/continue) to spare a real API server; each page reduced as it arrives, so its parsed objects
+        // die young instead of 30,000 of them reaching the old generation before the last page.
+        try {
+          await forEachPage(
+            (next) =>
+              api.listClusterCustomObject({
+                group: ISTIO_GROUP,
+                version: VERSION,
+                plural: PLURALS[kind],
+                labelSelector: `${MANAGER_LABEL}=${MANAGER_VALUE}`,
+                limit: options.pageSize ?? 500,
+                ...(next ? { _continue: next } : {}),
+              }),
+            async (items) => {
+              slicer.restart();
+              await slicer.each(items, (item) => {
+                const e = toExisting(kind, item, knownHash);
+                if (e) out.push(e);
+              });
+            },
+          );
+        } catch (err) {
+          if (err instanceof SlicesStopped) throw err;
+          throw kubeSinkError(`list ${PLURALS[kind]}`, err);
+        }
       }
       return out;
     },

@@ -75,8 +75,12 @@ describe('kube sink', () => {
   it('takes the spec hash of an object known at the same resourceVersion, and hashes the others', async () => {
     const computed = specHash({ configPatches: [] });
     const asked: string[] = [];
+    const pagesAsked = () => seen.filter((x) => x.includes('/envoyfilters')).length;
+    const before = pagesAsked();
+    const pagesWhenAsked: number[] = [];
     const list = await createKubeSink(kc(), { pageSize: 2 }).list((kind, namespace, name) => {
       asked.push(`${kind}/${namespace}/${name}`);
+      if (kind === 'EnvoyFilter') pagesWhenAsked.push(pagesAsked() - before);
       // 'a' is known at the listed resourceVersion, 'b' at an older one, 'c' not at all.
       if (name === 'c') return undefined;
       return {
@@ -98,6 +102,8 @@ describe('kube sink', () => {
       ],
     );
     assert.ok(asked.includes('EnvoyFilter/istio-system/a'));
+    // Each page is read as it arrives: the items of the first before the second is asked for.
+    assert.deepEqual(pagesWhenAsked, [1, 1, 2]);
   });
 
   it('maps AlreadyExists on create to a terminal SinkError', async () => {

@@ -20,6 +20,25 @@ export async function listAllPages(
   return out;
 }
 
+/**
+ * Every page of a list, each handed to `onPage` as it arrives (awaited before the next is asked for): a reader that
+ * keeps only what it reduces each item to lets the page's parsed objects die young, where collecting every item
+ * first (listAllPages) keeps a whole list of parsed objects alive until the end and moves it to the old generation.
+ */
+export async function forEachPage(
+  fetchPage: (continueToken: string | undefined) => Promise<unknown>,
+  onPage: (items: readonly unknown[]) => void | Promise<void>,
+): Promise<void> {
+  let next: string | undefined;
+  do {
+    const list = await fetchPage(next);
+    await onPage(isPlainObject(list) && Array.isArray(list['items']) ? (list['items'] as unknown[]) : []);
+    const md = isPlainObject(list) ? list['metadata'] : undefined;
+    const token = isPlainObject(md) ? md['continue'] : undefined;
+    next = typeof token === 'string' && token !== '' ? token : undefined;
+  } while (next !== undefined);
+}
+
 /** The page size of an informer's list read in pages (as the reconciler's own listing reads). */
 export const INFORMER_PAGE_SIZE = 500;
 
