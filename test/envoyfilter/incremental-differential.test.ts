@@ -6,27 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigStore } from '../../src/controller/store.ts';
-import { generateAll, type GenerateOutput } from '../../src/envoyfilter/generate-all.ts';
+import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { IncrementalGenerator } from '../../src/envoyfilter/incremental.ts';
-import { compareStrings } from '../../src/model/order.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
-import { stableStringify } from '../../src/util/json.ts';
-import { picker, randomChange, ROOT, type Change } from '../support/random-mesh.ts';
+import { outputText as text, picker, randomChange, ROOT, type Change } from '../support/random-mesh.ts';
 
 const STEPS = Number(process.env['DIFF_STEPS'] ?? 5000);
 const SEED = Number(process.env['DIFF_SEED'] ?? 22);
 const BATCH = 7;
-
-/** The desired set as text: every field, the failed sources sorted (a set has no order). */
-function text(out: GenerateOutput): string {
-  return stableStringify({
-    objects: out.objects,
-    issues: out.issues,
-    failedSources: [...out.failedSources].sort(compareStrings),
-    unhandledPorts: out.unhandledPorts,
-    conflicts: out.conflicts,
-  });
-}
 
 describe('incremental generation against a full rebuild', () => {
   it(`gives generateAll's output after every one of ${STEPS} random changes (seed ${SEED})`, () => {

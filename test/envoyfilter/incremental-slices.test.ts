@@ -4,23 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigStore } from '../../src/controller/store.ts';
-import { generateAll, type GenerateOutput } from '../../src/envoyfilter/generate-all.ts';
+import { generateAll } from '../../src/envoyfilter/generate-all.ts';
 import { IncrementalGenerator } from '../../src/envoyfilter/incremental.ts';
-import { compareStrings } from '../../src/model/order.ts';
 import { createGenerators } from '../../src/plugins/registry.ts';
-import { stableStringify } from '../../src/util/json.ts';
 import { Slicer, SlicesStopped } from '../../src/util/slices.ts';
-import { picker, randomChange, ROOT } from '../support/random-mesh.ts';
-
-function text(out: GenerateOutput): string {
-  return stableStringify({
-    objects: out.objects,
-    issues: out.issues,
-    failedSources: [...out.failedSources].sort(compareStrings),
-    unhandledPorts: out.unhandledPorts,
-    conflicts: out.conflicts,
-  });
-}
+import { outputText as text, picker, randomChange, ROOT } from '../support/random-mesh.ts';
 
 /** A slicer that yields every `every` pause points and runs `onYield` at each yield. */
 function slicer(every: number, onYield: () => void, stopped?: () => boolean): Slicer {

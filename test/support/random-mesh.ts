@@ -8,6 +8,9 @@ import { boundGatewaysOf, boundHostsOf } from '../../src/model/bound-hosts.ts';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh.ts';
 import { parseConfigObject } from '../../src/model/parse/parse.ts';
 import { PARSE_OPTIONS } from './kinds.ts';
+import type { GenerateOutput } from '../../src/envoyfilter/generate-all.ts';
+import { compareStrings } from '../../src/model/order.ts';
+import { stableStringify } from '../../src/util/json.ts';
 
 type Raw = Record<string, unknown>;
 
@@ -309,3 +312,14 @@ export function picker(seed: number): Picker {
 }
 
 export type { Picker };
+
+/** A generation's output as text: every field, the failed sources sorted (a set has no order). */
+export function outputText(out: GenerateOutput): string {
+  return stableStringify({
+    objects: out.objects,
+    issues: out.issues,
+    failedSources: [...out.failedSources].sort(compareStrings),
+    unhandledPorts: out.unhandledPorts,
+    conflicts: out.conflicts,
+  });
+}
