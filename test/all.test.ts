@@ -295,6 +295,7 @@ import './xds-rds/incremental-differential.test.ts';
 import './xds-rds/incremental-routes.test.ts';
 import './xds-rds/inflight-memory.test.ts';
 import './xds-rds/layered-map.test.ts';
+import './xds-rds/memory-child.test.ts';
 import './xds-rds/python.test.ts';
 import './xds-rds/routes.test.ts';
 import './xds-rds/server.test.ts';
