@@ -9,14 +9,9 @@ export async function listAllPages(
   fetchPage: (continueToken: string | undefined) => Promise<unknown>,
 ): Promise<unknown[]> {
   const out: unknown[] = [];
-  let next: string | undefined;
-  do {
-    const list = await fetchPage(next);
-    if (isPlainObject(list) && Array.isArray(list['items'])) out.push(...(list['items'] as unknown[]));
-    const md = isPlainObject(list) ? list['metadata'] : undefined;
-    const token = isPlainObject(md) ? md['continue'] : undefined;
-    next = typeof token === 'string' && token !== '' ? token : undefined;
-  } while (next !== undefined);
+  await forEachPage(fetchPage, (items) => {
+    for (const item of items) out.push(item);
+  });
   return out;
 }
 
@@ -27,12 +22,15 @@ export async function listAllPages(
  */
 export async function forEachPage(
   fetchPage: (continueToken: string | undefined) => Promise<unknown>,
-  onPage: (items: readonly unknown[]) => void | Promise<void>,
+  onPage: (items: readonly unknown[], page: unknown) => void | Promise<void>,
 ): Promise<void> {
   let next: string | undefined;
   do {
     const list = await fetchPage(next);
-    await onPage(isPlainObject(list) && Array.isArray(list['items']) ? (list['items'] as unknown[]) : []);
+    await onPage(
+      isPlainObject(list) && Array.isArray(list['items']) ? (list['items'] as unknown[]) : [],
+      list,
+    );
     const md = isPlainObject(list) ? list['metadata'] : undefined;
     const token = isPlainObject(md) ? md['continue'] : undefined;
     next = typeof token === 'string' && token !== '' ? token : undefined;
@@ -53,17 +51,11 @@ export async function listInPages(
   fetchPage: (continueToken: string | undefined) => Promise<unknown>,
 ): Promise<{ metadata: Record<string, unknown>; items: unknown[] }> {
   const items: unknown[] = [];
-  let next: string | undefined;
-  let page: unknown;
-  do {
-    page = await fetchPage(next);
-    const list = isPlainObject(page) && Array.isArray(page['items']) ? (page['items'] as unknown[]) : [];
-    for (const item of list) items.push(item);
-    const md = isPlainObject(page) ? page['metadata'] : undefined;
-    const token = isPlainObject(md) ? md['continue'] : undefined;
-    next = typeof token === 'string' && token !== '' ? token : undefined;
-  } while (next !== undefined);
-  const last = isPlainObject(page) ? page : {};
+  let last: Record<string, unknown> = {};
+  await forEachPage(fetchPage, (pageItems, page) => {
+    for (const item of pageItems) items.push(item);
+    last = isPlainObject(page) ? page : {};
+  });
   const { continue: _done, ...metadata } = isPlainObject(last['metadata']) ? last['metadata'] : {};
   return { ...last, metadata, items };
 }
