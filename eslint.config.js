@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js'] },
+        projectService: { allowDefaultProject: ['eslint.config.js', 'test/support/failures-reporter.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
