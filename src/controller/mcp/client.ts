@@ -1,4 +1,3 @@
-import type { StatusObject } from '@grpc/grpc-js';
 import { errorFields, type Logger } from '../../util/logger.ts';
 import { parseConfigObject } from '../../model/parse/parse.ts';
 import { formatIssue } from '../../model/result.ts';
@@ -6,13 +5,13 @@ import { Backoff, type BackoffOptions } from '../../util/backoff.ts';
 import { systemClock, type Clock, type TimerHandle } from '../../util/clock.ts';
 import { buildNode, type NodeIdentity } from './node.ts';
 import { loadMcpProtos, type McpProtos } from './protos.ts';
-import type { FromWorker, ReadMessage } from './receive-protocol.ts';
-import { frozen, ReceiveWorker, type SpawnReceiveWorker } from './receiver.ts';
+import type { FromWorker, ReadMessage, StreamEndMessage } from './receive-protocol.ts';
+import { frozen, ReceiveWorker, type SpawnReceiveWorker, type WorkerStream } from './receiver.ts';
 import { McpState, type McpStoreSink } from './state.ts';
 import { McpStatus, type McpStatusSnapshot } from './status.ts';
 import {
   AdsTransport,
-  type RawAdsStream,
+  type AdsOpenSpec,
   type DiscoveryRequestObject,
   type ReadFileFn,
   type TransportOptions,
@@ -51,9 +50,10 @@ const INVALID_ARGUMENT = 3;
 
 /**
  * The istiod MCP-over-xDS client (SotW ADS, Aeraki's node identity). Applies every full answer to the store
- * (see McpState): the transport hands each DiscoveryResponse over undecoded, the receive worker (receiver.ts,
- * receive-worker.ts) decodes it and compares it with the last answer of its type URL in its own thread, and this
- * thread applies only what changed, in the order the responses came; a worker that fails is replaced and the
+ * (see McpState): the ADS stream itself runs in the receive worker (receiver.ts, receive-worker.ts), which
+ * decodes each DiscoveryResponse as it arrives and compares it with the last answer of its type URL in its own
+ * thread (the answers' bytes never reach this thread), and this thread applies only what changed, decides the
+ * ACK or NACK and has the worker send it, in the order the responses came; a worker that fails is replaced and the
  * stream started afresh (counted in `receiveWorkerRestarts`). ACKs with the response's nonce and version (NACKs when resources were undecodable, after
  * applying the rest), and reconnects with capped jittered backoff, reset once a stream has answered every
  * subscribed type. The store is never cleared on disconnect.
@@ -75,7 +75,7 @@ export class McpClient {
   private readonly statusTracker: McpStatus;
   private readonly transport: AdsTransport;
   private readonly backoff: Backoff;
-  private stream: RawAdsStream | undefined;
+  private stream: WorkerStream | undefined;
   /**
    * Reads the responses, in order. A full answer supersedes an older one of its type URL still waiting there (state
    * of the world: the newer holds everything): the older is neither applied nor answered, and istiod takes the ACK
@@ -105,7 +105,11 @@ export class McpClient {
     this.state = new McpState(this.protos, deps.store, parseConfigObject, options.revision, this.urls);
     this.receiver = new ReceiveWorker(
       { revision: options.revision, urls: this.urls, passUrls: [...this.ambientUrls.keys()] },
-      { message: (m) => this.onWorker(m), failed: (err) => this.onWorkerFailed(err) },
+      {
+        message: (m) => this.onWorker(m),
+        failed: (err) => this.onWorkerFailed(err),
+        streamEnd: (m) => this.onWorkerStreamEnd(m),
+      },
       deps.spawnReceiveWorker,
     );
     this.statusTracker = new McpStatus(this.typeUrls());
@@ -162,7 +166,6 @@ export class McpClient {
       this.timer = undefined;
       this.stream?.cancel();
       this.stream = undefined;
-      this.transport.close();
       this.setState('stopped');
     }
     await this.receiver.close();
@@ -179,26 +182,17 @@ export class McpClient {
     const gen = this.nextGeneration();
     this.answeredOnStream = new Set();
     this.setState('connecting');
-    this.transport.openRaw().then(
-      (stream) => this.onOpen(gen, stream),
+    this.transport.prepare().then(
+      (spec) => this.onOpen(gen, spec),
       (err: unknown) => this.onStreamEnd(gen, 'cannot open the stream', err),
     );
   }
 
-  private onOpen(gen: number, stream: RawAdsStream): void {
-    if (gen !== this.generation) {
-      stream.cancel();
-      return;
-    }
-    this.stream = stream;
+  /** Opens the stream in the receive worker (files were read here: the worker gets their contents). */
+  private onOpen(gen: number, spec: AdsOpenSpec): void {
+    if (gen !== this.generation) return;
+    this.stream = this.receiver.open(gen, spec);
     this.state.resync(); // istiod answers a new stream afresh: its first answers are written in full
-    stream.on('data', (bytes: Buffer) => {
-      if (gen === this.generation) this.receiver.post(gen, bytes);
-    });
-    stream.on('error', () => {}); // the 'status' event below carries the same information
-    stream.on('status', (s: StatusObject) => {
-      this.onStreamEnd(gen, `stream closed: ${s.code} ${s.details}`);
-    });
     const node = buildNode(this.options.node);
     this.typeUrls().forEach((url, i) => {
       // istiod treats a request for a type without a watch as an initial request whatever its nonce.
@@ -228,6 +222,11 @@ export class McpClient {
     }
     const ts = this.statusTracker.type(m.typeUrl);
     if (ts) ts.superseded++;
+  }
+
+  /** The worker's stream ended: istiod closed it, or it failed (connection, TLS, a status of istiod's). */
+  private onWorkerStreamEnd(m: StreamEndMessage): void {
+    this.onStreamEnd(m.gen, `stream closed: ${m.code} ${m.details}`);
   }
 
   /** The receive worker failed (ReceiveWorker started a new one, holding nothing): a new stream, read afresh. */

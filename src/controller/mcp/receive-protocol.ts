@@ -5,6 +5,7 @@
 import type { AnyMessage } from './decode.ts';
 import type { ReadResult } from './reader.ts';
 import type { McpTypeUrl } from './type-urls.ts';
+import type { AdsOpenSpec, DiscoveryRequestObject } from './transport.ts';
 
 /** The worker's `workerData`. */
 export interface ReceiveInit {
@@ -35,7 +36,37 @@ export interface GenerationMessage {
   readonly appliedThrough: number;
 }
 
-export type ToWorker = ResponseMessage | GenerationMessage;
+/**
+ * Open the ADS stream of generation `gen` in the worker: its responses are read there as they arrive (ids go on
+ * from the last one the worker saw), never crossing to the main thread as bytes. A stream of an older generation
+ * still open is cancelled.
+ */
+export interface OpenMessage {
+  readonly type: 'open';
+  readonly gen: number;
+  readonly spec: AdsOpenSpec;
+}
+
+/** A DiscoveryRequest (initial request, ACK, NACK) for the worker's stream of generation `gen`. */
+export interface WriteMessage {
+  readonly type: 'write';
+  readonly gen: number;
+  readonly request: DiscoveryRequestObject;
+}
+
+/** Cancel the worker's stream of generation `gen` (nothing if it is not the open one). */
+export interface CancelMessage {
+  readonly type: 'cancel';
+  readonly gen: number;
+}
+
+/** Close the stream and the channel (the client stops). */
+export interface CloseMessage {
+  readonly type: 'close';
+}
+
+export type ToWorker =
+  ResponseMessage | GenerationMessage | OpenMessage | WriteMessage | CancelMessage | CloseMessage;
 
 interface Answered {
   readonly id: number;
@@ -66,4 +97,16 @@ export interface UndecodableMessage extends Answered {
   readonly message: string;
 }
 
+/** The worker's stream of generation `gen` ended (its gRPC status: istiod closed it, or it failed). */
+export interface StreamEndMessage {
+  readonly type: 'stream-end';
+  readonly gen: number;
+  readonly code: number;
+  readonly details: string;
+}
+
+/** What the worker says about a response (each carries the response's id). */
 export type FromWorker = ReadMessage | SupersededMessage | UndecodableMessage;
+
+/** Everything the worker posts. */
+export type WorkerPost = FromWorker | StreamEndMessage;

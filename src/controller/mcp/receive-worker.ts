@@ -1,17 +1,20 @@
 /**
- * The MCP receive worker (a node:worker_threads entry; receiver.ts starts it): decodes each DiscoveryResponse,
+ * The MCP receive worker (a node:worker_threads entry; receiver.ts starts it): owns the ADS stream to istiod (the
+ * gRPC channel, its receive buffers and the gathering of each answer live in this thread's heap, not the main
+ * thread's: about 10 MB an answer at 10,000 services, several a second), decodes each DiscoveryResponse,
  * reads it against the last answer of its type URL (AnswerReader: byte comparison per resource, decode of the
  * changed ones) and posts back only what changed. Holds the bytes of every resource; the main thread holds the
  * objects. Responses wait in a LatestQueue: one read while others came is superseded by the newest of its type URL.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { StatusObject } from '@grpc/grpc-js';
 import { parseConfigObject } from '../../model/parse/parse.ts';
 import { LatestQueue } from './latest-queue.ts';
 import { loadMcpProtos } from './protos.ts';
 import { AnswerReader } from './reader.ts';
-import type { FromWorker, ReceiveInit, ResponseMessage, ToWorker } from './receive-protocol.ts';
+import type { OpenMessage, ReceiveInit, ResponseMessage, ToWorker, WorkerPost } from './receive-protocol.ts';
 import type { AnyMessage } from './decode.ts';
-import type { DiscoveryResponseMessage } from './transport.ts';
+import { AdsChannel, type DiscoveryResponseMessage, type RawAdsStream } from './transport.ts';
 import { Cursor, asBuffer, readString, readTag, skipType } from './wire.ts';
 
 const port = parentPort;
@@ -23,17 +26,65 @@ const byUrl = new Map(init.urls.map((u) => [u.url, u]));
 const passed = new Set(init.passUrls);
 /** Per type URL, the id of the last response read. */
 const lastRead = new Map<string, number>();
+/** The id of the last response seen (posted by the main thread, or read from this thread's stream). */
+let lastId = 0;
+/** The channel to istiod and the open stream with its generation, once the main thread opened one. */
+let channel: AdsChannel | undefined;
+let stream: { readonly gen: number; readonly call: RawAdsStream } | undefined;
 
-const post = (m: FromWorker) => port.postMessage(m);
+const post = (m: WorkerPost) => port.postMessage(m);
 
 const queue = new LatestQueue<ResponseMessage>(read, (typeUrl, m) =>
   post({ type: 'superseded', id: m.id, gen: m.gen, typeUrl }),
 );
 
 port.on('message', (m: ToWorker) => {
-  if (m.type === 'response') queue.push(peekTypeUrl(m.bytes), m);
-  else newGeneration(m.gen, m.appliedThrough);
+  switch (m.type) {
+    case 'response':
+      lastId = Math.max(lastId, m.id);
+      return queue.push(peekTypeUrl(m.bytes), m);
+    case 'generation':
+      return newGeneration(m.gen, m.appliedThrough);
+    case 'open':
+      return open(m);
+    case 'write':
+      if (stream?.gen === m.gen) stream.call.write(m.request);
+      return;
+    case 'cancel':
+      if (stream?.gen === m.gen) cancel();
+      return;
+    case 'close':
+      cancel();
+      channel?.close();
+      channel = undefined;
+      return;
+  }
 });
+
+/** Opens the stream of generation `gen`; its answers are queued here as they arrive, as posted ones are. */
+function open(m: OpenMessage): void {
+  cancel();
+  channel ??= new AdsChannel(protos);
+  const call = channel.open(m.spec, (buf) => buf);
+  const gen = m.gen;
+  stream = { gen, call };
+  call.on('data', (bytes: Buffer) => {
+    if (stream?.call !== call) return;
+    const id = ++lastId;
+    queue.push(peekTypeUrl(bytes), { type: 'response', id, gen, bytes });
+  });
+  call.on('error', () => {}); // the 'status' event below carries the same information
+  call.on('status', (s: StatusObject) => {
+    if (stream?.call === call) stream = undefined;
+    post({ type: 'stream-end', gen, code: s.code, details: s.details });
+  });
+}
+
+function cancel(): void {
+  const open = stream;
+  stream = undefined;
+  open?.call.cancel();
+}
 
 function newGeneration(_gen: number, appliedThrough: number): void {
   queue.clear(); // all of older streams: the main thread would drop them

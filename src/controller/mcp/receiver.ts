@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { deepFreeze } from '../../util/json.ts';
 import type { ReadResult } from './reader.ts';
-import type { FromWorker, ReceiveInit, ToWorker } from './receive-protocol.ts';
+import type { FromWorker, ReceiveInit, StreamEndMessage, ToWorker, WorkerPost } from './receive-protocol.ts';
+import type { AdsOpenSpec, DiscoveryRequestObject } from './transport.ts';
 
 /** Starts a receive worker (receive-worker.ts) with `init` as its workerData. */
 export type SpawnReceiveWorker = (init: ReceiveInit) => Worker;
@@ -34,9 +35,18 @@ const TRANSFER_MIN_BYTES = 64 * 1024;
 /** grpc-js hands each message as a view past its 5-byte frame header, in a block of its own (stream-decoder.js). */
 const TRANSFER_SLACK_BYTES = 16;
 
+/** The main thread's handle on the worker's ADS stream of one generation (ReceiveWorker.open). */
+export interface WorkerStream {
+  /** Sends a DiscoveryRequest on the stream (nothing once it ended or another generation opened). */
+  write(request: DiscoveryRequestObject): void;
+  /** Cancels the stream. */
+  cancel(): void;
+}
+
 /**
- * The main thread's handle on the MCP receive worker: posts each encoded DiscoveryResponse and hands back what the
- * worker says, in order. A worker that fails (an error it did not catch, or an exit not asked for) is replaced by a
+ * The main thread's handle on the MCP receive worker: opens the ADS stream in the worker (its answers are read
+ * there and never reach this thread as bytes), or posts each encoded DiscoveryResponse (tests, the bench), and
+ * hands back what the worker says, in order. A worker that fails (an error it did not catch, or an exit not asked for) is replaced by a
  * new one at once and reported to `failed` (the client then starts a new stream: the new worker holds nothing, so
  * every type URL's next answer is read fresh).
  *
@@ -57,6 +67,8 @@ export class ReceiveWorker {
     private readonly events: {
       readonly message: (m: FromWorker) => void;
       readonly failed: (err: Error) => void;
+      /** The worker's stream of generation `gen` ended (its gRPC status). */
+      readonly streamEnd?: (m: StreamEndMessage) => void;
     },
     private readonly spawn: SpawnReceiveWorker = spawnReceiveWorker,
   ) {}
@@ -66,9 +78,11 @@ export class ReceiveWorker {
     if (this.worker || this.closed) return;
     const w = this.spawn(this.init);
     this.worker = w;
-    w.on('message', (m: FromWorker) => {
+    w.on('message', (m: WorkerPost) => {
       if (w !== this.worker) return;
+      if (m.type === 'stream-end') return this.events.streamEnd?.(m);
       this.lastTaken = m.id;
+      this.nextId = Math.max(this.nextId, m.id); // ids of the worker's own stream go on from the last one
       this.events.message(m);
     });
     w.on('error', (err) => this.fail(w, err));
@@ -95,6 +109,22 @@ export class ReceiveWorker {
       w.postMessage({ ...m, bytes: new Uint8Array(bytes) }, []); // not transferable after all: copied
     }
     return id;
+  }
+
+  /**
+   * Opens the ADS stream of generation `gen` in the worker (OpenMessage). Its answers come back as the posted
+   * ones do; its end as `streamEnd`. A worker replaced after a failure holds no stream: the client opens anew.
+   */
+  open(gen: number, spec: AdsOpenSpec): WorkerStream {
+    const w = this.worker;
+    const send = (m: ToWorker) => {
+      if (w === this.worker) w?.postMessage(m);
+    };
+    send({ type: 'open', gen, spec });
+    return {
+      write: (request) => send({ type: 'write', gen, request }),
+      cancel: () => send({ type: 'cancel', gen }),
+    };
   }
 
   /** A new stream generation (see GenerationMessage). */

@@ -55,7 +55,7 @@ export interface DiscoveryResponseMessage {
 /** A stream whose responses are decoded DiscoveryResponses (open()). */
 export type AdsStream = grpc.ClientDuplexStream<DiscoveryRequestObject, DiscoveryResponseMessage>;
 
-/** A stream whose responses come as their encoded bytes (openRaw(): the MCP receive worker decodes them). */
+/** A stream whose responses come as their encoded bytes (the MCP receive worker's own stream). */
 export type RawAdsStream = grpc.ClientDuplexStream<DiscoveryRequestObject, Buffer>;
 
 export function usesTls(address: string, tls: boolean | 'auto'): boolean {
@@ -65,9 +65,24 @@ export function usesTls(address: string, tls: boolean | 'auto'): boolean {
 /** The HTTP/2 receive window of the MCP stream and connection (bytes). */
 export const MCP_FLOW_CONTROL_WINDOW = 16 * 1024 * 1024;
 
+/**
+ * What opening a stream needs, read on the main thread (files, the current client certificate) and handed to the
+ * thread that owns the channel (the MCP receive worker, receiver.ts): plain data, cloned across threads.
+ */
+export interface AdsOpenSpec {
+  readonly address: string;
+  readonly tls: boolean;
+  readonly serverName?: string;
+  readonly keepaliveTimeMs?: number;
+  readonly rootCert?: Uint8Array;
+  /** The bearer token ('' for none). */
+  readonly token: string;
+  readonly identity?: { readonly cert: Uint8Array; readonly key: Uint8Array };
+}
+
+/** Reads what a stream open needs (the root certificate, the token, the client identity): at every open. */
 export class AdsTransport {
-  private client: grpc.Client | undefined;
-  private clientCert: string | undefined;
+  private channel: AdsChannel | undefined;
 
   constructor(
     private readonly options: TransportOptions,
@@ -79,20 +94,8 @@ export class AdsTransport {
     return usesTls(this.options.address, this.options.tls);
   }
 
-  /** Opens a new stream (re-using the channel unless the root certificate changed). Rejects on file errors. */
-  open(): Promise<AdsStream> {
-    const { DiscoveryResponse } = this.protos;
-    return this.openWith((buf) => DiscoveryResponse.decode(buf) as DiscoveryResponseMessage);
-  }
-
-  /** As open(), the responses left encoded: the bytes grpc-js gathered, handed over as they are (receiver.ts). */
-  openRaw(): Promise<RawAdsStream> {
-    return this.openWith((buf) => buf);
-  }
-
-  private async openWith<T>(
-    deserialize: (buf: Buffer) => T,
-  ): Promise<grpc.ClientDuplexStream<DiscoveryRequestObject, T>> {
+  /** What the next stream open needs. Rejects on file errors. */
+  async prepare(): Promise<AdsOpenSpec> {
     const tls = this.tls;
     const rootCert =
       tls && this.options.rootCertFile ? await this.read(this.options.rootCertFile) : undefined;
@@ -100,14 +103,57 @@ export class AdsTransport {
       ? (await this.read(this.options.tokenFile)).toString('utf8').trim()
       : '';
     const identity = tls ? this.options.clientIdentity?.() : undefined;
-    const certKey = `${rootCert ? rootCert.toString('base64') : String(tls)}|${identity?.cert.toString('base64') ?? ''}`;
+    return {
+      address: this.options.address,
+      tls,
+      ...(this.options.serverName !== undefined ? { serverName: this.options.serverName } : {}),
+      ...(this.options.keepaliveTimeMs !== undefined
+        ? { keepaliveTimeMs: this.options.keepaliveTimeMs }
+        : {}),
+      ...(rootCert ? { rootCert } : {}),
+      token,
+      ...(identity ? { identity: { cert: identity.cert, key: identity.key } } : {}),
+    };
+  }
+
+  /** Opens a new stream on this thread (re-using the channel unless the certificates changed). */
+  async open(): Promise<AdsStream> {
+    const spec = await this.prepare();
+    this.channel ??= new AdsChannel(this.protos);
+    const { DiscoveryResponse } = this.protos;
+    return this.channel.open(spec, (buf) => DiscoveryResponse.decode(buf) as DiscoveryResponseMessage);
+  }
+
+  close(): void {
+    this.channel?.close();
+    this.channel = undefined;
+  }
+}
+
+/**
+ * The gRPC channel to istiod and the ADS streams on it, for the thread that owns it: the MCP client's receive
+ * worker (its responses arrive there as bytes and never cross to the main thread) or the main thread (open()).
+ */
+export class AdsChannel {
+  private client: grpc.Client | undefined;
+  private clientCert: string | undefined;
+
+  constructor(private readonly protos: McpProtos) {}
+
+  /** A new stream; the channel is re-used unless the root or client certificate changed. */
+  open<T>(
+    spec: AdsOpenSpec,
+    deserialize: (buf: Buffer) => T,
+  ): grpc.ClientDuplexStream<DiscoveryRequestObject, T> {
+    const b64 = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('base64') : '');
+    const certKey = `${spec.rootCert ? b64(spec.rootCert) : String(spec.tls)}|${b64(spec.identity?.cert)}`;
     if (!this.client || this.clientCert !== certKey) {
       this.client?.close();
-      this.client = this.newClient(tls, rootCert, identity);
+      this.client = newClient(spec);
       this.clientCert = certKey;
     }
     const metadata = new grpc.Metadata();
-    if (token) metadata.set('authorization', `Bearer ${token}`);
+    if (spec.token) metadata.set('authorization', `Bearer ${spec.token}`);
     const { DiscoveryRequest } = this.protos;
     return this.client.makeBidiStreamRequest<DiscoveryRequestObject, T>(
       ADS_METHOD,
@@ -122,26 +168,27 @@ export class AdsTransport {
     this.client = undefined;
     this.clientCert = undefined;
   }
+}
 
-  private newClient(tls: boolean, rootCert: Buffer | undefined, identity: KeyPair | undefined): grpc.Client {
-    const channelOptions: grpc.ChannelOptions = {
-      'grpc.max_receive_message_length': -1,
-      'grpc.max_send_message_length': -1,
-      'grpc.keepalive_time_ms': this.options.keepaliveTimeMs ?? 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-      'grpc.keepalive_permit_without_calls': 1,
-      // istiod answers each type with its full state: megabytes at 10,000 services. HTTP/2's default 64 KiB
-      // window makes such an answer crawl in window-sized round trips; 16 MiB (the ceiling of Go gRPC's
-      // adaptive window) lets it arrive in one go.
-      'grpc-node.flow_control_window': MCP_FLOW_CONTROL_WINDOW,
-    };
-    if (tls && this.options.serverName) {
-      channelOptions['grpc.ssl_target_name_override'] = this.options.serverName;
-      channelOptions['grpc.default_authority'] = this.options.serverName;
-    }
-    const creds = tls
-      ? grpc.credentials.createSsl(rootCert ?? null, identity?.key ?? null, identity?.cert ?? null)
-      : grpc.credentials.createInsecure();
-    return new grpc.Client(this.options.address, creds, channelOptions);
+function newClient(spec: AdsOpenSpec): grpc.Client {
+  const channelOptions: grpc.ChannelOptions = {
+    'grpc.max_receive_message_length': -1,
+    'grpc.max_send_message_length': -1,
+    'grpc.keepalive_time_ms': spec.keepaliveTimeMs ?? 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.keepalive_permit_without_calls': 1,
+    // istiod answers each type with its full state: megabytes at 10,000 services. HTTP/2's default 64 KiB
+    // window makes such an answer crawl in window-sized round trips; 16 MiB (the ceiling of Go gRPC's
+    // adaptive window) lets it arrive in one go.
+    'grpc-node.flow_control_window': MCP_FLOW_CONTROL_WINDOW,
+  };
+  if (spec.tls && spec.serverName) {
+    channelOptions['grpc.ssl_target_name_override'] = spec.serverName;
+    channelOptions['grpc.default_authority'] = spec.serverName;
   }
+  const buf = (b: Uint8Array | undefined) => (b ? Buffer.from(b) : null);
+  const creds = spec.tls
+    ? grpc.credentials.createSsl(buf(spec.rootCert), buf(spec.identity?.key), buf(spec.identity?.cert))
+    : grpc.credentials.createInsecure();
+  return new grpc.Client(spec.address, creds, channelOptions);
 }

@@ -77,23 +77,25 @@ describe('MCP client receive worker', () => {
   });
 
   it('stop() with a response in the worker: ends the worker; the response is neither applied nor answered', async () => {
-    let posted = 0;
+    // A real worker (it owns the stream and reads istiod's answers) whose answers to the main thread are held
+    // back: every response read stays in flight.
+    let held = 0;
     const { spawn, workers } = spawning(() => {
-      const w = scripted('/* reads nothing: every response stays in flight */');
-      const post = w.postMessage.bind(w);
-      w.postMessage = (m: { type: string }, transfer?: readonly ArrayBuffer[]) => {
-        if (m.type === 'response') posted++;
-        post(m, transfer);
-      };
+      const w = spawnReceiveWorker(init);
+      const on = w.on.bind(w);
+      w.on = ((event: string, listener: (...args: unknown[]) => void) =>
+        on(event, event === 'message' ? () => void held++ : listener)) as Worker['on'];
       return w;
     });
+    let init!: Parameters<SpawnReceiveWorker>[0];
+    const spawnHeld: SpawnReceiveWorker = (i) => ((init = i), spawn(i));
     const p = await pair({ serve: 'v1' }, {}, (f) => f.set([se('a')], { push: false }), {
-      spawnReceiveWorker: spawn,
+      spawnReceiveWorker: spawnHeld,
     });
     let exited = false;
     p.client.start();
     workers[0]?.on('exit', () => (exited = true));
-    await until('responses handed to the worker', () => posted >= 8);
+    await until('responses read in the worker', () => held >= 8);
     await p.client.stop();
     assert.ok(exited, 'the worker ended with stop()');
     const st = p.client.status();
