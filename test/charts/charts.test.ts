@@ -27,9 +27,9 @@ import {
   type KubeObject,
 } from './render.ts';
 
-/** The combinations of components the README documents: none, each alone, all together. */
+/** The combinations of components the README documents: none, each alone, its example, all together. */
 const COMPONENTS = Object.keys(COMPONENT_VALUES).sort();
-const COMBINATIONS: string[][] = [[], ...COMPONENTS.map((c) => [c]), COMPONENTS];
+const COMBINATIONS: string[][] = [[], ...COMPONENTS.map((c) => [c]), ['cert-manager', 'monitoring'], COMPONENTS];
 
 /** The chart's install (the CRD chart, then the controller's) against kustomize's, object by object. */
 function assertSameObjects(label: string, chart: KubeObject[], kustomized: KubeObject[]): void {
@@ -95,6 +95,18 @@ describe('Helm charts', () => {
         assertSameObjects(label, [...crds, ...chart], kustomized);
       }),
     );
+  });
+
+  it("the README's Helm section gives each component's value, its example and the two install commands", () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const helmSection = readme.slice(readme.indexOf('### With Helm'), readme.indexOf('### With kustomize'));
+    for (const [component, value] of Object.entries(COMPONENT_VALUES)) {
+      const key = value.split('=')[0]!;
+      assert.match(helmSection, new RegExp(`\\| \`${key.replace('.', '\\.')}\` \\|.*manifests/${component}/`), key);
+    }
+    assert.match(helmSection, /--set\s+webhook\.enabled=true --set monitoring\.enabled=true/);
+    assert.match(helmSection, /helm install aeraki-crds charts\/aeraki-crds -n istio-system/);
+    assert.match(helmSection, /helm install aeraki charts\/aeraki -n istio-system/);
   });
 
   it('the schema refuses a misspelt key: helm lint, template and install fail and name it', async () => {
