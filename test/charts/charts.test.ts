@@ -10,6 +10,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
+import { ValidatingWebhookConfiguration } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { addOptions, resolveConfig } from '../../cmd/rows.ts';
 import { SERVE_ROWS } from '../../cmd/serve-config.ts';
 import { certProviderOfFlags } from '../../cmd/serve-rows-identity.ts';
@@ -154,6 +157,7 @@ describe('Helm charts', () => {
     writeFileSync(values, JSON.stringify(given));
     const objects = await helmTemplate(CHART, [], [values]);
     const deploy = deploymentOf(objects);
+    new Deployment(deploy).validate();
     const pod = deploy.spec.template.spec;
     const c = pod.containers[0];
     assert.equal(deploy.spec.replicas, 3);
@@ -188,6 +192,7 @@ describe('Helm charts', () => {
     assert.ok(!objects.some((x) => x.kind === 'PodDisruptionBudget'), 'podDisruptionBudget.enabled false');
     assert.ok(!objects.some((x) => x.kind === 'Certificate' || x.kind === 'Issuer'), 'a Secret of your own: no cert-manager');
     const hook = objects.find((x) => x.kind === 'ValidatingWebhookConfiguration')!;
+    new ValidatingWebhookConfiguration(hook).validate();
     assert.equal(hook.metadata.annotations, undefined, 'no CA injection without cert-manager');
     assert.equal(hook.webhooks[0].clientConfig.caBundle, 'Q0E=');
     assert.equal(hook.webhooks[0].failurePolicy, 'Fail');
@@ -195,6 +200,7 @@ describe('Helm charts', () => {
       assert.equal(objects.find((x) => x.kind === kind)!.metadata.labels.release, 'kps', kind);
     }
     const policy = objects.find((x) => x.kind === 'NetworkPolicy')!;
+    new NetworkPolicy(policy).validate();
     const selected = policy.spec.ingress.flatMap((r: KubeObject) => r.from ?? []).map((f: KubeObject) => f.namespaceSelector?.matchLabels);
     assert.ok(selected.some((l: KubeObject | undefined) => l?.['kubernetes.io/metadata.name'] === 'observability'));
   });
