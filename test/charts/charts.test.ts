@@ -64,6 +64,9 @@ function podOptions(deploy: KubeObject) {
   return { ...options, certProvider: certProviderOfFlags(options) };
 }
 
+/** The project's version: both charts' version and appVersion. */
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
 const deploymentOf = (objects: KubeObject[]) => objects.find((o) => o.kind === 'Deployment')!;
 
 describe('Helm charts', () => {
@@ -98,6 +101,21 @@ describe('Helm charts', () => {
         assertSameObjects(label, [...crds, ...chart], kustomized);
       }),
     );
+  });
+
+  it('helm package resolves the linked files of manifests/: the packaged charts render the same objects', async () => {
+    const out = path.join(scratch, 'packages');
+    const packaged = await helm(['package', CHART, CRD_CHART, '-d', out]);
+    assert.equal(packaged.code, 0, packaged.output);
+    const all = Object.values(COMPONENT_VALUES);
+    const [fromDir, fromPackage, crdsFromDir, crdsFromPackage] = await Promise.all([
+      helmTemplate(CHART, all),
+      helmTemplate(path.join(out, `aeraki-${VERSION}.tgz`), all),
+      helmTemplate(CRD_CHART),
+      helmTemplate(path.join(out, `aeraki-crds-${VERSION}.tgz`)),
+    ]);
+    assert.deepEqual(fromPackage, fromDir);
+    assert.deepEqual(crdsFromPackage, crdsFromDir);
   });
 
   it("the README's Helm section gives each component's value, its example and the two install commands", () => {
@@ -231,12 +249,11 @@ describe('Helm charts', () => {
   });
 
   it("both charts' versions and appVersion are the project's; the default image tag is the appVersion", async () => {
-    const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     for (const chart of [CHART, CRD_CHART]) {
       const meta = parseYaml(readFileSync(path.join(chart, 'Chart.yaml'), 'utf8')) as Record<string, string>;
-      assert.deepEqual([meta.version, meta.appVersion], [version, version], chart);
+      assert.deepEqual([meta.version, meta.appVersion], [VERSION, VERSION], chart);
     }
     const image: string = deploymentOf(await helmTemplate(CHART)).spec.template.spec.containers[0].image;
-    assert.ok(image.endsWith(`:${version}`), image);
+    assert.ok(image.endsWith(`:${VERSION}`), image);
   });
 });
