@@ -36,6 +36,7 @@ import './app/sources.test.ts';
 import './app/validate-fixtures.test.ts';
 import './bench/soak-acks.test.ts';
 import './bootstrap/controller.test.ts';
+import './charts/charts.test.ts';
 import './cmd/banner.test.ts';
 import './cmd/certs.test.ts';
 import './cmd/help-units.test.ts';

@@ -8,7 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { CHART, COMPONENT_VALUES, helmTemplateSync } from '../charts/render.ts';
 import type { RequestRecord } from '../fakes/kube-apiserver/index.ts';
+import { layerTools } from '../support/layer-tools.ts';
 
 type Role = { kind: string; metadata: { name: string; namespace?: string }; rules: Rule[] };
 
@@ -25,7 +27,7 @@ export function manifestRoles(components: readonly string[] = []): Role[] {
       const kustomization = `resources: [${path.relative(overlay, manifests)}]\ncomponents: [${list}]\n`;
       writeFileSync(path.join(overlay, 'kustomization.yaml'), kustomization);
     }
-    const out = execFileSync('kubectl', ['kustomize', overlay ?? manifests], {
+    const out = execFileSync(layerTools().kubectl, ['kustomize', overlay ?? manifests], {
       encoding: 'utf8',
       timeout: 60_000,
     });
@@ -35,6 +37,23 @@ export function manifestRoles(components: readonly string[] = []): Role[] {
   } finally {
     if (overlay !== undefined) rmSync(overlay, { recursive: true, force: true });
   }
+}
+
+/**
+ * The ClusterRoles and Roles of `helm template charts/aeraki` in istio-system, with the values that turn on the
+ * same `components` (test/charts/render.ts).
+ */
+export function chartRoles(components: readonly string[] = []): Role[] {
+  const set = components.map((c) => COMPONENT_VALUES[c]!);
+  return helmTemplateSync(CHART, set).filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role') as Role[];
+}
+
+/** Both installs' roles: kustomize's manifests/ and the Helm chart, each to be checked on its own. */
+export function installRoles(components: readonly string[] = []): [string, Role[]][] {
+  return [
+    ['manifests/', manifestRoles(components)],
+    ['charts/aeraki', chartRoles(components)],
+  ];
 }
 
 /** The calls among `requests` that no atom of `roles` grants (discovery is granted to everyone). */

@@ -1,7 +1,7 @@
 // RBAC from behaviour for the waypoint's Gateway controller (the manifests/waypoint component): the controller runs
 // against the fake kube-apiserver through everything it does (our GatewayClass accepted, a Gateway accepted with
 // its objects, CA and certificate, a rejected one, a proxy's NACK with its Event), and every call it makes must be
-// granted by the base install plus the component, and every grant of the component must be called, except
+// granted by the base install plus the component (kustomize's, and the Helm chart's with waypoint.enabled), and every grant of the component must be called, except
 // gateways/finalizers update, which only the OwnerReferencesPermissionEnforcement admission plugin asks for
 // (blockOwnerDeletion in the owned objects' ownerReferences).
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ import {
   attributesOf,
   describeAtom,
   describeAttributes,
-  manifestRoles,
+  installRoles,
 } from './rbac-calls.ts';
 
 const TOKEN = 'waypoint-rbac';
@@ -55,19 +55,28 @@ describe('RBAC from behaviour: the waypoint component grants exactly the Gateway
       if (a) made.set(describeAttributes(a), a);
     }
     const calls = [...made.values()];
-    const roles = manifestRoles(['waypoint']);
-    const atoms = roles.flatMap(atomsOf);
-    const own = roles.filter((r) => r.metadata.name.startsWith('aeraki-waypoint')).flatMap(atomsOf);
-    assert.ok(own.length > 0, 'the component has roles of its own');
-    const ungranted = calls.filter((c) => !atoms.some((a) => allows(a, c))).map(describeAttributes);
-    const unused = own
-      .filter((a) => !calls.some((c) => allows(a, c)))
-      .map(describeAtom)
-      .filter((a) => a !== ADMISSION_ONLY);
-    assert.deepEqual({ ungranted, unused }, { ungranted: [], unused: [] });
-    const base = manifestRoles().flatMap(atomsOf);
-    const needsComponent = calls.filter((c) => !base.some((a) => allows(a, c))).map(describeAttributes);
-    assert.ok(needsComponent.some((c) => c.startsWith('patch gateway.networking.k8s.io/gateways/status')));
-    assert.ok(own.some((a) => describeAtom(a) === ADMISSION_ONLY));
+    // Both installs: kustomize's manifests/ with the component, and the Helm chart with waypoint.enabled.
+    const bases = new Map(installRoles());
+    for (const [install, roles] of installRoles(['waypoint'])) {
+      const atoms = roles.flatMap(atomsOf);
+      const own = roles.filter((r) => r.metadata.name.startsWith('aeraki-waypoint')).flatMap(atomsOf);
+      assert.ok(own.length > 0, `${install}: the component has roles of its own`);
+      const ungranted = calls.filter((c) => !atoms.some((a) => allows(a, c))).map(describeAttributes);
+      const unused = own
+        .filter((a) => !calls.some((c) => allows(a, c)))
+        .map(describeAtom)
+        .filter((a) => a !== ADMISSION_ONLY);
+      assert.deepEqual({ install, ungranted, unused }, { install, ungranted: [], unused: [] });
+      const base = bases.get(install)!.flatMap(atomsOf);
+      const needsComponent = calls.filter((c) => !base.some((a) => allows(a, c))).map(describeAttributes);
+      assert.ok(
+        needsComponent.some((c) => c.startsWith('patch gateway.networking.k8s.io/gateways/status')),
+        install,
+      );
+      assert.ok(
+        own.some((a) => describeAtom(a) === ADMISSION_ONLY),
+        install,
+      );
+    }
   });
 });

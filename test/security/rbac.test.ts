@@ -2,7 +2,8 @@
 // VIP allocation, status and Events, namespace bootstrap, a registry with kube output, the webhook, EndpointSlices,
 // Secrets by name, drift repairs and deletes; MCP config mode as a standby replica), every request is recorded and
 // turned into the attributes the authorizer checks (rbac-calls.ts), and the ClusterRole and Role of
-// `kubectl kustomize manifests/` must grant exactly those: every call allowed, every granted atom used.
+// `kubectl kustomize manifests/`, and those of `helm template charts/aeraki`, must grant exactly those: every call
+// allowed, every granted atom used.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
@@ -30,7 +31,7 @@ import {
   attributesOf,
   describeAtom,
   describeAttributes,
-  manifestRoles,
+  installRoles,
   type Attributes,
 } from './rbac-calls.ts';
 
@@ -38,8 +39,6 @@ const EF = 'envoyfilters.networking.istio.io';
 const VS = 'virtualservices.networking.istio.io';
 const IFACE = 'org.apache.dubbo.samples.RbacService';
 const obj = (o: Record<string, unknown>) => o as unknown as KubeObject;
-
-const roles = manifestRoles;
 
 /** POSTs one AdmissionReview to the webhook (TLS, dev certificate not verified here). */
 function review(address: string): Promise<number> {
@@ -304,11 +303,17 @@ describe('RBAC from behaviour: manifests/ grant exactly the calls the controller
       if (a) calls.set(describeAttributes(a), a);
       else assert.match(q.path, /^\/apis?(\/[^/]+){0,2}$/, `not discovery: ${q.method} ${q.path}`);
     }
-    const atoms = roles().flatMap(atomsOf);
-    const ungranted = [...calls.values()]
-      .filter((c) => !atoms.some((a) => allows(a, c)))
-      .map(describeAttributes);
-    const unused = atoms.filter((a) => ![...calls.values()].some((c) => allows(a, c))).map(describeAtom);
-    assert.deepEqual({ ungranted: ungranted.sort(), unused: unused.sort() }, { ungranted: [], unused: [] });
+    // Both installs: kustomize's manifests/ and the Helm chart's output.
+    for (const [install, roles] of installRoles()) {
+      const atoms = roles.flatMap(atomsOf);
+      const ungranted = [...calls.values()]
+        .filter((c) => !atoms.some((a) => allows(a, c)))
+        .map(describeAttributes);
+      const unused = atoms.filter((a) => ![...calls.values()].some((c) => allows(a, c))).map(describeAtom);
+      assert.deepEqual(
+        { install, ungranted: ungranted.sort(), unused: unused.sort() },
+        { install, ungranted: [], unused: [] },
+      );
+    }
   });
 });
