@@ -89,10 +89,20 @@ describe('debug page: served by the debug listener', () => {
     assert.equal((await call(port, '/debug/', 'POST')).status, 405);
   });
 
+  it('redirects / to the page, as /debug', async () => {
+    const port = await serve('debug');
+    for (const method of ['GET', 'HEAD']) {
+      const res = await call(port, '/', method);
+      assert.equal(res.status, 308, method);
+      assert.equal(res.headers['location'], '/debug/');
+    }
+  });
+
   it('is not on the ops listener', async () => {
     const port = await serve('ops');
     assert.equal((await call(port, '/debug/')).status, 404);
     assert.equal((await call(port, '/debug')).status, 404);
+    assert.equal((await call(port, '/')).status, 404);
   });
 
   it('has no inline script, style or event handler (the CSP would block them)', () => {
