@@ -504,7 +504,7 @@ describe('debug page: view model of what stands in and what the plugins set', ()
     ]);
     const problems = v.problems as { kind: string; subject: string; lines: string[] }[];
     assert.deepEqual(problems.find((p) => p.subject === 'VirtualService shop/ok')?.lines, [
-      'VirtualService shop/ok: y',
+      'y',
       'its last valid version is in effect',
     ]);
     assert.deepEqual(problems.find((p) => p.kind === 'file')?.lines, [

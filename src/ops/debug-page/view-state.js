@@ -1,7 +1,8 @@
 // The debug page's pure view of what stands in for current config: EnvoyFilters kept from before, the last good
 // read of a broken file or the last valid version of a rejected object in effect; of what proxies ask for and are
 // not sent (NOT SENT); of the plugins' descriptions of their objects (/debug/config `settings`: the page names no
-// plugin kind); of warnings; and the filter box's match. No DOM, no fetch; every field is read defensively.
+// plugin kind); of warnings and problems (each object named once, as the subject); and the filter box's match.
+// No DOM, no fetch; every field is read defensively.
 
 import { listenerProblems } from './view-istiod.js';
 
@@ -183,11 +184,10 @@ export function shownLines(config) {
 export function problemsOf(config, issueErrors, proxies, routes) {
   const out = [];
   for (const r of list(config?.rejected)) {
-    out.push({
-      kind: 'rejected',
-      subject: refText(r?.ref),
-      lines: [...list(r?.issues), ...rejectedLines(config, r)],
-    });
+    const subject = refText(r?.ref);
+    // The subject names the object: its issues without the name again.
+    const issues = list(r?.issues).map((i) => String(i).replace(`${subject}: `, ''));
+    out.push({ kind: 'rejected', subject, lines: [...issues, ...rejectedLines(config, r)] });
   }
   for (const g of list(config?.heldGateways)) {
     out.push({
