@@ -37,7 +37,14 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { projectService: false, program: null, project: false },
-      globals: { document: 'readonly', fetch: 'readonly' },
+      globals: {
+        document: 'readonly',
+        fetch: 'readonly',
+        window: 'readonly',
+        URLSearchParams: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
     },
   },
   {

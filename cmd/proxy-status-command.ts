@@ -17,7 +17,11 @@ export async function runProxyStatus(proxy: string | undefined, o: ProxyStatusOp
   }
   const doc = read.doc;
   const wide = o.output === 'wide';
-  const json = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  const { stringify } = await import('yaml');
+  // json and yaml: the same rows, errors whole.
+  const print = (value: unknown): void =>
+    void process.stdout.write(o.output === 'yaml' ? stringify(value) : `${JSON.stringify(value, null, 2)}\n`);
+  const data = o.output === 'json' || o.output === 'yaml';
   if (proxy !== undefined) {
     const detail = t.proxyDetail(doc, proxy);
     if (!detail) {
@@ -26,13 +30,13 @@ export async function runProxyStatus(proxy: string | undefined, o: ProxyStatusOp
       );
       return 1;
     }
-    if (o.output === 'json') json(detail);
+    if (data) print(detail);
     else process.stdout.write(t.formatDetail(doc, detail, wide));
     return 0;
   }
   const sources = t.sourceRows(doc);
-  if (o.output === 'json') {
-    json({ sources, ...(o.proxies ? { proxies: t.proxyRows(doc) } : {}) });
+  if (data) {
+    print({ sources, ...(o.proxies ? { proxies: t.proxyRows(doc) } : {}) });
   } else {
     process.stdout.write(t.formatSources(sources, wide));
     if (o.proxies) process.stdout.write(`\n${t.formatProxies(t.proxyRows(doc), wide)}`);

@@ -4,7 +4,9 @@ import type { ListenAddress } from '../src/util/address.ts';
 import { parseBoolean, parseDurationMs, parseLoopbackDefault, showAddress } from './parsers.ts';
 import { resolveConfig, type Env, type RowTable } from './rows.ts';
 
-export type ProxyStatusOutput = 'table' | 'wide' | 'json';
+/** The `-o` formats, as the help lists them. */
+export const PROXY_STATUS_OUTPUTS = ['table', 'wide', 'json', 'yaml'] as const;
+export type ProxyStatusOutput = (typeof PROXY_STATUS_OUTPUTS)[number];
 
 export interface ProxyStatusOptions {
   /** The controller's debug listener (`aeraki serve --debug-endpoints --debug-address`). */
@@ -16,8 +18,9 @@ export interface ProxyStatusOptions {
 }
 
 function parseOutput(raw: string): ProxyStatusOutput {
-  if (raw === 'wide' || raw === 'json' || raw === 'table') return raw;
-  throw new InvalidArgumentError(`expected wide or json, got "${raw}"`);
+  const known = PROXY_STATUS_OUTPUTS.find((o) => o === raw);
+  if (known !== undefined) return known;
+  throw new InvalidArgumentError(`expected one of ${PROXY_STATUS_OUTPUTS.join(', ')}, got "${raw}"`);
 }
 
 export const PROXY_STATUS_ROWS: RowTable<ProxyStatusOptions> = {
@@ -33,7 +36,7 @@ export const PROXY_STATUS_ROWS: RowTable<ProxyStatusOptions> = {
   output: {
     flag: '-o, --output <format>',
     default: 'table',
-    description: 'wide (whole proxy ids and errors) or json (the rows, errors whole)',
+    description: 'one of table, wide (whole proxy ids and errors), json or yaml (the rows, errors whole)',
     parse: parseOutput,
   },
   proxies: {

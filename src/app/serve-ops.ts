@@ -8,6 +8,7 @@ import type { ServeInputs } from './serve-inputs.ts';
 import type { ServeRds } from './serve-rds.ts';
 import type { ProxyStatusPart } from './proxy-status.ts';
 import type { ConfigStore } from '../controller/store.ts';
+import { trackChangeTimes } from '../controller/change-times.ts';
 import type { Generator } from '../model/generator.ts';
 import { AdminServer } from '../ops/admin-server.ts';
 import type { AerakiMetrics } from '../ops/metrics.ts';
@@ -169,6 +170,8 @@ export function buildOpsServers(
     },
     logger,
   });
+  // From now on: the store's objects arrive once the sources start.
+  const times = o.admin.debugEndpoints ? trackChangeTimes(store) : undefined;
   const debug = o.admin.debugEndpoints
     ? new AdminServer({
         address: o.admin.debugAddress,
@@ -176,7 +179,7 @@ export function buildOpsServers(
         limits: o.httpLimits,
         debug: withoutSecrets(
           {
-            config: () => configDocument(store, sources.synced, sources.withProblems()),
+            config: () => configDocument(store, sources.synced, sources.withProblems(), times),
             envoyfilters: () => envoyFiltersDocument(store, i.generators, generation, sink),
             routes: () => routesDocument(i.cache, unservedNow(i)),
             proxies: () =>

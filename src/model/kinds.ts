@@ -9,6 +9,7 @@ import type { ConfigKind, ConfigObject } from './objects.ts';
 import type { Fields, Raw } from './parse/fields.ts';
 import type { ConfigIssue, ObjectRef } from './result.ts';
 import type { SecretRef, SecretRefsOf } from './secret-refs.ts';
+import type { ObjectSettings, SettingsContext } from './settings.ts';
 
 export type ObjectOfKind<K extends ConfigKind> = Extract<ConfigObject, { kind: K }>;
 
@@ -63,6 +64,12 @@ export interface KindSpec<K extends ConfigKind = ConfigKind> {
    * of a map. `/debug/*` shows them as `<redacted>` and the issues at or under them without their text.
    */
   readonly secretFields?: readonly string[];
+  /**
+   * What an object of the kind sets and which services it applies to, as text for `/debug/config` and the debug
+   * page (model/settings.ts). Never a credential: a Secret is named with its key, a value written in the object is
+   * only said to be there. Absent: the page shows the kind's objects nowhere.
+   */
+  describe?(o: ObjectOfKind<K>, ctx: SettingsContext): ObjectSettings;
 }
 
 /**

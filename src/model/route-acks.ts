@@ -60,4 +60,10 @@ export interface ProxyReport {
     readonly acked?: string;
     readonly rejected?: { readonly version: string; readonly errorDetail: string };
   }[];
+  /**
+   * Route names the proxy subscribes to and was not sent (the server holds no route of that name, or not yet),
+   * sorted; absent when none. istioctl's proxy-status calls a type sent nothing `NOT SENT` (istio/istio
+   * istioctl/pkg/writer/pilot/status.go, xdsStatus, at 0766c666004b4ebe71720661ae970ffeac4a464d).
+   */
+  readonly notSent?: readonly string[];
 }

@@ -12,7 +12,8 @@
  * | `/debug/registries`   | JSON from the `registries` provider (per registry: connected, synced, counts)    |
  * | `/debug/proxies`      | JSON from the `proxies` provider (per RDS proxy: routes acknowledged, rejected)  |
  * | `/debug/protocols`    | JSON from the `protocols` provider (detected port-name protocols, plugin facts)  |
- * | `/debug/`             | the read-only debug page (debug-page.ts; `/debug` redirects here), strict CSP    |
+ * | `/debug/`             | the read-only debug page (debug-page.ts; `/debug` and `/` redirect here), strict |
+ * |                       | CSP                                                                             |
  *
  * Unknown paths get 404, other methods than GET/HEAD get 405 (with `Allow`), a request with a body 413 (the
  * connection is then closed). A provider or check that throws or rejects never crashes the process: 500 with
@@ -176,7 +177,10 @@ export class AdminServer {
 
   private route(path: string): ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined {
     const paths = this.options.paths ?? 'all';
-    if (path === '/debug' && paths !== 'ops') return (req, res) => this.redirect('/debug/', req, res);
+    // The page is what a browser pointed at the listener wants: `/` leads there as `/debug` does.
+    if ((path === '/debug' || path === '/') && paths !== 'ops') {
+      return (req, res) => this.redirect('/debug/', req, res);
+    }
     if (paths === 'debug' && !path.startsWith('/debug/')) return undefined;
     if (paths === 'ops' && path.startsWith('/debug/')) return undefined;
     switch (path) {

@@ -25,6 +25,8 @@ const FILES: Readonly<Record<string, DebugPageFile>> = {
   '/debug/dom.js': { file: 'dom.js', contentType: 'text/javascript; charset=utf-8' },
   '/debug/view.js': { file: 'view.js', contentType: 'text/javascript; charset=utf-8' },
   '/debug/view-istiod.js': { file: 'view-istiod.js', contentType: 'text/javascript; charset=utf-8' },
+  '/debug/view-state.js': { file: 'view-state.js', contentType: 'text/javascript; charset=utf-8' },
+  '/debug/controls.js': { file: 'controls.js', contentType: 'text/javascript; charset=utf-8' },
 };
 
 /** The page file served at `path` (`/debug/`, `/debug/page.js`, ...), or undefined. */

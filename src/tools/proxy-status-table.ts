@@ -13,6 +13,11 @@ export interface SourceRow {
   readonly acked?: number;
   /** RDS proxies with a route of this source still unanswered (and none rejected); undefined as above. */
   readonly pending?: number;
+  /**
+   * RDS proxies subscribed to a route of this source that they were not sent (the server holds none of that name:
+   * istioctl's NOT SENT), each counted once.
+   */
+  readonly notSent: number;
   /** Proxies rejecting a route of it (RDS) or a listener its EnvoyFilters patch (istiod), each counted once. */
   readonly rejected: number;
   /** The first rejection: the proxy, what it rejected and Envoy's message. */
@@ -33,6 +38,8 @@ export interface ProxyRow {
   readonly routes: number;
   readonly acked: number;
   readonly pending: number;
+  /** Routes it subscribes to and was not sent (NOT SENT). */
+  readonly notSent: number;
   readonly rejected: number;
   /** Source objects whose listeners it rejects (istiod's view). */
   readonly listenerSources: readonly string[];
@@ -48,6 +55,12 @@ function originsOf(doc: ProxiesDocument): (route: string) => string {
 }
 
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set<string>()));
+  set.add(value);
+}
 
 /** One row per source object, sorted: each proxy counts once per source, in its worst state there. */
 export function sourceRows(doc: ProxiesDocument): SourceRow[] {
@@ -66,6 +79,10 @@ export function sourceRows(doc: ProxiesDocument): SourceRow[] {
       }
     }
   }
+  const notSent = new Map<string, Set<string>>();
+  for (const p of doc.proxies) {
+    for (const name of p.notSent ?? []) addTo(notSent, origin(name), proxyName(p));
+  }
   const listenerRejecting = new Map<string, Set<string>>();
   for (const p of doc.listenerRejections?.proxies ?? []) {
     for (const source of p.sources) {
@@ -75,7 +92,9 @@ export function sourceRows(doc: ProxiesDocument): SourceRow[] {
       if (!errors.has(source)) errors.set(source, { proxy: p.id, what: p.reason, detail: p.errorDetail });
     }
   }
-  const sources = [...new Set([...states.keys(), ...listenerRejecting.keys()])].sort(byText);
+  const sources = [...new Set([...states.keys(), ...notSent.keys(), ...listenerRejecting.keys()])].sort(
+    byText,
+  );
   return sources.map((source) => {
     const perProxy = states.get(source);
     const rejecting = new Set(listenerRejecting.get(source));
@@ -90,6 +109,7 @@ export function sourceRows(doc: ProxiesDocument): SourceRow[] {
     return {
       source,
       ...(perProxy ? { acked, pending } : {}),
+      notSent: notSent.get(source)?.size ?? 0,
       rejected: rejecting.size,
       ...(error ? { firstError: error } : {}),
     };
@@ -104,7 +124,16 @@ export function proxyRows(doc: ProxiesDocument): ProxyRow[] {
     if (!r)
       rows.set(
         id,
-        (r = { id, namespace, routes: 0, acked: 0, pending: 0, rejected: 0, listenerSources: [] }),
+        (r = {
+          id,
+          namespace,
+          routes: 0,
+          acked: 0,
+          pending: 0,
+          notSent: 0,
+          rejected: 0,
+          listenerSources: [],
+        }),
       );
     return r;
   };
@@ -117,6 +146,8 @@ export function proxyRows(doc: ProxiesDocument): ProxyRow[] {
         r.firstError = { proxy: r.id, what: `route ${route.name}`, detail: route.rejected.errorDetail };
       }
     }
+    r.routes += p.notSent?.length ?? 0;
+    r.notSent += p.notSent?.length ?? 0;
   }
   for (const p of doc.listenerRejections?.proxies ?? []) {
     const r = row(p.id, p.namespace);
@@ -184,11 +215,12 @@ function errorCell(e: RejectionText | undefined, wide: boolean, proxyRow = false
 
 export function formatSources(rows: readonly SourceRow[], wide: boolean): string {
   return table(
-    ['SOURCE', 'ACKED', 'PENDING', 'REJECTED', 'FIRST ERROR'],
+    ['SOURCE', 'ACKED', 'PENDING', 'NOT SENT', 'REJECTED', 'FIRST ERROR'],
     rows.map((r) => [
       r.source,
       count(r.acked),
       count(r.pending),
+      String(r.notSent),
       String(r.rejected),
       errorCell(r.firstError, wide),
     ]),
@@ -197,13 +229,14 @@ export function formatSources(rows: readonly SourceRow[], wide: boolean): string
 
 export function formatProxies(rows: readonly ProxyRow[], wide: boolean): string {
   return table(
-    ['PROXY', 'NAMESPACE', 'ROUTES', 'ACKED', 'PENDING', 'REJECTED', 'LISTENERS', 'FIRST ERROR'],
+    ['PROXY', 'NAMESPACE', 'ROUTES', 'ACKED', 'PENDING', 'NOT SENT', 'REJECTED', 'LISTENERS', 'FIRST ERROR'],
     rows.map((r) => [
       wide ? r.id : shortName(r.id),
       r.namespace,
       String(r.routes),
       String(r.acked),
       String(r.pending),
+      String(r.notSent),
       String(r.rejected),
       r.listenerSources.length > 0 ? 'REJECTED' : '-',
       errorCell(r.firstError, wide, true),
@@ -218,17 +251,17 @@ export function formatDetail(doc: ProxiesDocument, d: ProxyDetail, wide: boolean
   let out = `Proxy: ${d.id}\n`;
   for (const s of d.streams) {
     out += `RDS stream (${s.protocol}) from ${s.peer}, namespace ${s.namespace ?? '-'}, since ${s.connectedSince}\n`;
-    out += table(
-      ['ROUTE', 'SOURCE', 'STATE', 'SENT', 'ACKED', 'ERROR'],
-      s.routes.map((r) => [
-        r.name,
-        origin(r.name),
-        r.state.toUpperCase(),
-        r.sent,
-        r.acked ?? '-',
-        r.rejected ? oneLine(`version ${r.rejected.version}: ${r.rejected.errorDetail}`, width) : '',
-      ]),
-    );
+    const sent = s.routes.map((r) => [
+      r.name,
+      origin(r.name),
+      r.state.toUpperCase(),
+      r.sent,
+      r.acked ?? '-',
+      r.rejected ? oneLine(`version ${r.rejected.version}: ${r.rejected.errorDetail}`, width) : '',
+    ]);
+    const notSent = (s.notSent ?? []).map((name) => [name, origin(name), 'NOT SENT', '-', '-', '']);
+    const rows = [...sent, ...notSent].sort((a, b) => byText(a[0]!, b[0]!));
+    out += table(['ROUTE', 'SOURCE', 'STATE', 'SENT', 'ACKED', 'ERROR'], rows);
   }
   if (d.streams.length === 0) out += 'RDS: not connected to this controller\n';
   const l = d.listeners;

@@ -248,6 +248,11 @@ export class StreamAcks {
   /** nonce -> scope and keys the response carried, until answered (or pushed out past MAX_IN_FLIGHT). */
   private readonly inFlight = new Map<string, { readonly scope: string; readonly keys: readonly string[] }>();
   private closedFlag = false;
+  /**
+   * The RouteConfiguration names the stream subscribes to now (set by the stream; read only by `report()`): those
+   * it was never sent, or no longer has, are reported as not sent.
+   */
+  subscription: () => Iterable<string> = () => [];
 
   constructor(
     private readonly tracker: AckTracker,
@@ -367,6 +372,7 @@ export class StreamAcks {
 
   report(): ProxyReport {
     const namespace = proxyNamespace(this.nodeId, this.peer);
+    const notSent = this.notSent();
     return {
       nodeId: this.nodeId,
       peer: this.peer,
@@ -384,7 +390,15 @@ export class StreamAcks {
             ? { rejected: { version: e.rejected.version, errorDetail: e.rejected.detail } }
             : {}),
         })),
+      ...(notSent.length > 0 ? { notSent } : {}),
     };
+  }
+
+  /** Subscribed RouteConfiguration names the stream does not have from this server, sorted. */
+  private notSent(): string[] {
+    const out: string[] = [];
+    for (const name of this.subscription()) if (!this.entries.has(name)) out.push(name);
+    return out.sort(compareStrings);
   }
 
   /** The entries response `nonce` carried that still stand as it sent them; forgets the nonce. */

@@ -34,6 +34,7 @@ export abstract class RdsStreamBase implements ResourceWatcher {
 
   constructor(protected readonly deps: StreamDeps) {
     ({ acks: this.acks, budget: this.budget } = openStream(deps, this.protocol()));
+    if (this.acks) this.acks.subscription = () => this.names;
   }
 
   /** 'sotw': every response carries the stream's whole set; 'delta': only what changed. */

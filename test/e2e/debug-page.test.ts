@@ -45,6 +45,17 @@ const skip =
 
 const examples = path.join(repoRoot, 'examples');
 const DEMO = 'org.apache.dubbo.samples.basic.api.demoservice_20880';
+/** Routes no object makes (the first one named after a Redis service, which gets none over RDS), and the proxy. */
+const UNSERVED = 'redis-client.redis.svc.cluster.local_6379';
+const NOWHERE = 'nowhere.shop.svc.cluster.local_1';
+const ASKING = 'sidecar~10.0.0.3~asking-0.shop~shop.svc.cluster.local';
+/** The object of a file that is read well once, then broken: its last good read stays in effect. */
+const LATE = {
+  apiVersion: 'networking.istio.io/v1',
+  kind: 'ServiceEntry',
+  metadata: { namespace: 'shop', name: 'late' },
+  spec: { hosts: ['late.shop.svc.cluster.local'], ports: [{ number: 80, name: 'http', protocol: 'HTTP' }] },
+};
 
 /** The services of examples/ that have a handled port, as `namespace/name`, with the protocol group of each. */
 const EXAMPLE_SERVICES: [string, string][] = [
@@ -122,12 +133,12 @@ describe('debug page in headless chromium', { skip }, () => {
       metadata: { namespace: 'shop', name: 'evil' },
       spec: { hosts: ['<img src=x>.shop.svc.cluster.local'], routes: [] },
     };
-    writeFileSync(
-      path.join(configDir, 'held.yaml'),
-      [metaEntry, metaRouterRaw(false), destinationRuleRaw(false), evil]
-        .map((o) => stringify(o))
-        .join('---\n'),
-    );
+    // First without the DestinationRule, so that shop/svc's EnvoyFilters are written; then the invalid one holds
+    // the service (its EnvoyFilters are kept, its route withheld), and a file read well before breaks.
+    const heldFile = (objects: object[]) =>
+      writeFileSync(path.join(configDir, 'held.yaml'), objects.map((o) => stringify(o)).join('---\n'));
+    heldFile([metaEntry, metaRouterRaw(false), evil]);
+    writeFileSync(path.join(configDir, 'late.yaml'), stringify(LATE));
     const spec = parseRegistrySpec('zk=zookeeper://127.0.0.1:2181/dubbo');
     assert.ok(spec.ok);
     let watcher: FakeRegistryWatcher | undefined;
@@ -154,6 +165,23 @@ describe('debug page in headless chromium', { skip }, () => {
     await running.synced;
     await running.reconciler.runNow();
     url = `http://${running.debugAddress!}/debug/`;
+    const kept = async () =>
+      (JSON.parse((await httpGet(`${url}envoyfilters`)).body) as { keptFilters: { source: string }[] })
+        .keptFilters;
+    heldFile([metaEntry, metaRouterRaw(false), destinationRuleRaw(false), evil]);
+    writeFileSync(path.join(configDir, 'late.yaml'), 'kind: ServiceEntry\nspec: [unclosed\n');
+    await waitFor(async () => {
+      const config = JSON.parse((await httpGet(`${url}config`)).body) as {
+        held: unknown[];
+        files: { errors: { lastGood: boolean }[] };
+      };
+      return config.held.length > 0 && config.files.errors.some((e) => e.lastGood);
+    }, 'the held service and the broken file');
+    await running.reconciler.runNow();
+    await waitFor(
+      async () => (await kept()).some((k) => k.source === 'ServiceEntry/shop/svc'),
+      'kept filters',
+    );
 
     // Two MetaProtocol proxies on the example's route: one acknowledges, one rejects (its detail quotes markup).
     const paths = running.devCerts!.paths;
@@ -179,12 +207,19 @@ describe('debug page in headless chromium', { skip }, () => {
       versionInfo: '',
       errorDetail: { code: 3, message: 'no cluster <script>x</script>' },
     });
+    // A third proxy asks for two routes nobody serves (NOT SENT): one named after a service the page shows.
+    const asking = rds.sotw();
+    asking.send(sotwRequest([UNSERVED, NOWHERE], { node: { id: ASKING } }));
     await waitFor(async () => {
       const doc = JSON.parse((await httpGet(`${url}proxies`)).body) as {
+        proxies: { nodeId: string; notSent?: string[] }[];
         routes: { acked: number; rejected: number }[];
       };
-      return doc.routes.some((r) => r.acked === 1 && r.rejected === 1);
-    }, 'one acknowledgement and one rejection');
+      return (
+        doc.routes.some((r) => r.acked === 1 && r.rejected === 1) &&
+        doc.proxies.some((p) => p.nodeId === ASKING && p.notSent?.length === 2)
+      );
+    }, 'one acknowledgement, one rejection and two routes not sent');
   });
 
   after(async () => {
@@ -195,7 +230,7 @@ describe('debug page in headless chromium', { skip }, () => {
 
   it('renders services by protocol, the example split, proxies, the held object and the registry', async () => {
     const dom = await browse('--dump-dom');
-    assert.match(dom, /<body data-loaded="true">/, 'the script ran and every document loaded');
+    assert.match(dom, /<body[^>]* data-loaded="true"/, 'the script ran and every document loaded');
 
     for (const [service, protocol] of EXAMPLE_SERVICES) {
       const group = element(dom, 'section', `data-protocol="${protocol}"`);
@@ -229,10 +264,11 @@ describe('debug page in headless chromium', { skip }, () => {
     assert.match(held, /data-badge="held">held<\/span> not rendered: DestinationRule shop\/dr is invalid/);
     assert.match(dom, /data-problem="rejected"><span [^>]*>rejected<\/span> MetaRouter shop\/mr/);
     const problems = element(dom, 'section', 'id="problems"');
-    assert.equal(
-      problems.split('ServiceEntry shop/svc: spec.hosts: held:').length - 1,
-      1,
-      'the held warning once',
+    assert.equal(problems.split('spec.hosts: held:').length - 1, 1, 'the held warning once');
+    assert.doesNotMatch(
+      problems,
+      /ServiceEntry shop\/svc: spec\.hosts/,
+      'its object named once, as the subject',
     );
 
     // Markup from the documents is text: escaped in the DOM, never an element.
@@ -245,6 +281,122 @@ describe('debug page in headless chromium', { skip }, () => {
       registries,
       /data-registry="zk" data-state="ok"><span [^>]*>synced<\/span> zk \(zookeeper\): 1 services/,
     );
+  });
+
+  it('shows kept filters, the last good config in use, routes not sent, Redis and policy settings', async () => {
+    const dom = await browse('--dump-dom');
+    assert.match(dom, /<body[^>]* data-loaded="true"/);
+
+    const sync = element(dom, 'p', 'id="sync"');
+    assert.match(sync, /data-last-good="true"/);
+    assert.match(
+      sync,
+      /data-badge="held">last good config in use<\/span> 1 file cannot be read: the last good read is in effect;/,
+    );
+    assert.match(sync, /EnvoyFilters? kept from before/);
+    assert.doesNotMatch(sync, /data-badge="ok"/, 'no green synced while a last good config is in use');
+    assert.match(
+      element(dom, 'li', 'data-problem="file"'),
+      /late\.yaml[\s\S]*its last good read is in effect/,
+    );
+
+    const held = element(dom, 'article', 'data-service="shop/svc"');
+    assert.match(held, /<h4>EnvoyFilters \((\d+), \1 kept\)<\/h4>/);
+    assert.match(
+      held,
+      /data-kept="held"><span [^>]*>outbound<\/span> istio-system\/aeraki-outbound-svc[^<]+<span [^>]*data-badge="kept">kept<\/span><span class="muted"> in effect, kept while its source is held/,
+    );
+    assert.match(
+      element(dom, 'article', 'data-service="redis/redis-client"'),
+      new RegExp(`data-badge="notsent">not sent</span> ${ASKING} \\(${UNSERVED.replaceAll('.', '\\.')}\\)`),
+    );
+    const notSent = element(dom, 'section', 'id="problems"');
+    assert.match(
+      notSent,
+      new RegExp(
+        `data-badge="notsent">not sent</span> route ${NOWHERE.replaceAll('.', '\\.')}: not sent to 1 proxy`,
+      ),
+    );
+
+    const redis = element(dom, 'article', 'data-service="redis/redis-client"');
+    const service = element(redis, 'div', 'data-settings="RedisService redis/redis-client"');
+    assert.match(service, /route:<\/span> prefix "b:" → external-redis\.redis\.svc\.cluster\.local/);
+    assert.match(
+      service,
+      /mirror:<\/span> 10% of prefix "b:" to external-redis\.redis\.svc\.cluster\.local \(writes only\)/,
+    );
+    assert.match(service, /auth:<\/span> from Secret redis-service-secret/);
+    assert.match(service, /changed \d{4}-\d\d-\d\dT/);
+    const destination = element(redis, 'div', 'data-settings="RedisDestination redis/redis-client"');
+    assert.match(destination, /auth:<\/span> written in the object \(not shown\)/);
+    assert.doesNotMatch(dom, /testredis123/, 'no credential on the page');
+
+    const dubbo = element(dom, 'article', 'data-service="dubbo/dubbo-secondservice"');
+    const policy = element(
+      dubbo,
+      'div',
+      'data-settings="DubboAuthorizationPolicy dubbo/deny-test-namespaces"',
+    );
+    assert.match(policy, /action:<\/span> DENY/);
+    assert.match(policy, /rule 1:<\/span> from namespaces test-\* → any call/);
+    assert.match(dubbo, /data-settings="DubboAuthorizationPolicy dubbo\/allow-second-service"/);
+    assert.match(element(dom, 'article', 'data-service="meta-dubbo/dubbo-demoservice"'), /changed \d{4}-/);
+  });
+
+  it('filters services by the box and refreshes on the interval chosen, both kept in the URL', async () => {
+    const state = (query: string, width: number, script: string) =>
+      evaluateAt(chromium!, root, `${url}${query}`, { width, height: 800 }, script);
+    const loaded = `await new Promise((resolve) => {
+        const check = () => (document.body?.dataset.loaded ? resolve() : setTimeout(check, 20));
+        check();
+      });`;
+    const visible = `[...document.querySelectorAll('[data-service]')].filter((c) => !c.hidden).map((c) => c.dataset.service)`;
+    for (const width of [375, 1600]) {
+      const typed = (await state(
+        '',
+        width,
+        `(async () => {
+          ${loaded}
+          const all = ${visible}.length;
+          const box = document.getElementById('filter');
+          box.value = 'redis';
+          box.dispatchEvent(new Event('input'));
+          const box2 = box.getBoundingClientRect();
+          return [all, ${visible}, location.search, document.getElementById('filter-count').textContent,
+            box2.right <= window.innerWidth, document.documentElement.scrollWidth,
+            document.getElementById('refresh').value, document.body.dataset.refresh];
+        })()`,
+      )) as [number, string[], string, string, boolean, number, string, string];
+      const [all, shown, search, count, fits, scrollWidth, refresh, running] = typed;
+      assert.ok(all > 5, `${all} services`);
+      assert.deepEqual(shown, ['redis/external-redis', 'redis/redis-client']);
+      assert.equal(search, '?q=redis');
+      assert.equal(count, `2 of ${all} services`);
+      assert.ok(fits, `${width} px: the filter box fits`);
+      assert.ok(scrollWidth <= width, `${width} px: the page is ${scrollWidth} px wide`);
+      assert.deepEqual([refresh, running], ['0', '0'], 'refresh is off by default');
+    }
+    // From the URL: the filter and a 5 s refresh, which loads the documents again.
+    const fromUrl = (await state(
+      '?q=dubbo-secondservice&refresh=5',
+      375,
+      `(async () => {
+        ${loaded}
+        const shown = ${visible};
+        await new Promise((resolve) => {
+          const check = () => (Number(document.body.dataset.loads) >= 2 ? resolve() : setTimeout(check, 50));
+          check();
+        });
+        return [shown, document.getElementById('filter').value, document.getElementById('refresh').value,
+          ${visible}];
+      })()`,
+    )) as [string[], string, string, string[]];
+    assert.deepEqual(fromUrl, [
+      ['dubbo/dubbo-secondservice'],
+      'dubbo-secondservice',
+      '5',
+      ['dubbo/dubbo-secondservice'],
+    ]);
   });
 
   it('fits a phone and a wide screen without scrolling sideways', async () => {
@@ -362,7 +514,7 @@ describe("debug page in headless chromium: istiod's listener rejections", { skip
 
   it('highlights the rejection on the service it belongs to and among the problems', async () => {
     const dom = await chromiumRun(chromium!, root, `http://${running.debugAddress!}/debug/`, ['--dump-dom']);
-    assert.match(dom, /<body data-loaded="true">/);
+    assert.match(dom, /<body[^>]* data-loaded="true"/);
     const escaped = 'proto constraint &lt;b&gt;validation&lt;/b&gt; failed';
 
     const orders = element(dom, 'article', 'data-service="shop/orders"');

@@ -144,7 +144,7 @@ describe('aeraki serve: listener rejections istiod reports, end to end', () => {
     );
     const cli = runCli(['proxy-status', `--debug-address=${running.debugAddress ?? ''}`]);
     assert.equal(await cli.exited, 0, cli.stderr);
-    assert.match(cli.stdout, /^ServiceEntry\/shop\/orders\s+\S+\s+\S+\s+1\s+web-1\.web: Error adding/m);
+    assert.match(cli.stdout, /^ServiceEntry\/shop\/orders\s+\S+\s+\S+\s+0\s+1\s+web-1\.web: Error adding/m);
 
     // The proxy took the listener: SYNCED, and the rejection clears.
     istiod.syncz.proxies = [

@@ -7,7 +7,12 @@ import { after, describe, it } from 'node:test';
 import { AdminServer } from '../../src/ops/admin-server.ts';
 import { debugPageFile } from '../../src/ops/debug-page.ts';
 import { protocolsDocument } from '../../src/model/protocol-facts.ts';
-import { createGenerators, createProtocolNames } from '../../src/plugins/registry.ts';
+import { configDocument } from '../../src/app/debug.ts';
+import { trackChangeTimes } from '../../src/controller/change-times.ts';
+import { fillStore, parseRawObjects } from '../../src/controller/file-source.ts';
+import { ConfigStore } from '../../src/controller/store.ts';
+import { createGenerators, createPluginKinds, createProtocolNames } from '../../src/plugins/registry.ts';
+import { PARSE_OPTIONS } from '../support/kinds.ts';
 import { silentLogger } from '../../src/util/logger.ts';
 
 const PAGE_DIR = new URL('../../src/ops/debug-page/', import.meta.url);
@@ -57,6 +62,8 @@ describe('debug page: served by the debug listener', () => {
       ['/debug/dom.js', 'text/javascript; charset=utf-8'],
       ['/debug/view.js', 'text/javascript; charset=utf-8'],
       ['/debug/view-istiod.js', 'text/javascript; charset=utf-8'],
+      ['/debug/view-state.js', 'text/javascript; charset=utf-8'],
+      ['/debug/controls.js', 'text/javascript; charset=utf-8'],
     ];
     for (const [path, type] of files) {
       const res = await call(port, path);
@@ -89,10 +96,20 @@ describe('debug page: served by the debug listener', () => {
     assert.equal((await call(port, '/debug/', 'POST')).status, 405);
   });
 
+  it('redirects / to the page, as /debug', async () => {
+    const port = await serve('debug');
+    for (const method of ['GET', 'HEAD']) {
+      const res = await call(port, '/', method);
+      assert.equal(res.status, 308, method);
+      assert.equal(res.headers['location'], '/debug/');
+    }
+  });
+
   it('is not on the ops listener', async () => {
     const port = await serve('ops');
     assert.equal((await call(port, '/debug/')).status, 404);
     assert.equal((await call(port, '/debug')).status, 404);
+    assert.equal((await call(port, '/')).status, 404);
   });
 
   it('has no inline script, style or event handler (the CSP would block them)', () => {
@@ -100,7 +117,15 @@ describe('debug page: served by the debug listener', () => {
     for (const m of html.matchAll(/<script\b[^>]*>/g)) assert.match(m[0], /\ssrc="[^":]+"/);
     assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=|https?:\/\//i);
     const scripts = readdirSync(PAGE_DIR).filter((f) => f.endsWith('.js'));
-    assert.deepEqual(scripts.sort(), ['card.js', 'dom.js', 'page.js', 'view-istiod.js', 'view.js']);
+    assert.deepEqual(scripts.sort(), [
+      'card.js',
+      'controls.js',
+      'dom.js',
+      'page.js',
+      'view-istiod.js',
+      'view-state.js',
+      'view.js',
+    ]);
     for (const f of scripts) {
       const script = readFileSync(new URL(f, PAGE_DIR), 'utf8');
       assert.doesNotMatch(
@@ -397,10 +422,240 @@ describe('debug page: view model', () => {
         synced: false,
         groups: [],
         problems: [],
+        warnings: [],
+        lastGood: [],
         istiod: undefined,
         registries: undefined,
       },
     );
     assert.equal(v.istiod.state, 'off');
+  });
+});
+
+// What issue 41 asked the page to show: kept filters as kept, "last good config in use", routes proxies ask for
+// that are not served (NOT SENT), every plugin kind's settings (as the plugins describe them, from a real
+// /debug/config), per-object change times, warnings apart without repeating the object, and the filter box.
+describe('debug page: view model of what stands in and what the plugins set', () => {
+  const se = (ns: string, name: string, port: string) => ({
+    kind: 'ServiceEntry',
+    metadata: { namespace: ns, name },
+    spec: { hosts: [`${name}.${ns}.svc.cluster.local`], ports: [{ number: 6379, name: port }] },
+  });
+
+  it('shows the kept EnvoyFilters of a held service as kept, and says the last good config is in use', () => {
+    const svc = se('shop', 'svc', 'tcp-metaprotocol-dubbo');
+    const v = view.buildView({
+      protocols,
+      config: {
+        synced: true,
+        objects: { ServiceEntry: [svc], VirtualService: [{ metadata: { namespace: 'shop', name: 'ok' } }] },
+        rejected: [
+          {
+            ref: { kind: 'DestinationRule', namespace: 'shop', name: 'dr' },
+            issues: ['DestinationRule shop/dr: x'],
+          },
+          {
+            ref: { kind: 'VirtualService', namespace: 'shop', name: 'ok' },
+            issues: ['VirtualService shop/ok: y'],
+          },
+        ],
+        held: [
+          {
+            host: 'svc.shop.svc.cluster.local',
+            by: [{ kind: 'DestinationRule', namespace: 'shop', name: 'dr' }],
+          },
+        ],
+        files: { partial: false, errors: [{ path: 'a.yaml', message: 'bad', lastGood: true }] },
+      },
+      envoyfilters: {
+        desired: [],
+        keptFilters: [
+          {
+            namespace: 'istio-system',
+            name: 'aeraki-inbound-svc-20880',
+            source: 'ServiceEntry/shop/svc',
+            why: 'held',
+          },
+          {
+            namespace: 'istio-system',
+            name: 'aeraki-outbound-svc-20880',
+            source: 'ServiceEntry/shop/svc',
+            why: 'held',
+          },
+        ],
+      },
+    });
+    const [card] = v.groups[0].services;
+    assert.deepEqual(
+      card.envoyFilters.map((f: { name: string; kept?: boolean; direction: string }) => [
+        f.name,
+        f.direction,
+        f.kept,
+      ]),
+      [
+        ['aeraki-inbound-svc-20880', 'inbound', true],
+        ['aeraki-outbound-svc-20880', 'outbound', true],
+      ],
+    );
+    assert.deepEqual(v.lastGood, [
+      '1 file cannot be read: the last good read is in effect',
+      '1 invalid object: the last valid version is in effect',
+      '2 EnvoyFilters kept from before',
+    ]);
+    const problems = v.problems as { kind: string; subject: string; lines: string[] }[];
+    assert.deepEqual(problems.find((p) => p.subject === 'VirtualService shop/ok')?.lines, [
+      'y',
+      'its last valid version is in effect',
+    ]);
+    assert.deepEqual(problems.find((p) => p.kind === 'file')?.lines, [
+      'bad',
+      'its last good read is in effect',
+    ]);
+    assert.deepEqual(view.buildView({ config: { synced: true } }).lastGood, []);
+  });
+
+  it('lists the routes proxies ask for that are not served: on the service and among the problems', () => {
+    const svc = se('shop', 'svc', 'tcp-metaprotocol-dubbo');
+    const v = view.buildView({
+      protocols,
+      config: { objects: { ServiceEntry: [svc] } },
+      proxies: {
+        proxies: [
+          { nodeId: 'p1', routes: [], notSent: ['svc.shop.svc.cluster.local_6379', 'nowhere_1'] },
+          { nodeId: 'p2', routes: [], notSent: ['nowhere_1'] },
+        ],
+        routes: [],
+      },
+    });
+    assert.deepEqual(v.groups[0].services[0].proxies, [
+      { proxy: 'p1', route: 'svc.shop.svc.cluster.local_6379', state: 'not sent' },
+    ]);
+    assert.deepEqual(
+      (v.problems as { kind: string; subject: string }[]).map((p) => `${p.kind} ${p.subject}`),
+      [
+        'notsent route nowhere_1: not sent to 2 proxies asking for it',
+        'notsent route svc.shop.svc.cluster.local_6379: not sent to 1 proxy asking for it',
+      ],
+    );
+  });
+
+  it("shows every plugin kind's settings on the services they apply to, from the plugins' descriptions", () => {
+    const store = new ConfigStore({
+      rootNamespace: 'istio-system',
+      kinds: createPluginKinds(),
+      now: () => 1e12,
+    });
+    const times = trackChangeTimes(store);
+    const raws = [
+      se('cache', 'redis', 'tcp-redis'),
+      se('rpc', 'hello', 'tcp-dubbo'),
+      se('web', 'hello', 'tcp-dubbo'),
+      {
+        apiVersion: 'redis.aeraki.io/v1alpha1',
+        kind: 'RedisService',
+        metadata: { namespace: 'cache', name: 'rs' },
+        spec: {
+          host: ['redis.cache.svc.cluster.local'],
+          redis: [
+            { route: { host: 'redis.cache.svc.cluster.local' }, mirror: [{ route: { host: 'shadow' } }] },
+          ],
+        },
+      },
+      {
+        apiVersion: 'redis.aeraki.io/v1alpha1',
+        kind: 'RedisDestination',
+        metadata: { namespace: 'cache', name: 'rd' },
+        spec: {
+          host: 'redis.cache.svc.cluster.local',
+          trafficPolicy: { connectionPool: { redis: { auth: { plain: { password: 'hunter2' } } } } },
+        },
+      },
+      {
+        apiVersion: 'dubbo.aeraki.io/v1alpha1',
+        kind: 'DubboAuthorizationPolicy',
+        metadata: { namespace: 'rpc', name: 'deny' },
+        spec: { action: 'DENY' },
+      },
+    ].map((o) => ({ apiVersion: 'networking.istio.io/v1', ...o }));
+    fillStore(store, parseRawObjects(raws, 'istio-system', [], PARSE_OPTIONS));
+    const config = configDocument(store, true, undefined, times);
+    assert.ok(!JSON.stringify(config).includes('hunter2'));
+    const v = view.buildView({ protocols, config });
+    const byId = new Map(
+      v.groups
+        .flatMap((g: { services: { id: string }[] }) => g.services)
+        .map((s: { id: string }) => [s.id, s]),
+    );
+    const text = (id: string) =>
+      (
+        byId.get(id) as { settings: { ref: string; lines: { label: string; value: string }[] }[] }
+      ).settings.map((o) => [o.ref, o.lines.map((l) => `${l.label}: ${l.value}`)]);
+    assert.deepEqual(text('cache/redis'), [
+      [
+        'RedisService cache/rs',
+        [
+          'route: every other key → redis.cache.svc.cluster.local',
+          'mirror: 100% of every other key to shadow',
+        ],
+      ],
+      ['RedisDestination cache/rd', ['mode: PROXY', 'auth: written in the object (not shown)']],
+    ]);
+    assert.deepEqual(text('rpc/hello'), [
+      ['DubboAuthorizationPolicy rpc/deny', ['action: DENY', 'rules: none']],
+    ]);
+    assert.deepEqual(text('web/hello'), [], 'a policy applies to its own namespace');
+    const redis = byId.get('cache/redis') as { changedAt: string; settings: { changedAt: string }[] };
+    assert.equal(redis.changedAt, new Date(1e12).toISOString());
+    assert.equal(redis.settings[0]!.changedAt, new Date(1e12).toISOString());
+    // The page's code names no plugin kind.
+    for (const f of readdirSync(PAGE_DIR)) {
+      assert.doesNotMatch(
+        readFileSync(new URL(f, PAGE_DIR), 'utf8'),
+        /Redis|Dubbo(?!\w*Protocol)|dubbo\./,
+        f,
+      );
+    }
+  });
+
+  it('lists warnings apart, each object once with what it says, and on its service', () => {
+    const v = view.buildView({
+      protocols,
+      config: {
+        objects: { ServiceEntry: [se('shop', 'svc', 'tcp-redis')] },
+        heldObjects: ['Gateway a/g: spec.servers: held: x'],
+      },
+      envoyfilters: {
+        issueList: [
+          { severity: 'warning', object: 'ServiceEntry shop/svc', text: 'spec.ports[0]: odd' },
+          { severity: 'error', object: 'MetaRouter shop/mr', text: 'spec.routes: bad' },
+          { severity: 'warning', object: 'Gateway a/g', text: 'spec.servers: held: x' },
+        ],
+      },
+    });
+    assert.deepEqual(v.warnings, [
+      { kind: 'warning', subject: 'ServiceEntry shop/svc', lines: ['spec.ports[0]: odd'] },
+    ]);
+    assert.deepEqual(v.groups[0].services[0].warnings, ['spec.ports[0]: odd']);
+    assert.deepEqual(
+      (v.problems as { kind: string; subject: string; lines: string[] }[]).map((p) => [
+        p.kind,
+        p.subject,
+        p.lines,
+      ]),
+      [
+        ['held', 'Gateway a/g', ['spec.servers: held: x']],
+        ['issue', 'MetaRouter shop/mr', ['spec.routes: bad']],
+      ],
+    );
+  });
+
+  it('filters by every word of the box, and offers refresh off by default', async () => {
+    const state = await import(new URL('view-state.js', PAGE_DIR).href);
+    assert.equal(state.matchesFilter('ServiceEntry shop/redis tcp-redis', ''), true);
+    assert.equal(state.matchesFilter('ServiceEntry shop/redis tcp-redis', 'SHOP redis'), true);
+    assert.equal(state.matchesFilter('ServiceEntry shop/redis tcp-redis', 'shop dubbo'), false);
+    assert.equal(state.refreshOf(null), 0);
+    assert.equal(state.refreshOf('15'), 15);
+    assert.equal(state.refreshOf('7'), 0, 'only the intervals offered');
   });
 });

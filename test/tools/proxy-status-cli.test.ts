@@ -15,6 +15,8 @@ import { cliArgs, run } from '../support/process.ts';
 
 const GOOD = 'dubbo.shop.svc.cluster.local_20880';
 const BAD = 'thrift.shop.svc.cluster.local_9090';
+/** A route a proxy asks for that the server does not hold. */
+const UNSERVED = 'gone.shop.svc.cluster.local_20880';
 const node = (pod: string) => ({ id: `sidecar~10.0.0.1~${pod}.shop~shop.svc.cluster.local` });
 const ERROR =
   "route 'dummy/0': unknown cluster 'outbound|9090|v3|thrift.shop.svc.cluster.local' (no such subset)";
@@ -64,8 +66,11 @@ describe('aeraki proxy-status (the CLI)', () => {
       responseNonce: r.nonce,
       errorDetail: { code: 3, message: ERROR },
     });
+    const asking = client.sotw();
+    asking.send(sotwRequest([GOOD, UNSERVED], { node: node('web-3') }));
+    asking.send(ackOf(await asking.next(), [GOOD, UNSERVED]));
     await waitFor(
-      () => rds.acks.summary(GOOD)?.acked === 1 && rds.acks.summary(BAD)?.rejected === 1,
+      () => rds.acks.summary(GOOD)?.acked === 2 && rds.acks.summary(BAD)?.rejected === 1,
       'the answers',
     );
   });
@@ -92,23 +97,23 @@ describe('aeraki proxy-status (the CLI)', () => {
       cli('-o', 'wide'),
     ]);
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /^SOURCE\s+ACKED\s+PENDING\s+REJECTED\s+FIRST ERROR\n/);
-    assert.match(table.stdout, /^MetaRouter\/shop\/dubbo\s+1\s+0\s+0$/m);
+    assert.match(table.stdout, /^SOURCE\s+ACKED\s+PENDING\s+NOT SENT\s+REJECTED\s+FIRST ERROR\n/);
+    assert.match(table.stdout, /^MetaRouter\/shop\/dubbo\s+2\s+0\s+0\s+0$/m);
     assert.match(
       table.stdout,
-      /^MetaRouter\/shop\/thrift\s+0\s+0\s+1\s+web-2\.shop: route 'dummy\/0': unknown cluster 'outbound\|90\.\.\.$/m,
+      /^MetaRouter\/shop\/thrift\s+0\s+0\s+0\s+1\s+web-2\.shop: route 'dummy\/0': unknown cluster 'outbound\|90\.\.\.$/m,
     );
     assert.match(table.stderr, /listener rejections: not asked/);
 
     assert.equal(proxies.code, 0, proxies.stderr);
     assert.match(
       proxies.stdout,
-      /^PROXY\s+NAMESPACE\s+ROUTES\s+ACKED\s+PENDING\s+REJECTED\s+LISTENERS\s+FIRST ERROR$/m,
+      /^PROXY\s+NAMESPACE\s+ROUTES\s+ACKED\s+PENDING\s+NOT SENT\s+REJECTED\s+LISTENERS\s+FIRST ERROR$/m,
     );
-    assert.match(proxies.stdout, /^web-1\.shop\s+shop\s+1\s+1\s+0\s+0\s+-$/m);
+    assert.match(proxies.stdout, /^web-1\.shop\s+shop\s+1\s+1\s+0\s+0\s+0\s+-$/m);
     assert.match(
       proxies.stdout,
-      /^web-2\.shop\s+shop\s+1\s+0\s+0\s+1\s+-\s+route 'dummy\/0': unknown cluster/m,
+      /^web-2\.shop\s+shop\s+1\s+0\s+0\s+0\s+1\s+-\s+route 'dummy\/0': unknown cluster/m,
     );
 
     assert.equal(one.code, 0, one.stderr);
@@ -127,12 +132,61 @@ describe('aeraki proxy-status (the CLI)', () => {
       [
         ['MetaRouter/shop/dubbo', 0],
         ['MetaRouter/shop/thrift', 1],
+        [`RouteConfiguration/${UNSERVED}`, 0],
       ],
     );
     assert.equal(parsed.sources[1]?.firstError?.detail, ERROR, 'JSON has the whole error');
 
     assert.equal(wide.code, 0, wide.stderr);
     assert.ok(wide.stdout.includes(`${node('web-2').id}: route ${BAD}: ${ERROR}`), wide.stdout);
+  });
+
+  it('shows a route a proxy asks for and was not sent as NOT SENT', async () => {
+    const [table, proxies, one, json] = await Promise.all([
+      cli(),
+      cli('--proxies'),
+      cli('web-3.shop'),
+      cli('-o', 'json'),
+    ]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(
+      table.stdout,
+      new RegExp(`^RouteConfiguration/${UNSERVED.replaceAll('.', '\\.')}\\s+-\\s+-\\s+1\\s+0$`, 'm'),
+    );
+    assert.match(proxies.stdout, /^web-3\.shop\s+shop\s+2\s+1\s+0\s+1\s+0\s+-$/m);
+    assert.match(one.stdout, new RegExp(`^${UNSERVED.replaceAll('.', '\\.')}\\s+\\S+\\s+NOT SENT\\s`, 'm'));
+    const parsed = JSON.parse(json.stdout) as { sources: { source: string; notSent: number }[] };
+    assert.deepEqual(
+      parsed.sources.map((s) => [s.source, s.notSent]),
+      [
+        ['MetaRouter/shop/dubbo', 0],
+        ['MetaRouter/shop/thrift', 0],
+        [`RouteConfiguration/${UNSERVED}`, 1],
+      ],
+    );
+  });
+
+  it('prints YAML with -o yaml, the same rows as JSON, and lists every output in its help', async () => {
+    const { parse } = await import('yaml');
+    const [yaml, json, detail, help, bad] = await Promise.all([
+      cli('-o', 'yaml', '--proxies'),
+      cli('-o', 'json', '--proxies'),
+      cli('-o', 'yaml', 'web-2.shop'),
+      cli('--help'),
+      cli('-o', 'xml'),
+    ]);
+    assert.equal(yaml.code, 0, yaml.stderr);
+    assert.deepEqual(parse(yaml.stdout), JSON.parse(json.stdout));
+    assert.match(yaml.stdout, /^sources:\n/);
+    assert.equal(detail.code, 0, detail.stderr);
+    assert.equal((parse(detail.stdout) as { id: string }).id, node('web-2').id);
+    assert.equal(help.code, 0);
+    assert.match(
+      help.stdout.replace(/\s+/g, ' '),
+      /-o, --output <format> one of table, wide \(.*\), json or yaml/,
+    );
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /table, wide, json, yaml/);
   });
 
   it('exits 1 naming the address when no controller listens there, or the proxy is unknown', async () => {

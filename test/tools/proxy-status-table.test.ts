@@ -140,13 +140,54 @@ describe('proxy-status rows', () => {
   });
 });
 
+describe('proxy-status: routes a proxy asks for and was not sent (NOT SENT)', () => {
+  // b and c subscribe to a route the server does not hold; b's other routes stand as before.
+  const b = DOC.proxies[1]!;
+  const c = DOC.proxies[2]!;
+  const UNSERVED: ProxiesDocument = {
+    ...DOC,
+    proxies: [
+      DOC.proxies[0]!,
+      { ...b, notSent: ['gone.shop_20880'] },
+      { ...c, notSent: ['gone.shop_20880'] },
+    ],
+  };
+
+  it('counts the proxies per source and per proxy', () => {
+    const rows = sourceRows(UNSERVED);
+    const gone = rows.find((r) => r.source === 'RouteConfiguration/gone.shop_20880');
+    assert.deepEqual(gone, { source: 'RouteConfiguration/gone.shop_20880', notSent: 2, rejected: 0 });
+    assert.equal(rows.find((r) => r.source === 'MetaRouter/shop/dubbo')?.notSent, 0);
+    assert.deepEqual(
+      proxyRows(UNSERVED).map((r) => [shortName(r.id), r.routes, r.notSent]),
+      [
+        ['a.shop', 2, 0],
+        ['b.shop', 3, 1],
+        ['c.shop', 2, 1],
+        ['d.web', 0, 0],
+      ],
+    );
+  });
+
+  it('prints NOT SENT in the tables and in the proxy details, as istioctl does', () => {
+    const sources = formatSources(sourceRows(UNSERVED), false);
+    assert.match(sources, /^RouteConfiguration\/gone\.shop_20880\s+-\s+-\s+2\s+0$/m);
+    const proxies = formatProxies(proxyRows(UNSERVED), false).split('\n');
+    assert.match(proxies[0]!, /^PROXY\s+NAMESPACE\s+ROUTES\s+ACKED\s+PENDING\s+NOT SENT\s+REJECTED\s/);
+    assert.match(proxies[2]!, /^b\.shop\s+shop\s+3\s+1\s+1\s+1\s+0\s+-$/);
+    const detail = formatDetail(UNSERVED, proxyDetail(UNSERVED, 'b.shop')!, false);
+    assert.match(detail, /^gone\.shop_20880\s+RouteConfiguration\/gone\.shop_20880\s+NOT SENT\s+-\s+-$/m);
+    assert.match(detail, /^r1\s+MetaRouter\/shop\/dubbo\s+PENDING\s+v1\s+-$/m);
+  });
+});
+
 describe('proxy-status tables', () => {
   it('cuts errors to one terminal-friendly line; -o wide prints them whole', () => {
     const table = formatSources(sourceRows(DOC), false);
     const lines = table.trimEnd().split('\n');
-    assert.match(lines[0]!, /^SOURCE\s+ACKED\s+PENDING\s+REJECTED\s+FIRST ERROR$/);
-    assert.match(lines[1]!, /^MetaRouter\/shop\/dubbo\s+1\s+1\s+2\s+a\.shop: bad route: x+\.\.\.$/);
-    assert.match(lines[3]!, /^ServiceEntry\/shop\/dubbo\s+-\s+-\s+2\s+c\.shop: Error adding/);
+    assert.match(lines[0]!, /^SOURCE\s+ACKED\s+PENDING\s+NOT SENT\s+REJECTED\s+FIRST ERROR$/);
+    assert.match(lines[1]!, /^MetaRouter\/shop\/dubbo\s+1\s+1\s+0\s+2\s+a\.shop: bad route: x+\.\.\.$/);
+    assert.match(lines[3]!, /^ServiceEntry\/shop\/dubbo\s+-\s+-\s+0\s+2\s+c\.shop: Error adding/);
     assert.equal(lines.length, 4);
     assert.ok(
       lines.every((l) => l.length <= 140),

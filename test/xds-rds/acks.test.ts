@@ -205,6 +205,41 @@ describe('RDS acknowledgements per stream and per route', () => {
     await waitFor(() => server.acks.streamCount === 0);
   });
 
+  it('reports the routes a proxy subscribes to and was not sent (NOT SENT), SotW and delta', async () => {
+    const GONE = 'gone.example_3';
+    const notSent = (nodeId: string) => server.acks.proxies().find((p) => p.nodeId === nodeId)?.notSent;
+    const s = client().sotw();
+    s.send(sotwRequest([A, GONE], { node: { id: 'sotw-unserved' } }));
+    s.send(ackOf(await s.next(), [A, GONE]));
+    await waitFor(() => server.acks.summary(A)?.acked === 1);
+    assert.deepEqual(notSent('sotw-unserved'), [GONE]);
+    const d = client().delta();
+    d.send({
+      node: { id: 'delta-unserved' },
+      typeUrl: ROUTE_CONFIGURATION_TYPE,
+      resourceNamesSubscribe: [GONE, B],
+    });
+    d.send({ typeUrl: ROUTE_CONFIGURATION_TYPE, responseNonce: (await d.next()).nonce });
+    await waitFor(() => server.acks.summary(B)?.acked === 1);
+    assert.deepEqual(notSent('delta-unserved'), [GONE]);
+    // In /debug/proxies, beside the routes it was sent.
+    const doc = proxiesDocument(server.acks);
+    const report = doc.proxies.find((p) => p.nodeId === 'delta-unserved')!;
+    assert.deepEqual([report.routes.map((r) => r.name), report.notSent], [[B], [GONE]]);
+    // The route appears: sent, no longer NOT SENT; a route removed from the server is NOT SENT again.
+    cache.setRoutes([route(A, 'a1'), route(B, 'b1'), route(GONE, 'g')]);
+    s.send(ackOf(await s.next(), [A, GONE]));
+    await waitFor(() => notSent('sotw-unserved') === undefined);
+    cache.setRoutes([route(A, 'a1'), route(B, 'b1')]);
+    await waitFor(() => notSent('sotw-unserved')?.[0] === GONE);
+    // Unsubscribed: nothing to report.
+    d.send({ typeUrl: ROUTE_CONFIGURATION_TYPE, resourceNamesUnsubscribe: [GONE] });
+    await waitFor(() => notSent('delta-unserved') === undefined);
+    s.close();
+    d.close();
+    await waitFor(() => server.acks.streamCount === 0);
+  });
+
   it('delta: declared initial versions count as acknowledged', async () => {
     const version = cache.snapshot().resources.get(B)!.version;
     const d = client().delta();

@@ -28,11 +28,14 @@ function splitBar(split) {
   return el('div', { class: 'split' }, bar, legend);
 }
 
+/** `changed <ISO time>` in small print, or nothing when the time is not known. */
+const changed = (at) => (at ? el('span', { class: 'muted changed' }, ` changed ${at}`) : undefined);
+
 function routerSection(router) {
   return el(
     'div',
     { class: 'router' },
-    el('h4', {}, router.ref),
+    el('h4', {}, router.ref, changed(router.changedAt)),
     router.routes.map((r) =>
       el(
         'div',
@@ -56,8 +59,6 @@ function routerSection(router) {
       : undefined,
   );
 }
-
-/** A listener rejection's badge: red with `rejected`, or with `lacks extension` when the proxy lacks the filter. */
 
 /** How many rejecting proxies a card lists (`/debug/proxies` and `aeraki proxy-status --proxies` have them all). */
 const PROXIES_SHOWN = 10;
@@ -108,6 +109,76 @@ function listenerSection(s) {
   ];
 }
 
+/** What the plugins say an object applying to the service sets (the page knows no plugin kind). */
+function settingsSection(settings) {
+  return [
+    el('h4', {}, 'Settings'),
+    settings.map((o) =>
+      el(
+        'div',
+        { class: 'settings', 'data-settings': o.ref },
+        el('p', { class: 'settings-ref' }, o.ref, changed(o.changedAt)),
+        el(
+          'ul',
+          {},
+          o.lines.map((l) => el('li', {}, el('span', { class: 'label' }, `${l.label}:`), ` ${l.value}`)),
+        ),
+      ),
+    ),
+  ];
+}
+
+const KEPT_WHY = {
+  held: 'kept while its source is held',
+  failed: 'kept while its source fails to generate',
+  unknown: 'kept: deletions are held',
+};
+
+function filtersSection(filters) {
+  const kept = filters.filter((f) => f.kept).length;
+  const count = kept > 0 ? `${filters.length}, ${kept} kept` : `${filters.length}`;
+  return [
+    el('h4', {}, `EnvoyFilters (${count})`),
+    el(
+      'ul',
+      { class: 'filters' },
+      filters.map((f) =>
+        el(
+          'li',
+          f.kept ? { 'data-kept': f.why } : {},
+          el('span', { class: `dir dir-${f.direction}` }, f.direction),
+          ` ${f.namespace}/${f.name}`,
+          f.kept
+            ? [
+                badge('kept', 'kept'),
+                el('span', { class: 'muted' }, ` in effect, ${KEPT_WHY[f.why] ?? KEPT_WHY.unknown}`),
+              ]
+            : undefined,
+        ),
+      ),
+    ),
+  ];
+}
+
+/** The words the filter box looks in: the service, its hosts, ports, protocols and the objects shown on it. */
+function filterText(s) {
+  return [
+    s.key,
+    s.hosts,
+    s.ports.map((p) => `${p.number} ${p.name} ${p.protocol}`),
+    s.routers.map((r) => r.ref),
+    s.settings.map((o) => o.ref),
+    s.envoyFilters.map((f) => f.name),
+  ]
+    .flat(Infinity)
+    .join(' ');
+}
+
+const PROXY_BADGE = {
+  acked: ['ok', 'acknowledged'],
+  'not sent': ['notsent', 'not sent'],
+};
+
 export function serviceCard(s) {
   const rejected = s.rejectedByProxies || s.listenerRejections.length > 0;
   const state = s.held.length > 0 ? 'held' : rejected ? 'rejected' : 'ok';
@@ -122,6 +193,7 @@ export function serviceCard(s) {
       {},
       el('h3', {}, s.id),
       state === 'ok' ? undefined : onlyLacks ? badge('lacks', 'lacks extension') : badge(state),
+      changed(s.changedAt),
       el('p', { class: 'muted hosts' }, s.hosts.join(', ')),
       el('p', { class: 'ports' }, s.ports.map((p) => `${p.number} ${p.name}`).join(', ')),
     ),
@@ -143,23 +215,13 @@ export function serviceCard(s) {
       ),
     );
   }
-  rows.push(
-    el('h4', {}, `EnvoyFilters (${s.envoyFilters.length})`),
-    el(
-      'ul',
-      { class: 'filters' },
-      s.envoyFilters.map((f) =>
-        el(
-          'li',
-          {},
-          el('span', { class: `dir dir-${f.direction}` }, f.direction),
-          ` ${f.namespace}/${f.name}`,
-        ),
-      ),
-    ),
-  );
+  for (const w of s.warnings) {
+    rows.push(el('div', { class: 'problem problem-warning' }, badge('warning'), ` ${w}`));
+  }
+  rows.push(filtersSection(s.envoyFilters));
   if (s.listenerRejections.length > 0) rows.push(listenerSection(s));
   if (s.routers.length > 0) rows.push(el('h4', {}, 'Routes'), s.routers.map(routerSection));
+  if (s.settings.length > 0) rows.push(settingsSection(s.settings));
   if (s.rds.length > 0) {
     rows.push(
       el('h4', {}, 'Route configurations served (RDS)'),
@@ -192,7 +254,7 @@ export function serviceCard(s) {
           el(
             'li',
             {},
-            badge(p.state === 'acked' ? 'ok' : p.state, p.state === 'acked' ? 'acknowledged' : p.state),
+            badge(...(PROXY_BADGE[p.state] ?? [p.state, p.state])),
             ` ${p.proxy} (${p.route})`,
             p.detail ? el('p', { class: 'detail' }, p.detail) : undefined,
           ),
@@ -202,7 +264,12 @@ export function serviceCard(s) {
   }
   return el(
     'article',
-    { class: `service service-${state}`, 'data-service': s.id, 'data-state': state },
+    {
+      class: `service service-${state}`,
+      'data-service': s.id,
+      'data-state': state,
+      'data-filter': filterText(s),
+    },
     rows,
   );
 }

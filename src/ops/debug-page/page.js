@@ -1,6 +1,7 @@
 // The debug page's script: fetches the /debug/* documents beside it, builds the view (view.js) and renders it.
 // Every string from the documents goes into the DOM as text (textContent or an attribute), never as markup.
 import { serviceCard } from './card.js';
+import { applyFilter, setUpControls } from './controls.js';
 import { badge, el, reasonBadge } from './dom.js';
 import { buildView } from './view.js';
 
@@ -12,6 +13,56 @@ async function fetchDoc(name) {
   if (res.status === 404) return undefined;
   if (!res.ok) throw new Error(`/debug/${name}: HTTP ${res.status}`);
   return res.json();
+}
+
+const PROBLEM_BADGE = { notsent: ['notsent', 'not sent'], warning: ['warning', 'warning'] };
+
+function problemBadge(p) {
+  if (p.kind === 'listener') return reasonBadge(p);
+  return badge(...(PROBLEM_BADGE[p.kind] ?? [p.kind]));
+}
+
+/** Warnings: rendered, with what the warning says (each object once, its name as the subject). */
+function warningsSection(warnings) {
+  if (warnings.length === 0) return undefined;
+  return el(
+    'section',
+    { id: 'warnings' },
+    el('h2', {}, `Warnings (${warnings.length})`),
+    el(
+      'ul',
+      { class: 'problems' },
+      warnings.map((w) =>
+        el(
+          'li',
+          { class: 'problem problem-warning', 'data-problem': 'warning' },
+          badge('warning'),
+          ` ${w.subject}`,
+          el(
+            'ul',
+            {},
+            w.lines.map((l) => el('li', {}, l)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Synced or not, and whether some config in effect is a last good one (a green `synced` only when none is). */
+function syncLine(view) {
+  const state = !view.synced
+    ? badge('pending', 'not synced yet')
+    : view.lastGood.length > 0
+      ? badge('held', 'last good config in use')
+      : badge('ok', 'synced');
+  return el(
+    'p',
+    { id: 'sync', 'data-last-good': view.lastGood.length > 0 ? 'true' : undefined },
+    state,
+    view.lastGood.length > 0 ? ` ${view.lastGood.join('; ')};` : '',
+    ` loaded ${new Date().toISOString()}`,
+  );
 }
 
 function problemsSection(problems) {
@@ -28,7 +79,7 @@ function problemsSection(problems) {
             el(
               'li',
               { class: `problem problem-${p.kind}`, 'data-problem': p.kind },
-              p.kind === 'listener' ? reasonBadge(p) : badge(p.kind),
+              problemBadge(p),
               ` ${p.subject}`,
               el(
                 'ul',
@@ -82,14 +133,10 @@ function render(view, root) {
     ),
   );
   root.replaceChildren(
-    el(
-      'p',
-      { id: 'sync' },
-      view.synced ? badge('ok', 'synced') : badge('pending', 'not synced yet'),
-      ` loaded ${new Date().toISOString()}`,
-    ),
+    syncLine(view),
     el('p', { id: 'istiod', class: 'muted', 'data-state': view.istiod.state }, view.istiod.text),
     problemsSection(view.problems),
+    warningsSection(view.warnings),
     el(
       'section',
       { id: 'services' },
@@ -102,19 +149,28 @@ function render(view, root) {
   );
 }
 
+let loading = false;
+
 async function main() {
+  if (loading) return; // a refresh while the last load is still under way
+  loading = true;
   const root = document.getElementById('main');
   try {
     const docs = Object.fromEntries(await Promise.all(DOCUMENTS.map(async (n) => [n, await fetchDoc(n)])));
     render(buildView(docs), root);
+    applyFilter();
     document.body.dataset.loaded = 'true';
+    document.body.dataset.loads = String(Number(document.body.dataset.loads ?? 0) + 1);
   } catch (err) {
     root.replaceChildren(
       el('p', { class: 'problem problem-rejected' }, badge('rejected', 'error'), ` ${String(err)}`),
     );
     document.body.dataset.loaded = 'error';
+  } finally {
+    loading = false;
   }
 }
 
 document.getElementById('reload').addEventListener('click', () => void main());
+setUpControls(main);
 void main();

@@ -2,7 +2,17 @@
 // can test it. Every field is read defensively: documents may lack a section (no registries) or carry fields this
 // page does not know (they are ignored).
 
-import { istiodOf, istiodStateOf, listenerProblems } from './view-istiod.js';
+import { istiodOf, istiodStateOf } from './view-istiod.js';
+import {
+  changedAtOf,
+  hostMatches,
+  issuesOf as generationIssues,
+  keptBySource,
+  lastGoodOf,
+  problemsOf,
+  settingsFor,
+  shownLines,
+} from './view-state.js';
 
 export { reasonWord } from './view-istiod.js';
 
@@ -112,13 +122,6 @@ function rateLimitsOf(spec) {
   return out;
 }
 
-/** Does `host` (of a route object in `ns`) name `serviceHost`? Exact, or a short name in the same namespace. */
-function hostMatches(host, ns, serviceHost) {
-  const h = String(host ?? '').toLowerCase();
-  const s = String(serviceHost ?? '').toLowerCase();
-  return h === s || (!h.includes('.') && s.startsWith(`${h}.${ns}.`));
-}
-
 /** The issues of a rejected object, by `Kind ns/name`. */
 function rejectedIssues(config) {
   const map = new Map();
@@ -149,6 +152,8 @@ export function buildView(docs) {
       direction: directionOf(ef),
     });
   }
+  const kept = keptBySource(envoyfilters);
+  const { errors, warnings } = generationIssues(envoyfilters, shownLines(config));
   const served = new Map(list(routes?.routes).map((r) => [r?.name, r?.version]));
   const summaries = new Map(list(proxies?.routes).map((s) => [s?.name, s]));
   const groups = new Map();
@@ -168,6 +173,7 @@ export function buildView(docs) {
         if (!list(o?.spec?.hosts).some((h) => hosts.some((s) => hostMatches(h, oNs, s)))) continue;
         routers.push({
           ref: `${kind} ${keyOf(o)}`,
+          changedAt: changedAtOf(config, kind, oNs, o?.metadata?.name),
           routes: list(kind === 'MetaRouter' ? o.spec.routes : o.spec.http).map(routeView),
           rateLimits: kind === 'MetaRouter' ? rateLimitsOf(o.spec) : [],
         });
@@ -188,6 +194,10 @@ export function buildView(docs) {
           detail: r.rejected?.errorDetail,
         });
       }
+      for (const name of list(p?.notSent)) {
+        if (routeNames.includes(name))
+          proxyStates.push({ proxy: p?.nodeId || p?.peer || '?', route: name, state: 'not sent' });
+      }
     }
     // A host is held for the ServiceEntries of the holder's own namespace only.
     const heldBy = list(config?.held)
@@ -200,12 +210,23 @@ export function buildView(docs) {
     const held = [...new Set(heldBy)].sort(byText).map((by) => ({ by, issues: issuesOf.get(by) ?? [] }));
     const source = `${se?.kind ?? 'ServiceEntry'}/${keyOf(se)}`;
     const istiod = istiodOf(proxies?.listenerRejections, source);
+    const key = `${se?.kind ?? 'ServiceEntry'} ${keyOf(se)}`;
+    const namespace = se?.metadata?.namespace ?? '';
     const service = {
-      key: `${se?.kind ?? 'ServiceEntry'} ${keyOf(se)}`,
+      key,
       id: keyOf(se),
+      namespace,
+      changedAt: changedAtOf(config, se?.kind ?? 'ServiceEntry', namespace, se?.metadata?.name),
       hosts,
       ports: handled,
-      envoyFilters: list(filtersBySource.get(source)).sort((a, b) => byText(a.name, b.name)),
+      envoyFilters: [
+        ...list(filtersBySource.get(source)),
+        // A kept filter's spec is not read: its direction from its name.
+        ...list(kept.get(source)).map((f) => ({
+          ...f,
+          direction: directionOf({ metadata: { name: f.name } }),
+        })),
+      ].sort((a, b) => byText(a.name, b.name)),
       routers,
       rds,
       proxies: proxyStates,
@@ -213,7 +234,9 @@ export function buildView(docs) {
       rejectedByProxies: proxyStates.some((s) => s.state === 'rejected'),
       listenerRejections: istiod.rejections,
       listenerProxies: istiod.proxies,
+      warnings: warnings.filter((w) => w.subject === key).flatMap((w) => w.lines),
     };
+    service.settings = settingsFor(config?.settings, service);
     for (const protocol of new Set(handled.map((p) => p.protocol))) {
       if (!groups.has(protocol)) groups.set(protocol, []);
       groups.get(protocol).push(service);
@@ -224,65 +247,10 @@ export function buildView(docs) {
     groups: [...groups.entries()]
       .sort(([a], [b]) => byText(a, b))
       .map(([protocol, services]) => ({ protocol, services: services.sort((a, b) => byText(a.id, b.id)) })),
-    problems: problemsOf(config, envoyfilters, proxies, routes),
+    problems: problemsOf(config, errors, proxies, routes),
+    warnings,
+    lastGood: lastGoodOf(config, envoyfilters),
     istiod: istiodStateOf(proxies),
     registries: registries ? list(registries.registries) : undefined,
   };
-}
-
-/**
- * Everything held, rejected or failing, as `{ kind, subject, lines }` (kind: rejected, held, file, issue, listener
- * (istiod's proxies reject a source object's listeners, with `reason` and its `word`), proxy (RDS)).
- */
-function problemsOf(config, envoyfilters, proxies, routes) {
-  const out = [];
-  for (const r of list(config?.rejected))
-    out.push({ kind: 'rejected', subject: refText(r?.ref), lines: list(r?.issues) });
-  for (const g of list(config?.heldGateways)) {
-    out.push({
-      kind: 'held',
-      subject: `Gateway ${g?.gateway}`,
-      lines: list(g?.by).map((b) => `held by ${refText(b)}`),
-    });
-  }
-  for (const h of list(config?.heldObjects))
-    out.push({ kind: 'held', subject: String(h).split(':')[0], lines: [h] });
-  for (const f of list(config?.files?.errors)) {
-    const at = f?.line ? `:${f.line}${f.column ? `:${f.column}` : ''}` : '';
-    const restored = f?.restored
-      ? ['its last good read of before the restart (state file) is in effect']
-      : [];
-    out.push({ kind: 'file', subject: `${f?.path ?? '?'}${at}`, lines: [f?.message ?? '', ...restored] });
-  }
-  for (const u of list(routes?.unservedRoutes)) {
-    out.push({
-      kind: 'held',
-      subject: `EnvoyFilter ${u?.envoyFilter ?? '?'}`,
-      lines: [`names RDS route ${u?.route ?? '?'}, which is not served`],
-    });
-  }
-  if (config?.files?.partial) {
-    out.push({
-      kind: 'file',
-      subject: 'config directory',
-      lines: ['a file was never read well: deletions are held'],
-    });
-  }
-  // Generation repeats the held warnings already listed from /debug/config.
-  const shown = new Set(out.flatMap((p) => p.lines));
-  for (const i of list(envoyfilters?.issues)) {
-    if (!shown.has(i)) out.push({ kind: 'issue', subject: String(i).split(':')[0], lines: [i] });
-  }
-  out.push(...listenerProblems(proxies?.listenerRejections));
-  for (const s of list(proxies?.routes)) {
-    if (!(s?.rejected > 0)) continue;
-    const first = s.firstRejection;
-    const line = first ? `first: ${first.proxy} rejected ${first.version}: ${first.detail}` : '';
-    out.push({
-      kind: 'proxy',
-      subject: `route ${s.name}: rejected by ${s.rejected} prox${s.rejected === 1 ? 'y' : 'ies'}`,
-      lines: [line],
-    });
-  }
-  return out;
 }

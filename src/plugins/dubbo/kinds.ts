@@ -3,6 +3,7 @@
  * (parse.ts), with the rules of validate.ts.
  */
 import { kindSpec, type KindSpec } from '../../model/kinds.ts';
+import { describeDubboAuthorizationPolicy } from './describe.ts';
 import { readDubboAuthorizationPolicySpec } from './parse.ts';
 import { dubboAuthorizationPolicyIssues } from './validate.ts';
 
@@ -14,6 +15,7 @@ export const DUBBO_AUTHORIZATION_POLICY_KIND = kindSpec({
   namespaced: true,
   readSpec: (f, spec) => readDubboAuthorizationPolicySpec(f, spec),
   ruleIssues: (o, ref) => dubboAuthorizationPolicyIssues(o.spec, ref),
+  describe: describeDubboAuthorizationPolicy,
 });
 
 export const DUBBO_KINDS: readonly KindSpec[] = [DUBBO_AUTHORIZATION_POLICY_KIND];

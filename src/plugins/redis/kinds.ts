@@ -5,6 +5,7 @@
 import { kindSpec, type KindSpec } from '../../model/kinds.ts';
 import type { SecretRef } from '../../model/secret-refs.ts';
 import { passwordKeyOf, secretProblems, usernameKeyOf } from './auth.ts';
+import { describeRedisDestination, describeRedisService } from './describe.ts';
 import { readRedisDestinationSpec, readRedisServiceSpec } from './parse.ts';
 import type { SecretAuth } from './types.ts';
 
@@ -53,6 +54,7 @@ export const REDIS_SERVICE_KIND = kindSpec({
   secretRefs: (o) => secretRef(o.spec.settings?.auth?.secret, 'spec.settings.auth'),
   hostsOf: (o) => o.spec.host,
   secretFields: SERVICE_SECRET_FIELDS,
+  describe: describeRedisService,
 });
 
 export const REDIS_DESTINATION_KIND = kindSpec({
@@ -69,6 +71,7 @@ export const REDIS_DESTINATION_KIND = kindSpec({
     ),
   hostsOf: (o) => (o.spec.host === '' ? [] : [o.spec.host]),
   secretFields: DESTINATION_SECRET_FIELDS,
+  describe: describeRedisDestination,
 });
 
 export const REDIS_KINDS: readonly KindSpec[] = [REDIS_SERVICE_KIND, REDIS_DESTINATION_KIND];
