@@ -12,6 +12,7 @@ import './analyze/live/analyzers.test.ts';
 import './analyze/live/cluster-istiod.test.ts';
 import './analyze/live/cluster.test.ts';
 import './analyze/live/images.test.ts';
+import './analyze/locate.test.ts';
 import './analyze/port-names.test.ts';
 import './analyze/reference.test.ts';
 import './analyze/relative-priority.test.ts';
