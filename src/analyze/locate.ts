@@ -38,7 +38,9 @@ function get(map: YAMLMap, key: string): Node | undefined {
 }
 
 function scalarText(node: Node | undefined): string {
-  return isScalar(node) && node.value !== null && node.value !== undefined ? String(node.value) : '';
+  if (!isScalar(node)) return '';
+  const v = node.value;
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 }
 
 function collect(node: Node | null | undefined, out: Placed[]): void {
@@ -95,7 +97,7 @@ function keyOf(
     if (parts.some((p) => typeof p !== 'string')) continue;
     const key = parts.join('.');
     for (const pair of map.items) {
-      if (isScalar(pair.key) && String(pair.key.value) === key) {
+      if (scalarText(pair.key as Node) === key) {
         return { key: pair.key as Node, value: (pair.value ?? undefined) as Node | undefined, used: k };
       }
     }
