@@ -59,6 +59,7 @@ import './conformance/real-protos.test.ts';
 import './controller/ambient-generation.test.ts';
 import './controller/dir-source.test.ts';
 import './controller/dir-state.test.ts';
+import './controller/duplicates.test.ts';
 import './controller/endpoints-entries.test.ts';
 import './controller/endpoints-services.test.ts';
 import './controller/file-source.test.ts';

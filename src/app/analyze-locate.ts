@@ -4,11 +4,17 @@
  * first needs it); for a file that cannot be parsed, the parser's own line and column (config-file.ts).
  */
 import { readFileSync } from 'node:fs';
-import { indexText, positionInDocuments, positionInObject, type TextIndex } from '../analyze/locate.ts';
+import {
+  indexText,
+  positionInDocuments,
+  positionInObject,
+  type TextIndex,
+} from '../model/parse/positions.ts';
 import type { SourceLocation } from '../analyze/types.ts';
 import { readConfigFile, type FileLimits } from '../controller/config-file.ts';
 import { readRawObjects } from '../controller/file-source.ts';
 import type { ConfigIssue, ObjectRef } from '../model/result.ts';
+import { createPluginKinds } from '../plugins/registry.ts';
 import { isPlainObject } from '../util/json.ts';
 
 /** `Kind/namespace/name` of a raw object as written (namespace '' when absent). */
@@ -31,12 +37,13 @@ export function readLocatedObjects(
 ): { raws: unknown[]; issues: ConfigIssue[]; locate: Locate } {
   const issues: ConfigIssue[] = [];
   const fileOf = new Map<string, string>();
-  const raws = readRawObjects(paths, issues, limits, (raw, file) => {
+  const onObject = (raw: unknown, file: string): void => {
     const k = rawKey(raw);
     if (k === undefined) return;
     fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
     fileOf.set(`${k.kind}//${k.name}`, file);
-  });
+  };
+  const raws = readRawObjects(paths, issues, limits, { onObject, kinds: createPluginKinds() });
   const indexes = new Map<string, TextIndex>();
   const indexOf = (file: string): TextIndex => {
     let index = indexes.get(file);
@@ -60,9 +67,7 @@ export function readLocatedObjects(
   const locate: Locate = (ref, path) => {
     if (ref.kind === 'File') return locateFile(ref.name, path);
     const file =
-      fileOf.get(`${ref.kind}/${ref.namespace}/${ref.name}`) ??
-      (ref.namespace === 'default' ? fileOf.get(`${ref.kind}//${ref.name}`) : undefined) ??
-      fileOf.get(`${ref.kind}//${ref.name}`);
+      fileOf.get(`${ref.kind}/${ref.namespace}/${ref.name}`) ?? fileOf.get(`${ref.kind}//${ref.name}`);
     if (file === undefined) return undefined;
     return { file, ...positionInObject(indexOf(file), ref, path) };
   };

@@ -43,12 +43,13 @@ export function generationCheck(
 /** Every issue of the files, in render's order and format (unreadable files and YAML errors first). */
 export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(o.files, issues, fileLimitsOf(o));
+  const kinds = createPluginKinds();
+  const raws = readRawObjects(o.files, issues, fileLimitsOf(o), { kinds });
   return validateObjects(raws, {
     rootNamespace: o.rootNamespace,
     parseOptions: {
       clusterDomain: o.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
-      kinds: createPluginKinds(),
+      kinds,
     },
     issues,
     check: generationCheck(o),

@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { formatJson } from '../../src/analyze/format/json.ts';
 import { sarifLog } from '../../src/analyze/format/sarif.ts';
 import { formatText } from '../../src/analyze/format/text.ts';
-import { indexText, pathSegments, positionInObject } from '../../src/analyze/locate.ts';
+import { indexText, pathSegments, positionInObject } from '../../src/model/parse/positions.ts';
 import { analyzeFiles } from '../../src/app/analyze.ts';
 import { OPTIONS } from './support.ts';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { indexText, positionInObject } from '../../src/analyze/locate.ts';
+import { indexText, positionInObject } from '../../src/model/parse/positions.ts';
 import { analyzeFiles } from '../../src/app/analyze.ts';
 import { OPTIONS, analyzeText, serviceEntry } from './support.ts';
 

@@ -136,18 +136,31 @@ function positionOfNode(node: Node, index: TextIndex): TextPosition | undefined 
   return { line: p.line, column: p.col };
 }
 
+function sameNamespace(written: string, namespace: string): boolean {
+  return written === namespace || (written === '' && (namespace === 'default' || namespace === ''));
+}
+
 /** The last object of `index` with this kind and name, in `namespace` (or written without one). */
 function objectOf(index: TextIndex, kind: string, namespace: string, name: string): Placed | undefined {
   let loose: Placed | undefined;
   let exact: Placed | undefined;
   for (const o of index.objects) {
     if (o.kind !== kind || o.name !== name) continue;
-    if (o.namespace === namespace || (o.namespace === '' && (namespace === 'default' || namespace === ''))) {
-      exact = o;
-    }
+    if (sameNamespace(o.namespace, namespace)) exact = o;
     loose = o;
   }
   return exact ?? loose;
+}
+
+/** The position of the `kind:` of every definition of the object in `index`, in order. */
+export function definitionsOf(
+  index: TextIndex,
+  ref: { readonly kind: string; readonly namespace: string; readonly name: string },
+): TextPosition[] {
+  return index.objects
+    .filter((o) => o.kind === ref.kind && o.name === ref.name && sameNamespace(o.namespace, ref.namespace))
+    .map((o) => positionOfNode(keyOf(o.node, ['kind'])?.key ?? o.node, index))
+    .filter((p): p is TextPosition => p !== undefined);
 }
 
 /**
