@@ -20,7 +20,9 @@ import { isPlainObject } from '../util/json.ts';
 /** `Kind/namespace/name` of a raw object as written (namespace '' when absent). */
 function rawKey(raw: unknown): { kind: string; namespace: string; name: string } | undefined {
   if (!isPlainObject(raw)) return undefined;
-  const md = isPlainObject(raw['metadata']) ? raw['metadata'] : {};
+  const own = isPlainObject(raw['metadata']) ? raw['metadata'] : {};
+  // A merged metadata (`<<: *meta`, refused by parsing) still tells which object it is.
+  const md = { ...(isPlainObject(own['<<']) ? own['<<'] : {}), ...own };
   const kind = raw['kind'];
   const name = md['name'];
   if (typeof kind !== 'string' || typeof name !== 'string') return undefined;

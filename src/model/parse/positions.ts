@@ -6,7 +6,17 @@
  * exists is named; an empty path names the object's `kind:`. An object defined more than once in a file is
  * located at its last definition (the one that wins, as in parsing). JSON files are YAML here too. Pure.
  */
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node, type YAMLMap } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Document,
+  type Node,
+  type YAMLMap,
+} from 'yaml';
 
 /** 1-based line and column. */
 export interface TextPosition {
@@ -43,17 +53,27 @@ function scalarText(node: Node | undefined): string {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 }
 
-function collect(node: Node | null | undefined, out: Placed[]): void {
+/** `metadata.<key>`, or the same key of a mapping merged into it (`<<: *meta`), as text. */
+function metadataText(md: Node | undefined, key: string, doc: Document): string {
+  if (!isMap(md)) return '';
+  const own = scalarText(get(md, key));
+  if (own !== '') return own;
+  const merged = get(md, '<<');
+  const target = isAlias(merged) ? merged.resolve(doc) : undefined;
+  return isMap(target) ? scalarText(get(target, key)) : '';
+}
+
+function collect(node: Node | null | undefined, out: Placed[], doc: Document): void {
   if (!isMap(node)) return;
   const kind = scalarText(get(node, 'kind'));
   const items = get(node, 'items');
   if ((kind === 'List' || kind.endsWith('List')) && isSeq(items)) {
-    for (const item of items.items) collect(item as Node, out);
+    for (const item of items.items) collect(item as Node, out, doc);
     return;
   }
   const md = get(node, 'metadata');
-  const name = isMap(md) ? scalarText(get(md, 'name')) : '';
-  const namespace = isMap(md) ? scalarText(get(md, 'namespace')) : '';
+  const name = metadataText(md, 'name', doc);
+  const namespace = metadataText(md, 'namespace', doc);
   out.push({ kind, namespace, name, node });
 }
 
@@ -67,7 +87,7 @@ export function indexText(text: string): TextIndex {
       const root = doc.contents as Node | null;
       if (root === null || (isScalar(root) && root.value === null)) continue;
       documents.push(root);
-      collect(root, objects);
+      collect(root, objects, doc as Document);
     }
   } catch {
     // Positions are a nicety: without them, messages name the file only.
