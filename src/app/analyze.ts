@@ -25,6 +25,7 @@ import { fillStore } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
+import { offlineIssues } from '../model/held.ts';
 import { kindsOf } from '../model/kinds.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
@@ -77,12 +78,14 @@ export function analysisInputOf(
     ambient: store,
     metaProtocolImages: o.metaProtocolImages,
   });
-  const issues = dedupeIssues([
-    ...objects.issues,
-    ...ambient.issues,
-    ...generated.issues,
-    ...generated.unhandledPorts.map((p) => p.warning),
-  ]);
+  const issues = dedupeIssues(
+    offlineIssues([
+      ...objects.issues,
+      ...ambient.issues,
+      ...generated.issues,
+      ...generated.unhandledPorts.map((p) => p.warning),
+    ]),
+  );
   const options: AnalysisOptions = {
     rootNamespace: o.rootNamespace,
     namespaceScope: o.namespaceScope,
