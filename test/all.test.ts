@@ -24,6 +24,7 @@ import './app/aeraki-demos.test.ts';
 import './app/analyze-cli.test.ts';
 import './app/analyze-cluster.test.ts';
 import './app/analyze-input.test.ts';
+import './app/analyze-messages-cli.test.ts';
 import './app/debug.test.ts';
 import './app/near-miss-inputs.test.ts';
 import './app/proxy-status.test.ts';
