@@ -87,7 +87,7 @@ export function indexText(text: string): TextIndex {
       const root = doc.contents as Node | null;
       if (root === null || (isScalar(root) && root.value === null)) continue;
       documents.push(root);
-      collect(root, objects, doc as Document);
+      collect(root, objects, doc);
     }
   } catch {
     // Positions are a nicety: without them, messages name the file only.
