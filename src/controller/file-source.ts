@@ -21,6 +21,7 @@ import type { ConfigKind } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
+import { mergeKeyIssue } from '../model/parse/merge-keys.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigStore } from './store.ts';
@@ -124,8 +125,9 @@ export interface ReadRawOptions {
 }
 
 /**
- * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`,
- * then a warning for each object of a kind read that is defined more than once (duplicates.ts; the last wins).
+ * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`
+ * (an object of a kind read written with a YAML merge key is one, and left out: model/parse/merge-keys.ts), then a
+ * warning for each object of a kind read that is defined more than once (duplicates.ts; the last wins).
  */
 export function readRawObjects(
   paths: readonly string[],
@@ -143,9 +145,15 @@ export function readRawObjects(
     }
     issues.push(...read.issues);
     for (const raw of read.raws) {
+      o.onObject?.(raw, file);
+      const merge = mergeKeyIssue(raw, o.kinds);
+      if (merge !== undefined) {
+        // Refused as read: parsing it would report the fields the merge key stands for as missing.
+        issues.push(merge);
+        continue;
+      }
       raws.push(raw);
       defs.push({ raw, file });
-      o.onObject?.(raw, file);
     }
   }
   issues.push(...duplicateWarnings(defs, o.kinds));

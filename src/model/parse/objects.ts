@@ -2,7 +2,7 @@
  * Decoded objects (plain JS values, as YAML/JSON decoding or an AdmissionReview gives them) → the typed objects
  * a store holds, the rejected ones with their reasons, and the mesh config of the root namespace (a mesh ConfigMap
  * elsewhere is ignored, with a warning). A document that almost names a kind read here is skipped with a warning
- * (near-miss.ts); other kinds are skipped silently. An object written with a YAML merge key is refused (merge-keys.ts). Shared by the
+ * (near-miss.ts); other kinds are skipped silently. Shared by the
  * file source, `aeraki validate` and the validating webhook, so every path reads objects the same way. Never
  * throws on input.
  */
@@ -18,7 +18,6 @@ import {
 } from './parse.ts';
 import type { ConfigIssue, ObjectRef } from '../result.ts';
 import { boundGatewaysOf, boundHostsOf } from '../bound-hosts.ts';
-import { refuseMergeKeys } from './merge-keys.ts';
 import { nearMissIssue } from './near-miss.ts';
 
 /** An object a source saw but could not accept, with the reasons. */
@@ -72,13 +71,12 @@ export function parseRawObjects(
     }
     const misplaced = misplacedMeshConfigMap(raw, rootNamespace);
     if (misplaced) issues.push(misplaced);
-    const read = parseConfigObject(raw, parseOptions);
-    if (!read) {
+    const parsed = parseConfigObject(raw, parseOptions);
+    if (!parsed) {
       const near = nearMissIssue(raw, parseOptions.kinds);
       if (near) issues.push(near);
       continue;
     }
-    const parsed = refuseMergeKeys(raw, read);
     const kind = recognisedKind(raw, parseOptions.kinds) as ConfigKind;
     if (parsed.ok) {
       const key = objectIdentity(kind, parsed.value.metadata.namespace, parsed.value.metadata.name);
