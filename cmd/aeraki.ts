@@ -142,11 +142,16 @@ const analyzeCommand = addOptions(
     }
     const root = packageRoot();
     process.stdout.write(
-      formatAnalysis(messages, options.output, {
-        version: packageVersion(),
-        informationUri: root.href,
-        baseDirectory: process.cwd(),
-      }),
+      formatAnalysis(
+        messages,
+        options.output,
+        {
+          version: packageVersion(),
+          informationUri: root.href,
+          baseDirectory: process.cwd(),
+        },
+        namespace,
+      ),
     );
     process.exitCode = messages.some((m) => atLeast(m.code.severity, options.failOn)) ? 1 : 0;
   });

@@ -30,9 +30,14 @@ export function compareMessages(a: AnalysisMessage, b: AnalysisMessage): number 
 
 function located(m: AnalysisMessage, input: AnalysisInput): AnalysisMessage {
   if (m.file !== undefined || m.ref === undefined || input.locate === undefined) return m;
-  const at = input.locate(m.ref);
+  const at = input.locate(m.ref, m.path ?? '');
   if (at === undefined) return m;
-  return { ...m, file: at.file, ...(at.line !== undefined ? { line: at.line } : {}) };
+  return {
+    ...m,
+    file: at.file,
+    ...(at.line !== undefined ? { line: at.line } : {}),
+    ...(at.column !== undefined ? { column: at.column } : {}),
+  };
 }
 
 function inScope(m: AnalysisMessage, namespace: string | undefined): boolean {

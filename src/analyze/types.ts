@@ -45,15 +45,19 @@ export interface AnalysisMessage {
   readonly message: string;
   /** The file the object was read from (offline), filled in by run.ts from AnalysisInput.locate. */
   readonly file?: string;
-  /** 1-based line of the object in `file`, when known. */
+  /** 1-based line of the field (`path`) in `file`, or of the object when the path is empty; when known. */
   readonly line?: number;
+  /** 1-based column of the same place, when known. */
+  readonly column?: number;
 }
 
 /** Where an object was read from (offline analysis). */
 export interface SourceLocation {
   readonly file: string;
-  /** 1-based line of the object's document, when it could be found. */
+  /** 1-based line of the field (or of the object), when it could be found. */
   readonly line?: number;
+  /** 1-based column, with the line. */
+  readonly column?: number;
 }
 
 /** An EnvoyFilter as an analyzer sees it: the ones this controller would write, or the ones found in a cluster. */
@@ -169,8 +173,11 @@ export interface AnalysisInput {
    * namespace and name. Absent: none.
    */
   readonly envoyFilters?: readonly EnvoyFilterFacts[];
-  /** Where an object came from (offline: its file and line); absent or undefined when unknown. */
-  readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
+  /**
+   * Where an object's field came from (offline: its file, and the line and column of the field `path` or, for a
+   * path not written, of the deepest part of it that is); absent or undefined when unknown.
+   */
+  readonly locate?: (ref: ObjectRef, path: string) => SourceLocation | undefined;
 }
 
 export interface Analyzer {

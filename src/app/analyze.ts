@@ -6,12 +6,10 @@
  * (src/analyze/) → sorted messages. analysisInputOf is shared with the live path,
  * which reads raw objects and the cluster's facts instead of files.
  */
-import { readFileSync } from 'node:fs';
 import { formatJson } from '../analyze/format/json.ts';
 import { formatSarif, type SarifOptions } from '../analyze/format/sarif.ts';
 import { formatText } from '../analyze/format/text.ts';
 import { envoyFilterFacts } from '../analyze/envoyfilter-facts.ts';
-import { lineOfObject } from '../analyze/locate.ts';
 import { runAnalysis } from '../analyze/run.ts';
 import type {
   AnalysisInput,
@@ -23,10 +21,11 @@ import type {
 } from '../analyze/types.ts';
 import { fillAmbient, readAmbientObjects } from '../controller/ambient-reads.ts';
 import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
-import { fillStore, readRawObjects } from '../controller/file-source.ts';
+import { fillStore } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import { ISTIO_GROUP } from '../model/constants.ts';
+import { offlineIssues } from '../model/held.ts';
 import { kindsOf } from '../model/kinds.ts';
 import type { OutputObject } from '../model/objects.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
@@ -35,13 +34,16 @@ import { protocolFactsOf } from '../model/protocol-facts.ts';
 import { dedupeIssues, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { createGenerators, createProtocolNames } from '../plugins/registry.ts';
 import { isPlainObject } from '../util/json.ts';
+import { readLocatedObjects } from './analyze-locate.ts';
+
+export { readLocatedObjects } from './analyze-locate.ts';
 
 /** What an analysis needs besides its input objects: AnalysisOptions with the generation's own switches. */
 export interface AnalyzeOptions extends AnalysisOptions {
   /** Only messages about this namespace (and about no namespace); absent: all. */
   readonly namespace?: string;
   /** Where each object came from (offline), for the messages' file and line. */
-  readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
+  readonly locate?: (ref: ObjectRef, path: string) => SourceLocation | undefined;
 }
 
 /** The file limits (config-file.ts) default to DEFAULT_FILE_LIMITS. */
@@ -76,12 +78,14 @@ export function analysisInputOf(
     ambient: store,
     metaProtocolImages: o.metaProtocolImages,
   });
-  const issues = dedupeIssues([
-    ...objects.issues,
-    ...ambient.issues,
-    ...generated.issues,
-    ...generated.unhandledPorts.map((p) => p.warning),
-  ]);
+  const issues = dedupeIssues(
+    offlineIssues([
+      ...objects.issues,
+      ...ambient.issues,
+      ...generated.issues,
+      ...generated.unhandledPorts.map((p) => p.warning),
+    ]),
+  );
   const options: AnalysisOptions = {
     rootNamespace: o.rootNamespace,
     namespaceScope: o.namespaceScope,
@@ -138,62 +142,9 @@ function envoyFiltersOf(raws: readonly unknown[]): EnvoyFilterFacts[] {
   return [...byKey.values()];
 }
 
-function record(v: unknown, key: string): Record<string, unknown> | undefined {
-  if (!isPlainObject(v)) return undefined;
-  const child = v[key];
-  return isPlainObject(child) ? child : undefined;
-}
-
 function text(v: Record<string, unknown> | undefined, key: string): string | undefined {
   const x = v?.[key];
   return typeof x === 'string' ? x : undefined;
-}
-
-/** `Kind/namespace/name` of a raw object as written (namespace '' when absent). */
-function rawKey(raw: unknown): { kind: string; namespace: string; name: string } | undefined {
-  if (!isPlainObject(raw)) return undefined;
-  const md = record(raw, 'metadata');
-  const kind = text(raw, 'kind');
-  const name = text(md, 'name');
-  if (kind === undefined || name === undefined) return undefined;
-  return { kind, namespace: text(md, 'namespace') ?? '', name };
-}
-
-/** The files' objects with a locator: each object's file (the last one defining it wins, as in parsing) and line. */
-export function readLocatedObjects(
-  paths: readonly string[],
-  limits: FileLimits,
-): { raws: unknown[]; issues: ConfigIssue[]; locate: (ref: ObjectRef) => SourceLocation | undefined } {
-  const issues: ConfigIssue[] = [];
-  const fileOf = new Map<string, string>();
-  const raws = readRawObjects(paths, issues, limits, (raw, file) => {
-    const k = rawKey(raw);
-    if (k === undefined) return;
-    fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
-    fileOf.set(`${k.kind}//${k.name}`, file);
-  });
-  const texts = new Map<string, string>();
-  const textOf = (file: string): string => {
-    let t = texts.get(file);
-    if (t === undefined) {
-      try {
-        t = readFileSync(file, 'utf8');
-      } catch {
-        t = '';
-      }
-      texts.set(file, t);
-    }
-    return t;
-  };
-  const locate = (ref: ObjectRef): SourceLocation | undefined => {
-    if (ref.kind === 'File') return { file: ref.name };
-    const file =
-      fileOf.get(`${ref.kind}/${ref.namespace}/${ref.name}`) ?? fileOf.get(`${ref.kind}//${ref.name}`);
-    if (file === undefined) return undefined;
-    const line = lineOfObject(textOf(file), ref.kind, ref.name);
-    return line !== undefined ? { file, line } : { file };
-  };
-  return { raws, issues, locate };
 }
 
 /** Analyses files: every message, sorted (run.ts), with the file and line of its object. */
@@ -203,13 +154,17 @@ export function analyzeFiles(o: AnalyzeFilesOptions): AnalysisMessage[] {
   return runAnalysis(input, o.namespace !== undefined ? { namespace: o.namespace } : {});
 }
 
-/** The messages as `-o` asks: text (istioctl's form), json or sarif. */
+/**
+ * The messages as `-o` asks: text (istioctl's form), json or sarif; `namespace`, the one the analysis was limited
+ * to (`-n`), is named by the text form when nothing was found.
+ */
 export function formatAnalysis(
   messages: readonly AnalysisMessage[],
   output: 'text' | 'json' | 'sarif',
   sarif: SarifOptions,
+  namespace?: string,
 ): string {
   if (output === 'json') return formatJson(messages);
   if (output === 'sarif') return formatSarif(messages, sarif);
-  return formatText(messages);
+  return formatText(messages, namespace);
 }

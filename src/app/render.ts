@@ -6,6 +6,7 @@ import { fileLimitsOf, type FileLimits } from '../controller/config-file.ts';
 import { fillStore, loadConfigFiles } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
+import { offlineIssues } from '../model/held.ts';
 import { dedupeIssues, type ConfigIssue } from '../model/result.ts';
 import { createGenerators, createPluginKinds, createProtocolNames } from '../plugins/registry.ts';
 import { sortKeys } from '../util/json.ts';
@@ -105,5 +106,5 @@ export function renderTo(options: RenderOptions, write: (chunk: string) => void)
   // Keys sorted: identical input always gives byte-identical output.
   if (options.output === 'json') write(`${JSON.stringify(sortKeys(document), null, 2)}\n`);
   else writeYaml(document, write, { sorted: true });
-  return dedupeIssues(issues);
+  return dedupeIssues(offlineIssues(issues));
 }

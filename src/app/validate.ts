@@ -8,6 +8,7 @@ import { fillStore, readRawObjects } from '../controller/file-source.ts';
 import { ConfigStore } from '../controller/store.ts';
 import { generateAll } from '../envoyfilter/generate-all.ts';
 import type { Generator } from '../model/generator.ts';
+import { offlineIssues } from '../model/held.ts';
 import { kindsOf } from '../model/kinds.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import type { ParsedObjects } from '../model/parse/objects.ts';
@@ -43,16 +44,19 @@ export function generationCheck(
 /** Every issue of the files, in render's order and format (unreadable files and YAML errors first). */
 export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(o.files, issues, fileLimitsOf(o));
-  return validateObjects(raws, {
+  const kinds = createPluginKinds();
+  const raws = readRawObjects(o.files, issues, fileLimitsOf(o), { kinds });
+  const validated = validateObjects(raws, {
     rootNamespace: o.rootNamespace,
     parseOptions: {
       clusterDomain: o.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
-      kinds: createPluginKinds(),
+      kinds,
     },
     issues,
     check: generationCheck(o),
-  }).issues;
+  });
+  // Offline: a held object is left out of render's output (serve's note on what stays written does not apply).
+  return offlineIssues(validated.issues);
 }
 
 /** The objects a store holds, as validateObjects' `existing` (the webhook validates against the live store). */

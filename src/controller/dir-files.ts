@@ -88,6 +88,11 @@ export class DirFiles {
     return { raws, issues };
   }
 
+  /** Whether `path` was listed by the last read (or kept by it, when the listing failed). */
+  has(path: string): boolean {
+    return this.files.has(path);
+  }
+
   /** The files that cannot be used right now, by path. */
   problems(): FileProblem[] {
     const out: FileProblem[] = [];

@@ -224,7 +224,12 @@ export class DirSource {
         );
     }
     for (const path of this.lastProblems.keys()) {
-      if (!now.has(path)) this.log.info('config file readable again', { file: path });
+      if (now.has(path)) continue;
+      if (this.files.has(path)) this.log.info('config file readable again', { file: path });
+      else
+        this.log.info('config file that could not be used was removed: nothing of it is in effect any more', {
+          file: path,
+        });
     }
     const changed = [...texts].join('\n') !== [...this.lastProblems].join('\n');
     this.lastProblems = texts;

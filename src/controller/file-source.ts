@@ -3,7 +3,8 @@
  * sorted by path), multi-document YAML, JSON and `kind: List` items; parses every object it recognises and the
  * mesh ConfigMap of the root namespace. Problems are returned as issues: a file that cannot be read, decoded or
  * parsed, or that is over a limit (config-file.ts), is one issue naming the file (and the parser's line and column)
- * and contributes no object; nothing throws on bad input. Objects defined more than once: the last definition wins.
+ * and contributes no object; nothing throws on bad input. Objects defined more than once: the last definition wins,
+ * with a warning (duplicates.ts).
  */
 import { readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -20,10 +21,12 @@ import type { ConfigKind } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
+import { mergeKeyIssue } from '../model/parse/merge-keys.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 import type { ConfigStore } from './store.ts';
 import { fillAmbient, readAmbientObjects, type AmbientRead } from './ambient-reads.ts';
+import { duplicateWarnings, type Definition } from './duplicates.ts';
 
 export { parseRawObjects } from '../model/parse/objects.ts';
 
@@ -113,17 +116,27 @@ function flatten(value: unknown, path: string, where: string, issues: ConfigIssu
   out.push(value);
 }
 
+/** What readRawObjects may be told. */
+export interface ReadRawOptions {
+  /** Told the file of each object, in order. */
+  readonly onObject?: (raw: unknown, file: string) => void;
+  /** The plugins' kinds (plugins/registry.ts): objects of these and the core's defined twice are warned about. */
+  readonly kinds?: readonly KindSpec[];
+}
+
 /**
- * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`.
- * `onObject` is told the file of each object, in order.
+ * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`
+ * (an object of a kind read written with a YAML merge key is one, and left out: model/parse/merge-keys.ts), then a
+ * warning for each object of a kind read that is defined more than once (duplicates.ts; the last wins).
  */
 export function readRawObjects(
   paths: readonly string[],
   issues: ConfigIssue[],
   limits: FileLimits = DEFAULT_FILE_LIMITS,
-  onObject?: (raw: unknown, file: string) => void,
+  o: ReadRawOptions = {},
 ): unknown[] {
   const raws: unknown[] = [];
+  const defs: Definition[] = [];
   for (const file of listConfigFiles(paths, issues)) {
     const read = readFileObjects(file, limits);
     if (!read.ok) {
@@ -132,10 +145,18 @@ export function readRawObjects(
     }
     issues.push(...read.issues);
     for (const raw of read.raws) {
+      o.onObject?.(raw, file);
+      const merge = mergeKeyIssue(raw, o.kinds);
+      if (merge !== undefined) {
+        // Refused as read: parsing it would report the fields the merge key stands for as missing.
+        issues.push(merge);
+        continue;
+      }
       raws.push(raw);
-      onObject?.(raw, file);
+      defs.push({ raw, file });
     }
   }
+  issues.push(...duplicateWarnings(defs, o.kinds));
   return raws;
 }
 
@@ -161,7 +182,7 @@ export function loadConfigFiles(
   },
 ): LoadedFiles {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(paths, issues, opts.limits);
+  const raws = readRawObjects(paths, issues, opts.limits, opts.kinds ? { kinds: opts.kinds } : {});
   const parseOptions = {
     clusterDomain: opts.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
     ...(opts.kinds ? { kinds: opts.kinds } : {}),

@@ -33,6 +33,7 @@ import { guarded } from '../model/guarded.ts';
 import { unresolvedTargetPortWarning } from './inbound-ports.ts';
 import { placeDraft, placeGatewayDraft, placementNamespaces, sourceAnnotations } from './placement.ts';
 import { waypointObjects, type WaypointOptions } from './waypoint.ts';
+import { noAddressWarning } from './no-address.ts';
 
 /** Waypoint filters (WaypointOptions) are written only with `waypointFilters` and `ambient`: without, output is as before. */
 export interface GenerateOptions extends WaypointOptions {
@@ -84,10 +85,6 @@ function generatorsByProtocol(generators: readonly Generator[]): Map<Protocol, G
   for (const g of generators) for (const p of g.protocols) if (!map.has(p)) map.set(p, g);
   return map;
 }
-
-const NO_ADDRESSES =
-  'no spec.addresses, so no outbound listener <address>_<port> to match: only inbound filters are generated ' +
-  '(for the workloads the ServiceEntry selects), and its clients send plain TCP';
 
 /** The unhandled ports of one ServiceEntry. */
 function unhandledPortsOf(se: ServiceEntry, set: GeneratorSet): UnhandledPort[] {
@@ -143,7 +140,7 @@ function generateServiceEntry(
   }
   if (failed) return undefined;
   if (se.spec.addresses.length === 0 && contexts.some((ctx) => byProtocol.has(ctx.protocol))) {
-    issues.push({ ...warning(ref, 'spec.addresses', NO_ADDRESSES), rule: 'no-addresses' });
+    issues.push(noAddressWarning(se));
   }
   const metaRouter = contexts[0]?.metaRouter;
   const namespaces = placementNamespaces(se, metaRouter, view.rootNamespace, options.namespaceScope);

@@ -35,7 +35,24 @@ export function heldIssue(source: ServiceEntry | Gateway, holders: readonly Obje
   return warning(
     refOf(source),
     source.kind === 'Gateway' ? 'spec.servers' : 'spec.hosts',
-    `held: ${names} ${verb} invalid: not rendered until fixed (what was written before stays)`,
+    `held: ${names} ${verb} invalid: ${SERVE_TAIL}`,
+  );
+}
+
+/** What a running controller does meanwhile: `serve` keeps what it wrote before. */
+const SERVE_TAIL = 'not rendered until fixed (what was written before stays)';
+/** An offline run has written nothing before: the output leaves the object out. */
+const OFFLINE_TAIL = 'left out of the output until fixed';
+
+/**
+ * The issues of an offline run (`render`, `validate`, `analyze`): a held warning says what the output leaves out,
+ * not what serve keeps written.
+ */
+export function offlineIssues(issues: readonly ConfigIssue[]): ConfigIssue[] {
+  return issues.map((i) =>
+    isHeldIssue(i) && i.message.endsWith(SERVE_TAIL)
+      ? { ...i, message: i.message.slice(0, -SERVE_TAIL.length) + OFFLINE_TAIL }
+      : i,
   );
 }
 

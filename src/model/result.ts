@@ -40,7 +40,13 @@ export interface ConfigIssue {
   readonly ref: ObjectRef;
   /** Dotted field path inside the object, e.g. `spec.ports[1].name`; empty when the whole object is meant. */
   readonly path: string;
+  /** The controller's words: the rule broken and, for a hygiene issue, what the controller makes of it. */
   readonly message: string;
+  /**
+   * A hygiene issue's words for admission, which refuses the object: the rule without the controller's consequence
+   * (`must be at most 100, got 150` where the controller says `...: every request is mirrored`). Absent: `message`.
+   */
+  readonly admissionMessage?: string;
   /**
    * A stable identity of the check that made the issue, set where it is made, for consumers that tell issues
    * apart (`aeraki analyze` gives each its code): the message may be reworded, the rule never. Absent for most
@@ -89,8 +95,20 @@ export function warning(ref: ObjectRef, path: string, message: string): ConfigIs
  * A rule of admission hygiene broken: a warning where the object is rendered (`serve`, `render`: as Aeraki's
  * controller renders it), an error for `aeraki validate` and the webhook.
  */
-export function hygiene(ref: ObjectRef, path: string, message: string): ConfigIssue {
-  return { severity: 'warning', admission: 'error', ref, path, message };
+export function hygiene(
+  ref: ObjectRef,
+  path: string,
+  message: string,
+  admissionMessage?: string,
+): ConfigIssue {
+  return {
+    severity: 'warning',
+    admission: 'error',
+    ref,
+    path,
+    message,
+    ...(admissionMessage !== undefined && admissionMessage !== message ? { admissionMessage } : {}),
+  };
 }
 
 /** The controller's severity (`serve`, `render`). */
@@ -109,14 +127,19 @@ export function admissionOnly(i: ConfigIssue): boolean {
 }
 
 /**
- * The issues as admission sees them: each with the severity admission gives it (and no second one), so that
- * `aeraki validate` and the webhook print and count them as they print and count any other issue.
+ * The issues as admission sees them: each with the severity admission gives it (and no second one) and its words
+ * for admission (no controller consequence in a refusal), so that `aeraki validate` and the webhook print and count
+ * them as they print and count any other issue.
  */
 export function asAdmission(issues: readonly ConfigIssue[]): ConfigIssue[] {
   return issues.map((i) => {
     if (i.admission === undefined) return i;
-    const { admission, ...rest } = i;
-    return { ...rest, severity: admission };
+    const { admission, admissionMessage, ...rest } = i;
+    return {
+      ...rest,
+      severity: admission,
+      ...(admissionMessage !== undefined ? { message: admissionMessage } : {}),
+    };
   });
 }
 

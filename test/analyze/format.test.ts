@@ -16,18 +16,44 @@ const located: AnalysisMessage = {
   message: 'no codec',
   file: '/repo/config/orders.yaml',
   line: 3,
+  column: 9,
 };
 const global: AnalysisMessage = { code: NO_HANDLED_PORTS, message: 'nothing handled' };
 
 describe('text', () => {
-  it("is istioctl analyze's form", () => {
-    assert.equal(textLine(located), 'Error [AER0003] (ServiceEntry shop/orders spec.ports[0].name) no codec');
+  it("is istioctl analyze's form, with the file, line and column of the field", () => {
+    assert.equal(
+      textLine(located),
+      'Error [AER0003] (ServiceEntry shop/orders spec.ports[0].name /repo/config/orders.yaml:3:9) no codec',
+    );
+    assert.equal(
+      textLine({ ...located, file: undefined, line: undefined, column: undefined }),
+      'Error [AER0003] (ServiceEntry shop/orders spec.ports[0].name) no codec',
+    );
+    assert.equal(
+      textLine({
+        ...located,
+        ref: { kind: 'File', namespace: '', name: 'x.yaml' },
+        path: '',
+        file: 'x.yaml',
+        line: 8,
+        column: 3,
+      }),
+      'Error [AER0003] (File x.yaml:8:3) no codec',
+    );
     assert.equal(textLine(global), 'Info [AER0012] nothing handled');
     assert.equal(
       textLine({ ...located, path: '', ref: { kind: 'ApplicationProtocol', namespace: '', name: 'trpc' } }),
-      'Error [AER0003] (ApplicationProtocol trpc) no codec',
+      'Error [AER0003] (ApplicationProtocol trpc /repo/config/orders.yaml:3:9) no codec',
     );
     assert.equal(formatText([]), 'No validation issues found when analyzing the input.\n');
+  });
+
+  it('names the namespace analysed when nothing was found in it (istioctl: `namespace: <ns>`)', () => {
+    assert.equal(
+      formatText([], 'nonexistent'),
+      'No validation issues found when analyzing namespace: nonexistent.\n',
+    );
   });
 });
 
@@ -44,6 +70,7 @@ describe('json', () => {
         message: 'no codec',
         file: '/repo/config/orders.yaml',
         line: 3,
+        column: 9,
         documentation: 'docs/analyze.md#aer0003',
       },
       {
@@ -55,6 +82,7 @@ describe('json', () => {
         message: 'nothing handled',
         file: null,
         line: null,
+        column: null,
         documentation: 'docs/analyze.md#aer0012',
       },
     ]);
@@ -86,14 +114,14 @@ describe('sarif', () => {
     );
   });
 
-  it('locates results in their file (relative to SRCROOT when under it) and object', () => {
+  it('locates results at their field, by URIs relative to SRCROOT (code scanning matches files by them)', () => {
     const [first, second, third] = run.results;
     assert.equal(first.ruleId, 'AER0003');
     assert.equal(run.tool.driver.rules[first.ruleIndex].id, 'AER0003');
     assert.equal(first.level, 'error');
     assert.deepEqual(first.locations[0].physicalLocation, {
       artifactLocation: { uri: 'config/orders.yaml', uriBaseId: 'SRCROOT' },
-      region: { startLine: 3 },
+      region: { startLine: 3, startColumn: 9 },
     });
     assert.equal(
       first.locations[0].logicalLocations[0].fullyQualifiedName,
@@ -110,7 +138,8 @@ describe('sarif', () => {
       baseDirectory: '/repo',
     }) as any;
     assert.deepEqual(outside.runs[0].results[0].locations[0].physicalLocation.artifactLocation, {
-      uri: 'file:///elsewhere/x.yaml',
+      uri: '../elsewhere/x.yaml',
+      uriBaseId: 'SRCROOT',
     });
   });
 });

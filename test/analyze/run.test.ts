@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { lineOfObject } from '../../src/analyze/locate.ts';
+import { indexText, positionInObject } from '../../src/model/parse/positions.ts';
 import { analyzeFiles } from '../../src/app/analyze.ts';
 import { OPTIONS, analyzeText, serviceEntry } from './support.ts';
 
@@ -43,7 +43,7 @@ describe('runAnalysis', () => {
 });
 
 describe('file locations', () => {
-  it('names the file and the line of each object; a missing file is an error about the file', () => {
+  it('names the file, line and column of each field; a missing file is an error about the file', () => {
     const first = path.join(dir, 'first.yaml');
     const second = path.join(dir, 'second.yaml');
     writeFileSync(first, `# orders\n${serviceEntry('orders', ['tcp-metaprotocol-trpc:8080'])}`);
@@ -54,24 +54,26 @@ describe('file locations', () => {
     const missing = path.join(dir, 'missing.yaml');
     const messages = analyzeFiles({ ...OPTIONS, files: [first, second, missing] });
     assert.deepEqual(
-      messages.map((m) => [m.code.code, m.ref?.name, m.file, m.line]),
+      messages.map((m) => [m.code.code, m.ref?.name, m.path, m.file, m.line, m.column]),
       [
-        ['AER0010', missing, missing, undefined],
-        ['AER0003', 'orders', first, 3],
-        ['AER0002', 'cache', second, 10],
+        ['AER0010', missing, '', missing, undefined, undefined],
+        ['AER0003', 'orders', 'spec.ports[0].name', first, 8, 26],
+        ['AER0002', 'cache', 'spec.ports[0].name', second, 15, 27],
       ],
     );
   });
 
-  it('lineOfObject finds the kind line of the named object, in YAML, lists and JSON', () => {
+  it('positionInObject finds the kind line of the named object, in YAML, lists and JSON', () => {
+    const lineOf = (text: string, kind: string, name: string) =>
+      positionInObject(indexText(text), { kind, namespace: '', name }, '')?.line;
     const yaml =
       'apiVersion: v1\nkind: ServiceEntry\nmetadata:\n  name: a\n---\nkind: ServiceEntry\nmetadata:\n  name: "b"\n';
-    assert.equal(lineOfObject(yaml, 'ServiceEntry', 'a'), 2);
-    assert.equal(lineOfObject(yaml, 'ServiceEntry', 'b'), 6);
-    assert.equal(lineOfObject(yaml, 'MetaRouter', 'a'), undefined);
+    assert.equal(lineOf(yaml, 'ServiceEntry', 'a'), 2);
+    assert.equal(lineOf(yaml, 'ServiceEntry', 'b'), 6);
+    assert.equal(lineOf(yaml, 'MetaRouter', 'a'), undefined);
     const list = 'kind: List\nitems:\n- kind: MetaRouter\n  metadata: {name: r, namespace: x}\n';
-    assert.equal(lineOfObject(list, 'MetaRouter', 'r'), 3);
+    assert.equal(lineOf(list, 'MetaRouter', 'r'), 3);
     const json = '{\n  "kind": "Gateway",\n  "metadata": {\n    "name": "gw"\n  }\n}\n';
-    assert.equal(lineOfObject(json, 'Gateway', 'gw'), 2);
+    assert.equal(lineOf(json, 'Gateway', 'gw'), 2);
   });
 });

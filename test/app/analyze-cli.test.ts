@@ -36,7 +36,7 @@ describe('aeraki analyze', { concurrency: 4 }, () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(
       r.stdout,
-      'Warning [AER0004] (ServiceEntry rpc/echo spec.addresses) no spec.addresses, so no outbound listener ' +
+      `Warning [AER0004] (ServiceEntry rpc/echo spec.addresses ${addressless}:4:1) no spec.addresses, so no outbound listener ` +
         '<address>_<port> to match: only inbound filters are generated (for the workloads the ServiceEntry ' +
         'selects), and its clients send plain TCP\n',
     );
@@ -59,7 +59,7 @@ ${entry('orders', 'tcp-dubbo', 'shop').replace('  ports:', '  addresses: [240.24
     assert.equal(off.code, 0, off.stderr);
     assert.match(
       off.stdout,
-      /^Warning \[AER0014\] \(ServiceEntry shop\/orders metadata\.labels\) .*; turn on --waypoint-envoyfilters and bind it to waypoint shop\/waypoint/,
+      /^Warning \[AER0014\] \(ServiceEntry shop\/orders metadata\.labels [^)]*ambient\.yaml:\d+:\d+\) .*; turn on --waypoint-envoyfilters and bind it to waypoint shop\/waypoint/,
     );
     const on = await analyze('-f', ambient, '--waypoint-envoyfilters');
     assert.match(on.stdout, /\[AER0014\] .*; bind it to waypoint shop\/waypoint/);
@@ -71,7 +71,7 @@ ${entry('orders', 'tcp-dubbo', 'shop').replace('  ports:', '  addresses: [240.24
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
-      /^Error \[AER0003\] \(ServiceEntry legacy\/legacy spec\.ports\[0\]\.name\) no codec/,
+      /^Error \[AER0003\] \(ServiceEntry legacy\/legacy spec\.ports\[0\]\.name [^)]*broken\.yaml:6:27\) no codec/,
     );
     const rpc = await analyze('-f', broken, '-f', addressless, '-n', 'rpc');
     assert.equal(rpc.code, 0);
@@ -91,7 +91,8 @@ ${entry('orders', 'tcp-dubbo', 'shop').replace('  ports:', '  addresses: [240.24
     const [m] = JSON.parse(json.stdout);
     assert.equal(m.code, 'AER0003');
     assert.equal(m.file, broken);
-    assert.equal(m.line, 2);
+    assert.equal(m.line, 6);
+    assert.equal(m.column, 27);
     assert.equal(m.documentation, 'docs/analyze.md#aer0003');
     const sarif = await analyze('-f', broken, '-o', 'sarif');
     const log = JSON.parse(sarif.stdout);

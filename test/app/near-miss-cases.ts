@@ -373,6 +373,42 @@ export const KIND_CASES: readonly NearMissCase[] = [
     ],
   },
   {
+    name: 'a kind one letter short (edit distance)',
+    object: set(metaRouter(), 'kind', 'MetaRoute'),
+    lines: ['warning: MetaRoute rpc/r: kind: MetaRoute is not served; did you mean MetaRouter?'],
+  },
+  {
+    name: 'a kind in the plural (edit distance)',
+    object: set(metaRouter(), 'kind', 'MetaRouters'),
+    lines: ['warning: MetaRouters rpc/r: kind: MetaRouters is not served; did you mean MetaRouter?'],
+  },
+  {
+    name: 'a misspelt group of a known kind (edit distance on the group)',
+    object: set(metaRouter(), 'apiVersion', 'metaprotocl.aeraki.io/v1alpha1'),
+    lines: [
+      'warning: MetaRouter rpc/r: apiVersion: metaprotocl.aeraki.io/v1alpha1 is not served; did you mean metaprotocol.aeraki.io/v1alpha1?',
+    ],
+  },
+  {
+    name: 'a misspelt kind in a misspelt group',
+    object: set(set(metaRouter(), 'kind', 'MetaRoute'), 'apiVersion', 'metaprotocl.aeraki.io/v1alpha1'),
+    lines: [
+      'warning: MetaRoute rpc/r: kind: MetaRoute is not served; did you mean MetaRouter (apiVersion metaprotocol.aeraki.io/v1alpha1)?',
+    ],
+  },
+  {
+    name: 'a swapped pair of letters in an Istio kind',
+    object: {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'DestinatoinRule',
+      metadata: { namespace: 'rpc', name: 'echo' },
+      spec: { host: HOST },
+    },
+    lines: [
+      'warning: DestinatoinRule rpc/echo: kind: DestinatoinRule is not served; did you mean DestinationRule?',
+    ],
+  },
+  {
     name: 'a known kind without apiVersion',
     object: without(metaRouter(), 'apiVersion'),
     lines: [
@@ -400,4 +436,10 @@ export const SILENT_CASES: readonly NearMissCase[] = [
   { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'g' }, spec: {} },
   { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'k' }, spec: {} },
   { apiVersion: 'apps/v1', kind: 'service', metadata: { name: 'k' }, spec: {} },
+  { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } },
+  { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } },
+  { apiVersion: 'networking.istio.io/v1', kind: 'WorkloadEntry', metadata: { name: 'w' }, spec: {} },
+  { apiVersion: 'security.istio.io/v1', kind: 'AuthorizationPolicy', metadata: { name: 'a' }, spec: {} },
+  { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', metadata: { name: 'r' }, spec: {} },
+  { apiVersion: 'serving.knative.dev/v1', kind: 'Services', metadata: { name: 'k' }, spec: {} },
 ].map((object) => ({ name: `${String(object.apiVersion)} ${object.kind}`, object, lines: [] }));

@@ -117,7 +117,22 @@ describe('near-miss inputs', () => {
         async () => {
           const r = await cli(command, '-f', all, ...extra);
           noStack(r.stderr);
-          assert.deepEqual(r.stderr.trimEnd().split('\n'), linesOf(allCases));
+          const lines = r.stderr.trimEnd().split('\n');
+          // The table reuses one name per kind, so the files define those objects several times: one warning each.
+          const defined = lines.filter((l) => / defined \d+ times \(/.test(l));
+          assert.deepEqual(
+            defined.map((l) => l.slice(0, l.indexOf(': defined'))),
+            [
+              'warning: MetaRouter rpc/r',
+              'warning: ApplicationProtocol trpc',
+              'warning: RedisService cache/rs',
+              'warning: RedisDestination cache/rd',
+            ],
+          );
+          assert.deepEqual(
+            lines.filter((l) => !defined.includes(l)),
+            linesOf(allCases),
+          );
           assert.equal(r.code, 1);
         },
       );

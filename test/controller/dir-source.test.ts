@@ -1,6 +1,6 @@
 // The directory source on a manual clock: its polling and its debounced re-loads (a ControllerLoop's runs).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import { DirSource } from '../../src/controller/dir-source.ts';
 import { ConfigStore } from '../../src/controller/store.ts';
 import { ManualClock } from '../../src/util/clock.ts';
 import { silentLogger } from '../../src/util/logger.ts';
+import { recordingLogger } from '../support/recording-logger.ts';
 
 const ROOT = 'istio-system';
 
@@ -60,5 +61,43 @@ describe('DirSource on a manual clock', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     assert.equal(clock.pending(), 0, 'stop() leaves no timer');
+  });
+
+  it('a broken file fixed is "readable again"; a broken file removed is said to be removed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeraki-dir-source-'));
+    const clock = new ManualClock(0);
+    const log = recordingLogger();
+    const src = new DirSource({
+      dir,
+      store: new ConfigStore({ rootNamespace: ROOT }),
+      rootNamespace: ROOT,
+      debounceMs: 100,
+      pollMs: 1000,
+      clock,
+      logger: log,
+    });
+    const infos = () => log.records.filter((r) => r.level === 'info' && r.fields['file'] !== undefined);
+    try {
+      writeFileSync(join(dir, 'fixed.yaml'), 'kind: [\n');
+      writeFileSync(join(dir, 'removed.yaml'), 'kind: [\n');
+      src.start();
+      writeFileSync(join(dir, 'fixed.yaml'), serviceEntry('a'));
+      unlinkSync(join(dir, 'removed.yaml'));
+      clock.advance(1100);
+      await src.idle();
+      assert.deepEqual(
+        infos().map((r) => [r.message, r.fields['file']]),
+        [
+          ['config file readable again', join(dir, 'fixed.yaml')],
+          [
+            'config file that could not be used was removed: nothing of it is in effect any more',
+            join(dir, 'removed.yaml'),
+          ],
+        ],
+      );
+    } finally {
+      await src.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

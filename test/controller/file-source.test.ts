@@ -126,3 +126,42 @@ describe('file source', () => {
     rmSync(file);
   });
 });
+
+describe('YAML merge keys', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'aeraki-merge-keys-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an object of a kind read with a << key is refused at the key; other kinds are not looked at', () => {
+    const file = path.join(dir, 'merge.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: defaults, namespace: shop}
+  data: &ports {a: b}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: more, namespace: shop}
+  data: {<<: *ports, c: d}
+- ${SE('orders').trimEnd().split('\n').join('\n  ')}
+- apiVersion: networking.istio.io/v1
+  kind: DestinationRule
+  metadata: {name: orders, namespace: shop}
+  spec:
+    host: orders.shop.svc.cluster.local
+    trafficPolicy: {<<: {tls: {mode: DISABLE}}}
+`,
+    );
+    const loaded = loadConfigFiles([file], { rootNamespace: 'istio-system' });
+    assert.deepEqual(loaded.issues.map(formatIssue), [
+      'DestinationRule shop/orders: spec.trafficPolicy.<<: merge keys (<<) are not supported: write the merged fields out',
+    ]);
+    assert.deepEqual(
+      loaded.objects.map((o) => `${o.kind}/${o.metadata.name}`),
+      ['ServiceEntry/orders'],
+    );
+  });
+});

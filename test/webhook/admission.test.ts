@@ -73,7 +73,7 @@ describe('answerReview', () => {
     assert.equal(r.allowed, false);
     assert.equal(
       r.status?.message,
-      'configuration is invalid: MetaRouter meta-thrift/test-metaprotocol-route: spec.routes[0].route: the weights of several destinations must add up to 100, got 90: traffic is split in proportion to them',
+      'configuration is invalid: MetaRouter meta-thrift/test-metaprotocol-route: spec.routes[0].route: the weights of several destinations must add up to 100, got 90',
     );
   });
 

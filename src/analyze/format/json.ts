@@ -13,7 +13,10 @@ export interface JsonMessage {
   readonly path: string;
   readonly message: string;
   readonly file: string | null;
+  /** 1-based line of the field (`path`, or the object when empty) in `file`; of the error, for a file's own. */
   readonly line: number | null;
+  /** 1-based column, with the line. */
+  readonly column: number | null;
   /** The code's section of the reference (`docs/analyze.md#aer0004`). */
   readonly documentation: string;
 }
@@ -28,6 +31,7 @@ export function jsonMessage(m: AnalysisMessage): JsonMessage {
     message: m.message,
     file: m.file ?? null,
     line: m.line ?? null,
+    column: m.line !== undefined ? (m.column ?? null) : null,
     documentation: referenceAnchor(m.code),
   };
 }

@@ -2,8 +2,15 @@
  * `-o sarif`: SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html), for code-scanning
  * UIs. One run; the driver's rules are every code (ANALYSIS_CODES), each with its why (shortDescription), fix
  * (help) and severity (defaultConfiguration.level: error, warning, note); each result names its rule, level and
- * message, the file and line its object came from (relative paths against the `SRCROOT` base, the working
- * directory), and the object as a logical location (`MetaRouter shop/orders`).
+ * message, the file, line and column of the field it is about (region startLine, startColumn; SARIF 3.30), and the
+ * object as a logical location (`MetaRouter shop/orders`). Artifact URIs are relative references resolved against
+ * the `SRCROOT` base (`uriBaseId`, SARIF 3.4.4; `originalUriBaseIds` gives its absolute URI, 3.14.14), the
+ * working directory: GitHub code scanning matches a result to a file of the repository by such a relative path
+ * ("For the best results we recommend that this is a relative path from the root of the GitHub repository being
+ * analyzed", https://docs.github.com/en/code-security/reference/code-scanning/sarif-files/sarif-support-for-code-scanning,
+ * physicalLocation), so run analyze from the repository's root. A file outside it is named with `../` segments
+ * (RFC 3986 5.2 resolves them against SRCROOT); only a path no relative reference can reach (another drive) is an
+ * absolute `file:` URI.
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -41,11 +48,11 @@ function rule(code: AnalysisCode, informationUri: string): Record<string, unknow
   };
 }
 
-/** The artifact of a file: relative to SRCROOT when under it, else an absolute file: URI. */
+/** The artifact of a file: a relative reference against SRCROOT, or (another drive) an absolute file: URI. */
 function artifactLocation(file: string, base: string): Record<string, unknown> {
   const abs = isAbsolute(file) ? file : `${base}${sep}${file}`;
   const rel = relative(base, abs);
-  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) {
+  if (rel !== '' && !isAbsolute(rel)) {
     return { uri: rel.split(sep).map(encodeURIComponent).join('/'), uriBaseId: 'SRCROOT' };
   }
   return { uri: pathToFileURL(abs).href };
@@ -58,7 +65,7 @@ function result(m: AnalysisMessage, ruleIndex: number | undefined, base: string)
   if (m.file !== undefined && m.line !== undefined) {
     location['physicalLocation'] = {
       artifactLocation: artifactLocation(m.file, base),
-      region: { startLine: m.line },
+      region: { startLine: m.line, ...(m.column !== undefined ? { startColumn: m.column } : {}) },
     };
   }
   if (m.ref !== undefined) {

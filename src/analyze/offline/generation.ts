@@ -3,7 +3,8 @@
  * what `render` finds):
  * - AER0003 MissingCodec: a MetaProtocol port whose application protocol has no codec (no ApplicationProtocol);
  * - AER0004 NoOutboundListener: a handled port on a ServiceEntry without addresses, unless VIPs are allocated
- *   (then the warning is moot, and left out);
+ *   (then the warning is moot, and left out), or on a Kubernetes Service without a cluster IP (not in the file,
+ *   headless, or ExternalName: VIP allocation gives ServiceEntries addresses, never Services);
  * - AER0005 MetaRouterHostNotFound and AER0006 MetaRouterHostClaimedTwice (model/conflicts/metarouter.ts).
  * Each is recognised by the rule its maker sets (ConfigIssue.rule), so rewording a message cannot drop a code.
  */
@@ -27,8 +28,8 @@ export const NO_OUTBOUND_LISTENER: AnalysisCode = {
   code: 'AER0004',
   name: 'NoOutboundListener',
   severity: 'warning',
-  why: 'A ServiceEntry with a handled port but no addresses has no outbound listener `<address>_<port>` while VIP allocation is off: clients send plain TCP, only inbound filters apply.',
-  fix: 'Give the ServiceEntry `spec.addresses`, or run with VIP allocation (`serve --allocate-vips`, analyze `--allocate-vips`).',
+  why: 'A ServiceEntry with a handled port but no addresses (while VIP allocation is off), or a Kubernetes Service without a cluster IP (headless, ExternalName, or none in the file), has no outbound listener `<address>_<port>`: clients send plain TCP, only inbound filters apply.',
+  fix: 'Give the ServiceEntry `spec.addresses`, or run with VIP allocation (`serve --allocate-vips`, analyze `--allocate-vips`); for a Service, follow the message (the API server allocates a missing `spec.clusterIP`; a headless or ExternalName Service never has one).',
   live: false,
   example: `apiVersion: networking.istio.io/v1
 kind: ServiceEntry
@@ -98,7 +99,8 @@ function select(i: ConfigIssue, input: AnalysisInput): AnalysisCode | null | und
       return controllerSeverity(i, 'error') ? MISSING_CODEC : undefined;
     case 'no-addresses':
       if (!controllerSeverity(i, 'warning')) return undefined;
-      return input.options.vipAllocation ? null : NO_OUTBOUND_LISTENER;
+      // VIP allocation gives ServiceEntries addresses, never Kubernetes Services.
+      return input.options.vipAllocation && i.ref.kind !== 'Service' ? null : NO_OUTBOUND_LISTENER;
     case 'metarouter-host-not-found':
       return controllerSeverity(i, 'warning') ? META_ROUTER_HOST_NOT_FOUND : undefined;
     case 'metarouter-host-claimed':

@@ -94,8 +94,11 @@ export function closestName(key: string, known: readonly string[]): string | und
   return tie ? undefined : best;
 }
 
-/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-function editDistance(a: string, b: string): number {
+/**
+ * Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours; 3 for any
+ * distance above 2 (only small distances are asked about).
+ */
+export function editDistance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 2) return 3;
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
     Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),

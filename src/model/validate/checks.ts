@@ -53,9 +53,19 @@ export function warn(c: Checks, path: string, message: string): void {
   c.issues.push(warning(c.ref, path, message));
 }
 
-/** A rule of admission hygiene (result.ts hygiene): admission refuses, the controller renders with a warning. */
-export function refuse(c: Checks, path: string, message: string): void {
-  c.issues.push(hygiene(c.ref, path, message));
+/**
+ * A rule of admission hygiene (result.ts hygiene): admission refuses, the controller renders with a warning.
+ * `consequence`, what the controller makes of it, follows the rule (`rule: consequence`) in the controller's words
+ * only: admission refuses the object, so nothing follows.
+ */
+export function refuse(c: Checks, path: string, message: string, consequence?: string): void {
+  if (consequence === undefined) c.issues.push(hygiene(c.ref, path, message));
+  else c.issues.push(hygiene(c.ref, path, `${message}: ${consequence}`, message));
+}
+
+/** refuse with the controller's words and admission's apart (where the consequence is not a mere suffix). */
+export function refuseAs(c: Checks, path: string, controller: string, admission: string): void {
+  c.issues.push(hygiene(c.ref, path, controller, admission));
 }
 
 /**
@@ -98,7 +108,8 @@ export function checkDestination(
       refuse(
         c,
         `${pathOf(i, j)}.port.number`,
-        `must be between 1 and 65535, got ${n}: the service's port is used`,
+        `must be between 1 and 65535, got ${n}`,
+        "the service's port is used",
       );
     }
   }

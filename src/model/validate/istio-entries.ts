@@ -115,7 +115,8 @@ function checkTrafficPolicy(c: Checks, tp: TrafficPolicy, subset: number): void 
         refuse(
           c,
           `${policyPath(subset)}.loadBalancer`,
-          'only one of simple and consistentHash may be set: the consistent hash is used',
+          'only one of simple and consistentHash may be set',
+          'the consistent hash is used',
         );
       }
     }

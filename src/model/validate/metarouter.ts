@@ -32,7 +32,16 @@ import type {
   TokenBucket,
 } from '../objects.ts';
 import type { ConfigIssue, ObjectRef } from '../result.ts';
-import { checksOf, error, hostProblem, refuse, warn, type Checks, checkDestination } from './checks.ts';
+import {
+  checksOf,
+  error,
+  hostProblem,
+  refuse,
+  refuseAs,
+  warn,
+  type Checks,
+  checkDestination,
+} from './checks.ts';
 
 /** The regex Aeraki's controller turns into a presence match (internal/xds/utils.go), rendered as in fixture 12. */
 const PRESENT_REGEX = '*';
@@ -48,8 +57,8 @@ export function metaRouterIssues(spec: MetaRouterSpec, ref: ObjectRef): ConfigIs
     refuse(
       c,
       'spec',
-      'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit: this one changes nothing ' +
-        '(the default route is served)',
+      'a MetaRouter needs at least one of routes, globalRateLimit or localRateLimit',
+      'this one changes nothing (the default route is served)',
     );
   }
   const routes = spec.routes;
@@ -91,7 +100,7 @@ function checkHosts(c: Checks, hosts: readonly string[]): void {
   if (hosts.length !== 1) {
     const consequence =
       hosts.length === 0 ? 'it applies to no service' : 'it applies to the ServiceEntry of each of them';
-    refuse(c, 'spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}: ${consequence}`);
+    refuse(c, 'spec.hosts', `a MetaRouter must have exactly one host, got ${hosts.length}`, consequence);
   }
   const host = hosts[0];
   if (host === undefined) return;
@@ -117,11 +126,16 @@ function checkRoute(c: Checks, r: MetaRoute, i: number): void {
   if (r.mirrorPercentage) {
     const p = `${routePath(i)}.mirrorPercentage`;
     if (!r.mirror)
-      refuse(c, p, 'mirrorPercentage needs mirror: there is nothing to mirror to, so it is ignored');
+      refuseAs(
+        c,
+        p,
+        'mirrorPercentage needs mirror: there is nothing to mirror to, so it is ignored',
+        'mirrorPercentage needs mirror: there is nothing to mirror to',
+      );
     const value = r.mirrorPercentage.value ?? 0;
     if (!(value > 0 && value <= 100)) {
       const meaning = value > 100 ? 'every request is mirrored' : '0 means 100 %';
-      refuse(c, `${p}.value`, `must be above 0 and at most 100, got ${value}: ${meaning}`);
+      refuse(c, `${p}.value`, `must be above 0 and at most 100, got ${value}`, meaning);
     }
   }
   if (r.mirror) checkDestination(c, r.mirror, false, destinationPath, i, -1);
@@ -143,7 +157,8 @@ function checkRoute(c: Checks, r: MetaRoute, i: number): void {
     refuse(
       c,
       `${routePath(i)}.route`,
-      `the weights of several destinations must add up to 100, got ${total}: traffic is split in proportion to them`,
+      `the weights of several destinations must add up to 100, got ${total}`,
+      'traffic is split in proportion to them',
     );
   }
 }
@@ -169,18 +184,20 @@ function checkMatch(c: Checks, match: MetaRouteMatch, where: number | string): v
     if (m === undefined) continue;
     if (name === '') error(c, attributePath(where, name), 'an attribute name must not be empty');
     if (m === null) {
-      refuse(
+      refuseAs(
         c,
         attributePath(where, name),
         'an attribute match must not be null: it matches when the attribute is present (write regex: ".*")',
+        'an attribute match must not be null (write regex: ".*" to match when the attribute is present)',
       );
     } else if (m.regex !== undefined) {
       if (m.regex === '') error(c, `${attributePath(where, name)}.regex`, 'a regex must not be empty');
       else if (m.regex === PRESENT_REGEX) {
-        refuse(
+        refuseAs(
           c,
           `${attributePath(where, name)}.regex`,
           '"*" is not a valid RE2 regex: it matches when the attribute is present (write ".*")',
+          '"*" is not a valid RE2 regex (write ".*" to match when the attribute is present)',
         );
       } else {
         const problem = re2Problem(m.regex);
@@ -205,7 +222,8 @@ function checkMutations(c: Checks, kvs: readonly KeyValue[], i: number, field: s
       refuse(
         c,
         `${routePath(i)}.${field}[${k}].value`,
-        'a mutation value must not be empty: it is set to ""',
+        'a mutation value must not be empty',
+        'it is set to ""',
       );
     }
   }
@@ -276,7 +294,8 @@ function checkExportTo(c: Checks, exportTo: readonly string[], namespace: string
     refuse(
       c,
       'spec.exportTo',
-      '"*" (the root namespace) cannot be combined with other entries: each entry gets a copy',
+      '"*" (the root namespace) cannot be combined with other entries',
+      'each entry gets a copy',
     );
   }
 }
@@ -313,7 +332,7 @@ function checkLocalRateLimit(c: Checks, l: LocalRateLimit, path: string): void {
     if (cond.match) checkMatch(c, cond.match, `${p}.match`);
     else refuse(c, `${p}.match`, 'required field is missing: this condition matches every request');
     if (cond.tokenBucket) checkTokenBucket(c, cond.tokenBucket, path, i);
-    else refuse(c, `${p}.tokenBucket`, 'required field is missing: this condition is dropped');
+    else refuse(c, `${p}.tokenBucket`, 'required field is missing', 'this condition is dropped');
   }
 }
 
@@ -331,7 +350,8 @@ function checkTokenBucket(c: Checks, b: TokenBucket, path: string, i: number): v
     refuse(
       c,
       `${tokenBucketPath(path, i)}.tokensPerFill`,
-      `must be at least 1, got ${b.tokensPerFill}: left out, so 1 token is added per fill`,
+      `must be at least 1, got ${b.tokensPerFill}`,
+      'left out, so 1 token is added per fill',
     );
   }
 }
