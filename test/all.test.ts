@@ -40,6 +40,7 @@ import './cmd/banner.test.ts';
 import './cmd/certs.test.ts';
 import './cmd/help-units.test.ts';
 import './cmd/hostile-files.test.ts';
+import './cmd/install-clean.test.ts';
 import './cmd/lazy-load.test.ts';
 import './cmd/output-list.test.ts';
 import './cmd/render-cli.test.ts';
