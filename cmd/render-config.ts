@@ -39,6 +39,13 @@ export const RENDER_ROWS: RowTable<RenderRowOptions> = {
     description: 'render the MetaProtocol RDS RouteConfigurations instead of the EnvoyFilters',
     parse: parseBoolean,
   },
+  namespace: {
+    flag: '-n, --namespace <namespace>',
+    default: undefined,
+    description:
+      'namespace of the objects that name none, as kubectl apply -n: an object of another namespace is an error (without -n: default)',
+    parse: parseNamespace,
+  },
   rootNamespace: {
     flag: '--root-namespace <namespace>',
     env: 'AERAKI_NAMESPACE',

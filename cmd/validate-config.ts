@@ -13,6 +13,7 @@ export interface ValidateCliOptions extends ValidateFilesOptions {
 
 export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
   files: RENDER_ROWS.files,
+  namespace: RENDER_ROWS.namespace,
   rootNamespace: RENDER_ROWS.rootNamespace,
   clusterDomain: CLUSTER_DOMAIN_ROW,
   namespaceScope: RENDER_ROWS.namespaceScope,

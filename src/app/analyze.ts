@@ -38,7 +38,10 @@ import { isPlainObject } from '../util/json.ts';
 
 /** What an analysis needs besides its input objects: AnalysisOptions with the generation's own switches. */
 export interface AnalyzeOptions extends AnalysisOptions {
-  /** Only messages about this namespace (and about no namespace); absent: all. */
+  /**
+   * `-n`: only messages about this namespace (and about no namespace), and the files' objects without a namespace
+   * take it, as with kubectl apply -n (model/parse/namespace-flag.ts); absent: all, and `default`.
+   */
   readonly namespace?: string;
   /** Where each object came from (offline), for the messages' file and line. */
   readonly locate?: (ref: ObjectRef) => SourceLocation | undefined;
@@ -163,15 +166,22 @@ function rawKey(raw: unknown): { kind: string; namespace: string; name: string }
 export function readLocatedObjects(
   paths: readonly string[],
   limits: FileLimits,
+  namespace?: string,
 ): { raws: unknown[]; issues: ConfigIssue[]; locate: (ref: ObjectRef) => SourceLocation | undefined } {
   const issues: ConfigIssue[] = [];
   const fileOf = new Map<string, string>();
-  const raws = readRawObjects(paths, issues, limits, (raw, file) => {
-    const k = rawKey(raw);
-    if (k === undefined) return;
-    fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
-    fileOf.set(`${k.kind}//${k.name}`, file);
-  });
+  const raws = readRawObjects(
+    paths,
+    issues,
+    limits,
+    (raw, file) => {
+      const k = rawKey(raw);
+      if (k === undefined) return;
+      fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
+      fileOf.set(`${k.kind}//${k.name}`, file);
+    },
+    namespace,
+  );
   const texts = new Map<string, string>();
   const textOf = (file: string): string => {
     let t = texts.get(file);
@@ -198,7 +208,7 @@ export function readLocatedObjects(
 
 /** Analyses files: every message, sorted (run.ts), with the file and line of its object. */
 export function analyzeFiles(o: AnalyzeFilesOptions): AnalysisMessage[] {
-  const read = readLocatedObjects(o.files, fileLimitsOf(o));
+  const read = readLocatedObjects(o.files, fileLimitsOf(o), o.namespace);
   const input = analysisInputOf(read.raws, read.issues, { ...o, locate: o.locate ?? read.locate });
   return runAnalysis(input, o.namespace !== undefined ? { namespace: o.namespace } : {});
 }

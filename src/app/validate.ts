@@ -22,6 +22,8 @@ export interface ValidateFilesOptions extends Partial<FileLimits> {
   readonly namespaceScope: boolean;
   /** Default cluster.local. */
   readonly clusterDomain?: string;
+  /** `-n`: objects without a namespace take it, others are refused (model/parse/namespace-flag.ts). */
+  readonly namespace?: string;
 }
 
 /** What `render` checks while generating, over a fresh store holding `objects`. */
@@ -43,7 +45,7 @@ export function generationCheck(
 /** Every issue of the files, in render's order and format (unreadable files and YAML errors first). */
 export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(o.files, issues, fileLimitsOf(o));
+  const raws = readRawObjects(o.files, issues, fileLimitsOf(o), undefined, o.namespace);
   return validateObjects(raws, {
     rootNamespace: o.rootNamespace,
     parseOptions: {

@@ -18,10 +18,12 @@ import {
 import type { KindSpec } from '../model/kinds.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
+import { withNamespace } from '../model/parse/namespace-flag.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
+import { describeIoError, STDIN_PATH } from '../util/read-input.ts';
 import type { ConfigStore } from './store.ts';
 import { fillAmbient, readAmbientObjects, type AmbientRead } from './ambient-reads.ts';
 
@@ -50,11 +52,15 @@ export function listConfigFiles(paths: readonly string[], issues: ConfigIssue[])
     }
   };
   for (const p of paths) {
+    if (p === STDIN_PATH) {
+      out.push(p);
+      continue;
+    }
     try {
       if (statSync(p).isDirectory()) walk(p);
       else out.push(p);
     } catch (err) {
-      issues.push(issue(fileRef(p), '', `cannot read: ${errMessage(err)}`));
+      issues.push(issue(fileRef(p), '', `cannot read: ${describeIoError(err)}`));
     }
   }
   return out;
@@ -115,13 +121,15 @@ function flatten(value: unknown, path: string, where: string, issues: ConfigIssu
 
 /**
  * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`.
- * `onObject` is told the file of each object, in order.
+ * `onObject` is told the file of each object, in order. With `namespace` (`-n`), objects are read as `kubectl
+ * apply -n` reads them (model/parse/namespace-flag.ts).
  */
 export function readRawObjects(
   paths: readonly string[],
   issues: ConfigIssue[],
   limits: FileLimits = DEFAULT_FILE_LIMITS,
   onObject?: (raw: unknown, file: string) => void,
+  namespace?: string,
 ): unknown[] {
   const raws: unknown[] = [];
   for (const file of listConfigFiles(paths, issues)) {
@@ -131,7 +139,9 @@ export function readRawObjects(
       continue;
     }
     issues.push(...read.issues);
-    for (const raw of read.raws) {
+    for (const each of read.raws) {
+      const raw = namespace === undefined ? each : withNamespace(each, namespace, file, issues);
+      if (raw === undefined) continue;
       raws.push(raw);
       onObject?.(raw, file);
     }
@@ -158,10 +168,12 @@ export function loadConfigFiles(
     kinds?: readonly KindSpec[];
     limits?: FileLimits;
     ambient?: boolean;
+    /** `-n`: see readRawObjects. */
+    namespace?: string;
   },
 ): LoadedFiles {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(paths, issues, opts.limits);
+  const raws = readRawObjects(paths, issues, opts.limits, undefined, opts.namespace);
   const parseOptions = {
     clusterDomain: opts.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
     ...(opts.kinds ? { kinds: opts.kinds } : {}),
@@ -187,8 +199,4 @@ export function fillStore(store: ConfigStore, result: LoadedFiles): void {
       result.rejected.filter((r) => r.ref.kind === kind),
     );
   }
-}
-
-function errMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -3,6 +3,7 @@
  * message (`Warning`, `Info`); istioctl's `No validation issues found ...` line when there are none.
  */
 import { refString } from '../../model/result.ts';
+import { escapeControl } from '../../util/control-chars.ts';
 import type { AnalysisMessage, AnalysisSeverity } from '../types.ts';
 
 const LABEL: Readonly<Record<AnalysisSeverity, string>> = {
@@ -13,7 +14,7 @@ const LABEL: Readonly<Record<AnalysisSeverity, string>> = {
 
 export function textLine(m: AnalysisMessage): string {
   const where = m.ref ? ` (${refString(m.ref)}${m.path ? ` ${m.path}` : ''})` : '';
-  return `${LABEL[m.code.severity]} [${m.code.code}]${where} ${m.message}`;
+  return escapeControl(`${LABEL[m.code.severity]} [${m.code.code}]${where} ${m.message}`);
 }
 
 export function formatText(messages: readonly AnalysisMessage[]): string {
