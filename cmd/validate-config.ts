@@ -28,7 +28,7 @@ export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
 
 /** The validated options of `aeraki validate`. */
 export function validateConfig(command: Command, env: Env): ValidateCliOptions {
-  const options = resolveConfig(VALIDATE_ROWS, command, env);
+  const { namespace, ...options } = resolveConfig(VALIDATE_ROWS, command, env);
   if (options.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
-  return options;
+  return Object.freeze({ ...options, ...(namespace !== undefined ? { namespace } : {}) });
 }
