@@ -186,9 +186,10 @@ const routesCommand = addOptions(
 /** `aeraki proxy-status --help` points at the page the same listener serves. */
 const PROXY_STATUS_PAGE_HINT = [
   '',
-  'The same listener serves a page to look at in a browser: http://<debug-address>/debug/',
-  '(npm start: http://127.0.0.1:15090/debug/): services by protocol with their EnvoyFilters,',
-  'routes and proxies, and what is held or rejected, with the listener rejections istiod reports.',
+  'The same listener serves a page to look at in a browser:',
+  'http://<debug-address>/debug/ (npm start: http://127.0.0.1:15090/debug/):',
+  'services by protocol with their EnvoyFilters, routes and proxies, and what is',
+  'held or rejected, with the listener rejections istiod reports.',
 ].join('\n');
 
 const proxyStatusCommand = addOptions(

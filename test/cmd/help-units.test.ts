@@ -90,7 +90,7 @@ describe('help text units', () => {
         );
       }
       if (command === 'proxy-status') {
-        assert.match(r.stdout, /serves a page to look at in a browser: http:\/\/<debug-address>\/debug\//);
+        assert.match(r.stdout, /serves a page to look at in a browser:\nhttp:\/\/<debug-address>\/debug\//);
         assert.match(options.join('\n'), /\(default: 5s\)/);
       }
       if (command === 'serve') {
