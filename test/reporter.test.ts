@@ -1,8 +1,13 @@
 // npm test's second reporter (test/support/failures-reporter.mjs): a progress line every PROGRESS_EVERY tests on
 // standard error, and at the end the failures again and one line with the totals, the very last of the output.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { PROGRESS_EVERY, reportTo } from './support/failures-reporter.mjs';
+import { start } from './support/process.ts';
 
 type Event = { type: string; data: Record<string, unknown> };
 
@@ -72,5 +77,44 @@ describe('npm test reporter (test/support/failures-reporter.mjs)', () => {
       clean.out,
       /^# total: ok: 3 tests, 3 passed, 0 failed, 0 cancelled, 0 skipped, 0 todo \(\d+ s\)\n$/,
     );
+  });
+
+  it('runs as npm test runs it: TAP, then the failures and the totals last; progress on stderr', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'aeraki-reporter-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const suite = path.join(dir, 'sample.test.mjs');
+    writeFileSync(
+      suite,
+      "import { it } from 'node:test';\n" +
+        `for (let i = 0; i < ${PROGRESS_EVERY + 1}; i++) it('t' + i, () => { if (i === 7) throw new Error('boom'); });\n`,
+    );
+    const reporter = fileURLToPath(new URL('./support/failures-reporter.mjs', import.meta.url));
+    // Without the runner's own context variable, which would make the child skip its files as a nested run.
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const child = start(
+      process.execPath,
+      [
+        '--test',
+        '--test-force-exit',
+        '--test-reporter=tap',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${reporter}`,
+        '--test-reporter-destination=stdout',
+        suite,
+      ],
+      60_000,
+      env,
+    );
+    const code = await child.exited;
+    const r = { code, stdout: child.stdout, stderr: child.stderr };
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^TAP version 13\n/);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.match(
+      lines.at(-1)!,
+      new RegExp(`^# total: FAILED: ${PROGRESS_EVERY + 1} tests, ${PROGRESS_EVERY} passed, 1 failed`),
+    );
+    assert.ok(r.stdout.lastIndexOf('# failed tests (1):') > r.stdout.lastIndexOf('# todo 0'));
+    assert.match(r.stderr, new RegExp(`^# progress: ${PROGRESS_EVERY} tests done, 1 failed, \\d+ s$`, 'm'));
   });
 });

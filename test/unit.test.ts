@@ -143,7 +143,6 @@ import './registry/mcp/snapshot.test.ts';
 import './registry/spec.test.ts';
 import './registry/typed-entry.test.ts';
 import './registry/vips.test.ts';
-import './reporter.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/plan.test.ts';
 import './status/planner.test.ts';

@@ -13,8 +13,9 @@ import process from 'node:process';
  * @param {AsyncIterable<import('node:test/reporters').TestEvent>} source
  * @returns {AsyncGenerator<string>}
  */
-export default function failuresReporter(source) {
-  return reportTo(source, (line) => process.stderr.write(line));
+export default async function* failuresReporter(source) {
+  // An async generator function itself: node passes the events only to one (a plain function gets nothing).
+  yield* reportTo(source, (line) => process.stderr.write(line));
 }
 
 /**
