@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { DEFAULT_CONTRIB_IMAGES, DEFAULT_META_PROTOCOL_IMAGES } from '../src/analyze/proxy-images.ts';
 import type { AnalysisSeverity } from '../src/analyze/types.ts';
 import { FILE_LIMIT_ROWS } from './file-limit-rows.ts';
-import { oneOf, parseBoolean, parseNamespace, splitList, text } from './parsers.ts';
+import { oneOf, oneOfAnyCase, parseBoolean, parseNamespace, splitList, text } from './parsers.ts';
 import { RENDER_ROWS } from './render-config.ts';
 import {
   CLUSTER_DOMAIN_ROW,
@@ -53,8 +53,9 @@ export const ANALYZE_ROWS: RowTable<AnalyzeCliOptions> = {
   failOn: {
     flag: '--fail-on <severity>',
     default: 'error',
-    description: 'exit 1 when a message is at or above this severity: error, warning or info',
-    parse: oneOf<AnalysisSeverity>('error', 'warning', 'info'),
+    description:
+      'exit 1 when a message is at or above this severity: error, warning or info (any case: Warning as istioctl)',
+    parse: oneOfAnyCase<AnalysisSeverity>('error', 'warning', 'info'),
   },
   rootNamespace: RENDER_ROWS.rootNamespace,
   clusterDomain: CLUSTER_DOMAIN_ROW,
@@ -86,7 +87,7 @@ export const ANALYZE_ROWS: RowTable<AnalyzeCliOptions> = {
     flag: '-n, --namespace <namespace>',
     default: undefined,
     description:
-      'only messages about objects of this namespace (and about cluster-scoped objects and files); live: read only it and the root namespace',
+      "namespace of the files' objects that name none, as kubectl apply -n (another namespace is an error); only messages about it (and about cluster-scoped objects and files); live: read only it and the root namespace",
     parse: parseNamespace,
   },
   kubeconfig: {

@@ -1,6 +1,7 @@
 /** Value parsers of the option tables of cmd/ (each throws commander's InvalidArgumentError). */
 import { InvalidArgumentError } from 'commander';
 import type { RegistrySpec } from '../src/model/registry-bridge.ts';
+import { parseDurationNanos } from '../src/model/parse/duration.ts';
 import { formatIssue } from '../src/model/result.ts';
 import { parseRegistrySpec, splitRegistryList } from '../src/registry/spec.ts';
 import { AddressError, formatAddress, parseListenAddress, type ListenAddress } from '../src/util/address.ts';
@@ -46,6 +47,12 @@ export function oneOf<T extends string>(...values: T[]): (raw: string) => T {
     if (found !== undefined) return found;
     throw new InvalidArgumentError(`expected ${values.join(' | ')}, got "${raw}"`);
   };
+}
+
+/** oneOf, whatever the case the value is written in (`--fail-on Warning`, istioctl's spelling of a severity). */
+export function oneOfAnyCase<T extends string>(...values: T[]): (raw: string) => T {
+  const exact = oneOf(...values);
+  return (raw) => exact(values.find((v) => v.toLowerCase() === raw.toLowerCase()) ?? raw);
 }
 
 /** A repeatable value: each occurrence is appended. */
@@ -99,13 +106,24 @@ export function parseOptionalAddress(raw: string): ListenAddress | undefined {
 }
 
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_REF = { kind: 'Flag', namespace: '', name: '' } as const;
+const DURATION_HELP = 'a duration with a unit (ns, us, ms, s, m, h), such as 500ms, 2s, 1m or 1h30m';
 
-/** Milliseconds: `250`, `250ms`, `2s`, `1m`, `24h`. Carries its help formatter (formatDurationMs). */
+/**
+ * Milliseconds, from a duration written as MetaRouters write theirs (Go's time.ParseDuration, through the same
+ * parser, model/parse/duration.ts): `500ms`, `2s`, `1.5m`, `1h30m`; `0` alone may go without a unit. A bare number
+ * is refused (it named milliseconds once, so `--timeout 3` gave up after 3 ms), as is a part of a millisecond.
+ * Carries its help formatter (formatDurationMs).
+ */
 export function parseDurationMs(raw: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw.trim());
-  if (!m)
-    throw new InvalidArgumentError(`expected a duration such as 500, 500ms, 2s, 1m or 24h, got "${raw}"`);
-  return Math.round(Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']!);
+  const text = raw.trim();
+  if (/^\d+(\.\d*)?$/.test(text) && Number(text) !== 0)
+    throw new InvalidArgumentError(`"${raw}" has no unit: expected ${DURATION_HELP}`);
+  const parsed = parseDurationNanos(text, DURATION_REF, '');
+  if (!parsed.ok) throw new InvalidArgumentError(`expected ${DURATION_HELP}, got "${raw}"`);
+  if (parsed.value % 1_000_000n !== 0n)
+    throw new InvalidArgumentError(`"${raw}" is not a whole number of milliseconds`);
+  return Number(parsed.value / 1_000_000n);
 }
 parseDurationMs.format = formatDurationMs;
 

@@ -39,6 +39,13 @@ export const RENDER_ROWS: RowTable<RenderRowOptions> = {
     description: 'render the MetaProtocol RDS RouteConfigurations instead of the EnvoyFilters',
     parse: parseBoolean,
   },
+  namespace: {
+    flag: '-n, --namespace <namespace>',
+    default: undefined,
+    description:
+      'namespace of the objects that name none, as kubectl apply -n: an object of another namespace is an error (without -n: default)',
+    parse: parseNamespace,
+  },
   rootNamespace: {
     flag: '--root-namespace <namespace>',
     env: 'AERAKI_NAMESPACE',
@@ -69,10 +76,11 @@ export const RENDER_ROWS: RowTable<RenderRowOptions> = {
 
 /** The validated options of `aeraki render`. */
 export function renderConfig(command: Command, env: Env): RenderOptions {
-  const c = resolveConfig(RENDER_ROWS, command, env);
+  const { namespace, ...c } = resolveConfig(RENDER_ROWS, command, env);
   if (c.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
   return Object.freeze({
     ...c,
+    ...(namespace !== undefined ? { namespace } : {}),
     files: Object.freeze([...c.files]),
     metaProtocolImages: Object.freeze([...DEFAULT_META_PROTOCOL_IMAGES, ...c.metaProtocolImages]),
   });

@@ -13,6 +13,7 @@ export interface ValidateCliOptions extends ValidateFilesOptions {
 
 export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
   files: RENDER_ROWS.files,
+  namespace: RENDER_ROWS.namespace,
   rootNamespace: RENDER_ROWS.rootNamespace,
   clusterDomain: CLUSTER_DOMAIN_ROW,
   namespaceScope: RENDER_ROWS.namespaceScope,
@@ -27,7 +28,7 @@ export const VALIDATE_ROWS: RowTable<ValidateCliOptions> = {
 
 /** The validated options of `aeraki validate`. */
 export function validateConfig(command: Command, env: Env): ValidateCliOptions {
-  const options = resolveConfig(VALIDATE_ROWS, command, env);
+  const { namespace, ...options } = resolveConfig(VALIDATE_ROWS, command, env);
   if (options.files.length === 0) throw new ConfigError('at least one -f <file-or-dir> is required');
-  return options;
+  return Object.freeze({ ...options, ...(namespace !== undefined ? { namespace } : {}) });
 }

@@ -30,6 +30,7 @@ import './app/serve-topics.test.ts';
 import './app/sources.test.ts';
 import './app/validate-fixtures.test.ts';
 import './cmd/banner.test.ts';
+import './cmd/install-clean.test.ts';
 import './cmd/output-list.test.ts';
 import './cmd/serve-security-config.test.ts';
 import './cmd/source-list.test.ts';

@@ -66,7 +66,8 @@ export interface AnalyzeClusterOptions extends AnalyzeOptions, ReadClusterOption
  */
 export async function analyzeCluster(o: AnalyzeClusterOptions): Promise<AnalysisMessage[]> {
   const { raws, cluster } = await readCluster(o);
-  const files = o.files.length > 0 ? readLocatedObjects(o.files, fileLimitsOf(o)) : { raws: [], issues: [] };
+  const files =
+    o.files.length > 0 ? readLocatedObjects(o.files, fileLimitsOf(o), o.namespace) : { raws: [], issues: [] };
   const locate = 'locate' in files ? { locate: files.locate } : {};
   const input = analysisInputOf([...raws, ...files.raws], files.issues, { ...o, ...locate }, cluster);
   return runAnalysis(input, o.namespace !== undefined ? { namespace: o.namespace } : {});

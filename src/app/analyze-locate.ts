@@ -36,6 +36,7 @@ export type Locate = (ref: ObjectRef, path: string) => SourceLocation | undefine
 export function readLocatedObjects(
   paths: readonly string[],
   limits: FileLimits,
+  namespace?: string,
 ): { raws: unknown[]; issues: ConfigIssue[]; locate: Locate } {
   const issues: ConfigIssue[] = [];
   const fileOf = new Map<string, string>();
@@ -45,7 +46,11 @@ export function readLocatedObjects(
     fileOf.set(`${k.kind}/${k.namespace}/${k.name}`, file);
     fileOf.set(`${k.kind}//${k.name}`, file);
   };
-  const raws = readRawObjects(paths, issues, limits, { onObject, kinds: createPluginKinds() });
+  const raws = readRawObjects(paths, issues, limits, {
+    onObject,
+    kinds: createPluginKinds(),
+    ...(namespace !== undefined ? { namespace } : {}),
+  });
   const indexes = new Map<string, TextIndex>();
   const indexOf = (file: string): TextIndex => {
     let index = indexes.get(file);

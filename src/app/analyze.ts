@@ -40,7 +40,10 @@ export { readLocatedObjects } from './analyze-locate.ts';
 
 /** What an analysis needs besides its input objects: AnalysisOptions with the generation's own switches. */
 export interface AnalyzeOptions extends AnalysisOptions {
-  /** Only messages about this namespace (and about no namespace); absent: all. */
+  /**
+   * `-n`: only messages about this namespace (and about no namespace), and the files' objects without a namespace
+   * take it, as with kubectl apply -n (model/parse/namespace-flag.ts); absent: all, and `default`.
+   */
   readonly namespace?: string;
   /** Where each object came from (offline), for the messages' file and line. */
   readonly locate?: (ref: ObjectRef, path: string) => SourceLocation | undefined;
@@ -149,7 +152,7 @@ function text(v: Record<string, unknown> | undefined, key: string): string | und
 
 /** Analyses files: every message, sorted (run.ts), with the file and line of its object. */
 export function analyzeFiles(o: AnalyzeFilesOptions): AnalysisMessage[] {
-  const read = readLocatedObjects(o.files, fileLimitsOf(o));
+  const read = readLocatedObjects(o.files, fileLimitsOf(o), o.namespace);
   const input = analysisInputOf(read.raws, read.issues, { ...o, locate: o.locate ?? read.locate });
   return runAnalysis(input, o.namespace !== undefined ? { namespace: o.namespace } : {});
 }

@@ -33,6 +33,8 @@ export interface RenderOptions extends Partial<FileLimits> {
   readonly waypointFilters?: boolean;
   /** Images known to carry the MetaProtocol proxy, the whole list (WaypointOptions); absent: the default list. */
   readonly metaProtocolImages?: readonly string[];
+  /** `-n`: objects without a namespace take it, others are refused (model/parse/namespace-flag.ts). */
+  readonly namespace?: string;
 }
 
 export interface RenderResult {
@@ -51,6 +53,8 @@ export interface LoadStoreOptions {
   readonly limits?: FileLimits;
   /** Read Namespaces, Gateway API Gateways and GatewayClasses into the store's AmbientView (their issues follow). */
   readonly ambient?: boolean;
+  /** `-n` (RenderOptions.namespace). */
+  readonly namespace?: string;
 }
 
 /** Loads `files` into a fresh store; the issues of files and objects, then those of the ambient inputs. */
@@ -67,6 +71,7 @@ export function loadStore(
     kinds,
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.ambient === true ? { ambient: true } : {}),
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
   });
   const store = new ConfigStore({ rootNamespace, mesh: loaded.mesh, ...domain, kinds });
   fillStore(store, loaded);
@@ -86,6 +91,7 @@ export function renderTo(options: RenderOptions, write: (chunk: string) => void)
     ...(options.clusterDomain !== undefined ? { clusterDomain: options.clusterDomain } : {}),
     limits: fileLimitsOf(options),
     ambient: waypoints,
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
   });
   let document: unknown;
   if (options.routes) {

@@ -23,6 +23,8 @@ export interface ValidateFilesOptions extends Partial<FileLimits> {
   readonly namespaceScope: boolean;
   /** Default cluster.local. */
   readonly clusterDomain?: string;
+  /** `-n`: objects without a namespace take it, others are refused (model/parse/namespace-flag.ts). */
+  readonly namespace?: string;
 }
 
 /** What `render` checks while generating, over a fresh store holding `objects`. */
@@ -45,7 +47,10 @@ export function generationCheck(
 export function validateFiles(o: ValidateFilesOptions): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const kinds = createPluginKinds();
-  const raws = readRawObjects(o.files, issues, fileLimitsOf(o), { kinds });
+  const raws = readRawObjects(o.files, issues, fileLimitsOf(o), {
+    kinds,
+    ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+  });
   const validated = validateObjects(raws, {
     rootNamespace: o.rootNamespace,
     parseOptions: {

@@ -7,8 +7,8 @@
  * the parser's line and column where there is one; nothing here throws on bad input.
  */
 import { isUtf8 } from 'node:buffer';
-import { readFileSync, statSync } from 'node:fs';
 import yaml from 'js-yaml';
+import { readInput } from '../util/read-input.ts';
 
 /** What one file may cost. Defaults (DEFAULT_FILE_LIMITS) are far above any real config. */
 export interface FileLimits {
@@ -57,21 +57,18 @@ export function readConfigFile(path: string, limits: FileLimits = DEFAULT_FILE_L
   return read.ok ? parseConfigText(path, read.bytes, limits) : read;
 }
 
-/** The bytes of one file, within the size limit (checked before reading, and again on what was read). */
+/**
+ * The bytes of one file (or `-`, standard input, or a pipe: util/read-input.ts), within the size limit (checked
+ * before reading a regular file, and on what was read).
+ */
 export function readConfigBytes(
   path: string,
   limits: FileLimits,
 ): { readonly ok: true; readonly bytes: Buffer } | { readonly ok: false; readonly error: FileError } {
-  let bytes: Buffer;
-  try {
-    const size = statSync(path).size;
-    if (size > limits.maxFileBytes) return fail(path, tooBig(size, limits.maxFileBytes));
-    bytes = readFileSync(path);
-  } catch (err) {
-    return fail(path, `cannot read: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  if (bytes.length > limits.maxFileBytes) return fail(path, tooBig(bytes.length, limits.maxFileBytes));
-  return { ok: true, bytes };
+  const read = readInput(path, limits.maxFileBytes);
+  if (!read.ok) return fail(path, `cannot read: ${read.message}`);
+  if (read.size > limits.maxFileBytes) return fail(path, tooBig(read.size, limits.maxFileBytes));
+  return { ok: true, bytes: read.bytes };
 }
 
 /** Decodes (strict UTF-8) and parses a file's bytes or text; see readConfigFile. */

@@ -19,11 +19,13 @@ import {
 import type { KindSpec } from '../model/kinds.ts';
 import type { ConfigKind } from '../model/objects.ts';
 import { compareStrings } from '../model/order.ts';
+import { withNamespace } from '../model/parse/namespace-flag.ts';
 import { DEFAULT_PARSE_OPTIONS } from '../model/parse/parse.ts';
 import { parseRawObjects, type ParsedObjects } from '../model/parse/objects.ts';
 import { mergeKeyIssue } from '../model/parse/merge-keys.ts';
 import { issue, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
+import { describeIoError, STDIN_PATH } from '../util/read-input.ts';
 import type { ConfigStore } from './store.ts';
 import { fillAmbient, readAmbientObjects, type AmbientRead } from './ambient-reads.ts';
 import { duplicateWarnings, type Definition } from './duplicates.ts';
@@ -53,11 +55,15 @@ export function listConfigFiles(paths: readonly string[], issues: ConfigIssue[])
     }
   };
   for (const p of paths) {
+    if (p === STDIN_PATH) {
+      out.push(p);
+      continue;
+    }
     try {
       if (statSync(p).isDirectory()) walk(p);
       else out.push(p);
     } catch (err) {
-      issues.push(issue(fileRef(p), '', `cannot read: ${errMessage(err)}`));
+      issues.push(issue(fileRef(p), '', `cannot read: ${describeIoError(err)}`));
     }
   }
   return out;
@@ -122,12 +128,15 @@ export interface ReadRawOptions {
   readonly onObject?: (raw: unknown, file: string) => void;
   /** The plugins' kinds (plugins/registry.ts): objects of these and the core's defined twice are warned about. */
   readonly kinds?: readonly KindSpec[];
+  /** `-n`: objects without a namespace take it; one of another namespace is an issue (namespace-flag.ts). */
+  readonly namespace?: string;
 }
 
 /**
  * Reads every file into decoded objects (`kind: List` flattened), without parsing them; problems go to `issues`
  * (an object of a kind read written with a YAML merge key is one, and left out: model/parse/merge-keys.ts), then a
- * warning for each object of a kind read that is defined more than once (duplicates.ts; the last wins).
+ * warning for each object of a kind read that is defined more than once (duplicates.ts; the last wins). With
+ * `namespace` (`-n`), objects are read as `kubectl apply -n` reads them (model/parse/namespace-flag.ts).
  */
 export function readRawObjects(
   paths: readonly string[],
@@ -144,7 +153,9 @@ export function readRawObjects(
       continue;
     }
     issues.push(...read.issues);
-    for (const raw of read.raws) {
+    for (const each of read.raws) {
+      const raw = o.namespace === undefined ? each : withNamespace(each, o.namespace, file, issues);
+      if (raw === undefined) continue;
       o.onObject?.(raw, file);
       const merge = mergeKeyIssue(raw, o.kinds);
       if (merge !== undefined) {
@@ -179,10 +190,15 @@ export function loadConfigFiles(
     kinds?: readonly KindSpec[];
     limits?: FileLimits;
     ambient?: boolean;
+    /** `-n`: see readRawObjects. */
+    namespace?: string;
   },
 ): LoadedFiles {
   const issues: ConfigIssue[] = [];
-  const raws = readRawObjects(paths, issues, opts.limits, opts.kinds ? { kinds: opts.kinds } : {});
+  const raws = readRawObjects(paths, issues, opts.limits, {
+    ...(opts.kinds ? { kinds: opts.kinds } : {}),
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+  });
   const parseOptions = {
     clusterDomain: opts.clusterDomain ?? DEFAULT_PARSE_OPTIONS.clusterDomain,
     ...(opts.kinds ? { kinds: opts.kinds } : {}),
@@ -208,8 +224,4 @@ export function fillStore(store: ConfigStore, result: LoadedFiles): void {
       result.rejected.filter((r) => r.ref.kind === kind),
     );
   }
-}
-
-function errMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -3,6 +3,8 @@
  * field path inside it (`spec.ports[1].name`), so one bad object can be reported and skipped while every
  * other object is still served.
  */
+import { escapeControl } from '../util/control-chars.ts';
+
 export interface ObjectRef {
   readonly kind: string;
   /** Empty for cluster-scoped objects. */
@@ -149,7 +151,8 @@ export function hasErrors(issues: readonly ConfigIssue[]): boolean {
 }
 
 export function refString(ref: ObjectRef): string {
-  return ref.namespace ? `${ref.kind} ${ref.namespace}/${ref.name}` : `${ref.kind} ${ref.name}`;
+  const name = escapeControl(ref.name);
+  return ref.namespace ? `${ref.kind} ${escapeControl(ref.namespace)}/${name}` : `${ref.kind} ${name}`;
 }
 
 /** `ServiceEntry shop/three-colons: metadata.annotations.workloadSelector: more than one ':'` */
@@ -157,9 +160,12 @@ export function formatIssue(i: ConfigIssue): string {
   return i.path ? `${refString(i.ref)}: ${i.path}: ${i.message}` : `${refString(i.ref)}: ${i.message}`;
 }
 
-/** `error: <formatIssue>` or `warning: <formatIssue>`: one stderr line of `aeraki render`, without the newline. */
+/**
+ * `error: <formatIssue>` or `warning: <formatIssue>`: one stderr line of `aeraki render`, without the newline (and
+ * none within: control characters escaped).
+ */
 export function issueLine(i: ConfigIssue): string {
-  return `${severityOf(i)}: ${formatIssue(i)}`;
+  return `${severityOf(i)}: ${escapeControl(formatIssue(i))}`;
 }
 
 /** The issues without repeats (equal severity and formatted text), first occurrences in their order. */

@@ -66,16 +66,23 @@ ${entry('orders', 'tcp-dubbo', 'shop').replace('  ports:', '  addresses: [240.24
     assert.doesNotMatch(on.stdout, /turn on/);
   });
 
-  it('errors: exit 1; -n keeps one namespace', async () => {
+  it('errors: exit 1; -n reads the files as kubectl apply -n does', async () => {
     const r = await analyze('-f', broken, '-f', addressless);
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
       /^Error \[AER0003\] \(ServiceEntry legacy\/legacy spec\.ports\[0\]\.name [^)]*broken\.yaml:6:27\) no codec/,
     );
-    const rpc = await analyze('-f', broken, '-f', addressless, '-n', 'rpc');
-    assert.equal(rpc.code, 0);
-    assert.doesNotMatch(rpc.stdout, /AER0003/);
+    const rpc = await analyze('-f', addressless, '-n', 'rpc');
+    assert.equal(rpc.code, 0, rpc.stdout);
+    // An object of another namespace is refused, not analysed, as `kubectl apply -n rpc` refuses it.
+    const other = await analyze('-f', broken, '-f', addressless, '-n', 'rpc');
+    assert.equal(other.code, 1);
+    assert.doesNotMatch(other.stdout, /AER0003/);
+    assert.match(
+      other.stdout,
+      /ServiceEntry legacy\/legacy: the namespace from the provided object "legacy" does not match the namespace "rpc"/,
+    );
   });
 
   it('info: exit 1 only with --fail-on info', async () => {

@@ -209,13 +209,16 @@ describe('aeraki CLI', () => {
     }
   });
 
-  it('bad flags exit 1 with a message', async () => {
+  it('bad flags exit 2 with one error line and where the help is', async () => {
     const r = await cli(['render', '-f', case01, '-o', 'xml']);
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2);
     assert.match(r.stderr, /expected yaml or json/);
     const none = await cli(['render']);
-    assert.equal(none.code, 1);
-    assert.match(none.stderr, /error: at least one -f/);
+    assert.equal(none.code, 2);
+    assert.equal(
+      none.stderr,
+      "error: at least one -f <file-or-dir> is required\nRun 'aeraki render --help' for usage.\n",
+    );
   });
 });
 

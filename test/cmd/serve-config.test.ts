@@ -367,7 +367,7 @@ describe('aeraki serve options (cmd/serve-config.ts)', () => {
   });
 
   it('parses durations and Aeraki log levels', () => {
-    assert.equal(parseDurationMs('1500'), 1500);
+    assert.equal(parseDurationMs('1500ms'), 1500);
     assert.equal(parseDurationMs('2s'), 2000);
     assert.equal(parseDurationMs('1m'), 60_000);
     assert.equal(parseDurationMs('24h'), 86_400_000);

@@ -87,7 +87,7 @@ spec:
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`^error: File ${missing}: cannot read: `, 'm'));
     const none = await validate();
-    assert.equal(none.code, 1);
+    assert.equal(none.code, 2);
     assert.match(none.stderr, /^error: at least one -f <file-or-dir> is required/m);
   });
 
@@ -95,6 +95,6 @@ spec:
     const r = await validate('-f', valid, '--root-namespace', 'mesh-root', '--namespace-scope');
     assert.equal(r.code, 0, r.stderr);
     const bad = await validate('-f', valid, '--root-namespace', 'Not_A_Namespace');
-    assert.equal(bad.code, 1);
+    assert.equal(bad.code, 2);
   });
 });

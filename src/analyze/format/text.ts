@@ -6,6 +6,7 @@
  * when there is one (istioctl's `... in namespace: <ns>.`, istioctl/pkg/analyze/analyze.go at 1.24.0).
  */
 import { refString } from '../../model/result.ts';
+import { escapeControl } from '../../util/control-chars.ts';
 import type { AnalysisMessage, AnalysisSeverity } from '../types.ts';
 
 const LABEL: Readonly<Record<AnalysisSeverity, string>> = {
@@ -33,7 +34,7 @@ export function textLine(m: AnalysisMessage): string {
     if (placeOf(m) !== '') parts.push(placeOf(m));
   }
   const where = parts.length > 0 ? ` (${parts.join(' ')})` : '';
-  return `${LABEL[m.code.severity]} [${m.code.code}]${where} ${m.message}`;
+  return escapeControl(`${LABEL[m.code.severity]} [${m.code.code}]${where} ${m.message}`);
 }
 
 /** The lines of `messages`; with none, istioctl's line, naming `namespace` when the analysis was limited to one. */
