@@ -90,7 +90,8 @@ items:
   });
 
   it('-n with nothing found names the namespace', async () => {
-    const clean = file('clean.yaml', ENTRY);
+    // Without a namespace of its own: -n reads it into that namespace (an object of another one would be an error).
+    const clean = file('clean.yaml', ENTRY.replace('{name: orders, namespace: shop}', '{name: orders}'));
     const r = await aeraki('analyze', '-f', clean, '-n', 'nonexistent');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'No validation issues found when analyzing namespace: nonexistent.\n');

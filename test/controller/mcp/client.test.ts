@@ -4,6 +4,7 @@ import { virtualService } from '../../support/builders.ts';
 import { names, se, settled, trackedPairs, waitForStatus } from '../../fakes/istiod/harness.ts';
 import { encodeResourceWithBody, GARBAGE } from '../../fakes/istiod/encode.ts';
 import { MCP_RESOURCE_TYPE_URL } from '../../../src/controller/mcp/protos.ts';
+import { busyReceiveWorkers } from '../../support/busy-receive-worker.ts';
 
 const SE_V1 = 'networking.istio.io/v1/ServiceEntry';
 const SE_V1A3 = 'networking.istio.io/v1alpha3/ServiceEntry';
@@ -78,18 +79,21 @@ describe('MCP client against the fake istiod', () => {
   });
 
   it('answers read together are applied newest first: an older one of the same type URL is superseded', async () => {
-    const p = await pair({ pushScope: 'kind' }, {}, (f) => f.set([se('a'), se('b')], { push: false }));
+    // The receive worker owns the stream: answers wait unread while it is busy (behind istiod), then are read together.
+    const workers = busyReceiveWorkers();
+    const p = await pair({ pushScope: 'kind' }, {}, (f) => f.set([se('a'), se('b')], { push: false }), {
+      spawnReceiveWorker: workers.spawn,
+    });
     p.client.start();
     await p.client.whenSynced();
     await settled(p);
     const supersededOf = () => p.client.status().types.find((t) => t.typeUrl === SE_V1)?.superseded ?? 0;
-    // Pushes that reach the socket while the client is busy are read together (how many per read is up to the
+    // Pushes that reach the socket while the worker is busy are read together (how many per read is up to the
     // transport: rounds until one was superseded).
     let v = 1;
     for (let round = 0; round < 20 && supersededOf() === 0; round++) {
+      workers.busy(300);
       for (let i = 0; i < 3; i++) p.fake.upsert(se('b', String(++v)));
-      const until = Date.now() + 100;
-      while (Date.now() < until); // busy: the answers queue up unread
       await settled(p);
       assert.equal(
         p.store.get('ServiceEntry', 'shop', 'b')?.metadata.resourceVersion,
