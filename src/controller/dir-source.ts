@@ -20,6 +20,7 @@ import { fillAmbient, readAmbientObjects } from './ambient-reads.ts';
 import { DirStateKeeper } from './dir-state-keeper.ts';
 import { fileIssue, fillStore, listConfigFiles } from './file-source.ts';
 import { parseRawObjects } from '../model/parse/objects.ts';
+import { mergeKeyIssue } from '../model/parse/merge-keys.ts';
 import type { ConfigStore } from './store.ts';
 import { errorFields, type Logger } from '../util/logger.ts';
 import { formatIssue, type ConfigIssue } from '../model/result.ts';
@@ -172,7 +173,14 @@ export class DirSource {
   load(): void {
     this.signature = this.currentSignature();
     const content = this.files.read();
-    const parsed = parseRawObjects(content.raws, this.o.rootNamespace, content.issues, {
+    // As render, validate and analyze read files (file-source.ts readRawObjects): an object written with a YAML
+    // merge key is refused with an error at the key, not parsed into "required field is missing".
+    const raws = content.raws.filter((raw) => {
+      const merge = mergeKeyIssue(raw, this.o.store.kinds);
+      if (merge !== undefined) content.issues.push(merge);
+      return merge === undefined;
+    });
+    const parsed = parseRawObjects(raws, this.o.rootNamespace, content.issues, {
       clusterDomain: this.o.store.clusterDomain,
       kinds: this.o.store.kinds,
     });
@@ -181,7 +189,7 @@ export class DirSource {
       store.get(kind as ConfigKind, namespace, name),
     );
     fillStore(this.o.store, loaded);
-    const ambient = this.o.ambient === true ? readAmbientObjects(content.raws) : undefined;
+    const ambient = this.o.ambient === true ? readAmbientObjects(raws) : undefined;
     if (ambient) fillAmbient(this.o.store.readsAmbient(), ambient);
     this.loads++;
     this.state?.save(this.files.goodReads());

@@ -100,4 +100,52 @@ describe('DirSource on a manual clock', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('an object written with a YAML merge key is refused with an error at the key, the rest served', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aeraki-dir-source-'));
+    const log = recordingLogger();
+    const store = new ConfigStore({ rootNamespace: ROOT });
+    const src = new DirSource({
+      dir,
+      store,
+      rootNamespace: ROOT,
+      debounceMs: 100,
+      pollMs: 1000,
+      clock: new ManualClock(0),
+      logger: log,
+    });
+    try {
+      writeFileSync(join(dir, 'a.yaml'), serviceEntry('a'));
+      writeFileSync(
+        join(dir, 'merged.yaml'),
+        [
+          'apiVersion: networking.istio.io/v1',
+          'kind: ServiceEntry',
+          'base: &base { name: m, namespace: ns }',
+          'metadata: { <<: *base }',
+          'spec: { hosts: [m.example], ports: [{ number: 9000, name: tcp-metaprotocol-x }] }',
+          '',
+        ].join('\n'),
+      );
+      src.start();
+      assert.deepEqual(
+        store.serviceEntries().map((e) => e.metadata.name),
+        ['a'],
+      );
+      const warned = log.records
+        .filter((r) => r.message === 'config issue')
+        .map((r) => String(r.fields['issue']));
+      assert.ok(
+        warned.some(
+          (w) =>
+            w.includes('ServiceEntry ns/m') && w.includes('metadata.<<: merge keys (<<) are not supported'),
+        ),
+        warned.join('\n'),
+      );
+      assert.ok(!warned.some((w) => w.includes('required field is missing')), warned.join('\n'));
+    } finally {
+      await src.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
