@@ -250,6 +250,7 @@ import './security/secrets.test.ts';
 import './status/admission-and-held.test.ts';
 import './status/controller.test.ts';
 import './status/generation-events.test.ts';
+import './status/list-pages.test.ts';
 import './status/plan.test.ts';
 import './status/planner.test.ts';
 import './status/programmed.test.ts';

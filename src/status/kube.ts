@@ -7,6 +7,7 @@
  * (target-cache.ts, watch-fed) `list()` answers from it once it is ready, and every listed object and every patch
  * answer is recorded there.
  */
+import { forEachPage, INFORMER_PAGE_SIZE } from '../kit/kube/paged-list.ts';
 import {
   CustomObjectsApi,
   PatchStrategy,
@@ -194,22 +195,29 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
     if (cache?.ready && !fresh) return cache.targets();
     const out: StatusTarget[] = [];
     for (const r of o.resources) {
-      let items: unknown[];
+      // In pages, each read into targets as it arrives (as the reconciler lists): a resync of thousands of objects
+      // is parsed a page at a time, and a page's parsed objects die young, not in one stretch of the loop.
       try {
-        const list: unknown = await api.listClusterCustomObject({
-          group: r.group,
-          version: r.version,
-          plural: r.plural,
-        });
-        items = isPlainObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+        await forEachPage(
+          (next) =>
+            api.listClusterCustomObject({
+              group: r.group,
+              version: r.version,
+              plural: r.plural,
+              limit: INFORMER_PAGE_SIZE,
+              ...(next ? { _continue: next } : {}),
+            }),
+          (items) => {
+            for (const item of items) {
+              cache?.record(r.kind, item);
+              const t = toStatusTarget(r.kind, item);
+              if (t) out.push(t);
+            }
+          },
+        );
       } catch (err) {
         if (isNotFound(err)) continue; // CRD not installed
         throw kubeSinkError(`list ${r.plural}`, err);
-      }
-      for (const item of items) {
-        cache?.record(r.kind, item);
-        const t = toStatusTarget(r.kind, item);
-        if (t) out.push(t);
       }
     }
     cache?.takeChanges?.();

@@ -9,6 +9,7 @@
  * `ready` is true while every resource is listed (or not installed) and none is forbidden; until then the port
  * lists for real.
  */
+import { INFORMER_PAGE_SIZE, listInPages } from '../kit/kube/paged-list.ts';
 import {
   CustomObjectsApi,
   type KubeConfig,
@@ -150,12 +151,17 @@ export class StatusTargetCache {
     const changed = (did: boolean) => {
       if (did && informer.synced) this.o.onChange?.();
     };
-    const list = async () =>
-      (await api.listClusterCustomObject({
-        group: r.group,
-        version: r.version,
-        plural: r.plural,
-      })) as KubernetesListObject<KubernetesObject>;
+    // In pages, as the managed objects' informer lists (reconcile/managed-watch.ts).
+    const list = () =>
+      listInPages((next) =>
+        api.listClusterCustomObject({
+          group: r.group,
+          version: r.version,
+          plural: r.plural,
+          limit: INFORMER_PAGE_SIZE,
+          ...(next ? { _continue: next } : {}),
+        }),
+      ) as Promise<KubernetesListObject<KubernetesObject>>;
     const informer: Subscription = hub.subscribe(
       {
         kind: r.kind,
