@@ -4,12 +4,7 @@
  * first needs it); for a file that cannot be parsed, the parser's own line and column (config-file.ts).
  */
 import { readFileSync } from 'node:fs';
-import {
-  indexText,
-  positionInDocuments,
-  positionInObject,
-  type TextIndex,
-} from '../model/parse/positions.ts';
+import { fileIndexes, positionInDocuments, positionInObject } from '../model/parse/positions.ts';
 import type { SourceLocation } from '../analyze/types.ts';
 import { readConfigFile, type FileLimits } from '../controller/config-file.ts';
 import { readRawObjects } from '../controller/file-source.ts';
@@ -51,20 +46,7 @@ export function readLocatedObjects(
     kinds: createPluginKinds(),
     ...(namespace !== undefined ? { namespace } : {}),
   });
-  const indexes = new Map<string, TextIndex>();
-  const indexOf = (file: string): TextIndex => {
-    let index = indexes.get(file);
-    if (index === undefined) {
-      let text = '';
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch {
-        // Gone since it was read: the message names the file only.
-      }
-      indexes.set(file, (index = indexText(text)));
-    }
-    return index;
-  };
+  const indexOf = fileIndexes((file) => readFileSync(file, 'utf8'));
   const locateFile = (file: string, path: string): SourceLocation => {
     if (path !== '') return { file, ...positionInDocuments(indexOf(file), path) };
     const read = readConfigFile(file, limits);

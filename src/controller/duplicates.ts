@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { KindSpec } from '../model/kinds.ts';
 import { DEFAULT_NAMESPACE, readKinds, recognisedKind } from '../model/parse/parse.ts';
-import { definitionsOf, indexText, type TextIndex } from '../model/parse/positions.ts';
+import { definitionsOf, fileIndexes, type TextIndex } from '../model/parse/positions.ts';
 import { warning, type ConfigIssue, type ObjectRef } from '../model/result.ts';
 import { isPlainObject } from '../util/json.ts';
 
@@ -65,20 +65,7 @@ export function duplicateWarnings(
     if (seen) seen.files.push(d.file);
     else byKey.set(key, { ref, files: [d.file] });
   }
-  const indexes = new Map<string, TextIndex>();
-  const indexOf = (file: string): TextIndex => {
-    let index = indexes.get(file);
-    if (index === undefined) {
-      let text = '';
-      try {
-        text = readText(file);
-      } catch {
-        // Gone since it was read: its places are the file alone.
-      }
-      indexes.set(file, (index = indexText(text)));
-    }
-    return index;
-  };
+  const indexOf = fileIndexes(readText);
   const out: ConfigIssue[] = [];
   for (const { ref, files } of byKey.values()) {
     if (files.length < 2) continue;

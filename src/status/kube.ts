@@ -182,6 +182,24 @@ export interface KubeStatusPortOptions {
   readonly logger?: Logger;
 }
 
+/**
+ * One page of a status kind's list (`limit` INFORMER_PAGE_SIZE, `continue` after the first): the status reads list
+ * in pages, as the reconciler does (kit/kube/paged-list.ts).
+ */
+export function statusListPage(
+  api: CustomObjectsApi,
+  r: StatusResource,
+): (next: string | undefined) => Promise<unknown> {
+  return (next) =>
+    api.listClusterCustomObject({
+      group: r.group,
+      version: r.version,
+      plural: r.plural,
+      limit: INFORMER_PAGE_SIZE,
+      ...(next ? { _continue: next } : {}),
+    }) as Promise<unknown>;
+}
+
 export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): StatusPort {
   const api = kc.makeApiClient(CustomObjectsApi);
   const byKind = new Map(o.resources.map((r) => [r.kind as string, r]));
@@ -198,23 +216,13 @@ export function createKubeStatusPort(kc: KubeConfig, o: KubeStatusPortOptions): 
       // In pages, each read into targets as it arrives (as the reconciler lists): a resync of thousands of objects
       // is parsed a page at a time, and a page's parsed objects die young, not in one stretch of the loop.
       try {
-        await forEachPage(
-          (next) =>
-            api.listClusterCustomObject({
-              group: r.group,
-              version: r.version,
-              plural: r.plural,
-              limit: INFORMER_PAGE_SIZE,
-              ...(next ? { _continue: next } : {}),
-            }),
-          (items) => {
-            for (const item of items) {
-              cache?.record(r.kind, item);
-              const t = toStatusTarget(r.kind, item);
-              if (t) out.push(t);
-            }
-          },
-        );
+        await forEachPage(statusListPage(api, r), (items) => {
+          for (const item of items) {
+            cache?.record(r.kind, item);
+            const t = toStatusTarget(r.kind, item);
+            if (t) out.push(t);
+          }
+        });
       } catch (err) {
         if (isNotFound(err)) continue; // CRD not installed
         throw kubeSinkError(`list ${r.plural}`, err);

@@ -9,7 +9,7 @@
  * `ready` is true while every resource is listed (or not installed) and none is forbidden; until then the port
  * lists for real.
  */
-import { INFORMER_PAGE_SIZE, listInPages } from '../kit/kube/paged-list.ts';
+import { listInPages } from '../kit/kube/paged-list.ts';
 import {
   CustomObjectsApi,
   type KubeConfig,
@@ -23,7 +23,7 @@ import { informersOf, type KubeInformers, type Subscription } from '../kit/kube/
 import { isPlainObject } from '../util/json.ts';
 import type { Logger } from '../util/logger.ts';
 import { olderVersion, replacesVersion } from '../kit/kube/resource-version.ts';
-import { statusFields, toStatusTarget, type StatusResource } from './kube.ts';
+import { statusFields, statusListPage, toStatusTarget, type StatusResource } from './kube.ts';
 import type { StatusTarget } from './types.ts';
 import type { ObjectRef } from '../model/result.ts';
 
@@ -152,16 +152,7 @@ export class StatusTargetCache {
       if (did && informer.synced) this.o.onChange?.();
     };
     // In pages, as the managed objects' informer lists (reconcile/managed-watch.ts).
-    const list = () =>
-      listInPages((next) =>
-        api.listClusterCustomObject({
-          group: r.group,
-          version: r.version,
-          plural: r.plural,
-          limit: INFORMER_PAGE_SIZE,
-          ...(next ? { _continue: next } : {}),
-        }),
-      ) as Promise<KubernetesListObject<KubernetesObject>>;
+    const list = () => listInPages(statusListPage(api, r)) as Promise<KubernetesListObject<KubernetesObject>>;
     const informer: Subscription = hub.subscribe(
       {
         kind: r.kind,

@@ -95,6 +95,27 @@ export function indexText(text: string): TextIndex {
   return { documents, objects, lineCounter };
 }
 
+/**
+ * The text index of each file, made once per file on first use from `read` (a file that cannot be read any more
+ * indexes as empty: the places in it are the file alone).
+ */
+export function fileIndexes(read: (file: string) => string): (file: string) => TextIndex {
+  const indexes = new Map<string, TextIndex>();
+  return (file) => {
+    let index = indexes.get(file);
+    if (index === undefined) {
+      let text = '';
+      try {
+        text = read(file);
+      } catch {
+        // Gone since it was read.
+      }
+      indexes.set(file, (index = indexText(text)));
+    }
+    return index;
+  };
+}
+
 /** `spec.ports[1].name` → ['spec', 'ports', 1, 'name']; `a["b.c"]` → ['a', 'b.c']. */
 export function pathSegments(path: string): (string | number)[] {
   const out: (string | number)[] = [];
