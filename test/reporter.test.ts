@@ -94,8 +94,10 @@ describe('npm test reporter (test/support/failures-reporter.mjs)', () => {
     const child = start(
       process.execPath,
       [
+        // Without --test-force-exit (npm test has it, for handles a test leaves open): on a file of 251 empty tests
+        // the runner is done before the reporters have read its events, and the forced exit cuts the output short
+        // (seen in CI at t157), whatever the reporters do. The sample leaves nothing open.
         '--test',
-        '--test-force-exit',
         '--test-reporter=tap',
         '--test-reporter-destination=stdout',
         `--test-reporter=${reporter}`,
@@ -109,7 +111,11 @@ describe('npm test reporter (test/support/failures-reporter.mjs)', () => {
     const r = { code, stdout: child.stdout, stderr: child.stderr };
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /^TAP version 13\n/);
-    const lines = r.stdout.trimEnd().split('\n');
+    // TAP's own last line, the run's duration, comes after (a forced exit would drop it, as npm test's does).
+    const lines = r.stdout
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.startsWith('# duration_ms'));
     assert.match(
       lines.at(-1)!,
       new RegExp(`^# total: FAILED: ${PROGRESS_EVERY + 1} tests, ${PROGRESS_EVERY} passed, 1 failed`),
