@@ -60,13 +60,7 @@ export interface CancelMessage {
   readonly gen: number;
 }
 
-/** Close the stream and the channel (the client stops). */
-export interface CloseMessage {
-  readonly type: 'close';
-}
-
-export type ToWorker =
-  ResponseMessage | GenerationMessage | OpenMessage | WriteMessage | CancelMessage | CloseMessage;
+export type ToWorker = ResponseMessage | GenerationMessage | OpenMessage | WriteMessage | CancelMessage;
 
 interface Answered {
   readonly id: number;

@@ -53,11 +53,6 @@ port.on('message', (m: ToWorker) => {
     case 'cancel':
       if (stream?.gen === m.gen) cancel();
       return;
-    case 'close':
-      cancel();
-      channel?.close();
-      channel = undefined;
-      return;
   }
 });
 
